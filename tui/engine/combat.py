@@ -1,0 +1,212 @@
+"""The engine's front door: combat inputs, outcomes, and the resolve/distribution calls
+that dispatch to one resolver per ruleset family."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+from tui.engine.dice import DiceRoll, Roller, enumerate_dice
+from tui.engine.errors import InputError
+from tui.engine.tables import RULESET_IDS, Tables, default_tables
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit's combat factor, and in Pair-o-Dice Super/Ultra the terrain of its hex."""
+
+    factor: int
+    terrain: str | None = None
+
+
+@dataclass(frozen=True)
+class CombatInput:
+    """Everything a player enters for one combat. Fields a ruleset does not use stay None."""
+
+    ruleset: str
+    attackers: tuple[Unit, ...] = ()
+    defenders: tuple[Unit, ...] = ()
+    column: str | None = None
+    roll: int | None = None
+    # Pair-o-Dice
+    attacker_card: str | None = None
+    defender_card: str | None = None
+    buddy: str | None = None
+    medal: str | None = None
+    morale_attack: int = 0
+    morale_defense: int = 0
+    obstacle: str | None = None
+    mines_cdf: int | None = None
+    # Big Boom
+    step: str | None = None
+    aaf: int | None = None
+    caf: int | None = None
+    long_range: bool = False
+    # OCS
+    terrain: str | None = None
+    attacker_ar: int = 0
+    defender_ar: int = 0
+    hedgehog: int = 0
+    overrun: bool = False
+    surprise_roll: int | None = None
+    shift_roll: int | None = None
+    # Day/Night
+    time: str | None = None
+    drm: int = 0
+
+    def without_dice(self) -> CombatInput:
+        """The same combat with every hand-entered die left to chance."""
+        return replace(self, roll=None, surprise_roll=None, shift_roll=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Only the fields that were set, for the log."""
+        blank = CombatInput(self.ruleset)
+        out: dict[str, Any] = {}
+        for key, value in asdict(self).items():
+            if value != getattr(blank, key) or key == "ruleset":
+                out[key] = value
+        if "attackers" in out:
+            out["attackers"] = [_unit_dict(u) for u in self.attackers]
+        if "defenders" in out:
+            out["defenders"] = [_unit_dict(u) for u in self.defenders]
+        return out
+
+
+def _unit_dict(unit: Unit) -> dict[str, Any]:
+    return {"factor": unit.factor, **({"terrain": unit.terrain} if unit.terrain else {})}
+
+
+@dataclass
+class Outcome:
+    """One resolved combat: the cell as printed, what it means, and how the desk got there."""
+
+    ruleset: str
+    attack_total: int | None
+    defense_total: int | None
+    odds: str | None
+    column: str | None
+    roll: str | None
+    cell: Any
+    effects: dict[str, Any]
+    explanation: str
+    trace: list[str]
+    dice: list[DiceRoll] = field(default_factory=list)
+    inputs: dict[str, Any] = field(default_factory=dict)
+    # The column found from the odds and the shifts known before any die (OCS surprise
+    # comes later): what a distribution is read against.
+    odds_column: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset,
+            "attack_total": self.attack_total,
+            "defense_total": self.defense_total,
+            "odds": self.odds,
+            "column": self.column,
+            "roll": self.roll,
+            "cell": plain(self.cell),
+            "effects": plain(self.effects),
+            "explanation": self.explanation,
+            "trace": list(self.trace),
+            "dice": [d.to_dict() for d in self.dice],
+            "inputs": plain(self.inputs),
+            "odds_column": self.odds_column,
+        }
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """The exact chance of every distinct cell for a combat's inputs."""
+
+    ruleset: str
+    odds: str | None
+    column: str | None
+    outcomes: tuple[tuple[Any, Fraction, str], ...]  # (cell, probability, meaning)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset,
+            "odds": self.odds,
+            "column": self.column,
+            "outcomes": [
+                {
+                    "cell": plain(cell),
+                    "probability": float(p),
+                    "fraction": f"{p.numerator}/{p.denominator}",
+                    "meaning": meaning,
+                }
+                for cell, p, meaning in self.outcomes
+            ],
+        }
+
+
+def plain(value: Any) -> Any:
+    """Tuples and read-only mappings as plain lists and dicts, for JSON and TOML."""
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+Resolver = Callable[[CombatInput, Tables, Roller], Outcome]
+
+
+def _resolver(ruleset: str) -> Resolver:
+    from tui.engine.rulesets import boom, daynight, ocs, pod, rivets
+
+    if ruleset.startswith("pod-") and ruleset != "pod-boom":
+        return pod.resolve
+    return {
+        "pod-boom": boom.resolve,
+        "ocs": ocs.resolve,
+        "rivets": rivets.resolve,
+        "daynight": daynight.resolve,
+    }[ruleset]
+
+
+def check_ruleset(ruleset: str) -> None:
+    if ruleset not in RULESET_IDS:
+        raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
+
+
+def resolve(
+    combat: CombatInput,
+    tables: Tables | None = None,
+    rng: random.Random | None = None,
+) -> Outcome:
+    """Resolve one combat. Dice not entered by hand are rolled with `rng`."""
+    check_ruleset(combat.ruleset)
+    tables = tables or default_tables()
+    roller = Roller(rng)
+    outcome = _resolver(combat.ruleset)(combat, tables, roller)
+    outcome.dice = list(roller.rolls)
+    outcome.inputs = combat.to_dict()
+    return outcome
+
+
+def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribution:
+    """The exact distribution of cells over every die not entered by hand."""
+    check_ruleset(combat.ruleset)
+    tables = tables or default_tables()
+    resolver = _resolver(combat.ruleset)
+    merged: dict[str, list[Any]] = {}
+    first: Outcome | None = None
+    for outcome, chance in enumerate_dice(lambda roller: resolver(combat, tables, roller)):
+        first = first or outcome
+        key = json.dumps(plain(outcome.cell))
+        if key in merged:
+            merged[key][1] += chance
+        else:
+            merged[key] = [outcome.cell, chance, outcome.effects.get("cell_summary") or outcome.explanation]
+    assert first is not None
+    return Distribution(
+        ruleset=combat.ruleset,
+        odds=first.odds,
+        column=first.odds_column,
+        outcomes=tuple((cell, p, meaning) for cell, p, meaning in merged.values()),
+    )

@@ -1,0 +1,130 @@
+"""Dice: rolls from an injected RNG or entered by hand, and exact distributions."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from itertools import product
+from typing import TypeVar
+
+from tui.engine.errors import InputError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class DiceRoll:
+    """One roll as used: what it was for, the dice, the total, and who rolled it."""
+
+    purpose: str
+    dice: str
+    values: tuple[int, ...]
+    total: int
+    source: str  # "desk" (rolled by crtdesk) or "manual" (physical dice entered by hand)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "purpose": self.purpose,
+            "dice": self.dice,
+            "values": list(self.values),
+            "total": self.total,
+            "source": self.source,
+        }
+
+
+@cache
+def total_distribution(count: int, sides: int) -> tuple[tuple[int, Fraction], ...]:
+    """Exact distribution of the total of `count` dice with `sides` sides."""
+    weights: dict[int, int] = {}
+    for faces in product(range(1, sides + 1), repeat=count):
+        weights[sum(faces)] = weights.get(sum(faces), 0) + 1
+    whole = sides**count
+    return tuple((total, Fraction(n, whole)) for total, n in sorted(weights.items()))
+
+
+class Roller:
+    """Rolls dice for a resolver. A roll entered by hand (`manual`) is checked and used;
+    otherwise the injected RNG rolls. Every roll is recorded in `rolls`."""
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng if rng is not None else random.Random()
+        self.rolls: list[DiceRoll] = []
+
+    def roll(
+        self,
+        purpose: str,
+        count: int,
+        sides: int,
+        manual: int | None = None,
+        field: str = "roll",
+    ) -> int:
+        dice = f"{count}d{sides}"
+        if manual is not None:
+            check_roll(field, manual, count, count * sides, dice)
+            self.rolls.append(DiceRoll(purpose, dice, (), manual, "manual"))
+            return manual
+        values = tuple(self.rng.randint(1, sides) for _ in range(count))
+        self.rolls.append(DiceRoll(purpose, dice, values, sum(values), "desk"))
+        return sum(values)
+
+    def record_manual(self, purpose: str, dice: str, total: int) -> None:
+        """Note a total entered by hand that the resolver checked itself (e.g. a modified roll)."""
+        self.rolls.append(DiceRoll(purpose, dice, (), total, "manual"))
+
+
+def check_roll(field: str, value: int, low: int, high: int, what: str) -> None:
+    if not low <= value <= high:
+        raise InputError(field, value, f"a {what} roll from {low} to {high}")
+
+
+class _PathRoller(Roller):
+    """Replays one path through the dice tree, extending it with the first face of any
+    die not yet on the path, and notes how many totals each die could have shown."""
+
+    def __init__(self, path: list[int]) -> None:
+        super().__init__(random.Random(0))
+        self.path = path
+        self.depth = 0
+        self.probability = Fraction(1)
+        self.branching: list[int] = []
+
+    def roll(
+        self,
+        purpose: str,
+        count: int,
+        sides: int,
+        manual: int | None = None,
+        field: str = "roll",
+    ) -> int:
+        if manual is not None:
+            return super().roll(purpose, count, sides, manual, field)
+        options = total_distribution(count, sides)
+        if self.depth == len(self.path):
+            self.path.append(0)
+        choice = self.path[self.depth]
+        self.depth += 1
+        self.branching.append(len(options))
+        total, chance = options[choice]
+        self.probability *= chance
+        self.rolls.append(DiceRoll(purpose, f"{count}d{sides}", (), total, "desk"))
+        return total
+
+
+def enumerate_dice(run: Callable[[Roller], T]) -> Iterator[tuple[T, Fraction]]:
+    """Run `run` once for every combination of dice totals it asks for, yielding each
+    result with its exact probability (manual rolls are fixed, probability 1)."""
+    path: list[int] = []
+    while True:
+        roller = _PathRoller(path)
+        result = run(roller)
+        yield result, roller.probability
+        del path[roller.depth :]
+        # Advance the path like an odometer, right to left.
+        while path and path[-1] + 1 >= roller.branching[len(path) - 1]:
+            path.pop()
+        if not path:
+            return
+        path[-1] += 1

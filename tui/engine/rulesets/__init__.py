@@ -1,0 +1,1 @@
+"""One resolver per ruleset family."""

@@ -1,0 +1,151 @@
+"""Pieces every resolver shares: factor checks, totals, odds to a column, and the plain
+English for a side's effects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.engine.combat import CombatInput, Outcome, Unit
+from tui.engine.errors import InputError
+from tui.engine.odds import column_for_ratio, odds_label
+
+
+def check_whole(field: str, value: int, low: int = 0) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InputError(field, value, f"a whole number >= {low}")
+
+
+def units_total(field: str, units: tuple[Unit, ...]) -> int:
+    for unit in units:
+        check_whole(field, unit.factor)
+    return sum(unit.factor for unit in units)
+
+
+def require_attack(total: int, units: tuple[Unit, ...]) -> None:
+    if not units:
+        raise InputError("attack", None, "at least one attacking unit (--attack N)")
+    if total <= 0:
+        raise InputError("attack", total, "an attack total of at least 1: 0 factors is not an attack")
+
+
+def require_defense(units: tuple[Unit, ...]) -> None:
+    if not units:
+        raise InputError("defense", None, "at least one defending unit (--defense N)")
+
+
+def pick_column(
+    columns: tuple[str, ...], given: str | None, trace: list[str]
+) -> int:
+    """The index of a column named by the player (--column)."""
+    if given not in columns:
+        raise InputError("column", given, "one of " + ", ".join(columns))
+    trace.append(f"Column {given} given by the player: the odds are not computed")
+    return columns.index(given)
+
+
+def ratio_column(
+    columns: tuple[str, ...],
+    attack: int,
+    defense: int,
+    separator: str,
+    trace: list[str],
+    below: str,
+) -> tuple[str, int]:
+    """Odds label and column index: the rightmost column whose ratio is <= A/D. `below`
+    explains what happens under the first column (read it)."""
+    if defense == 0:
+        trace.append("Defence total 0: resolved on the rightmost column, the best result")
+        return "-", len(columns) - 1
+    odds = odds_label(attack, defense, separator)
+    index = column_for_ratio(columns, attack, defense)
+    trace.append(f"Ratio {attack}/{defense} = {attack / defense:.3f}; odds rounded for the defender: {odds}")
+    if index is None:
+        trace.append(f"Below the first column {columns[0]}: {below}")
+        index = 0
+    else:
+        trace.append(f"Column: {columns[index]} (the rightmost column not above the ratio)")
+    return odds, index
+
+
+_PHRASES: dict[str, Any] = {
+    "eliminated": lambda v: "is eliminated",
+    "factors_lost": lambda v: "loses all factors" if v == "all" else f"loses {v} factor{_s(v)}",
+    "steps_lost": lambda v: f"loses {v} step{_s(v)}",
+    "option": lambda v: f"takes option {v}: {v} hex{'es' if v != 1 else ''} retreated or steps lost, in any mix",
+    "retreat_or_steps": lambda v: f"retreats {v} hex{'es' if v != 1 else ''} (in a step-loss-and-hold hex: any mix of {v} retreats and step losses)",
+    "retreat_or_step": lambda v: "loses a step, or every unit retreats 1 hex disorganized",
+    "retreat": lambda v: f"must retreat {v} hex{'es' if v != 1 else ''}",
+    "advance_up_to": lambda v: f"may advance up to {v} hex{'es' if v != 1 else ''}",
+    "exploit_min_ar": lambda v: f"marks units with action rating {v}+ for exploitation (not HQs; void if it retreats for its option)",
+    "disorganized": lambda v: "is disorganized (DG)",
+    "engaged": lambda v: "is engaged",
+    "bombers_removed": lambda v: f"loses {v} bomber unit{_s(v)} before they bomb",
+}
+
+
+def _s(value: Any) -> str:
+    return "" if value == 1 else "s"
+
+
+def describe_side(name: str, effects: dict[str, Any]) -> str:
+    phrases = [_PHRASES[k](v) for k, v in effects.items() if k in _PHRASES]
+    if not phrases:
+        return f"{name}: no effect."
+    return f"{name} " + ", ".join(phrases) + "."
+
+
+def explain(effects: dict[str, Any]) -> str:
+    parts: list[str] = []
+    parts.extend(effects.get("headline", []))
+    attacker, defender = effects.get("attacker", {}), effects.get("defender", {})
+    if effects.get("cancelled"):
+        pass
+    elif attacker or defender:
+        parts.append(describe_side("Attacker", attacker))
+        parts.append(describe_side("Defender", defender))
+    elif not parts:
+        parts.append("No effect on either side.")
+    parts.extend(effects.get("notes", []))
+    return " ".join(parts)
+
+
+def finish(
+    combat: CombatInput,
+    *,
+    attack_total: int | None,
+    defense_total: int | None,
+    odds: str | None,
+    column: str | None,
+    roll: str | None,
+    cell: Any,
+    effects: dict[str, Any],
+    trace: list[str],
+    odds_column: str | None = None,
+) -> Outcome:
+    effects.setdefault("attacker", {})
+    effects.setdefault("defender", {})
+    effects.setdefault("markers", [])
+    explanation = explain(effects)
+    effects["summary"] = explanation
+    return Outcome(
+        ruleset=combat.ruleset,
+        attack_total=attack_total,
+        defense_total=defense_total,
+        odds=odds,
+        column=column,
+        roll=roll,
+        cell=cell,
+        effects=effects,
+        explanation=explanation,
+        trace=trace,
+        odds_column=odds_column if odds_column is not None else column,
+    )
+
+
+def parse_unit(field: str, text: str) -> Unit:
+    """A unit as typed: "N", or "N@terrain" (Pair-o-Dice Super/Ultra hex terrain)."""
+    factor, at, terrain = text.strip().partition("@")
+    factor = factor.strip()
+    if not factor.isdigit() or not factor.isascii() or (at and not terrain.strip()):
+        raise InputError(field, text, "a whole number >= 0 (or N@terrain in pod-super/pod-ultra)")
+    return Unit(int(factor), terrain.strip().lower() or None)

@@ -1,0 +1,162 @@
+"""OCS (DAK-II): terrain row, odds column, surprise and its shift, the DRM, and the
+attacker and defender halves of the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.engine.combat import CombatInput, Outcome
+from tui.engine.dice import Roller, check_roll
+from tui.engine.errors import InputError
+from tui.engine.odds import apply_shifts
+from tui.engine.rulesets.common import (
+    check_whole,
+    finish,
+    pick_column,
+    ratio_column,
+    require_attack,
+    require_defense,
+    units_total,
+)
+from tui.engine.tables import OCS_TERRAINS, Tables, tokenize
+
+TERRAIN_IDS = {t.lower().replace(" ", "-"): t for t in OCS_TERRAINS}
+
+
+def terrain_name(terrain: str | None) -> str:
+    key = (terrain or "open").lower().replace(" ", "-")
+    if key not in TERRAIN_IDS:
+        raise InputError("terrain", terrain, "one of " + ", ".join(TERRAIN_IDS))
+    return TERRAIN_IDS[key]
+
+
+def row_key(total: int, tables: Tables) -> str:
+    rules = tables.data["ocs"]
+    if total <= rules["row_min"]:
+        return f"<={rules['row_min']}"
+    if total >= rules["row_max"]:
+        return f">={rules['row_max']}"
+    return str(total)
+
+
+def surprise(
+    combat: CombatInput, tables: Tables, roller: Roller, trace: list[str]
+) -> tuple[str | None, int]:
+    """Who gains surprise (attacker, defender or nobody) and the shift (+ attacker's way)."""
+    rules = tables.data["ocs"]
+    bonus = rules["hedgehog_surprise_bonus"] if combat.hedgehog > 0 else 0
+    difference = combat.attacker_ar - (combat.defender_ar + bonus)
+    kind = "overrun" if combat.overrun else "regular"
+    limits = rules["surprise"][kind]
+    raw = roller.roll("surprise", 2, 6, combat.surprise_roll, "surprise_roll")
+    total = raw + difference
+    hedgehog = f" (defender AR +{bonus} in a hedgehog)" if bonus else ""
+    trace.append(
+        f"Surprise: 2d6 {raw} {difference:+d} AR difference{hedgehog} = {total}; "
+        f"{kind} attack: attacker from {limits['attacker_from']}, defender at {limits['defender_to']} or less"
+    )
+    if total >= limits["attacker_from"]:
+        side, sign = "attacker", 1
+    elif total <= limits["defender_to"]:
+        side, sign = "defender", -1
+    else:
+        trace.append("Nobody gains surprise")
+        if combat.shift_roll is not None:
+            trace.append(f"The shift roll {combat.shift_roll} is not used")
+        return None, 0
+    shift = roller.roll("surprise shift", 1, 6, combat.shift_roll, "shift_roll")
+    trace.append(f"The {side} gains surprise: 1d6 {shift} columns its way")
+    return side, sign * shift
+
+
+def decode(cell: str, tables: Tables) -> dict[str, Any]:
+    """Split a printed OCS cell into per-side effects and markers."""
+    effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+    side: str | None = None
+    codes = tokenize(cell, tables.data["ocs"]["crt"]["tokens"]) or []
+    for code in codes:
+        if code in ("A", "D"):
+            side = "attacker" if code == "A" else "defender"
+        elif code == "DG":
+            effects["defender"]["disorganized"] = True
+        elif code[0] == "L":
+            effects[side or "attacker"]["steps_lost"] = int(code[1:])
+        elif code[0] == "o":
+            effects[side or "attacker"]["option"] = int(code[1:])
+        elif code[0] == "e":
+            effects["attacker"]["exploit_min_ar"] = int(code[1:])
+    exploit = effects["attacker"].get("exploit_min_ar")
+    if exploit is not None:
+        effects["markers"].append({"kind": "exploitation", "side": "attacker", "min_ar": exploit})
+        effects["notes"].append(
+            "No exploitation from an attack from 3+ hexes or two non-adjacent hexsides."
+        )
+    if effects["defender"].get("disorganized"):
+        effects["markers"].append({"kind": "DG", "side": "defender"})
+    if any("option" in effects[s] for s in ("attacker", "defender")):
+        effects["notes"].append("Options are taken attacker first; a unit retreating 2+ hexes is DG on entering the second hex.")
+    return effects
+
+
+def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
+    trace: list[str] = []
+    terrain = terrain_name(combat.terrain)
+    chart = tables.terrain_chart("ocs.crt")
+    columns = chart.columns_by_terrain[terrain]
+    for name in ("attacker_ar", "defender_ar", "hedgehog"):
+        check_whole(name, getattr(combat, name))
+    trace.append(f"Terrain row {terrain} (the defender's choice, 9.3b)")
+    attack = defense = None
+    if combat.column is not None:
+        index = pick_column(columns, combat.column, trace)
+        odds = combat.column
+    else:
+        require_defense(combat.defenders)
+        attack = units_total("attack", combat.attackers)
+        defense = units_total("defense", combat.defenders)
+        require_attack(attack, combat.attackers)
+        trace.append(f"Attack total {attack}, defence total {defense}")
+        odds, index = ratio_column(columns, attack, defense, ":", trace, "read the first column (desk ruling)")
+    odds_column = columns[index]
+    drm = combat.attacker_ar - combat.defender_ar - combat.hedgehog
+    trace.append(
+        f"DRM {drm:+d} = attacker AR {combat.attacker_ar} - defender AR {combat.defender_ar}"
+        + (f" - hedgehog {combat.hedgehog}" if combat.hedgehog else "")
+    )
+    side, shift = surprise(combat, tables, roller, trace)
+    effects_shifts: list[str] = []
+    if shift:
+        index, done = apply_shifts(columns, index, [(f"Surprise ({side})", shift)])
+        effects_shifts = [s.describe() for s in done]
+        trace.extend(f"Shift: {s}" for s in effects_shifts)
+    column = columns[index]
+    if combat.roll is not None:
+        check_roll("roll", combat.roll, 2 + drm, 12 + drm, f"modified 2d6 (DRM {drm:+d})")
+        total = combat.roll
+        roller.record_manual("combat (modified total)", "2d6", total)
+        trace.append(f"Combat roll: modified total {total} entered by hand")
+    else:
+        raw = roller.roll("combat", 2, 6)
+        total = raw + drm
+        trace.append(f"Combat roll: 2d6 {raw} {drm:+d} DRM = {total}")
+    roll = row_key(total, tables)
+    cell = chart.cell(roll, terrain, column)
+    trace.append(f"Row {roll}, column {column}: {cell}")
+    effects = decode(cell, tables)
+    effects["terrain"] = terrain
+    if side:
+        effects["surprise"] = {"side": side, "shift": abs(shift)}
+    if effects_shifts:
+        effects["shifts"] = effects_shifts
+    return finish(
+        combat,
+        attack_total=attack,
+        defense_total=defense,
+        odds=odds,
+        column=column,
+        roll=roll,
+        cell=cell,
+        effects=effects,
+        trace=trace,
+        odds_column=odds_column,
+    )

@@ -1,0 +1,331 @@
+"""Pair-o-Dice Basic, Super and Ultra: terrain, morale, AD/AV, Buddy and Medal shifts,
+special cards, and the two chart layouts."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tui.engine.combat import CombatInput, Outcome
+from tui.engine.dice import Roller
+from tui.engine.errors import InputError
+from tui.engine.odds import apply_shifts, round_odds
+from tui.engine.rulesets.common import (
+    finish,
+    pick_column,
+    require_attack,
+    require_defense,
+    units_total,
+)
+from tui.engine.tables import Tables
+
+SIDES = ("attacker", "defender")
+
+
+def chart_key(ruleset: str, tables: Tables) -> str:
+    return f"{tables.data[ruleset].get('same_chart_as', ruleset)}.crt"
+
+
+def _terrain_totals(
+    combat: CombatInput, tables: Tables, trace: list[str], obstacle_cdf: int | None
+) -> tuple[int, int]:
+    """Each unit's factor adjusted by its own hex (Super/Ultra), never below 0."""
+    rules = tables.data[combat.ruleset]
+    modifiers = tables.data["pod"]["terrain"]
+    defenders = combat.defenders if obstacle_cdf is None else ()
+    units = [("attacker", u) for u in combat.attackers] + [("defender", u) for u in defenders]
+    for side, unit in units:
+        if unit.terrain is not None and not rules["terrain_effects"]:
+            raise InputError(
+                side if side == "defender" else "attack",
+                f"{unit.factor}@{unit.terrain}",
+                "a plain factor: terrain has no combat effect in the Basic game",
+            )
+        if unit.terrain is not None and unit.terrain not in modifiers:
+            raise InputError(
+                "attack" if side == "attacker" else "defense",
+                unit.terrain,
+                "a terrain of " + ", ".join(modifiers),
+            )
+    attack = units_total("attack", combat.attackers)
+    defense = units_total("defense", defenders)
+    if obstacle_cdf is not None:
+        defense = obstacle_cdf
+    if not rules["terrain_effects"]:
+        trace.append(f"Attack total {attack}, defence total {defense} (Basic: terrain has no combat effect)")
+        return attack, defense
+    kinds = {u.terrain or "clear" for _, u in units}
+    if len(kinds) <= 1:
+        trace.append(
+            f"Every unit stands on {next(iter(kinds), 'clear')}: no terrain adjustment; "
+            f"attack {attack}, defence {defense}"
+        )
+        return attack, defense
+    totals = {"attacker": 0, "defender": defense if obstacle_cdf is not None else 0}
+    for side, unit in units:
+        terrain = unit.terrain or "clear"
+        change = modifiers[terrain]
+        adjusted = max(0, unit.factor + change)
+        totals[side] += adjusted
+        if change:
+            floor = " (never below 0)" if unit.factor + change < 0 else ""
+            trace.append(
+                f"{side.title()} unit {unit.factor} on {terrain}: {change:+d} -> {adjusted}{floor}"
+            )
+    trace.append(f"After terrain: attack {totals['attacker']}, defence {totals['defender']}")
+    return totals["attacker"], totals["defender"]
+
+
+def _morale(total: int, change: int, side: str, trace: list[str]) -> int:
+    if change:
+        after = max(0, total + change)
+        trace.append(f"{side} other +/- factors (morale) {change:+d}: {total} -> {after}")
+        return after
+    return total
+
+
+def _card_ok(ruleset: str, tables: Tables, field: str, card: str | None) -> None:
+    allowed = tables.data[ruleset]["special_cards"]
+    if card is not None and card not in allowed:
+        raise InputError(field, card, "one of " + ", ".join(allowed) + f" in {ruleset}")
+
+
+def _side_ok(field: str, value: str | None) -> None:
+    if value is not None and value not in SIDES:
+        raise InputError(field, value, "attacker or defender")
+
+
+def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int | None:
+    if combat.obstacle is None:
+        if combat.mines_cdf is not None and combat.ruleset != "pod-ultra":
+            raise InputError("mines_cdf", combat.mines_cdf, "no mines CDF outside pod-ultra")
+        return None
+    if combat.ruleset != "pod-ultra":
+        raise InputError("obstacle", combat.obstacle, "no obstacle: obstacles are Ultra only (pod-ultra)")
+    obstacles = tables.data["pod-ultra"]["obstacles"]
+    if combat.obstacle not in obstacles:
+        raise InputError("obstacle", combat.obstacle, "one of " + ", ".join(obstacles))
+    if combat.defenders:
+        raise InputError("defense", combat.defenders[0].factor, "no --defense with --obstacle: the obstacle is the defender")
+    cdf = obstacles[combat.obstacle]
+    source = "tables.toml pod-ultra.obstacles"
+    if combat.obstacle == "mines" and combat.mines_cdf is not None:
+        options = tables.data["pod-ultra"]["obstacle_options"]["mines"]
+        if combat.mines_cdf not in options:
+            raise InputError("mines_cdf", combat.mines_cdf, " or ".join(map(str, options)))
+        cdf = combat.mines_cdf
+        source = "the game's mines CDF option"
+    trace.append(f"Defender is a {combat.obstacle} obstacle: CDF {cdf} ({source}); obstacles ignore terrain")
+    return cdf
+
+
+def _shifts(combat: CombatInput, tables: Tables) -> list[tuple[str, int]]:
+    """Shifts in the order they are played: Buddy, Medal, then the attacker's card and the
+    defender's card (the attacker commits first). + is the attacker's way."""
+    pod = tables.data["pod"]
+    shifts: list[tuple[str, int]] = []
+    if combat.buddy:
+        sign = 1 if combat.buddy == "attacker" else -1
+        shifts.append((f"Hero Buddy card at the Hero Site ({combat.buddy})", sign * pod["shifts"]["buddy"]))
+    if combat.medal:
+        sign = 1 if combat.medal == "attacker" else -1
+        shifts.append((f"Medal of Honor hex ({combat.medal} holds the card)", sign * pod["shifts"]["medal"]))
+    for side, card in (("attacker", combat.attacker_card), ("defender", combat.defender_card)):
+        if card and pod["card_shifts"][card]:
+            sign = 1 if side == "attacker" else -1
+            shifts.append((f"{card.title()} ({side})", sign * pod["card_shifts"][card]))
+    return shifts
+
+
+def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
+    ruleset = combat.ruleset
+    rules = tables.data[ruleset]
+    chart = tables.chart(chart_key(ruleset, tables))
+    trace: list[str] = []
+    _card_ok(ruleset, tables, "attacker_card", combat.attacker_card)
+    _card_ok(ruleset, tables, "defender_card", combat.defender_card)
+    _side_ok("buddy", combat.buddy)
+    _side_ok("medal", combat.medal)
+    if combat.medal and not rules["terrain_effects"]:
+        raise InputError("medal", combat.medal, "no Medal of Honor hex in the Basic game (terrain has no combat effect)")
+    obstacle_cdf = _obstacle_cdf(combat, tables, trace)
+    effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+
+    attack = defense = None
+    odds: str | None = None
+    if combat.column is not None:
+        if combat.attackers or combat.defenders:
+            attack, defense = _terrain_totals(combat, tables, trace, obstacle_cdf)
+        index = pick_column(chart.columns, combat.column, trace)
+        odds = combat.column
+    else:
+        if obstacle_cdf is None:
+            require_defense(combat.defenders)
+        attack, defense = _terrain_totals(combat, tables, trace, obstacle_cdf)
+        attack = _morale(attack, combat.morale_attack, "Attacker", trace)
+        defense = _morale(defense, combat.morale_defense, "Defender", trace)
+        require_attack(attack, combat.attackers)
+        automatic = None
+        if defense == 0:
+            trace.append("Defence total 0: every defending factor removed")
+            automatic, odds = "AV", "AV"
+        else:
+            left, right = round_odds(attack, defense)
+            odds = f"{left}-{right}"
+            trace.append(f"Ratio {attack}:{defense}; odds rounded in the defender's favour: {odds}")
+            if right >= rules["automatic_defeat_from"]:
+                automatic = "AD"
+                trace.append(f"{odds} is 1-{rules['automatic_defeat_from']} or worse: Automatic Defeat")
+            elif left >= rules["automatic_victory_from"]:
+                automatic = "AV"
+                trace.append(f"{odds} is {rules['automatic_victory_from']}-1 or better: Automatic Victory")
+        if automatic == "AV" and obstacle_cdf is not None:
+            column = rules["obstacle_av_column"]
+            trace.append(f"Obstacles are exempt from AV: read the {column} column")
+            index = chart.columns.index(column)
+        elif automatic is not None:
+            return _automatic(combat, tables, automatic, attack, defense, odds, effects, trace)
+        else:
+            index = chart.columns.index(odds)
+            trace.append(f"Column {odds}")
+
+    index, done = apply_shifts(chart.columns, index, _shifts(combat, tables))
+    trace.extend(f"Shift: {s.describe()}" for s in done)
+    column = chart.columns[index]
+    if done:
+        effects["shifts"] = [s.describe() for s in done]
+    count, sides = (1, 6) if rules["dice"] == "1d6" else (2, 6)
+    total = roller.roll("combat", count, sides, combat.roll)
+    source = "entered by hand" if combat.roll is not None else "rolled by the desk"
+    roll = str(total)
+    cell = chart.cell(roll, column)
+    trace.append(f"Dice {count}d{sides}: {total} ({source}); row {roll}, column {column}: {_printed(cell)}")
+    _decode(ruleset, tables, cell, effects)
+    jokers = [s for s, c in (("attacker", combat.attacker_card), ("defender", combat.defender_card)) if c == "joker"]
+    for side in jokers:
+        effects["attacker"], effects["defender"] = effects["defender"], effects["attacker"]
+        effects["swapped"] = not effects.get("swapped", False)
+        trace.append(f"Joker played by the {side} after the roll: attacker and defender results swap")
+    if effects.get("swapped"):
+        effects["headline"] = ["Joker: the attacker and defender result lines are swapped."]
+    if "stanfill" in (combat.attacker_card, combat.defender_card):
+        who = "attacker" if combat.attacker_card == "stanfill" else "defender"
+        effects["cancelled"] = True
+        effects["headline"] = [f"Margaret Stanfill (#19, {who}) cancels the result: nothing happens."]
+        trace.append(f"Margaret Stanfill played by the {who}: the result is cancelled")
+    return finish(
+        combat,
+        attack_total=attack,
+        defense_total=defense,
+        odds=odds,
+        column=column,
+        roll=roll,
+        cell=cell,
+        effects=effects,
+        trace=trace,
+    )
+
+
+def _automatic(
+    combat: CombatInput,
+    tables: Tables,
+    automatic: str,
+    attack: int,
+    defense: int,
+    odds: str,
+    effects: dict[str, Any],
+    trace: list[str],
+) -> Outcome:
+    unplayed = [
+        name
+        for name, value in (
+            ("attacker card", combat.attacker_card),
+            ("defender card", combat.defender_card),
+            ("Buddy card", combat.buddy),
+            ("Medal of Honor", combat.medal),
+        )
+        if value
+    ]
+    if unplayed:
+        trace.append(f"No card is played in an {automatic} combat: {', '.join(unplayed)} not played")
+        effects["notes"].append(f"No card is played in an {automatic} combat ({', '.join(unplayed)} returned).")
+    if combat.roll is not None:
+        trace.append(f"No dice: {automatic} needs no roll (the roll {combat.roll} is not read)")
+    effects["result"] = automatic
+    if automatic == "AD":
+        effects["attacker"] = {"eliminated": True}
+        effects["headline"] = ["Automatic Defeat: all attacking units are removed; the defenders do not advance."]
+    elif combat.ruleset == "pod-basic":
+        effects["defender"] = {"eliminated": True}
+        effects["attacker"] = {"advance_up_to": tables.data["pod-basic"]["av_advance"]}
+        effects["headline"] = ["Automatic Victory: the defender is destroyed (DD)."]
+    else:
+        effects["defender"] = {"eliminated": True}
+        effects["headline"] = ["Automatic Victory during movement: the defenders are removed."]
+        effects["notes"].append(
+            f"Attackers with defence factors equal to the removed {defense} must move into the vacated hex and may not move again."
+        )
+    return finish(
+        combat,
+        attack_total=attack,
+        defense_total=defense,
+        odds=odds,
+        column=None,
+        roll=None,
+        cell=None,
+        effects=effects,
+        trace=trace,
+    )
+
+
+def _printed(cell: Any) -> str:
+    if isinstance(cell, tuple | list):
+        return " / ".join(cell)
+    return f"attacker {' '.join(cell['attacker'])}, defender {' '.join(cell['defender'])}"
+
+
+_BASIC = re.compile(r"^(AL|DL|AR|DR)(\d+|X)$")
+
+
+def _decode(ruleset: str, tables: Tables, cell: Any, effects: dict[str, Any]) -> None:
+    if ruleset == "pod-basic":
+        dl_advance = tables.data["pod-basic"]["dl_advance"]
+        for code in cell:
+            match = _BASIC.match(code)
+            if match is None:
+                continue  # "-": nothing on this line
+            kind, amount = match.groups()
+            side = effects["attacker"] if kind[0] == "A" else effects["defender"]
+            if kind[1] == "L":
+                if amount == "X":
+                    side["factors_lost"] = "all"
+                    side["eliminated"] = True
+                else:
+                    side["factors_lost"] = int(amount)
+                if kind == "DL":
+                    effects["attacker"]["advance_up_to"] = max(
+                        effects["attacker"].get("advance_up_to", 0), dl_advance
+                    )
+            else:
+                side["retreat"] = int(amount)
+                if kind == "DR":
+                    effects["attacker"]["advance_up_to"] = max(
+                        effects["attacker"].get("advance_up_to", 0), int(amount)
+                    )
+        return
+    for side in SIDES:
+        lost, move = cell[side]
+        if lost != "-":
+            effects[side]["factors_lost"] = int(lost)
+        if move != "-":
+            amount = int(move)
+            if amount < 0:
+                effects[side]["retreat"] = -amount
+            else:
+                effects[side]["advance_up_to"] = amount
+
+
+def hero_site_draw(roller: Roller, manual: int | None = None) -> int:
+    """Site won uncontested, loser lacks the Buddy card: the victor's 1d6 for the draw."""
+    return roller.roll("Hero Site card draw", 1, 6, manual)
+

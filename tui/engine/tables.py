@@ -1,0 +1,414 @@
+"""Load and validate tables.toml into frozen, read-only structures.
+
+The file is data only; this module checks its shape (every key the engine reads, column
+counts, cell shapes, and that every result code has a legend entry) and reports a broken
+file as one line naming the key path and the problem.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+RULESET_IDS: tuple[str, ...] = (
+    "pod-basic",
+    "pod-super",
+    "pod-ultra",
+    "pod-boom",
+    "ocs",
+    "rivets",
+    "daynight",
+)
+OCS_TERRAINS: tuple[str, ...] = ("Open", "Close", "Very Close", "Extremely Close")
+DAYNIGHT_TERRAINS: tuple[str, ...] = ("Forest", "Woods", "Rough", "Clear")
+SUPPORTED_FORMAT = 1
+
+
+class TablesError(Exception):
+    """tables.toml is missing or broken; the message is one line naming the key path."""
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One printed chart: its column labels and its rows (row key as printed -> cells)."""
+
+    key: str
+    columns: tuple[str, ...]
+    rows: Mapping[str, tuple[Any, ...]]
+
+    def cell(self, row: str, column: str) -> Any:
+        return self.rows[row][self.columns.index(column)]
+
+
+@dataclass(frozen=True)
+class TerrainChart:
+    """A chart whose odds columns depend on a terrain row (OCS, Day/Night)."""
+
+    key: str
+    columns_by_terrain: Mapping[str, tuple[str, ...]]
+    rows: Mapping[str, tuple[str, ...]]
+
+    def cell(self, row: str, terrain: str, column: str) -> str:
+        return self.rows[row][self.columns_by_terrain[terrain].index(column)]
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    code: str
+    means: str
+    seed: str
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Everything in tables.toml, validated. `data` is the whole file, read-only."""
+
+    path: str
+    data: Mapping[str, Any]
+    charts: Mapping[str, Chart | TerrainChart]
+    legends: Mapping[str, tuple[LegendEntry, ...]]
+
+    def section(self, key: str) -> Mapping[str, Any]:
+        node: Any = self.data
+        for part in key.split("."):
+            node = node[part]
+        return node
+
+    def title(self, ruleset: str) -> str:
+        return self.data[ruleset]["title"]
+
+    def chart(self, key: str) -> Chart:
+        chart = self.charts[key]
+        assert isinstance(chart, Chart)
+        return chart
+
+    def terrain_chart(self, key: str) -> TerrainChart:
+        chart = self.charts[key]
+        assert isinstance(chart, TerrainChart)
+        return chart
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _path(parts: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+", part) and not part.isdigit():
+            text += f".{part}" if text else part
+        else:
+            text += f'."{part}"' if text else f'"{part}"'
+    return text
+
+
+class _Checker:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def fail(self, parts: tuple[str | int, ...], problem: str) -> None:
+        raise TablesError(f"{_path(parts)}: {problem}")
+
+    def get(self, parts: tuple[str | int, ...], kind: type | tuple[type, ...]) -> Any:
+        node: Any = self.data
+        for i, part in enumerate(parts):
+            if isinstance(part, int):
+                node = node[part]
+                continue
+            if not isinstance(node, dict) or part not in node:
+                self.fail(parts[: i + 1], "missing")
+            node = node[part]
+        if not isinstance(node, kind) or (kind is int and isinstance(node, bool)):
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            self.fail(parts, f"expected {_kind_name(names)}, found {type(node).__name__} {node!r}")
+        return node
+
+    def labels(self, parts: tuple[str | int, ...], count: int | None = None) -> list[str]:
+        labels = self.get(parts, list)
+        if count is not None and len(labels) != count:
+            self.fail(parts, f"expected {count} column labels, found {len(labels)}")
+        for i, label in enumerate(labels):
+            if not isinstance(label, str) or not label:
+                self.fail((*parts, i), f"expected a column label, found {label!r}")
+        if len(set(labels)) != len(labels):
+            self.fail(parts, "column labels repeat")
+        return labels
+
+    def rows(
+        self,
+        parts: tuple[str | int, ...],
+        width: int,
+        row_keys: list[str] | None,
+        cell_shape: str,
+    ) -> dict[str, list[Any]]:
+        rows = self.get(parts, dict)
+        if row_keys is not None and list(rows) != row_keys:
+            self.fail(parts, f"expected rows {', '.join(row_keys)}, found {', '.join(rows)}")
+        for key, cells in rows.items():
+            if not isinstance(cells, list):
+                self.fail((*parts, key), f"expected a list of cells, found {cells!r}")
+            if len(cells) != width:
+                self.fail((*parts, key), f"expected {width} cells, found {len(cells)}")
+            for i, cell in enumerate(cells):
+                if not _cell_ok(cell, cell_shape):
+                    self.fail((*parts, key, i), f"expected a {_SHAPE_NAMES[cell_shape]}, found {cell!r}")
+        return rows
+
+
+def _kind_name(name: str) -> str:
+    return {"str": "a string", "int": "a whole number", "dict": "a table", "list": "an array"}.get(
+        name, name
+    )
+
+
+_SHAPE_NAMES = {
+    "str": "cell string",
+    "pair": "pair of cell strings",
+    "sides": "table with attacker and defender pairs",
+}
+
+
+def _cell_ok(cell: Any, shape: str) -> bool:
+    def pair(value: Any) -> bool:
+        return isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) and v for v in value)
+
+    if shape == "str":
+        return isinstance(cell, str) and bool(cell)
+    if shape == "pair":
+        return pair(cell)
+    return isinstance(cell, dict) and set(cell) == {"attacker", "defender"} and all(
+        pair(v) for v in cell.values()
+    )
+
+
+def cell_strings(cell: Any) -> list[str]:
+    """The printed strings in a cell, whatever its shape."""
+    if isinstance(cell, str):
+        return [cell]
+    if isinstance(cell, Mapping):
+        return [s for side in ("attacker", "defender") for s in cell[side]]
+    return list(cell)
+
+
+def tokenize(text: str, pattern: str) -> list[str] | None:
+    """Split a printed cell into result codes; None when something in it is not a code."""
+    tokens: list[str] = []
+    pos = 0
+    compiled = re.compile(r"\s*(" + pattern + r")")
+    while pos < len(text):
+        match = compiled.match(text, pos)
+        if match is None or match.end() == pos:
+            return None
+        tokens.append(match.group(1))
+        pos = match.end()
+    return tokens
+
+
+def legend_key(code: str, legend: Mapping[str, Any]) -> str | None:
+    """The legend entry for a code: as written, else with its digits read as #."""
+    if code in legend:
+        return code
+    generic = re.sub(r"\d+", "#", code)
+    return generic if generic in legend else None
+
+
+_CHART_SPECS: tuple[tuple[str, str, str, int | None, list[str] | None, str], ...] = (
+    # (chart key, legend ruleset, token pattern key, columns, row keys, cell shape)
+    ("pod-basic.crt", "pod-basic", "pod-basic.crt", 7, [str(n) for n in range(1, 7)], "pair"),
+    ("pod-super.crt", "pod-super", "pod-super.crt", 8, [str(n) for n in range(2, 13)], "sides"),
+    ("pod-boom.attrition", "pod-boom", "pod-boom.attrition", 4, [str(n) for n in range(1, 7)], "str"),
+    ("pod-boom.crt", "pod-boom", "pod-boom.crt", 9, [str(n) for n in range(1, 7)], "pair"),
+    ("rivets.crt", "rivets", "rivets.crt", 10, [str(n) for n in range(1, 7)], "str"),
+)
+_TERRAIN_SPECS: tuple[tuple[str, str, str, tuple[str, ...], int, list[str]], ...] = (
+    (
+        "ocs.crt",
+        "ocs",
+        "ocs.crt",
+        OCS_TERRAINS,
+        13,
+        ["<=1", *(str(n) for n in range(2, 15)), ">=15"],
+    ),
+    ("daynight.day", "daynight", "daynight.crt", DAYNIGHT_TERRAINS, 10, [str(n) for n in range(8)]),
+    ("daynight.night", "daynight", "daynight.crt", DAYNIGHT_TERRAINS, 10, [str(n) for n in range(8)]),
+)
+
+# Constants the engine reads: key path -> expected type.
+_CONSTANTS: dict[str, type] = {
+    "pod-basic.automatic_defeat_from": int,
+    "pod-basic.automatic_victory_from": int,
+    "pod-basic.av_advance": int,
+    "pod-basic.dl_advance": int,
+    "pod-super.automatic_defeat_from": int,
+    "pod-super.automatic_victory_from": int,
+    "pod-ultra.automatic_defeat_from": int,
+    "pod-ultra.automatic_victory_from": int,
+    "pod-ultra.obstacle_av_column": str,
+    "pod-ultra.obstacles.beach": int,
+    "pod-ultra.obstacles.glider": int,
+    "pod-ultra.obstacles.mines": int,
+    "pod-ultra.obstacle_options.mines": list,
+    "pod.card_shifts.ace": int,
+    "pod.card_shifts.king": int,
+    "pod.card_shifts.queen": int,
+    "pod.card_shifts.jack": int,
+    "pod.card_shifts.joker": int,
+    "pod.card_shifts.stanfill": int,
+    "pod.shifts.buddy": int,
+    "pod.shifts.medal": int,
+    "pod.terrain": dict,
+    "pod-boom.long_range_aa_bonus": int,
+    "pod-boom.accuracy_effect": dict,
+    "ocs.row_min": int,
+    "ocs.row_max": int,
+    "ocs.hedgehog_surprise_bonus": int,
+    "ocs.surprise.overrun.attacker_from": int,
+    "ocs.surprise.overrun.defender_to": int,
+    "ocs.surprise.regular.attacker_from": int,
+    "ocs.surprise.regular.defender_to": int,
+    "ocs.supply.attacker_per_step": int,
+    "ocs.supply.defender_per_combat": int,
+    "ocs.supply.defender_small": int,
+    "rivets.overrun_from": int,
+    "daynight.die_sides": int,
+    "daynight.row_min": int,
+    "daynight.row_max": int,
+}
+
+
+def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
+    """Check the shape of a parsed tables.toml and freeze it; raise TablesError if broken."""
+    check = _Checker(data)
+    fmt = check.get(("format",), int)
+    if fmt != SUPPORTED_FORMAT:
+        check.fail(("format",), f"format {fmt} is not supported (this desk reads {SUPPORTED_FORMAT})")
+    for ruleset in RULESET_IDS:
+        for field in ("title", "seed", "dice"):
+            check.get((ruleset, field), str)
+    for key, kind in _CONSTANTS.items():
+        check.get(tuple(key.split(".")), kind)
+    for terrain, value in check.get(("pod", "terrain"), dict).items():
+        check.get(("pod", "terrain", terrain), int)
+        del value
+    for roll in map(str, range(1, 7)):
+        effect = check.get(("pod-boom", "accuracy_effect", roll), str)
+        if effect not in ("all", "miss", "half"):
+            check.fail(("pod-boom", "accuracy_effect", roll), f"expected all, miss or half, found {effect!r}")
+        check.get(("pod-boom", "accuracy", roll), str)
+        check.get(("pod-boom", "direction", roll), str)
+
+    legends: dict[str, dict[str, LegendEntry]] = {}
+    for ruleset in RULESET_IDS:
+        if ruleset == "pod-ultra":
+            continue
+        entries = check.get((ruleset, "legend"), list)
+        legend: dict[str, LegendEntry] = {}
+        for i, entry in enumerate(entries):
+            for field in ("code", "means", "seed"):
+                check.get((ruleset, "legend", i, field), str)
+            legend[entry["code"]] = LegendEntry(entry["code"], entry["means"], entry["seed"])
+        legends[ruleset] = legend
+    legends["pod-ultra"] = legends[check.get(("pod-ultra", "same_chart_as"), str)]
+
+    charts: dict[str, Chart | TerrainChart] = {}
+    for key, ruleset, token_key, width, row_keys, shape in _CHART_SPECS:
+        parts = tuple(key.split("."))
+        columns = check.labels((*parts, "columns"), width)
+        rows = check.rows((*parts, "rows"), len(columns), row_keys, shape)
+        _check_codes(check, parts, rows, token_key, legends[ruleset])
+        charts[key] = Chart(key, tuple(columns), _freeze(rows))
+    for key, ruleset, token_key, terrains, width, row_keys in _TERRAIN_SPECS:
+        parts = tuple(key.split("."))
+        by_terrain = check.get((*parts, "columns_by_terrain"), dict)
+        if list(by_terrain) != list(terrains):
+            check.fail((*parts, "columns_by_terrain"), f"expected terrain rows {', '.join(terrains)}, found {', '.join(by_terrain)}")
+        for terrain in terrains:
+            check.labels((*parts, "columns_by_terrain", terrain), width)
+        rows = check.rows((*parts, "rows"), width, row_keys, "str")
+        _check_codes(check, parts, rows, token_key, legends[ruleset])
+        charts[key] = TerrainChart(key, _freeze(by_terrain), _freeze(rows))
+    for key in ("pod-boom.accuracy", "pod-boom.direction"):
+        parts = tuple(key.split("."))
+        got = list(check.get(parts, dict))
+        if got != [str(n) for n in range(1, 7)]:
+            check.fail(parts, f"expected rows 1..6, found {', '.join(got)}")
+    av_col = data["pod-ultra"]["obstacle_av_column"]
+    if av_col not in charts["pod-super.crt"].columns:
+        check.fail(("pod-ultra", "obstacle_av_column"), f"{av_col!r} is not a column of pod-super.crt")
+    return Tables(
+        path=path,
+        data=_freeze(data),
+        charts=MappingProxyType(charts),
+        legends=MappingProxyType({k: tuple(v.values()) for k, v in legends.items()}),
+    )
+
+
+def _check_codes(
+    check: _Checker,
+    parts: tuple[str, ...],
+    rows: dict[str, list[Any]],
+    token_key: str,
+    legend: dict[str, LegendEntry],
+) -> None:
+    pattern = check.get((*token_key.split("."), "tokens"), str)
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        check.fail((*token_key.split("."), "tokens"), f"not a valid pattern: {err}")
+    for key, cells in rows.items():
+        for i, cell in enumerate(cells):
+            for text in cell_strings(cell):
+                codes = tokenize(text, pattern)
+                if codes is None:
+                    check.fail((*parts, "rows", key, i), f"{text!r} is not made of result codes")
+                for code in codes:
+                    if legend_key(code, legend) is None:
+                        check.fail((*parts, "rows", key, i), f"code {code!r} has no legend entry")
+
+
+def default_path() -> Path:
+    """tables.toml: $CRTDESK_TABLES, else inside the installed package, else the repo root."""
+    override = os.environ.get("CRTDESK_TABLES")
+    if override:
+        return Path(override)
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "tables.toml"
+    return packaged if packaged.exists() else here.parent / "tables.toml"
+
+
+def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
+    """Read and validate tables.toml; raise TablesError with a one-line message if broken."""
+    target = Path(path) if path is not None else default_path()
+    try:
+        raw = target.read_bytes()
+    except OSError as err:
+        raise TablesError(f"{target}: cannot read the tables file ({err.strerror})") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise TablesError(f"{target}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as err:
+        raise TablesError(f"{target}: not valid TOML: {err}") from None
+    try:
+        return validate(data, str(target))
+    except TablesError as err:
+        raise TablesError(f"{target}: {err}") from None
+
+
+@cache
+def default_tables() -> Tables:
+    """The desk's tables, loaded once per process."""
+    return load_tables()
