@@ -1,0 +1,3 @@
+"""crtdesk: a combat desk for hex-and-counter wargames."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,381 @@
+"""The headless CLI: rulesets, table, resolve, odds (and the save-file commands).
+
+Bad input exits with status 2 and one line on stderr naming the flag, the value and what
+is allowed; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from tui.engine.combat import CombatInput, Outcome, distribution, plain, resolve
+from tui.engine.errors import InputError
+from tui.engine.rulesets.common import parse_unit
+from tui.engine.tables import RULESET_IDS, Chart, Tables, TablesError, default_tables
+
+EXIT_BAD_INPUT = 2
+
+# Engine field names -> the flag a CLI user typed.
+FLAGS = {
+    "attack": "--attack",
+    "defense": "--defense",
+    "defender": "--defense",
+    "column": "--column",
+    "roll": "--roll",
+    "ruleset": "RULESET",
+    "attacker_card": "--attacker-card",
+    "defender_card": "--defender-card",
+    "buddy": "--buddy",
+    "medal": "--medal",
+    "morale_attack": "--morale-attack",
+    "morale_defense": "--morale-defense",
+    "obstacle": "--obstacle",
+    "mines_cdf": "--mines-cdf",
+    "step": "--step",
+    "aaf": "--aaf",
+    "caf": "--caf",
+    "terrain": "--terrain",
+    "attacker_ar": "--attacker-ar",
+    "defender_ar": "--defender-ar",
+    "hedgehog": "--hedgehog",
+    "surprise_roll": "--surprise-roll",
+    "shift_roll": "--shift-roll",
+    "time": "--time",
+    "drm": "--drm",
+    "seed": "--seed",
+}
+
+
+class UsageError(Exception):
+    """A command line that cannot be run; the message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _flag(field: str) -> str:
+    return FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+def _integer(field: str, text: str | None, low: int | None = None) -> int | None:
+    if text is None:
+        return None
+    value = text.strip()
+    sign = value[:1] in "+-" and value[:1] != ""
+    digits = value[1:] if sign else value
+    if not digits.isdigit() or not digits.isascii():
+        allowed = "a whole number" + (f" >= {low}" if low is not None else ", + or -")
+        raise InputError(field, text, allowed)
+    number = int(value)
+    if low is not None and number < low:
+        raise InputError(field, text, f"a whole number >= {low}")
+    return number
+
+
+def _combat_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("ruleset", metavar="RULESET", help="one of " + ", ".join(RULESET_IDS))
+    parser.add_argument("--attack", action="append", default=[], metavar="N",
+                        help="an attacking unit's factor (repeat per unit); N@terrain in pod-super/ultra")
+    parser.add_argument("--defense", action="append", default=[], metavar="N",
+                        help="a defending unit's factor (repeat per unit); N@terrain in pod-super/ultra")
+    parser.add_argument("--column", metavar="LABEL", help="read this column instead of computing the odds")
+    pod = parser.add_argument_group("Pair-o-Dice")
+    pod.add_argument("--attacker-card", metavar="CARD", help="ace|king|queen|jack|joker|stanfill")
+    pod.add_argument("--defender-card", metavar="CARD", help="ace|king|queen|jack|joker|stanfill")
+    pod.add_argument("--buddy", metavar="SIDE", help="who holds the Hero Buddy card at a Hero Site")
+    pod.add_argument("--medal", metavar="SIDE", help="who holds the card for a Medal of Honor hex")
+    pod.add_argument("--morale-attack", metavar="N", help="other +/- attack factors (morale)")
+    pod.add_argument("--morale-defense", metavar="N", help="other +/- defence factors (morale)")
+    pod.add_argument("--obstacle", metavar="KIND", help="pod-ultra: beach|glider|mines obstacle defends")
+    pod.add_argument("--mines-cdf", metavar="N", help="pod-ultra: the game's mines CDF (2 or 3)")
+    boom = parser.add_argument_group("Big Boom (pod-boom)")
+    boom.add_argument("--step", metavar="STEP", help="attrition|accuracy|direction|crt (default: the chain)")
+    boom.add_argument("--aaf", metavar="N", help="AA factor total on the route")
+    boom.add_argument("--long-range", action="store_true", help="target over half the bomber's range (+2 AA)")
+    boom.add_argument("--caf", metavar="N", help="CAF on target (crt step)")
+    ocs = parser.add_argument_group("OCS and Day/Night")
+    ocs.add_argument("--terrain", metavar="T", help="ocs: open|close|very-close|extremely-close; daynight: forest|woods|rough|clear")
+    ocs.add_argument("--attacker-ar", metavar="N", help="ocs: the attacker's action rating")
+    ocs.add_argument("--defender-ar", metavar="N", help="ocs: the defender's action rating")
+    ocs.add_argument("--hedgehog", metavar="N", help="ocs: the defender's hedgehog level")
+    ocs.add_argument("--overrun", action="store_true", help="ocs: an overrun (surprise 9+/6-)")
+    ocs.add_argument("--surprise-roll", metavar="N", help="ocs: the surprise 2d6 rolled by hand")
+    ocs.add_argument("--shift-roll", metavar="N", help="ocs: the surprise shift 1d6 rolled by hand")
+    ocs.add_argument("--time", metavar="T", help="daynight: day|night")
+    ocs.add_argument("--drm", metavar="N", help="daynight: the net die roll modifier")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def combat_from_args(args: argparse.Namespace) -> CombatInput:
+    """Turn parsed flags into a CombatInput, checking every number."""
+    if args.ruleset not in RULESET_IDS:
+        raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
+    roll = getattr(args, "roll", None)
+    return CombatInput(
+        ruleset=args.ruleset,
+        attackers=tuple(parse_unit("attack", text) for text in args.attack),
+        defenders=tuple(parse_unit("defense", text) for text in args.defense),
+        column=args.column,
+        roll=_integer("roll", roll),
+        attacker_card=args.attacker_card.lower() if args.attacker_card else None,
+        defender_card=args.defender_card.lower() if args.defender_card else None,
+        buddy=args.buddy.lower() if args.buddy else None,
+        medal=args.medal.lower() if args.medal else None,
+        morale_attack=_integer("morale_attack", args.morale_attack) or 0,
+        morale_defense=_integer("morale_defense", args.morale_defense) or 0,
+        obstacle=args.obstacle.lower() if args.obstacle else None,
+        mines_cdf=_integer("mines_cdf", args.mines_cdf),
+        step=args.step.lower() if args.step else None,
+        aaf=_integer("aaf", args.aaf, 0),
+        caf=_integer("caf", args.caf, 0),
+        long_range=args.long_range,
+        terrain=args.terrain,
+        attacker_ar=_integer("attacker_ar", args.attacker_ar, 0) or 0,
+        defender_ar=_integer("defender_ar", args.defender_ar, 0) or 0,
+        hedgehog=_integer("hedgehog", args.hedgehog, 0) or 0,
+        overrun=args.overrun,
+        surprise_roll=_integer("surprise_roll", args.surprise_roll),
+        shift_roll=_integer("shift_roll", args.shift_roll),
+        time=args.time,
+        drm=_integer("drm", args.drm) or 0,
+    )
+
+
+def _cell_text(cell: Any) -> str:
+    if cell is None:
+        return "(none)"
+    if isinstance(cell, str):
+        return cell
+    cell = plain(cell)
+    if isinstance(cell, dict):
+        return f"A {' '.join(cell['attacker'])} / D {' '.join(cell['defender'])}"
+    return " ".join(cell)
+
+
+def table_json(ruleset: str, tables: Tables) -> dict[str, Any]:
+    """The tables of one ruleset in the shapes the CLI contract names."""
+    data = tables.data
+
+    def grid(chart: Chart) -> dict[str, Any]:
+        return {"columns": list(chart.columns), "rows": plain(chart.rows)}
+
+    if ruleset in ("pod-basic", "pod-super", "pod-ultra"):
+        key = data[ruleset].get("same_chart_as", ruleset)
+        return grid(tables.chart(f"{key}.crt"))
+    if ruleset == "pod-boom":
+        return {
+            "accuracy": plain(data["pod-boom"]["accuracy"]),
+            "attrition": grid(tables.chart("pod-boom.attrition")),
+            "direction": plain(data["pod-boom"]["direction"]),
+            "crt": grid(tables.chart("pod-boom.crt")),
+        }
+    if ruleset == "rivets":
+        return grid(tables.chart("rivets.crt"))
+
+    def terrain(key: str) -> dict[str, Any]:
+        chart = tables.terrain_chart(key)
+        return {"columns_by_terrain": plain(chart.columns_by_terrain), "rows": plain(chart.rows)}
+
+    if ruleset == "ocs":
+        return terrain("ocs.crt")
+    return {"day": terrain("daynight.day"), "night": terrain("daynight.night")}
+
+
+def _grid_lines(title: str, columns: list[str], rows: dict[str, list[Any]], row_label: str) -> list[str]:
+    texts = {k: [_cell_text(c) for c in v] for k, v in rows.items()}
+    widths = [max([len(col)] + [len(texts[k][i]) for k in texts]) for i, col in enumerate(columns)]
+    key_width = max([len(row_label)] + [len(k) for k in rows])
+    lines = [title, f"{row_label:>{key_width}}  " + "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    for key, cells in texts.items():
+        lines.append(f"{key:>{key_width}}  " + "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)))
+    return lines
+
+
+def table_text(ruleset: str, tables: Tables) -> str:
+    shape = table_json(ruleset, tables)
+    title = tables.title(ruleset)
+    lines: list[str] = []
+    if ruleset == "pod-boom":
+        lines += [f"{title}: Boom Accuracy (1d6)"] + [f"  {k}  {v}" for k, v in shape["accuracy"].items()]
+        lines += _grid_lines("\nBomber Mission Attrition (1d6 by AA factors)", **_g(shape["attrition"]), row_label="1d6")
+        lines += ["\nDirection (1d6)"] + [f"  {k}  {v}" for k, v in shape["direction"].items()]
+        lines += _grid_lines("\nBatteries, Bombers and Ship Guns (loss interdiction, by CAF)", **_g(shape["crt"]), row_label="1d6")
+    elif ruleset in ("ocs",):
+        for terrain_name, columns in shape["columns_by_terrain"].items():
+            lines += _grid_lines(f"{title}: {terrain_name}", columns, shape["rows"], "2d6+DRM")
+            lines.append("")
+    elif ruleset == "daynight":
+        for time in ("day", "night"):
+            part = shape[time]
+            for terrain_name, columns in part["columns_by_terrain"].items():
+                lines += _grid_lines(f"{title}: {time}, {terrain_name}", columns, part["rows"], "1d6+DRM")
+                lines.append("")
+    else:
+        lines += _grid_lines(title, shape["columns"], shape["rows"], "roll")
+    legend = tables.legends[ruleset]
+    lines += ["", "Legend:"] + [f"  {e.code:5} {e.means} (seed {e.seed})" for e in legend]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _g(shape: dict[str, Any]) -> dict[str, Any]:
+    return {"columns": shape["columns"], "rows": shape["rows"]}
+
+
+def outcome_text(outcome: Outcome) -> str:
+    totals = ""
+    if outcome.attack_total is not None:
+        totals = f"attack {outcome.attack_total}"
+        if outcome.defense_total is not None:
+            totals += f" vs defence {outcome.defense_total}"
+    head = [outcome.ruleset]
+    if totals:
+        head.append(totals)
+    for name, value in (("odds", outcome.odds), ("column", outcome.column), ("roll", outcome.roll)):
+        if value is not None:
+            head.append(f"{name} {value}")
+    lines = ["  ".join(head), f"Result: {_cell_text(outcome.cell)}", outcome.explanation, "Trace:"]
+    lines += [f"  {step}" for step in outcome.trace]
+    for die in outcome.dice:
+        lines.append(f"  dice: {die.purpose} {die.dice} = {die.total} ({'rolled by the desk' if die.source == 'desk' else 'entered by hand'})")
+    return "\n".join(lines)
+
+
+def _bar(probability: float, width: int = 20) -> str:
+    filled = round(probability * width)
+    return "#" * filled + "." * (width - filled)
+
+
+def _cmd_rulesets(args: argparse.Namespace, tables: Tables) -> int:
+    items = [{"id": r, "title": tables.title(r), "dice": tables.data[r]["dice"]} for r in RULESET_IDS]
+    if args.json:
+        print(json.dumps(items, indent=2))
+    else:
+        for item in items:
+            print(f"{item['id']:10} {item['title']}  ({item['dice']})")
+    return 0
+
+
+def _cmd_table(args: argparse.Namespace, tables: Tables) -> int:
+    if args.ruleset not in RULESET_IDS:
+        raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
+    if args.json:
+        print(json.dumps(table_json(args.ruleset, tables), indent=2, ensure_ascii=False))
+    else:
+        print(table_text(args.ruleset, tables))
+    return 0
+
+
+def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
+    if args.roll is not None and args.seed is not None:
+        raise UsageError("resolve: give --roll (dice rolled by hand) or --seed (the desk's dice), not both")
+    combat = combat_from_args(args)
+    seed = _integer("seed", args.seed)
+    outcome = resolve(combat, tables, random.Random(seed) if seed is not None else None)
+    saved = None
+    if args.save:
+        from tui import cli_saves
+
+        saved = cli_saves.record_combat(args.save, args.saves, combat, outcome)
+    if args.json:
+        print(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(outcome_text(outcome))
+        if saved:
+            print(saved)
+    return 0
+
+
+def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
+    combat = combat_from_args(args)
+    result = distribution(combat, tables)
+    data = result.to_dict()
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{combat.ruleset}  odds {result.odds or '-'}  column {result.column or '-'}")
+    width = max(len(_cell_text(o["cell"])) for o in data["outcomes"])
+    for item in sorted(data["outcomes"], key=lambda o: -o["probability"]):
+        print(f"  {item['probability'] * 100:6.2f}%  {_bar(item['probability'])}  "
+              f"{_cell_text(item['cell']).ljust(width)}  {item['meaning']}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="crtdesk", description="A combat desk for hex-and-counter wargames.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    rulesets = sub.add_parser("rulesets", help="list the rulesets")
+    rulesets.add_argument("--json", action="store_true")
+    rulesets.set_defaults(func=_cmd_rulesets)
+    table = sub.add_parser("table", help="print a ruleset's tables")
+    table.add_argument("ruleset", metavar="RULESET")
+    table.add_argument("--json", action="store_true")
+    table.set_defaults(func=_cmd_table)
+    res = sub.add_parser("resolve", help="resolve one combat")
+    _combat_flags(res)
+    res.add_argument("--roll", metavar="N", help="the total read against the rows, rolled by hand")
+    res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
+    res.add_argument("--save", metavar="FILE", help="append the combat to this save file")
+    res.add_argument("--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)")
+    res.set_defaults(func=_cmd_resolve)
+    odds = sub.add_parser("odds", help="exact chance of every result for a combat")
+    _combat_flags(odds)
+    odds.add_argument("--roll", metavar="N", help="fix the roll read against the rows")
+    odds.set_defaults(func=_cmd_odds)
+    from tui import cli_saves
+
+    cli_saves.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not argv or argv[0] in ("open",):
+            return _open_desk(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 0
+        tables = default_tables()
+        return args.func(args, tables)
+    except InputError as err:
+        print(f"crtdesk: {err.message(_flag(err.field))}", file=sys.stderr)
+    except (UsageError, TablesError) as err:
+        print(f"crtdesk: {err}" if not str(err).startswith("crtdesk") else str(err), file=sys.stderr)
+    except _save_errors() as err:
+        print(f"crtdesk: {err}", file=sys.stderr)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_BAD_INPUT
+
+
+def _save_errors() -> tuple[type[Exception], ...]:
+    try:
+        from tui.saves import SaveError
+    except ImportError:
+        return ()
+    return (SaveError,)
+
+
+def _open_desk(argv: list[str]) -> int:
+    """`crtdesk` alone, or `crtdesk open FILE`: the Textual desk."""
+    try:
+        from tui.app import run_desk
+    except ImportError:
+        print("crtdesk: the desk's screens are not built yet; try `crtdesk --help` for the CLI", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return run_desk(argv[1:] if argv else [])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
