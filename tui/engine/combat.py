@@ -126,6 +126,8 @@ class Distribution:
     odds: str | None
     column: str | None
     outcomes: tuple[tuple[Any, Fraction, str], ...]  # (cell, probability, meaning)
+    # The decoded effects of each outcome, in the same order (for compact displays).
+    details: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -202,11 +204,17 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
         if key in merged:
             merged[key][1] += chance
         else:
-            merged[key] = [outcome.cell, chance, outcome.effects.get("cell_summary") or outcome.explanation]
+            merged[key] = [
+                outcome.cell,
+                chance,
+                outcome.effects.get("cell_summary") or outcome.explanation,
+                outcome.effects,
+            ]
     assert first is not None
     return Distribution(
         ruleset=combat.ruleset,
         odds=first.odds,
         column=first.odds_column,
-        outcomes=tuple((cell, p, meaning) for cell, p, meaning in merged.values()),
+        outcomes=tuple((cell, p, meaning) for cell, p, meaning, _ in merged.values()),
+        details=tuple(effects for *_, effects in merged.values()),
     )

@@ -257,6 +257,9 @@ _CONSTANTS: dict[str, type] = {
     "pod-ultra.automatic_defeat_from": int,
     "pod-ultra.automatic_victory_from": int,
     "pod-ultra.obstacle_av_column": str,
+    "pod-basic.after_roll_cards": list,
+    "pod-super.after_roll_cards": list,
+    "pod-ultra.after_roll_cards": list,
     "pod-ultra.obstacles.beach": int,
     "pod-ultra.obstacles.glider": int,
     "pod-ultra.obstacles.mines": int,
@@ -298,6 +301,8 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
     for ruleset in RULESET_IDS:
         for field in ("title", "seed", "dice"):
             check.get((ruleset, field), str)
+        for i, _ in enumerate(check.get((ruleset, "rulings"), list)):
+            check.get((ruleset, "rulings", i), str)
     for key, kind in _CONSTANTS.items():
         check.get(tuple(key.split(".")), kind)
     for terrain, value in check.get(("pod", "terrain"), dict).items():
