@@ -176,6 +176,48 @@ def check_ruleset(ruleset: str) -> None:
         raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
 
 
+_POD = ("pod-basic", "pod-super", "pod-ultra")
+_POD_ONLY = (
+    "attacker_card",
+    "defender_card",
+    "buddy",
+    "medal",
+    "morale_attack",
+    "morale_defense",
+    "obstacle",
+    "mines_cdf",
+)
+_OCS_ONLY = ("attacker_ar", "defender_ar", "hedgehog", "overrun", "surprise_roll", "shift_roll")
+# Inputs only some rulesets read: anything else set is refused, never silently ignored.
+_READ_BY: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(_POD_ONLY, _POD),
+    **dict.fromkeys(("step", "aaf", "caf", "long_range"), ("pod-boom",)),
+    **dict.fromkeys(_OCS_ONLY, ("ocs",)),
+    "terrain": ("ocs", "daynight"),
+    **dict.fromkeys(("time", "drm"), ("daynight",)),
+}
+
+
+def check_inputs(combat: CombatInput) -> None:
+    """Refuse inputs the ruleset does not read, so nothing typed is silently ignored."""
+    ruleset = combat.ruleset
+    blank = CombatInput(ruleset)
+    for name, readers in _READ_BY.items():
+        value = getattr(combat, name)
+        if ruleset not in readers and value != getattr(blank, name):
+            only = ", ".join(readers)
+            raise InputError(name, value, f"nothing in {ruleset}: only {only} read it")
+    if ruleset == "pod-boom" and combat.defenders:
+        first = combat.defenders[0].factor
+        raise InputError("defense", first, "nothing in pod-boom: the CAF picks the column")
+    if ruleset not in _POD:
+        for name, units in (("attack", combat.attackers), ("defense", combat.defenders)):
+            for unit in units:
+                if unit.terrain is not None:
+                    allowed = f"a plain factor in {ruleset} (N@terrain is pod-super/pod-ultra only)"
+                    raise InputError(name, f"{unit.factor}@{unit.terrain}", allowed)
+
+
 def resolve(
     combat: CombatInput,
     tables: Tables | None = None,
@@ -183,6 +225,7 @@ def resolve(
 ) -> Outcome:
     """Resolve one combat. Dice not entered by hand are rolled with `rng`."""
     check_ruleset(combat.ruleset)
+    check_inputs(combat)
     tables = tables or default_tables()
     roller = Roller(rng)
     outcome = _resolver(combat.ruleset)(combat, tables, roller)
@@ -194,6 +237,7 @@ def resolve(
 def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribution:
     """The exact distribution of cells over every die not entered by hand."""
     check_ruleset(combat.ruleset)
+    check_inputs(combat)
     tables = tables or default_tables()
     resolver = _resolver(combat.ruleset)
     merged: dict[str, list[Any]] = {}
