@@ -84,6 +84,32 @@ def _crt_effects(cell: Any, effects: dict[str, Any]) -> None:
         )
 
 
+# What each step reads (None: the whole chain); anything else given is refused.
+_STEP_READS: dict[str | None, tuple[str, ...]] = {
+    "attrition": ("aaf", "long_range"),
+    "accuracy": (),
+    "direction": (),
+    "crt": ("caf", "attackers"),
+    None: ("attackers", "aaf", "long_range"),
+}
+
+
+def _check_step_inputs(combat: CombatInput) -> None:
+    reads = _STEP_READS[combat.step]
+    given = {
+        "attackers": (combat.attackers, "attack"),
+        "aaf": (combat.aaf, "aaf"),
+        "caf": (combat.caf, "caf"),
+        "long_range": (combat.long_range, "long_range"),
+    }
+    for name, (value, field) in given.items():
+        if value not in (None, (), False) and name not in reads:
+            shown = value[0].factor if name == "attackers" else value
+            steps = [s or "the whole chain" for s, r in _STEP_READS.items() if name in r]
+            what = f"--step {combat.step}" if combat.step else "the whole chain"
+            raise InputError(field, shown, f"nothing for {what}: read by {' and '.join(steps)}")
+
+
 def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     trace: list[str] = []
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
@@ -92,6 +118,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     if combat.column is not None:
         raise InputError("column", combat.column, "no --column in pod-boom: the CAF or AA total picks it")
     step = combat.step
+    _check_step_inputs(combat)
     if step == "attrition":
         column, roll, cell = _attrition(combat, tables, roller, trace, combat.roll)
         if cell != "-":
