@@ -1,0 +1,532 @@
+"""The headless CLI: `resolve` and `odds` for every ruleset, their JSON shapes, and every
+kind of bad input (exit 2, one line on stderr naming the flag, the value and what is
+allowed, never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tui.cli import main
+from tui.engine import RULESET_IDS
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# A good combat per ruleset, with the dice entered by hand, and the cell the seed gives.
+GOOD = {
+    # Seed 001 example: roll 2 at 4-1.
+    "pod-basic": (["--attack", "8", "--defense", "2"], "2", ["DL2", "DR1"]),
+    # Seed 000 example: roll 8 at 3-1.
+    "pod-super": (
+        ["--attack", "4", "--attack", "2", "--defense", "2"],
+        "8",
+        {"attacker": ["-", "2"], "defender": ["2", "-3"]},
+    ),
+    # 6 against mines (CDF 2) is 3-1 on the Super chart.
+    "pod-ultra": (
+        ["--attack", "6", "--obstacle", "mines"],
+        "8",
+        {"attacker": ["-", "2"], "defender": ["2", "-3"]},
+    ),
+    # CAF 9 reads column 8; roll 4 there: loss 8, interdiction 1.
+    "pod-boom": (["--step", "crt", "--caf", "9"], "4", ["8", "1"]),
+    # 12 vs 3 in Close is 4:1; surprise 9 + AR 4 - 2 = 11, attacker shifts 2 to 8:1;
+    # modified roll 10 there: Ae4 DL1o2.
+    "ocs": (
+        [
+            "--attack",
+            "12",
+            "--defense",
+            "3",
+            "--terrain",
+            "close",
+            "--attacker-ar",
+            "4",
+            "--defender-ar",
+            "2",
+            "--surprise-roll",
+            "9",
+            "--shift-roll",
+            "2",
+        ],
+        "10",
+        "Ae4 DL1o2",
+    ),
+    # 7 vs 4 is 1-1; roll 5 there: DR.
+    "rivets": (["--attack", "7", "--defense", "4"], "5", "DR"),
+    # 9 vs 3 in Woods at night is 3-1; row 4 there: BTL.
+    "daynight": (
+        ["--attack", "9", "--defense", "3", "--terrain", "woods", "--time", "night"],
+        "4",
+        "BTL",
+    ),
+}
+
+RESOLVE_KEYS = {
+    "ruleset",
+    "attack_total",
+    "defense_total",
+    "odds",
+    "column",
+    "roll",
+    "cell",
+    "effects",
+    "explanation",
+    "trace",
+}
+
+
+@pytest.mark.parametrize("ruleset", RULESET_IDS)
+def test_resolve_json(capsys, ruleset):
+    flags, roll, cell = GOOD[ruleset]
+    status, out, err = run(capsys, "resolve", ruleset, *flags, "--roll", roll, "--json")
+    assert (status, err) == (0, "")
+    data = json.loads(out)
+    assert RESOLVE_KEYS <= set(data)
+    assert data["ruleset"] == ruleset
+    assert data["roll"] == roll
+    assert data["cell"] == cell
+    assert isinstance(data["effects"], dict)
+    assert isinstance(data["explanation"], str) and data["explanation"]
+    assert isinstance(data["trace"], list) and all(isinstance(s, str) for s in data["trace"])
+
+
+@pytest.mark.parametrize("ruleset", RULESET_IDS)
+def test_resolve_text(capsys, ruleset):
+    flags, roll, cell = GOOD[ruleset]
+    status, out, err = run(capsys, "resolve", ruleset, *flags, "--roll", roll)
+    assert (status, err) == (0, "")
+    assert out.startswith(ruleset)
+    printed = cell if isinstance(cell, str) else " ".join(cell) if isinstance(cell, list) else None
+    if printed:
+        assert f"Result: {printed}" in out
+    assert "Trace:" in out
+
+
+def test_resolve_json_totals_and_odds(capsys):
+    status, out, _ = run(
+        capsys, "resolve", "rivets", "--attack", "3", "--defense", "7", "--roll", "1", "--json"
+    )
+    data = json.loads(out)
+    assert (data["attack_total"], data["defense_total"], data["odds"], data["column"]) == (
+        3,
+        7,
+        "1-3",
+        "1-3",
+    )
+    assert data["cell"] == "AX"
+
+
+def test_resolve_with_a_seed_repeats(capsys):
+    argv = ["resolve", "pod-super", "--attack", "5", "--defense", "2", "--seed", "11", "--json"]
+    _, first, _ = run(capsys, *argv)
+    _, second, _ = run(capsys, *argv)
+    assert json.loads(first)["cell"] == json.loads(second)["cell"]
+    assert json.loads(first)["dice"][0]["source"] == "desk"
+
+
+@pytest.mark.parametrize("ruleset", RULESET_IDS)
+def test_odds_json(capsys, ruleset):
+    flags, _, cell = GOOD[ruleset]
+    status, out, err = run(capsys, "odds", ruleset, *flags, "--json")
+    assert (status, err) == (0, "")
+    data = json.loads(out)
+    assert {"odds", "column", "outcomes"} <= set(data)
+    outcomes = data["outcomes"]
+    assert outcomes
+    cells = [json.dumps(o["cell"]) for o in outcomes]
+    assert len(cells) == len(set(cells)), "identical cells are merged"
+    assert all(0 < o["probability"] <= 1 for o in outcomes)
+    assert sum(o["probability"] for o in outcomes) == pytest.approx(1)
+    assert sum(Fraction(o["fraction"]) for o in outcomes) == 1
+    assert json.dumps(cell) in cells
+
+
+def test_odds_json_counts_the_die(capsys):
+    # Basic 4-1 column: DLX / - on rolls 1 and 4, every other cell once.
+    _, out, _ = run(capsys, "odds", "pod-basic", "--attack", "8", "--defense", "2", "--json")
+    data = json.loads(out)
+    assert (data["odds"], data["column"]) == ("4-1", "4-1")
+    by_cell = {json.dumps(o["cell"]): Fraction(o["fraction"]) for o in data["outcomes"]}
+    assert by_cell[json.dumps(["DLX", "-"])] == Fraction(1, 3)
+    assert len(by_cell) == 5
+
+
+def test_odds_with_a_fixed_roll_is_certain(capsys):
+    _, out, _ = run(
+        capsys, "odds", "rivets", "--attack", "7", "--defense", "4", "--roll", "5", "--json"
+    )
+    data = json.loads(out)
+    assert [(o["cell"], o["probability"]) for o in data["outcomes"]] == [("DR", 1.0)]
+
+
+@pytest.mark.parametrize("ruleset", RULESET_IDS)
+def test_odds_text(capsys, ruleset):
+    flags, _, _ = GOOD[ruleset]
+    status, out, err = run(capsys, "odds", ruleset, *flags)
+    assert (status, err) == (0, "")
+    assert out.startswith(ruleset)
+    assert "%" in out
+
+
+def test_rulesets_command(capsys):
+    status, out, _ = run(capsys, "rulesets", "--json")
+    assert status == 0
+    assert [item["id"] for item in json.loads(out)] == list(RULESET_IDS)
+
+
+# ---------------------------------------------------------------- bad input
+
+# (ruleset, flags, the flag named, the value named, a word of what is allowed)
+BAD_COLUMN = {
+    "pod-basic": ["--attack", "3", "--defense", "1", "--column", "6-1"],
+    "pod-super": ["--attack", "3", "--defense", "1", "--column", "1-5"],
+    "pod-ultra": ["--attack", "3", "--defense", "1", "--column", "3:1"],
+    "pod-boom": ["--step", "crt", "--caf", "4", "--column", "4"],
+    "ocs": ["--attack", "3", "--defense", "1", "--column", "14:1"],
+    "rivets": ["--attack", "3", "--defense", "1", "--column", "7-1"],
+    "daynight": ["--attack", "3", "--defense", "1", "--column", "10-1"],
+}
+BAD_TERRAIN = {
+    "pod-basic": (["--attack", "3@town", "--defense", "1"], "--attack", "3@town"),
+    "pod-super": (["--attack", "3@lava", "--defense", "1"], "--attack", "lava"),
+    "pod-ultra": (["--attack", "3", "--defense", "1@swamp"], "--defense", "swamp"),
+    "pod-boom": (["--step", "crt", "--caf", "4", "--terrain", "open"], "--terrain", "open"),
+    "ocs": (["--attack", "3", "--defense", "1", "--terrain", "lava"], "--terrain", "lava"),
+    "rivets": (["--attack", "3", "--defense", "1", "--terrain", "clear"], "--terrain", "clear"),
+    "daynight": (["--attack", "3", "--defense", "1", "--terrain", "open"], "--terrain", "open"),
+}
+BAD_ROLL = {
+    "pod-basic": (["--attack", "3", "--defense", "1"], "7", "1 to 6"),
+    "pod-super": (["--attack", "3", "--defense", "1"], "13", "2 to 12"),
+    "pod-ultra": (["--attack", "3", "--defense", "1"], "1", "2 to 12"),
+    "pod-boom": (["--step", "crt", "--caf", "4"], "0", "1 to 6"),
+    # A modified total with DRM +0 runs 2..12.
+    "ocs": (["--attack", "3", "--defense", "1"], "16", "2 to 12"),
+    "rivets": (["--attack", "3", "--defense", "1"], "0", "1 to 6"),
+    "daynight": (["--attack", "3", "--defense", "1"], "8", "0 to 7"),
+}
+
+
+def base_flags(ruleset: str, attack: str = "3", defense: str = "1") -> list[str]:
+    if ruleset == "pod-boom":
+        return ["--attack", attack]
+    return ["--attack", attack, "--defense", defense]
+
+
+def bad_cases():
+    for command in ("resolve", "odds"):
+        for ruleset in RULESET_IDS:
+            yield pytest.param(
+                command,
+                [ruleset[:3] + "x", "--attack", "3"],
+                "RULESET",
+                ruleset[:3] + "x",
+                "one of",
+                id=f"{command}-{ruleset}-unknown-ruleset",
+            )
+            column = BAD_COLUMN[ruleset]
+            yield pytest.param(
+                command,
+                [ruleset, *column],
+                "--column",
+                column[-1],
+                "",
+                id=f"{command}-{ruleset}-unknown-column",
+            )
+            flags, flag, value = BAD_TERRAIN[ruleset]
+            yield pytest.param(
+                command,
+                [ruleset, *flags],
+                flag,
+                value,
+                "",
+                id=f"{command}-{ruleset}-unknown-terrain",
+            )
+            flags, roll, allowed = BAD_ROLL[ruleset]
+            yield pytest.param(
+                command,
+                [ruleset, *flags, "--roll", roll],
+                "--roll",
+                roll,
+                allowed,
+                id=f"{command}-{ruleset}-roll-off-the-table",
+            )
+            for text in ("x", "-2", "1.5", "three", ""):
+                yield pytest.param(
+                    command,
+                    [ruleset, *base_flags(ruleset, attack=text)],
+                    "--attack",
+                    text,
+                    "whole number",
+                    id=f"{command}-{ruleset}-attack-{text or 'empty'}",
+                )
+                if ruleset != "pod-boom":
+                    yield pytest.param(
+                        command,
+                        [ruleset, *base_flags(ruleset, defense=text)],
+                        "--defense",
+                        text,
+                        "whole number",
+                        id=f"{command}-{ruleset}-defense-{text or 'empty'}",
+                    )
+            yield pytest.param(
+                command,
+                [ruleset, *base_flags(ruleset, attack="0")],
+                "--attack",
+                "0",
+                "at least 1",
+                id=f"{command}-{ruleset}-attack-zero",
+            )
+        yield pytest.param(
+            command,
+            ["pod-boom", "--step", "crt", "--caf", "0"],
+            "--caf",
+            "0",
+            ">= 1",
+            id=f"{command}-pod-boom-caf-zero",
+        )
+        yield pytest.param(
+            command,
+            ["pod-boom", "--step", "crt", "--caf", "2.5"],
+            "--caf",
+            "2.5",
+            "whole number",
+            id=f"{command}-pod-boom-caf-fraction",
+        )
+        yield pytest.param(
+            command,
+            ["pod-boom", "--step", "attrition", "--aaf", "-1"],
+            "--aaf",
+            "-1",
+            "whole number",
+            id=f"{command}-pod-boom-aaf-negative",
+        )
+        yield pytest.param(
+            command,
+            ["pod-boom", "--step", "bombs", "--aaf", "1"],
+            "--step",
+            "bombs",
+            "attrition",
+            id=f"{command}-pod-boom-unknown-step",
+        )
+        yield pytest.param(
+            command,
+            ["pod-boom", "--step", "accuracy", "--caf", "5"],
+            "--caf",
+            "5",
+            "crt",
+            id=f"{command}-pod-boom-caf-unread-by-accuracy",
+        )
+        yield pytest.param(
+            command,
+            ["pod-boom", "--attack", "4", "--caf", "9"],
+            "--caf",
+            "9",
+            "crt",
+            id=f"{command}-pod-boom-caf-unread-by-the-chain",
+        )
+        yield pytest.param(
+            command,
+            ["pod-boom", "--step", "crt", "--caf", "4", "--defense", "2"],
+            "--defense",
+            "2",
+            "pod-boom",
+            id=f"{command}-pod-boom-defenders",
+        )
+        yield pytest.param(
+            command,
+            ["daynight", "--attack", "3", "--defense", "1", "--time", "noon"],
+            "--time",
+            "noon",
+            "day or night",
+            id=f"{command}-daynight-unknown-time",
+        )
+        yield pytest.param(
+            command,
+            ["ocs", "--attack", "3", "--defense", "1", "--attacker-ar", "x"],
+            "--attacker-ar",
+            "x",
+            "whole number",
+            id=f"{command}-ocs-bad-ar",
+        )
+        yield pytest.param(
+            command,
+            ["ocs", "--attack", "3", "--defense", "1", "--surprise-roll", "13"],
+            "--surprise-roll",
+            "13",
+            "2 to 12",
+            id=f"{command}-ocs-surprise-off-the-table",
+        )
+        yield pytest.param(
+            command,
+            ["pod-super", "--attack", "3", "--defense", "1", "--attacker-card", "deuce"],
+            "--attacker-card",
+            "deuce",
+            "ace",
+            id=f"{command}-pod-super-unknown-card",
+        )
+        yield pytest.param(
+            command,
+            ["pod-basic", "--attack", "3", "--defense", "1", "--buddy", "both"],
+            "--buddy",
+            "both",
+            "attacker or defender",
+            id=f"{command}-pod-basic-buddy-side",
+        )
+        yield pytest.param(
+            command,
+            ["rivets", "--attack", "3", "--defense", "1", "--drm", "1"],
+            "--drm",
+            "1",
+            "daynight",
+            id=f"{command}-rivets-unread-flag",
+        )
+
+
+@pytest.mark.parametrize(("command", "argv", "flag", "value", "allowed"), list(bad_cases()))
+def test_bad_input_is_one_line_and_exit_2(capsys, command, argv, flag, value, allowed):
+    status, out, err = run(capsys, command, *argv)
+    assert status == 2
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    line = lines[0]
+    assert "Traceback" not in err
+    assert line.startswith(f"crtdesk: {flag}: ")
+    assert repr(value) in line or f" {value} " in line
+    assert "expected" in line and allowed in line
+
+
+def test_roll_and_seed_together_are_refused(capsys):
+    status, out, err = run(
+        capsys, "resolve", "rivets", "--attack", "3", "--defense", "1", "--roll", "2", "--seed", "4"
+    )
+    assert (status, out) == (2, "")
+    assert len(err.splitlines()) == 1 and "--roll" in err and "--seed" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["resolve"],
+        ["resolve", "rivets", "--bogus"],
+        ["table"],
+        ["table", "chess"],
+        ["dance"],
+        ["resolve", "rivets", "--attack"],
+        ["odds", "ocs", "--attack", "4", "--defense", "1", "--seed", "3"],
+    ],
+)
+def test_usage_errors_are_one_line(capsys, argv):
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("crtdesk")
+
+
+TEXT = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6
+) | st.sampled_from(["0", "1", "-1", "6", "13", "1.5", "3@town", "x", "1-1", "open"])
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    command=st.sampled_from(["resolve", "odds"]),
+    ruleset=st.sampled_from([*RULESET_IDS, "pod"]),
+    picks=st.lists(
+        st.tuples(
+            st.sampled_from(
+                [
+                    "--attack",
+                    "--defense",
+                    "--roll",
+                    "--column",
+                    "--terrain",
+                    "--drm",
+                    "--caf",
+                    "--aaf",
+                    "--step",
+                    "--time",
+                    "--attacker-ar",
+                    "--surprise-roll",
+                    "--attacker-card",
+                ]
+            ),
+            TEXT,
+        ),
+        max_size=4,
+    ),
+)
+def test_any_flag_values_give_a_result_or_one_line(capsys, command, ruleset, picks):
+    argv = [command, ruleset]
+    for flag, text in picks:
+        argv.append(f"{flag}={text}")
+    status, out, err = run(capsys, *argv)
+    if status == 0:
+        assert err == "" and out
+    else:
+        assert status == 2
+        assert out == ""
+        assert len(err.splitlines()) == 1, err
+
+
+# ---------------------------------------------------------------- the real console script
+
+
+def crtdesk_command() -> list[str]:
+    script = Path(sys.executable).with_name("crtdesk")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tui.cli"]
+
+
+def test_console_script_resolves():
+    done = subprocess.run(
+        [
+            *crtdesk_command(),
+            "resolve",
+            "pod-basic",
+            "--attack",
+            "8",
+            "--defense",
+            "2",
+            "--roll",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["cell"] == ["DL2", "DR1"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["resolve", "pod-super", "--attack", "1.5", "--defense", "2"],
+        ["odds", "chess", "--attack", "1", "--defense", "1"],
+    ],
+)
+def test_console_script_bad_input(argv):
+    for command in (crtdesk_command(), [sys.executable, "-m", "tui.cli"]):
+        done = subprocess.run([*command, *argv], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stdout == ""
+        assert len(done.stderr.splitlines()) == 1
+        assert "Traceback" not in done.stderr
+        assert done.stderr.startswith("crtdesk: ")
