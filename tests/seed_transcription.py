@@ -1,9 +1,8 @@
 """Independent hand transcription of the combat charts in the seed documents.
 
-Every cell below was typed by hand directly from the seed text files in
-/work/shared/seeds/ (and, for the OCS defender halves, from
-/work/shared/data/ocs-combat-table-full.csv), NOT derived from tables.toml or any
-other project file.  It is kept purely for cross-checking: a test compares the
+Every cell below was typed by hand directly from the seed text files (and, for the
+OCS defender halves, from data/ocs-combat-table-full.csv named in RULINGS), NOT
+derived from tables.toml or any other project file.  It is kept purely for cross-checking: a test compares the
 project's tables.toml against these literals cell by cell.  Cells are strings
 exactly as printed ("-" stays "-", "All" stays "All").
 
