@@ -2,8 +2,9 @@
 
 Every cell below was typed by hand directly from the seed text files (and, for the
 OCS defender halves, from data/ocs-combat-table-full.csv named in RULINGS), NOT
-derived from tables.toml or any other project file.  It is kept purely for cross-checking: a test compares the
-project's tables.toml against these literals cell by cell.  Cells are strings
+derived from tables.toml or any other project file.  It is kept purely for
+cross-checking: a test compares the project's tables.toml against these literals
+cell by cell.  Cells are strings
 exactly as printed ("-" stays "-", "All" stays "All").
 
 Seeds:
