@@ -413,7 +413,7 @@ def column_position(ruleset: str, attack: int, defense: int, terrain: str | None
     """Where the resolver reads: -1 for AD, len(columns) for AV/overrun, else the index."""
     extra = {}
     roll = 1
-    if ruleset == "pod-super":
+    if ruleset in ("pod-super", "pod-ultra"):
         roll = 2
     if ruleset == "ocs":
         extra = {"terrain": terrain, "surprise_roll": 7}
@@ -435,7 +435,7 @@ def column_position(ruleset: str, attack: int, defense: int, terrain: str | None
 def ruleset_columns(ruleset: str, terrain: str | None) -> list[str]:
     if ruleset == "pod-basic":
         return POD_BASIC["columns"]
-    if ruleset == "pod-super":
+    if ruleset in ("pod-super", "pod-ultra"):
         return SUPER_COLUMNS
     if ruleset == "rivets":
         return RIVETS["columns"]
@@ -445,7 +445,7 @@ def ruleset_columns(ruleset: str, terrain: str | None) -> list[str]:
 
 
 WITH_TERRAIN = st.one_of(
-    st.tuples(st.sampled_from(["pod-basic", "pod-super", "rivets"]), st.none()),
+    st.tuples(st.sampled_from(["pod-basic", "pod-super", "pod-ultra", "rivets"]), st.none()),
     st.tuples(st.just("ocs"), st.sampled_from(list(OCS["columns_by_terrain"]))),
     st.tuples(st.just("daynight"), st.sampled_from(list(DAYNIGHT["day"]["columns_by_terrain"]))),
 )
@@ -459,7 +459,7 @@ def test_the_resolvers_never_read_a_column_above_the_ratio(which, attack, defens
     position = column_position(ruleset, attack, defense, terrain)
     exact = Fraction(attack, defense)
     ratios = [label_ratio(label) for label in columns]
-    if ruleset in ("pod-basic", "pod-super", "rivets") and exact >= 6:
+    if ruleset in ("pod-basic", "pod-super", "pod-ultra", "rivets") and exact >= 6:
         assert position == len(columns)
     if position == len(columns):
         # AV (Pair-o-Dice) and overrun (Rivets) come at 6-1 or better.
