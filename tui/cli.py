@@ -81,11 +81,23 @@ def _integer(field: str, text: str | None, low: int | None = None) -> int | None
 
 def _combat_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ruleset", metavar="RULESET", help="one of " + ", ".join(RULESET_IDS))
-    parser.add_argument("--attack", action="append", default=[], metavar="N",
-                        help="an attacking unit's factor (repeat per unit); N@terrain in pod-super/ultra")
-    parser.add_argument("--defense", action="append", default=[], metavar="N",
-                        help="a defending unit's factor (repeat per unit); N@terrain in pod-super/ultra")
-    parser.add_argument("--column", metavar="LABEL", help="read this column instead of computing the odds")
+    parser.add_argument(
+        "--attack",
+        action="append",
+        default=[],
+        metavar="N",
+        help="an attacking unit's factor (repeat per unit); N@terrain in pod-super/ultra",
+    )
+    parser.add_argument(
+        "--defense",
+        action="append",
+        default=[],
+        metavar="N",
+        help="a defending unit's factor (repeat per unit); N@terrain in pod-super/ultra",
+    )
+    parser.add_argument(
+        "--column", metavar="LABEL", help="read this column instead of computing the odds"
+    )
     pod = parser.add_argument_group("Pair-o-Dice")
     pod.add_argument("--attacker-card", metavar="CARD", help="ace|king|queen|jack|joker|stanfill")
     pod.add_argument("--defender-card", metavar="CARD", help="ace|king|queen|jack|joker|stanfill")
@@ -93,15 +105,25 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
     pod.add_argument("--medal", metavar="SIDE", help="who holds the card for a Medal of Honor hex")
     pod.add_argument("--morale-attack", metavar="N", help="other +/- attack factors (morale)")
     pod.add_argument("--morale-defense", metavar="N", help="other +/- defence factors (morale)")
-    pod.add_argument("--obstacle", metavar="KIND", help="pod-ultra: beach|glider|mines obstacle defends")
+    pod.add_argument(
+        "--obstacle", metavar="KIND", help="pod-ultra: beach|glider|mines obstacle defends"
+    )
     pod.add_argument("--mines-cdf", metavar="N", help="pod-ultra: the game's mines CDF (2 or 3)")
     boom = parser.add_argument_group("Big Boom (pod-boom)")
-    boom.add_argument("--step", metavar="STEP", help="attrition|accuracy|direction|crt (default: the chain)")
+    boom.add_argument(
+        "--step", metavar="STEP", help="attrition|accuracy|direction|crt (default: the chain)"
+    )
     boom.add_argument("--aaf", metavar="N", help="AA factor total on the route")
-    boom.add_argument("--long-range", action="store_true", help="target over half the bomber's range (+2 AA)")
+    boom.add_argument(
+        "--long-range", action="store_true", help="target over half the bomber's range (+2 AA)"
+    )
     boom.add_argument("--caf", metavar="N", help="CAF on target (crt step)")
     ocs = parser.add_argument_group("OCS and Day/Night")
-    ocs.add_argument("--terrain", metavar="T", help="ocs: open|close|very-close|extremely-close; daynight: forest|woods|rough|clear")
+    ocs.add_argument(
+        "--terrain",
+        metavar="T",
+        help="ocs: open|close|very-close|extremely-close; daynight: forest|woods|rough|clear",
+    )
     ocs.add_argument("--attacker-ar", metavar="N", help="ocs: the attacker's action rating")
     ocs.add_argument("--defender-ar", metavar="N", help="ocs: the defender's action rating")
     ocs.add_argument("--hedgehog", metavar="N", help="ocs: the defender's hedgehog level")
@@ -188,13 +210,22 @@ def table_json(ruleset: str, tables: Tables) -> dict[str, Any]:
     return {"day": terrain("daynight.day"), "night": terrain("daynight.night")}
 
 
-def _grid_lines(title: str, columns: list[str], rows: dict[str, list[Any]], row_label: str) -> list[str]:
+def _grid_lines(
+    title: str, columns: list[str], rows: dict[str, list[Any]], row_label: str
+) -> list[str]:
     texts = {k: [_cell_text(c) for c in v] for k, v in rows.items()}
     widths = [max([len(col)] + [len(texts[k][i]) for k in texts]) for i, col in enumerate(columns)]
     key_width = max([len(row_label)] + [len(k) for k in rows])
-    lines = [title, f"{row_label:>{key_width}}  " + "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines = [
+        title,
+        f"{row_label:>{key_width}}  "
+        + "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)),
+    ]
     for key, cells in texts.items():
-        lines.append(f"{key:>{key_width}}  " + "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)))
+        lines.append(
+            f"{key:>{key_width}}  "
+            + "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
+        )
     return lines
 
 
@@ -203,10 +234,20 @@ def table_text(ruleset: str, tables: Tables) -> str:
     title = tables.title(ruleset)
     lines: list[str] = []
     if ruleset == "pod-boom":
-        lines += [f"{title}: Boom Accuracy (1d6)"] + [f"  {k}  {v}" for k, v in shape["accuracy"].items()]
-        lines += _grid_lines("\nBomber Mission Attrition (1d6 by AA factors)", **_g(shape["attrition"]), row_label="1d6")
+        lines += [f"{title}: Boom Accuracy (1d6)"] + [
+            f"  {k}  {v}" for k, v in shape["accuracy"].items()
+        ]
+        lines += _grid_lines(
+            "\nBomber Mission Attrition (1d6 by AA factors)",
+            **_g(shape["attrition"]),
+            row_label="1d6",
+        )
         lines += ["\nDirection (1d6)"] + [f"  {k}  {v}" for k, v in shape["direction"].items()]
-        lines += _grid_lines("\nBatteries, Bombers and Ship Guns (loss interdiction, by CAF)", **_g(shape["crt"]), row_label="1d6")
+        lines += _grid_lines(
+            "\nBatteries, Bombers and Ship Guns (loss interdiction, by CAF)",
+            **_g(shape["crt"]),
+            row_label="1d6",
+        )
     elif ruleset in ("ocs",):
         for terrain_name, columns in shape["columns_by_terrain"].items():
             lines += _grid_lines(f"{title}: {terrain_name}", columns, shape["rows"], "2d6+DRM")
@@ -215,7 +256,9 @@ def table_text(ruleset: str, tables: Tables) -> str:
         for time in ("day", "night"):
             part = shape[time]
             for terrain_name, columns in part["columns_by_terrain"].items():
-                lines += _grid_lines(f"{title}: {time}, {terrain_name}", columns, part["rows"], "1d6+DRM")
+                lines += _grid_lines(
+                    f"{title}: {time}, {terrain_name}", columns, part["rows"], "1d6+DRM"
+                )
                 lines.append("")
     else:
         lines += _grid_lines(title, shape["columns"], shape["rows"], "roll")
@@ -243,7 +286,9 @@ def outcome_text(outcome: Outcome) -> str:
     lines = ["  ".join(head), f"Result: {_cell_text(outcome.cell)}", outcome.explanation, "Trace:"]
     lines += [f"  {step}" for step in outcome.trace]
     for die in outcome.dice:
-        lines.append(f"  dice: {die.purpose} {die.dice} = {die.total} ({'rolled by the desk' if die.source == 'desk' else 'entered by hand'})")
+        lines.append(
+            f"  dice: {die.purpose} {die.dice} = {die.total} ({'rolled by the desk' if die.source == 'desk' else 'entered by hand'})"
+        )
     return "\n".join(lines)
 
 
@@ -253,7 +298,9 @@ def _bar(probability: float, width: int = 20) -> str:
 
 
 def _cmd_rulesets(args: argparse.Namespace, tables: Tables) -> int:
-    items = [{"id": r, "title": tables.title(r), "dice": tables.data[r]["dice"]} for r in RULESET_IDS]
+    items = [
+        {"id": r, "title": tables.title(r), "dice": tables.data[r]["dice"]} for r in RULESET_IDS
+    ]
     if args.json:
         print(json.dumps(items, indent=2))
     else:
@@ -274,7 +321,9 @@ def _cmd_table(args: argparse.Namespace, tables: Tables) -> int:
 
 def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     if args.roll is not None and args.seed is not None:
-        raise UsageError("resolve: give --roll (dice rolled by hand) or --seed (the desk's dice), not both")
+        raise UsageError(
+            "resolve: give --roll (dice rolled by hand) or --seed (the desk's dice), not both"
+        )
     combat = combat_from_args(args)
     seed = _integer("seed", args.seed)
     outcome = resolve(combat, tables, random.Random(seed) if seed is not None else None)
@@ -302,8 +351,10 @@ def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
     print(f"{combat.ruleset}  odds {result.odds or '-'}  column {result.column or '-'}")
     width = max(len(_cell_text(o["cell"])) for o in data["outcomes"])
     for item in sorted(data["outcomes"], key=lambda o: -o["probability"]):
-        print(f"  {item['probability'] * 100:6.2f}%  {_bar(item['probability'])}  "
-              f"{_cell_text(item['cell']).ljust(width)}  {item['meaning']}")
+        print(
+            f"  {item['probability'] * 100:6.2f}%  {_bar(item['probability'])}  "
+            f"{_cell_text(item['cell']).ljust(width)}  {item['meaning']}"
+        )
     return 0
 
 
@@ -322,7 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--roll", metavar="N", help="the total read against the rows, rolled by hand")
     res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
     res.add_argument("--save", metavar="FILE", help="append the combat to this save file")
-    res.add_argument("--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)")
+    res.add_argument(
+        "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
+    )
     res.set_defaults(func=_cmd_resolve)
     odds = sub.add_parser("odds", help="exact chance of every result for a combat")
     _combat_flags(odds)
@@ -349,7 +402,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as err:
         print(f"crtdesk: {err.message(_flag(err.field))}", file=sys.stderr)
     except (UsageError, TablesError) as err:
-        print(f"crtdesk: {err}" if not str(err).startswith("crtdesk") else str(err), file=sys.stderr)
+        print(
+            f"crtdesk: {err}" if not str(err).startswith("crtdesk") else str(err), file=sys.stderr
+        )
     except _save_errors() as err:
         print(f"crtdesk: {err}", file=sys.stderr)
     except BrokenPipeError:
@@ -372,7 +427,10 @@ def _open_desk(argv: list[str]) -> int:
     try:
         from tui.app import run_desk
     except ImportError:
-        print("crtdesk: the desk's screens are not built yet; try `crtdesk --help` for the CLI", file=sys.stderr)
+        print(
+            "crtdesk: the desk's screens are not built yet; try `crtdesk --help` for the CLI",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     return run_desk(argv[1:] if argv else [])
 

@@ -13,4 +13,9 @@ class InputError(ValueError):
 
     def message(self, name: str | None = None) -> str:
         """One line naming the field (or the given name for it), the value, what is allowed."""
-        return f"{name or self.field}: {self.value!r} is not allowed; expected {self.allowed}"
+        label = name or self.field
+        if self.value is None:
+            return f"{label}: missing; expected {self.allowed}"
+        if isinstance(self.value, bool):
+            return f"{label}: given, but not allowed; expected {self.allowed}"
+        return f"{label}: {self.value!r} is not allowed; expected {self.allowed}"

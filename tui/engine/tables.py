@@ -132,7 +132,9 @@ class _Checker:
                 self.fail(parts[: i + 1], "missing")
             node = node[part]
         if not isinstance(node, kind) or (kind is int and isinstance(node, bool)):
-            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            names = (
+                kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            )
             self.fail(parts, f"expected {_kind_name(names)}, found {type(node).__name__} {node!r}")
         return node
 
@@ -164,7 +166,9 @@ class _Checker:
                 self.fail((*parts, key), f"expected {width} cells, found {len(cells)}")
             for i, cell in enumerate(cells):
                 if not _cell_ok(cell, cell_shape):
-                    self.fail((*parts, key, i), f"expected a {_SHAPE_NAMES[cell_shape]}, found {cell!r}")
+                    self.fail(
+                        (*parts, key, i), f"expected a {_SHAPE_NAMES[cell_shape]}, found {cell!r}"
+                    )
         return rows
 
 
@@ -183,14 +187,20 @@ _SHAPE_NAMES = {
 
 def _cell_ok(cell: Any, shape: str) -> bool:
     def pair(value: Any) -> bool:
-        return isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) and v for v in value)
+        return (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(isinstance(v, str) and v for v in value)
+        )
 
     if shape == "str":
         return isinstance(cell, str) and bool(cell)
     if shape == "pair":
         return pair(cell)
-    return isinstance(cell, dict) and set(cell) == {"attacker", "defender"} and all(
-        pair(v) for v in cell.values()
+    return (
+        isinstance(cell, dict)
+        and set(cell) == {"attacker", "defender"}
+        and all(pair(v) for v in cell.values())
     )
 
 
@@ -229,7 +239,14 @@ _CHART_SPECS: tuple[tuple[str, str, str, int | None, list[str] | None, str], ...
     # (chart key, legend ruleset, token pattern key, columns, row keys, cell shape)
     ("pod-basic.crt", "pod-basic", "pod-basic.crt", 7, [str(n) for n in range(1, 7)], "pair"),
     ("pod-super.crt", "pod-super", "pod-super.crt", 8, [str(n) for n in range(2, 13)], "sides"),
-    ("pod-boom.attrition", "pod-boom", "pod-boom.attrition", 4, [str(n) for n in range(1, 7)], "str"),
+    (
+        "pod-boom.attrition",
+        "pod-boom",
+        "pod-boom.attrition",
+        4,
+        [str(n) for n in range(1, 7)],
+        "str",
+    ),
     ("pod-boom.crt", "pod-boom", "pod-boom.crt", 9, [str(n) for n in range(1, 7)], "pair"),
     ("rivets.crt", "rivets", "rivets.crt", 10, [str(n) for n in range(1, 7)], "str"),
 )
@@ -243,7 +260,14 @@ _TERRAIN_SPECS: tuple[tuple[str, str, str, tuple[str, ...], int, list[str]], ...
         ["<=1", *(str(n) for n in range(2, 15)), ">=15"],
     ),
     ("daynight.day", "daynight", "daynight.crt", DAYNIGHT_TERRAINS, 10, [str(n) for n in range(8)]),
-    ("daynight.night", "daynight", "daynight.crt", DAYNIGHT_TERRAINS, 10, [str(n) for n in range(8)]),
+    (
+        "daynight.night",
+        "daynight",
+        "daynight.crt",
+        DAYNIGHT_TERRAINS,
+        10,
+        [str(n) for n in range(8)],
+    ),
 )
 
 # Constants the engine reads: key path -> expected type.
@@ -297,7 +321,9 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
     check = _Checker(data)
     fmt = check.get(("format",), int)
     if fmt != SUPPORTED_FORMAT:
-        check.fail(("format",), f"format {fmt} is not supported (this desk reads {SUPPORTED_FORMAT})")
+        check.fail(
+            ("format",), f"format {fmt} is not supported (this desk reads {SUPPORTED_FORMAT})"
+        )
     for ruleset in RULESET_IDS:
         for field in ("title", "seed", "dice"):
             check.get((ruleset, field), str)
@@ -311,7 +337,10 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
     for roll in map(str, range(1, 7)):
         effect = check.get(("pod-boom", "accuracy_effect", roll), str)
         if effect not in ("all", "miss", "half"):
-            check.fail(("pod-boom", "accuracy_effect", roll), f"expected all, miss or half, found {effect!r}")
+            check.fail(
+                ("pod-boom", "accuracy_effect", roll),
+                f"expected all, miss or half, found {effect!r}",
+            )
         check.get(("pod-boom", "accuracy", roll), str)
         check.get(("pod-boom", "direction", roll), str)
 
@@ -339,7 +368,10 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
         parts = tuple(key.split("."))
         by_terrain = check.get((*parts, "columns_by_terrain"), dict)
         if list(by_terrain) != list(terrains):
-            check.fail((*parts, "columns_by_terrain"), f"expected terrain rows {', '.join(terrains)}, found {', '.join(by_terrain)}")
+            check.fail(
+                (*parts, "columns_by_terrain"),
+                f"expected terrain rows {', '.join(terrains)}, found {', '.join(by_terrain)}",
+            )
         for terrain in terrains:
             check.labels((*parts, "columns_by_terrain", terrain), width)
         rows = check.rows((*parts, "rows"), width, row_keys, "str")
@@ -352,7 +384,9 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
             check.fail(parts, f"expected rows 1..6, found {', '.join(got)}")
     av_col = data["pod-ultra"]["obstacle_av_column"]
     if av_col not in charts["pod-super.crt"].columns:
-        check.fail(("pod-ultra", "obstacle_av_column"), f"{av_col!r} is not a column of pod-super.crt")
+        check.fail(
+            ("pod-ultra", "obstacle_av_column"), f"{av_col!r} is not a column of pod-super.crt"
+        )
     return Tables(
         path=path,
         data=_freeze(data),

@@ -79,7 +79,11 @@ def _crt_effects(cell: Any, effects: dict[str, Any]) -> None:
         effects["markers"].append({"kind": "no-entry", "side": "both", "turns": turns})
         effects["notes"].append(
             "No-entry marker on the hex: neither side may enter "
-            + ("for the rest of the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}")
+            + (
+                "for the rest of the game"
+                if turns is None
+                else f"for {turns} turn{'s' if turns != 1 else ''}"
+            )
             + " (Hero #15 Engineer/Frogman repairs it at once)."
         )
 
@@ -116,15 +120,26 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     if combat.step is not None and combat.step not in STEPS:
         raise InputError("step", combat.step, "one of " + ", ".join(STEPS))
     if combat.column is not None:
-        raise InputError("column", combat.column, "no --column in pod-boom: the CAF or AA total picks it")
+        raise InputError(
+            "column", combat.column, "no --column in pod-boom: the CAF or AA total picks it"
+        )
     step = combat.step
     _check_step_inputs(combat)
     if step == "attrition":
         column, roll, cell = _attrition(combat, tables, roller, trace, combat.roll)
         if cell != "-":
             effects["attacker"]["bombers_removed"] = int(cell)
-        return finish(combat, attack_total=None, defense_total=None, odds=None, column=column,
-                      roll=roll, cell=cell, effects=effects, trace=trace)
+        return finish(
+            combat,
+            attack_total=None,
+            defense_total=None,
+            odds=None,
+            column=column,
+            roll=roll,
+            cell=cell,
+            effects=effects,
+            trace=trace,
+        )
     if step in ("accuracy", "direction"):
         name = "Boom Accuracy" if step == "accuracy" else "Direction"
         table = tables.data["pod-boom"][step]
@@ -134,8 +149,17 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         if step == "accuracy":
             effects["accuracy"] = tables.data["pod-boom"]["accuracy_effect"][str(roll)]
         effects["headline"] = [f"{name}: {cell}"]
-        return finish(combat, attack_total=None, defense_total=None, odds=None, column=None,
-                      roll=str(roll), cell=cell, effects=effects, trace=trace)
+        return finish(
+            combat,
+            attack_total=None,
+            defense_total=None,
+            odds=None,
+            column=None,
+            roll=str(roll),
+            cell=cell,
+            effects=effects,
+            trace=trace,
+        )
     if step == "crt":
         caf = combat.caf if combat.caf is not None else units_total("attack", combat.attackers)
         if combat.caf is None and not combat.attackers:
@@ -143,8 +167,17 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         check_whole("caf", caf, 1)
         column, roll, cell = _crt(caf, tables, roller, trace, combat.roll)
         _crt_effects(cell, effects)
-        return finish(combat, attack_total=caf, defense_total=None, odds=None, column=column,
-                      roll=roll, cell=cell, effects=effects, trace=trace)
+        return finish(
+            combat,
+            attack_total=caf,
+            defense_total=None,
+            odds=None,
+            column=column,
+            roll=roll,
+            cell=cell,
+            effects=effects,
+            trace=trace,
+        )
     return _chain(combat, tables, roller, trace, effects)
 
 
@@ -158,13 +191,21 @@ def _chain(
     """The whole mission: attrition (bombers, when --aaf is given), accuracy, direction
     for the misses, then the CRT on the CAF that hit."""
     if combat.roll is not None:
-        raise InputError("roll", combat.roll, "no single --roll for the whole chain: use --step with --roll for each die, or --seed")
+        raise InputError(
+            "roll",
+            combat.roll,
+            "no single --roll for the whole chain: use --step with --roll for each die, or --seed",
+        )
     units = [u.factor for u in combat.attackers]
     if not units:
-        raise InputError("attack", None, "at least one bomber, battery or ship unit (--attack N each)")
+        raise InputError(
+            "attack", None, "at least one bomber, battery or ship unit (--attack N each)"
+        )
     total = units_total("attack", combat.attackers)
     if total <= 0:
-        raise InputError("attack", total, "an attack total of at least 1: 0 factors is not an attack")
+        raise InputError(
+            "attack", total, "an attack total of at least 1: 0 factors is not an attack"
+        )
     trace.append(f"Units {units}: CAF {total}")
     if combat.aaf is not None:
         _, _, cell = _attrition(combat, tables, roller, trace, None)
@@ -174,10 +215,21 @@ def _chain(
             units = units[: len(units) - removed]
             trace.append(f"{removed} bomber unit(s) removed, the last listed first: {units} fly on")
         if not units:
-            effects["headline"] = ["Every bomber was lost to attrition: nothing reaches the target."]
+            effects["headline"] = [
+                "Every bomber was lost to attrition: nothing reaches the target."
+            ]
             effects["cell_summary"] = "No CAF reached the target hex."
-            return finish(combat, attack_total=total, defense_total=None, odds=None, column=None,
-                          roll=None, cell=None, effects=effects, trace=trace)
+            return finish(
+                combat,
+                attack_total=total,
+                defense_total=None,
+                odds=None,
+                column=None,
+                roll=None,
+                cell=None,
+                effects=effects,
+                trace=trace,
+            )
     roll = roller.roll("Boom Accuracy", 1, 6)
     accuracy = tables.data["pod-boom"]["accuracy_effect"][str(roll)]
     misses = {"all": 0, "miss": len(units), "half": len(units) // 2}[accuracy]
@@ -186,19 +238,39 @@ def _chain(
     if misses:
         direction = roller.roll("Direction", 1, 6)
         where = tables.data["pod-boom"]["direction"][str(direction)]
-        trace.append(f"{misses} unit(s) land one hex {where} (Direction 1d6 {direction}), the last listed first")
+        trace.append(
+            f"{misses} unit(s) land one hex {where} (Direction 1d6 {direction}), the last listed first"
+        )
         effects["notes"].append(f"{misses} unit(s) land one hex {where} of the target.")
     caf = sum(hitting)
     if caf <= 0 or largest_column(tables.chart("pod-boom.crt"), caf) is None:
         trace.append(f"CAF on target {caf}: no combat on the target hex")
         effects["headline"] = ["No CAF reached the target hex."]
         effects["cell_summary"] = "No CAF reached the target hex."
-        return finish(combat, attack_total=total, defense_total=None, odds=None, column=None,
-                      roll=None, cell=None, effects=effects, trace=trace)
+        return finish(
+            combat,
+            attack_total=total,
+            defense_total=None,
+            odds=None,
+            column=None,
+            roll=None,
+            cell=None,
+            effects=effects,
+            trace=trace,
+        )
     column, crt_roll, cell = _crt(caf, tables, roller, trace, None)
     _crt_effects(cell, effects)
     on_target: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     _crt_effects(cell, on_target)
     effects["cell_summary"] = explain(on_target)
-    return finish(combat, attack_total=total, defense_total=None, odds=None, column=column,
-                  roll=crt_roll, cell=cell, effects=effects, trace=trace)
+    return finish(
+        combat,
+        attack_total=total,
+        defense_total=None,
+        odds=None,
+        column=column,
+        roll=crt_roll,
+        cell=cell,
+        effects=effects,
+        trace=trace,
+    )

@@ -25,7 +25,9 @@ def require_attack(total: int, units: tuple[Unit, ...]) -> None:
     if not units:
         raise InputError("attack", None, "at least one attacking unit (--attack N)")
     if total <= 0:
-        raise InputError("attack", total, "an attack total of at least 1: 0 factors is not an attack")
+        raise InputError(
+            "attack", total, "an attack total of at least 1: 0 factors is not an attack"
+        )
 
 
 def require_defense(units: tuple[Unit, ...]) -> None:
@@ -33,9 +35,7 @@ def require_defense(units: tuple[Unit, ...]) -> None:
         raise InputError("defense", None, "at least one defending unit (--defense N)")
 
 
-def pick_column(
-    columns: tuple[str, ...], given: str | None, trace: list[str]
-) -> int:
+def pick_column(columns: tuple[str, ...], given: str | None, trace: list[str]) -> int:
     """The index of a column named by the player (--column)."""
     if given not in columns:
         raise InputError("column", given, "one of " + ", ".join(columns))
@@ -58,7 +58,9 @@ def ratio_column(
         return "-", len(columns) - 1
     odds = odds_label(attack, defense, separator)
     index = column_for_ratio(columns, attack, defense)
-    trace.append(f"Ratio {attack}/{defense} = {attack / defense:.3f}; odds rounded for the defender: {odds}")
+    trace.append(
+        f"Ratio {attack}/{defense} = {attack / defense:.3f}; odds rounded for the defender: {odds}"
+    )
     if index is None:
         trace.append(f"Below the first column {columns[0]}: {below}")
         index = 0
@@ -71,12 +73,18 @@ _PHRASES: dict[str, Any] = {
     "eliminated": lambda v: "is eliminated",
     "factors_lost": lambda v: "loses all factors" if v == "all" else f"loses {v} factor{_s(v)}",
     "steps_lost": lambda v: f"loses {v} step{_s(v)}",
-    "option": lambda v: f"takes option {v}: {v} hex{'es' if v != 1 else ''} retreated or steps lost, in any mix",
-    "retreat_or_steps": lambda v: f"retreats {v} hex{'es' if v != 1 else ''} (in a step-loss-and-hold hex: any mix of {v} retreats and step losses)",
+    "option": lambda v: (
+        f"takes option {v}: {v} hex{'es' if v != 1 else ''} retreated or steps lost, in any mix"
+    ),
+    "retreat_or_steps": lambda v: (
+        f"retreats {v} hex{'es' if v != 1 else ''} (in a step-loss-and-hold hex: any mix of {v} retreats and step losses)"
+    ),
     "retreat_or_step": lambda v: "loses a step, or every unit retreats 1 hex disorganized",
     "retreat": lambda v: f"must retreat {v} hex{'es' if v != 1 else ''}",
     "advance_up_to": lambda v: f"may advance up to {v} hex{'es' if v != 1 else ''}",
-    "exploit_min_ar": lambda v: f"marks units with action rating {v}+ for exploitation (not HQs; void if it retreats for its option)",
+    "exploit_min_ar": lambda v: (
+        f"marks units with action rating {v}+ for exploitation (not HQs; void if it retreats for its option)"
+    ),
     "disorganized": lambda v: "is disorganized (DG)",
     "engaged": lambda v: "is engaged",
     "bombers_removed": lambda v: f"loses {v} bomber unit{_s(v)} before they bomb",

@@ -74,13 +74,17 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         defense = units_total("defense", combat.defenders)
         require_attack(attack, combat.attackers)
         trace.append(f"Attack total {attack}, defence total {defense}")
-        odds, index = ratio_column(columns, attack, defense, "-", trace, "the first column is 'or less'")
+        odds, index = ratio_column(
+            columns, attack, defense, "-", trace, "the first column is 'or less'"
+        )
     column = columns[index]
     low, high = rules["row_min"], rules["row_max"]
     if isinstance(combat.drm, bool) or not isinstance(combat.drm, int):
         raise InputError("drm", combat.drm, "a whole number, + or -")
     if combat.roll is not None:
-        check_roll("roll", combat.roll, low, high, f"modified 1d{rules['die_sides']} (row {low}..{high})")
+        check_roll(
+            "roll", combat.roll, low, high, f"modified 1d{rules['die_sides']} (row {low}..{high})"
+        )
         total = combat.roll
         roller.record_manual("combat (modified, read row)", f"1d{rules['die_sides']}", total)
         trace.append(f"Row {total} entered by hand")

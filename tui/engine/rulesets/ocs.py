@@ -94,7 +94,9 @@ def decode(cell: str, tables: Tables) -> dict[str, Any]:
     if effects["defender"].get("disorganized"):
         effects["markers"].append({"kind": "DG", "side": "defender"})
     if any("option" in effects[s] for s in ("attacker", "defender")):
-        effects["notes"].append("Options are taken attacker first; a unit retreating 2+ hexes is DG on entering the second hex.")
+        effects["notes"].append(
+            "Options are taken attacker first; a unit retreating 2+ hexes is DG on entering the second hex."
+        )
     return effects
 
 
@@ -116,7 +118,9 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         defense = units_total("defense", combat.defenders)
         require_attack(attack, combat.attackers)
         trace.append(f"Attack total {attack}, defence total {defense}")
-        odds, index = ratio_column(columns, attack, defense, ":", trace, "read the first column (desk ruling)")
+        odds, index = ratio_column(
+            columns, attack, defense, ":", trace, "read the first column (desk ruling)"
+        )
     odds_column = columns[index]
     drm = combat.attacker_ar - combat.defender_ar - combat.hedgehog
     trace.append(

@@ -52,7 +52,9 @@ def _terrain_totals(
     if obstacle_cdf is not None:
         defense = obstacle_cdf
     if not rules["terrain_effects"]:
-        trace.append(f"Attack total {attack}, defence total {defense} (Basic: terrain has no combat effect)")
+        trace.append(
+            f"Attack total {attack}, defence total {defense} (Basic: terrain has no combat effect)"
+        )
         return attack, defense
     kinds = {u.terrain or "clear" for _, u in units}
     if len(kinds) <= 1:
@@ -101,12 +103,18 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
             raise InputError("mines_cdf", combat.mines_cdf, "no mines CDF outside pod-ultra")
         return None
     if combat.ruleset != "pod-ultra":
-        raise InputError("obstacle", combat.obstacle, "no obstacle: obstacles are Ultra only (pod-ultra)")
+        raise InputError(
+            "obstacle", combat.obstacle, "no obstacle: obstacles are Ultra only (pod-ultra)"
+        )
     obstacles = tables.data["pod-ultra"]["obstacles"]
     if combat.obstacle not in obstacles:
         raise InputError("obstacle", combat.obstacle, "one of " + ", ".join(obstacles))
     if combat.defenders:
-        raise InputError("defense", combat.defenders[0].factor, "no --defense with --obstacle: the obstacle is the defender")
+        raise InputError(
+            "defense",
+            combat.defenders[0].factor,
+            "no --defense with --obstacle: the obstacle is the defender",
+        )
     cdf = obstacles[combat.obstacle]
     source = "tables.toml pod-ultra.obstacles"
     if combat.obstacle == "mines" and combat.mines_cdf is not None:
@@ -115,7 +123,9 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
             raise InputError("mines_cdf", combat.mines_cdf, " or ".join(map(str, options)))
         cdf = combat.mines_cdf
         source = "the game's mines CDF option"
-    trace.append(f"Defender is a {combat.obstacle} obstacle: CDF {cdf} ({source}); obstacles ignore terrain")
+    trace.append(
+        f"Defender is a {combat.obstacle} obstacle: CDF {cdf} ({source}); obstacles ignore terrain"
+    )
     return cdf
 
 
@@ -126,10 +136,14 @@ def _shifts(combat: CombatInput, tables: Tables) -> list[tuple[str, int]]:
     shifts: list[tuple[str, int]] = []
     if combat.buddy:
         sign = 1 if combat.buddy == "attacker" else -1
-        shifts.append((f"Hero Buddy card at the Hero Site ({combat.buddy})", sign * pod["shifts"]["buddy"]))
+        shifts.append(
+            (f"Hero Buddy card at the Hero Site ({combat.buddy})", sign * pod["shifts"]["buddy"])
+        )
     if combat.medal:
         sign = 1 if combat.medal == "attacker" else -1
-        shifts.append((f"Medal of Honor hex ({combat.medal} holds the card)", sign * pod["shifts"]["medal"]))
+        shifts.append(
+            (f"Medal of Honor hex ({combat.medal} holds the card)", sign * pod["shifts"]["medal"])
+        )
     for side, card in (("attacker", combat.attacker_card), ("defender", combat.defender_card)):
         if card and pod["card_shifts"][card]:
             sign = 1 if side == "attacker" else -1
@@ -147,7 +161,11 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     _side_ok("buddy", combat.buddy)
     _side_ok("medal", combat.medal)
     if combat.medal and not rules["terrain_effects"]:
-        raise InputError("medal", combat.medal, "no Medal of Honor hex in the Basic game (terrain has no combat effect)")
+        raise InputError(
+            "medal",
+            combat.medal,
+            "no Medal of Honor hex in the Basic game (terrain has no combat effect)",
+        )
     obstacle_cdf = _obstacle_cdf(combat, tables, trace)
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
 
@@ -175,10 +193,14 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             trace.append(f"Ratio {attack}:{defense}; odds rounded in the defender's favour: {odds}")
             if right >= rules["automatic_defeat_from"]:
                 automatic = "AD"
-                trace.append(f"{odds} is 1-{rules['automatic_defeat_from']} or worse: Automatic Defeat")
+                trace.append(
+                    f"{odds} is 1-{rules['automatic_defeat_from']} or worse: Automatic Defeat"
+                )
             elif left >= rules["automatic_victory_from"]:
                 automatic = "AV"
-                trace.append(f"{odds} is {rules['automatic_victory_from']}-1 or better: Automatic Victory")
+                trace.append(
+                    f"{odds} is {rules['automatic_victory_from']}-1 or better: Automatic Victory"
+                )
         if automatic == "AV" and obstacle_cdf is not None:
             column = rules["obstacle_av_column"]
             trace.append(f"Obstacles are exempt from AV: read the {column} column")
@@ -199,19 +221,29 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     source = "entered by hand" if combat.roll is not None else "rolled by the desk"
     roll = str(total)
     cell = chart.cell(roll, column)
-    trace.append(f"Dice {count}d{sides}: {total} ({source}); row {roll}, column {column}: {_printed(cell)}")
+    trace.append(
+        f"Dice {count}d{sides}: {total} ({source}); row {roll}, column {column}: {_printed(cell)}"
+    )
     _decode(ruleset, tables, cell, effects)
-    jokers = [s for s, c in (("attacker", combat.attacker_card), ("defender", combat.defender_card)) if c == "joker"]
+    jokers = [
+        s
+        for s, c in (("attacker", combat.attacker_card), ("defender", combat.defender_card))
+        if c == "joker"
+    ]
     for side in jokers:
         effects["attacker"], effects["defender"] = effects["defender"], effects["attacker"]
         effects["swapped"] = not effects.get("swapped", False)
-        trace.append(f"Joker played by the {side} after the roll: attacker and defender results swap")
+        trace.append(
+            f"Joker played by the {side} after the roll: attacker and defender results swap"
+        )
     if effects.get("swapped"):
         effects["headline"] = ["Joker: the attacker and defender result lines are swapped."]
     if "stanfill" in (combat.attacker_card, combat.defender_card):
         who = "attacker" if combat.attacker_card == "stanfill" else "defender"
         effects["cancelled"] = True
-        effects["headline"] = [f"Margaret Stanfill (#19, {who}) cancels the result: nothing happens."]
+        effects["headline"] = [
+            f"Margaret Stanfill (#19, {who}) cancels the result: nothing happens."
+        ]
         trace.append(f"Margaret Stanfill played by the {who}: the result is cancelled")
     return finish(
         combat,
@@ -247,14 +279,20 @@ def _automatic(
         if value
     ]
     if unplayed:
-        trace.append(f"No card is played in an {automatic} combat: {', '.join(unplayed)} not played")
-        effects["notes"].append(f"No card is played in an {automatic} combat ({', '.join(unplayed)} returned).")
+        trace.append(
+            f"No card is played in an {automatic} combat: {', '.join(unplayed)} not played"
+        )
+        effects["notes"].append(
+            f"No card is played in an {automatic} combat ({', '.join(unplayed)} returned)."
+        )
     if combat.roll is not None:
         trace.append(f"No dice: {automatic} needs no roll (the roll {combat.roll} is not read)")
     effects["result"] = automatic
     if automatic == "AD":
         effects["attacker"] = {"eliminated": True}
-        effects["headline"] = ["Automatic Defeat: all attacking units are removed; the defenders do not advance."]
+        effects["headline"] = [
+            "Automatic Defeat: all attacking units are removed; the defenders do not advance."
+        ]
     elif combat.ruleset == "pod-basic":
         effects["defender"] = {"eliminated": True}
         effects["attacker"] = {"advance_up_to": tables.data["pod-basic"]["av_advance"]}
@@ -328,4 +366,3 @@ def _decode(ruleset: str, tables: Tables, cell: Any, effects: dict[str, Any]) ->
 def hero_site_draw(roller: Roller, manual: int | None = None) -> int:
     """Site won uncontested, loser lacks the Buddy card: the victor's 1d6 for the draw."""
     return roller.roll("Hero Site card draw", 1, 6, manual)
-

@@ -53,7 +53,9 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             f"movement (column {column} is {cell} on every roll, so no die is rolled)"
         )
         effects["result"] = "overrun"
-        effects["headline"] = ["Overrun: the defenders are eliminated during the attacker's movement."]
+        effects["headline"] = [
+            "Overrun: the defenders are eliminated during the attacker's movement."
+        ]
         effects["notes"].append("The enemy BCPC cannot be overrun.")
         roll = None
     else:
