@@ -299,7 +299,8 @@ def _last_end(data: bytes) -> int:
     at = data.rfind(_END_SEARCH)
     while at != -1:
         match = _END_LINE.match(data, at + 1)
-        if match:
+        # Complete: ends in a newline, or at the end of the file with its whole checksum.
+        if match and (match[0].endswith(b"\n") or match[2] is not None):
             return match.end()
         at = data.rfind(_END_SEARCH, 0, at)
     return 0
