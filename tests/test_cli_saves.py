@@ -1,0 +1,355 @@
+"""The save commands of the CLI: new, resolve --save, log (table, --json, filters, --markers),
+turn, marker, option; broken saves and bad names exit 2 with one line."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui import saves
+from tui.cli import main
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(saves.SAVES_ENV, raising=False)
+    return tmp_path / "saves"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def new(capsys: pytest.CaptureFixture[str], name: str = "torch", *rulesets: str) -> None:
+    code, out, err = run(
+        capsys, "new", name, "--title", "Torch", "--ruleset", *(rulesets or ("pod-boom", "ocs"))
+    )
+    assert code == 0, err
+
+
+def test_new_then_resolve_save_then_log(folder: Path, capsys) -> None:
+    code, out, _ = run(
+        capsys,
+        "new",
+        "torch",
+        "--title",
+        "Operation Torch",
+        "--ruleset",
+        "pod-boom",
+        "--ruleset",
+        "ocs",
+    )
+    assert code == 0 and "saves/torch.toml" in out
+    code, out, _ = run(
+        capsys,
+        "resolve",
+        "pod-boom",
+        "--step",
+        "crt",
+        "--caf",
+        "9",
+        "--roll",
+        "2",
+        "--save",
+        "torch",
+    )
+    assert code == 0
+    assert (
+        out.splitlines()[-1]
+        == "Saved as entry 2 in saves/torch.toml; placed no-entry 2.1 on (unspecified) (both, 2 turns)"
+    )
+    code, out, _ = run(capsys, "log", "torch")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "Operation Torch (saves/torch.toml)"
+    assert "turn 1" in lines[1] and "mines_cdf 2" in lines[1]
+    assert lines[2].split()[:5] == ["#", "turn", "when", "(UTC)", "who"]
+    row = lines[-1]
+    assert row.split()[:2] == ["2", "1"]
+    assert "pod-boom" in row and "1d6 2 by hand" in row and "Defender loses 4 factors" in row
+
+
+def test_log_reads_what_resolve_save_wrote_in_a_separate_process(tmp_path: Path) -> None:
+    def crtdesk(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tui.cli", *argv, "--saves", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert crtdesk("new", "g", "--title", "G", "--ruleset", "ocs").returncode == 0
+    args = ["--attack", "12", "--defense", "3", "--terrain", "close", "--seed", "4"]
+    resolved = crtdesk("resolve", "ocs", *args, "--save", "g")
+    assert resolved.returncode == 0, resolved.stderr
+    assert f"Saved as entry 2 in {tmp_path}/g.toml" in resolved.stdout
+    shown = crtdesk("log", "g", "--json")
+    assert shown.returncode == 0, shown.stderr
+    entry = json.loads(shown.stdout)["entries"][-1]
+    again = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "resolve", "ocs", *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    outcome = json.loads(again.stdout)
+    for key in (
+        "odds",
+        "column",
+        "roll",
+        "cell",
+        "effects",
+        "explanation",
+        "trace",
+        "dice",
+        "inputs",
+    ):
+        assert entry[key] == outcome[key], key
+
+
+def test_log_json_has_every_field_and_the_filters_filter(folder: Path, capsys, monkeypatch) -> None:
+    new(capsys)
+    run(
+        capsys,
+        "resolve",
+        "pod-boom",
+        "--step",
+        "crt",
+        "--caf",
+        "9",
+        "--roll",
+        "2",
+        "--save",
+        "torch",
+    )
+    run(capsys, "turn", "torch")
+    ocs = [
+        "--attack",
+        "12",
+        "--defense",
+        "3",
+        "--terrain",
+        "close",
+        "--roll",
+        "9",
+        "--surprise-roll",
+        "7",
+    ]
+    monkeypatch.setattr(saves, "_who", lambda: "bob")
+    run(capsys, "resolve", "ocs", *ocs, "--save", "torch")
+    code, out, _ = run(capsys, "log", "torch", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert (data["title"], data["turn"], data["rulesets"]) == ("Torch", 2, ["pod-boom", "ocs"])
+    assert [e["kind"] for e in data["entries"]] == ["game", "combat", "turn", "combat"]
+    combat = data["entries"][3]
+    for key in (
+        "seq",
+        "turn",
+        "when",
+        "who",
+        "ruleset",
+        "inputs",
+        "dice",
+        "odds",
+        "column",
+        "roll",
+        "cell",
+        "effects",
+        "explanation",
+        "trace",
+    ):
+        assert key in combat, key
+    assert combat["dice"][0]["source"] == "manual"
+
+    def seqs(*flags: str) -> list[int]:
+        code, out, err = run(capsys, "log", "torch", "--json", *flags)
+        assert code == 0, err
+        return [e["seq"] for e in json.loads(out)["entries"]]
+
+    assert seqs("--turn", "2") == [3, 4]
+    assert seqs("--ruleset", "ocs") == [4]
+    assert seqs("--player", "bob") == [4]
+    assert seqs("--turn", "1", "--ruleset", "pod-boom") == [2]
+    assert seqs("--turn", "7") == []
+    code, out, _ = run(capsys, "log", "torch", "--player", "nobody")
+    assert code == 0 and "(no entries match)" in out
+
+
+def test_turn_and_markers(folder: Path, capsys) -> None:
+    new(capsys)
+    run(
+        capsys,
+        "resolve",
+        "pod-boom",
+        "--step",
+        "crt",
+        "--caf",
+        "9",
+        "--roll",
+        "2",
+        "--save",
+        "torch",
+    )
+    code, out, err = run(
+        capsys,
+        "marker",
+        "torch",
+        "add",
+        "DG",
+        "0712",
+        "--side",
+        "Axis",
+        "--turns",
+        "1",
+        "--note",
+        'hit "hard"',
+    )
+    assert code == 0, err
+    assert out.strip() == "Placed DG 3.1 on 0712 (Axis, 1 turn) as entry 3 in saves/torch.toml"
+    code, out, _ = run(capsys, "log", "torch", "--markers")
+    lines = out.splitlines()
+    assert lines[1].split() == [
+        "id",
+        "kind",
+        "target",
+        "side",
+        "turns",
+        "left",
+        "placed",
+        "by",
+        "note",
+    ]
+    assert lines[2].split()[:5] == ["2.1", "no-entry", "(unspecified)", "both", "2"]
+    assert lines[3].split() == ["3.1", "DG", "0712", "Axis", "1", "entry", "3", "hit", '"hard"']
+    code, out, _ = run(capsys, "turn", "torch")
+    assert code == 0 and out.startswith("Turn 2 begins (entry 4")
+    assert "Counted down: 2.1" in out and "Expired and removed: 3.1 (DG on 0712)" in out
+    code, out, _ = run(capsys, "log", "torch", "--markers", "--json")
+    assert [(m["id"], m["turns_left"]) for m in json.loads(out)] == [("2.1", 1)]
+    code, out, _ = run(capsys, "marker", "torch", "remove", "2.1", "--saves", "saves")
+    assert code == 0 and out.startswith("Removed marker 2.1 (no-entry on (unspecified)) as entry 5")
+    code, out, _ = run(capsys, "log", "torch", "--markers")
+    assert "(no markers)" in out
+
+
+def test_option_is_logged(folder: Path, capsys) -> None:
+    new(capsys, "u", "pod-ultra")
+    code, out, _ = run(capsys, "option", "u", "mines_cdf", "3")
+    assert code == 0 and "entry 2" in out
+    code, out, _ = run(capsys, "log", "u", "--json")
+    assert json.loads(out)["options"]["mines_cdf"] == 3
+    code, _, err = run(capsys, "option", "u", "mines_cdf", "7")
+    assert code == 2 and "mines_cdf must be one of 2, 3" in err
+
+
+def test_saves_folder_from_flag_and_environment(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(saves.SAVES_ENV, str(tmp_path / "env"))
+    new(capsys, "a")
+    assert (tmp_path / "env" / "a.toml").is_file()
+    code, _, _ = run(
+        capsys, "new", "b", "--title", "B", "--ruleset", "ocs", "--saves", str(tmp_path / "flag")
+    )
+    assert code == 0 and (tmp_path / "flag" / "b.toml").is_file()
+    code, out, _ = run(capsys, "log", "b", "--saves", str(tmp_path / "flag"))
+    assert code == 0 and out.startswith("B (")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["log", "../torch"],
+        ["log", "/etc/passwd"],
+        ["new", "a/b", "--title", "T", "--ruleset", "ocs"],
+        ["resolve", "ocs", "--attack", "6", "--defense", "2", "--roll", "7", "--save", ".."],
+        ["turn", "missing"],
+        ["log", "torch", "--turn", "x"],
+        ["new", "t2", "--title", "T", "--ruleset", "chess"],
+        ["new", "torch", "--title", "Again", "--ruleset", "ocs"],
+        ["marker", "torch", "add", "smoke", "0101"],
+        ["marker", "torch", "add", "DG", "0101", "--turns", "0"],
+        ["resolve", "rivets", "--attack", "6", "--defense", "2", "--roll", "3", "--save", "torch"],
+    ],
+)
+def test_bad_names_and_values_exit_2_in_one_line(folder: Path, capsys, argv: list[str]) -> None:
+    new(capsys)
+    before = sorted(p.name for p in folder.iterdir())
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert err.startswith("crtdesk: ") and err.count("\n") == 1, err
+    assert sorted(p.name for p in folder.iterdir()) == before
+
+
+BROKEN = [
+    ('title = "Torch"', 'title = "Torch', r"line 5, column \d+: not valid TOML"),
+    (
+        'ruleset = "pod-boom"',
+        'ruleset = "pod-mega"',
+        r"line \d+: entry 2: unknown ruleset 'pod-mega'",
+    ),
+    ("format = 1", "format = 3", r"line 4: format 3 was written by a newer crtdesk"),
+    ("seq = 2\n", 'seq = "two"\n', r"line \d+: .*'seq' must be a whole number"),
+]
+
+
+@pytest.mark.parametrize(("old", "new_text", "message"), BROKEN)
+@pytest.mark.parametrize(
+    "command", [["log", "torch"], ["log", "torch", "--markers"], ["turn", "torch"]]
+)
+def test_a_broken_save_exits_2_with_one_line_and_is_left_alone(
+    folder: Path, capsys, old: str, new_text: str, message: str, command: list[str]
+) -> None:
+    new(capsys)
+    run(
+        capsys,
+        "resolve",
+        "pod-boom",
+        "--step",
+        "crt",
+        "--caf",
+        "9",
+        "--roll",
+        "2",
+        "--save",
+        "torch",
+    )
+    path = folder / "torch.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new_text, 1), encoding="utf-8")
+    before = path.read_bytes()
+    code, out, err = run(capsys, *command)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("crtdesk: saves/torch.toml: ")
+    assert re.search(message, err), err
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in folder.iterdir()) == ["torch.toml", "torch.toml.lock"]
+
+
+def test_a_torn_save_is_recovered_with_a_warning(folder: Path, capsys) -> None:
+    new(capsys)
+    with (folder / "torch.toml").open("ab") as handle:
+        handle.write(b'\n[[log]]\nseq = 2\nkind = "com')
+    code, out, err = run(capsys, "log", "torch")
+    assert code == 0 and "game started" in out
+    assert "torn" in err and "torch.toml.bak-" in err
+    assert len(list(folder.glob("torch.toml.bak-*"))) == 1
+
+
+def test_free_text_in_the_log_table_stays_on_one_line(folder: Path, capsys) -> None:
+    code, _, _ = run(capsys, "new", "t", "--title", 'A\nB [[log]] "q"', "--ruleset", "ocs")
+    assert code == 0
+    run(capsys, "marker", "t", "add", "low", "1st\nPanzer", "--note", "x]]\\y")
+    code, out, _ = run(capsys, "log", "t")
+    assert code == 0
+    assert out.splitlines()[0] == 'A\\nB [[log]] "q" (saves/t.toml)'
+    assert out.splitlines()[-1].endswith("Placed low 2.1 on 1st\\nPanzer.")
+    code, out, _ = run(capsys, "log", "t", "--json")
+    assert json.loads(out)["title"] == 'A\nB [[log]] "q"'
