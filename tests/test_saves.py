@@ -668,3 +668,14 @@ def test_list_games_newest_first_and_broken_files_listed_not_raised(tmp_path: Pa
     assert listed[1].turn == 2 and listed[0].turn == 1
     assert listed[1].last_entry == "2000-01-01T00:00:00+00:00" < listed[0].last_entry
     assert listed[2].error and "broken.toml" in listed[2].error
+
+
+def test_a_save_an_editor_turned_to_crlf_still_loads_and_takes_appends(game: Path) -> None:
+    saves.append_combat(game, *boom(roll=2), note="before")
+    game.write_bytes(game.read_bytes().replace(b"\n", b"\r\n"))
+    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2]
+    entry = saves.append_combat(game, *boom(roll=3), note="after")
+    assert entry["seq"] == 3
+    loaded = saves.load_game(game)
+    assert [e.get("note") for e in loaded.entries] == ["game started", "before", "after"]
+    assert loaded.entries == whole_toml(game)["log"] and not loaded.warnings

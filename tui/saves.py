@@ -136,17 +136,11 @@ def saves_folder(override: str | None = None) -> Path:
         try:
             folder.mkdir(parents=True)
             # Group-shared like the files in it; setgid keeps new files in the folder's group.
-            folder.chmod(0o2770 | 0o005 & ~_umask())
+            folder.chmod(0o2770 | (folder.stat().st_mode & 0o007))
         except OSError as err:
             if not folder.is_dir():
                 raise SaveError(f"cannot create saves folder {folder}: {err.strerror}") from err
     return folder
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def save_path(name: str, folder: Path) -> Path:
@@ -277,7 +271,7 @@ def _header(title: str, rulesets: list[str], options: dict, created: str, who: s
 # --- reading -----------------------------------------------------------------------------
 
 _SEPARATOR = b"\n[[log]]\n"
-_END_LINE = re.compile(rb"# end of entry (\d+)(?: crc32 ([0-9a-f]{8}))?[ \t]*(?:\n|\Z)")
+_END_LINE = re.compile(rb"# end of entry (\d+)(?: crc32 ([0-9a-f]{8}))?[ \t\r]*(?:\n|\Z)")
 _END_SEARCH = b"\n# end of entry "
 _BARE_KEY_BYTES = re.compile(rb"[A-Za-z0-9_-]+\Z")
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
@@ -449,6 +443,8 @@ def _parse_split(path: Path, data: bytes) -> _Parsed:
     header_bytes, blocks = _split(data)
     try:
         header = tomllib.loads(header_bytes.decode("utf-8"))
+        if "log" in header:  # entries this split did not find (CRLF line ends, say)
+            return _parse_whole(path, data)
         bodies: list[bytes] = []
         slots: list[int] = []
         entries: list[dict[str, Any] | None] = []
@@ -979,6 +975,11 @@ def _read_ends(fd: int, path: Path, repair: bool = False) -> tuple[dict, dict | 
         start = max(0, size - window)
         data = _read_range(fd, start, size)
         at = data.rfind(_SEPARATOR)
+    if at == -1 and b"[[log]]" in data:
+        # Entries, but not laid out as crtdesk writes them (an editor's CRLF line ends):
+        # read it all with the whole-file reader.
+        parsed = _parse(path, data)
+        return parsed.header, (parsed.entries[-1] if parsed.entries else None), warnings
     header_data = _read_header(fd, size)
     header_end = header_data.find(_SEPARATOR)
     try:
