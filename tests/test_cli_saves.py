@@ -64,7 +64,7 @@ def test_new_then_resolve_save_then_log(folder: Path, capsys) -> None:
     assert code == 0
     assert (
         out.splitlines()[-1]
-        == "Saved as entry 2 in saves/torch.toml; placed no-entry 2.1 on (unspecified) (both, 2 turns)"
+        == "Saved as entry 1 in saves/torch.toml; placed no-entry 1.1 on (unspecified) (both, 2 turns)"
     )
     code, out, _ = run(capsys, "log", "torch")
     assert code == 0
@@ -73,7 +73,7 @@ def test_new_then_resolve_save_then_log(folder: Path, capsys) -> None:
     assert "turn 1" in lines[1] and "mines_cdf 2" in lines[1]
     assert lines[2].split()[:5] == ["#", "turn", "when", "(UTC)", "who"]
     row = lines[-1]
-    assert row.split()[:2] == ["2", "1"]
+    assert row.split()[:2] == ["1", "1"] and len(lines) == 4
     assert "pod-boom" in row and "1d6 2 by hand" in row and "Defender loses 4 factors" in row
 
 
@@ -90,7 +90,7 @@ def test_log_reads_what_resolve_save_wrote_in_a_separate_process(tmp_path: Path)
     args = ["--attack", "12", "--defense", "3", "--terrain", "close", "--seed", "4"]
     resolved = crtdesk("resolve", "ocs", *args, "--save", "g")
     assert resolved.returncode == 0, resolved.stderr
-    assert f"Saved as entry 2 in {tmp_path}/g.toml" in resolved.stdout
+    assert f"Saved as entry 1 in {tmp_path}/g.toml" in resolved.stdout
     shown = crtdesk("log", "g", "--json")
     assert shown.returncode == 0, shown.stderr
     entry = json.loads(shown.stdout)["entries"][-1]
@@ -149,8 +149,8 @@ def test_log_json_has_every_field_and_the_filters_filter(folder: Path, capsys, m
     data = json.loads(out)
     assert code == 0
     assert (data["title"], data["turn"], data["rulesets"]) == ("Torch", 2, ["pod-boom", "ocs"])
-    assert [e["kind"] for e in data["entries"]] == ["game", "combat", "turn", "combat"]
-    combat = data["entries"][3]
+    assert [e["kind"] for e in data["entries"]] == ["combat", "turn", "combat"]
+    combat = data["entries"][2]
     for key in (
         "seq",
         "turn",
@@ -175,10 +175,10 @@ def test_log_json_has_every_field_and_the_filters_filter(folder: Path, capsys, m
         assert code == 0, err
         return [e["seq"] for e in json.loads(out)["entries"]]
 
-    assert seqs("--turn", "2") == [3, 4]
-    assert seqs("--ruleset", "ocs") == [4]
-    assert seqs("--player", "bob") == [4]
-    assert seqs("--turn", "1", "--ruleset", "pod-boom") == [2]
+    assert seqs("--turn", "2") == [2, 3]
+    assert seqs("--ruleset", "ocs") == [3]
+    assert seqs("--player", "bob") == [3]
+    assert seqs("--turn", "1", "--ruleset", "pod-boom") == [1]
     assert seqs("--turn", "7") == []
     code, out, _ = run(capsys, "log", "torch", "--player", "nobody")
     assert code == 0 and "(no entries match)" in out
@@ -214,7 +214,7 @@ def test_turn_and_markers(folder: Path, capsys) -> None:
         'hit "hard"',
     )
     assert code == 0, err
-    assert out.strip() == "Placed DG 3.1 on 0712 (Axis, 1 turn) as entry 3 in saves/torch.toml"
+    assert out.strip() == "Placed DG 2.1 on 0712 (Axis, 1 turn) as entry 2 in saves/torch.toml"
     code, out, _ = run(capsys, "log", "torch", "--markers")
     lines = out.splitlines()
     assert lines[1].split() == [
@@ -228,15 +228,15 @@ def test_turn_and_markers(folder: Path, capsys) -> None:
         "by",
         "note",
     ]
-    assert lines[2].split()[:5] == ["2.1", "no-entry", "(unspecified)", "both", "2"]
-    assert lines[3].split() == ["3.1", "DG", "0712", "Axis", "1", "entry", "3", "hit", '"hard"']
+    assert lines[2].split()[:5] == ["1.1", "no-entry", "(unspecified)", "both", "2"]
+    assert lines[3].split() == ["2.1", "DG", "0712", "Axis", "1", "entry", "2", "hit", '"hard"']
     code, out, _ = run(capsys, "turn", "torch")
-    assert code == 0 and out.startswith("Turn 2 begins (entry 4")
-    assert "Counted down: 2.1" in out and "Expired and removed: 3.1 (DG on 0712)" in out
+    assert code == 0 and out.startswith("Turn 2 begins (entry 3")
+    assert "Counted down: 1.1" in out and "Expired and removed: 2.1 (DG on 0712)" in out
     code, out, _ = run(capsys, "log", "torch", "--markers", "--json")
-    assert [(m["id"], m["turns_left"]) for m in json.loads(out)] == [("2.1", 1)]
-    code, out, _ = run(capsys, "marker", "torch", "remove", "2.1", "--saves", "saves")
-    assert code == 0 and out.startswith("Removed marker 2.1 (no-entry on (unspecified)) as entry 5")
+    assert [(m["id"], m["turns_left"]) for m in json.loads(out)] == [("1.1", 1)]
+    code, out, _ = run(capsys, "marker", "torch", "remove", "1.1", "--saves", "saves")
+    assert code == 0 and out.startswith("Removed marker 1.1 (no-entry on (unspecified)) as entry 4")
     code, out, _ = run(capsys, "log", "torch", "--markers")
     assert "(no markers)" in out
 
@@ -244,7 +244,7 @@ def test_turn_and_markers(folder: Path, capsys) -> None:
 def test_option_is_logged(folder: Path, capsys) -> None:
     new(capsys, "u", "pod-ultra")
     code, out, _ = run(capsys, "option", "u", "mines_cdf", "3")
-    assert code == 0 and "entry 2" in out
+    assert code == 0 and "entry 1" in out
     code, out, _ = run(capsys, "log", "u", "--json")
     assert json.loads(out)["options"]["mines_cdf"] == 3
     code, _, err = run(capsys, "option", "u", "mines_cdf", "7")
@@ -294,10 +294,10 @@ BROKEN = [
     (
         'ruleset = "pod-boom"',
         'ruleset = "pod-mega"',
-        r"line \d+: entry 2: unknown ruleset 'pod-mega'",
+        r"line \d+: entry 1: unknown ruleset 'pod-mega'",
     ),
     ("format = 1", "format = 3", r"line 4: format 3 was written by a newer crtdesk"),
-    ("seq = 2\n", 'seq = "two"\n', r"line \d+: .*'seq' must be a whole number"),
+    ("seq = 1\n", 'seq = "one"\n', r"line \d+: .*'seq' must be a whole number"),
 ]
 
 
@@ -336,9 +336,9 @@ def test_a_broken_save_exits_2_with_one_line_and_is_left_alone(
 def test_a_torn_save_is_recovered_with_a_warning(folder: Path, capsys) -> None:
     new(capsys)
     with (folder / "torch.toml").open("ab") as handle:
-        handle.write(b'\n[[log]]\nseq = 2\nkind = "com')
+        handle.write(b'\n[[log]]\nseq = 1\nkind = "com')
     code, out, err = run(capsys, "log", "torch")
-    assert code == 0 and "game started" in out
+    assert code == 0 and "(the log is empty)" in out
     assert "torn" in err and "torch.toml.bak-" in err
     assert len(list(folder.glob("torch.toml.bak-*"))) == 1
 
@@ -350,6 +350,6 @@ def test_free_text_in_the_log_table_stays_on_one_line(folder: Path, capsys) -> N
     code, out, _ = run(capsys, "log", "t")
     assert code == 0
     assert out.splitlines()[0] == 'A\\nB [[log]] "q" (saves/t.toml)'
-    assert out.splitlines()[-1].endswith("Placed low 2.1 on 1st\\nPanzer.")
+    assert out.splitlines()[-1].endswith("Placed low 1.1 on 1st\\nPanzer.")
     code, out, _ = run(capsys, "log", "t", "--json")
     assert json.loads(out)["title"] == 'A\nB [[log]] "q"'

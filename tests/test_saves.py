@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tui import saves
 from tui.engine.combat import CombatInput, Outcome, Unit, resolve
+from tui.engine.dice import Roller
 from tui.saves import SaveError
 
 
@@ -62,7 +63,7 @@ def test_new_game_writes_a_header_any_toml_parser_reads(tmp_path: Path) -> None:
     assert doc["rulesets"] == ["pod-ultra"]
     assert doc["options"] == {"mines_cdf": 3}
     assert datetime.fromisoformat(doc["created"]).utcoffset() == timedelta(0)
-    assert [e["kind"] for e in doc["log"]] == ["game"]
+    assert "log" not in doc  # the log starts empty
     loaded = saves.load_game(path)
     assert (loaded.title, loaded.rulesets, loaded.turn, loaded.format) == (
         "Torch",
@@ -71,7 +72,8 @@ def test_new_game_writes_a_header_any_toml_parser_reads(tmp_path: Path) -> None:
         1,
     )
     assert loaded.options["mines_cdf"] == 3 == game.options["mines_cdf"]
-    assert loaded.entries == doc["log"]
+    assert loaded.entries == game.entries == []
+    assert path.read_text(encoding="utf-8").endswith("\n# end of header\n")
 
 
 def test_new_game_defaults_mines_cdf_to_two(tmp_path: Path) -> None:
@@ -114,7 +116,7 @@ def test_a_combat_entry_records_everything_needed_to_recheck_it(game: Path) -> N
     entry = saves.append_combat(game, combat, outcome, note="the river crossing")
     loaded = saves.load_game(game).entries[-1]
     assert loaded == entry
-    assert entry["seq"] == 2 and entry["kind"] == "combat" and entry["turn"] == 1
+    assert entry["seq"] == 1 and entry["kind"] == "combat" and entry["turn"] == 1
     assert entry["ruleset"] == "pod-super"
     assert entry["inputs"] == combat.to_dict() | {
         "attackers": [{"factor": 4}, {"factor": 3, "terrain": "town"}]
@@ -157,7 +159,7 @@ def test_every_entry_is_its_own_log_table_in_order(game: Path) -> None:
     saves.advance_turn(game)
     saves.set_option(game, "mines_cdf", 3)
     doc = whole_toml(game)
-    assert [e["seq"] for e in doc["log"]] == list(range(1, 10))
+    assert [e["seq"] for e in doc["log"]] == list(range(1, 9))
     assert [e["kind"] for e in doc["log"]][-3:] == ["place-marker", "turn", "option"]
     assert saves.load_game(game).entries == doc["log"]
 
@@ -169,20 +171,20 @@ def test_big_boom_interdiction_places_a_no_entry_marker_that_counts_down(game: P
     combat, outcome = boom(roll=2)  # CAF 9, roll 2: loss 4, interdiction 2
     entry = saves.append_combat(game, combat, outcome, target="0712")
     assert entry["markers"] == [
-        {"id": "2.1", "kind": "no-entry", "target": "0712", "side": "both", "turns": 2}
+        {"id": "1.1", "kind": "no-entry", "target": "0712", "side": "both", "turns": 2}
     ]
     [marker] = saves.load_game(game).markers
     assert (marker.kind, marker.target, marker.turns_left, marker.placed_by) == (
         "no-entry",
         "0712",
         2,
-        2,
+        1,
     )
     turn = saves.advance_turn(game)
-    assert (turn["turn"], turn["counted_down"]) == (2, ["2.1"])
+    assert (turn["turn"], turn["counted_down"]) == (2, ["1.1"])
     assert saves.load_game(game).markers[0].turns_left == 1
     turn = saves.advance_turn(game)
-    assert turn["expired"] == ["2.1"]
+    assert turn["expired"] == ["1.1"]
     loaded = saves.load_game(game)
     assert loaded.markers == [] and loaded.turn == 3
 
@@ -220,7 +222,7 @@ def test_ocs_results_place_dg_and_exploitation_markers(game: Path) -> None:
 def test_markers_placed_and_removed_by_hand(game: Path) -> None:
     placed = saves.add_marker(game, "Hero Site", "1204", side="Allied", note="Hero #7")
     assert placed["marker"] == {
-        "id": "2.1",
+        "id": "1.1",
         "kind": "hero-site",
         "target": "1204",
         "side": "Allied",
@@ -233,13 +235,13 @@ def test_markers_placed_and_removed_by_hand(game: Path) -> None:
         "buddy-card",
         "exhausted",
     ]
-    removed = saves.remove_marker(game, "3.1")
+    removed = saves.remove_marker(game, "2.1")
     assert (removed["kind"], removed["marker_id"], removed["target"]) == (
         "remove-marker",
-        "3.1",
+        "2.1",
         "Buddy #15",
     )
-    assert [m.id for m in saves.load_game(game).markers] == ["2.1", "4.1"]
+    assert [m.id for m in saves.load_game(game).markers] == ["1.1", "3.1"]
 
 
 @pytest.mark.parametrize(
@@ -278,7 +280,7 @@ def test_entries_carry_the_turn_they_happened_in(game: Path) -> None:
     saves.advance_turn(game)
     saves.append_combat(game, *boom(seed=4))
     turns = [(e["kind"], e["turn"]) for e in saves.load_game(game).entries]
-    assert turns == [("game", 1), ("combat", 1), ("turn", 2), ("combat", 2)]
+    assert turns == [("combat", 1), ("turn", 2), ("combat", 2)]
 
 
 def test_options_are_logged_and_replayed(game: Path) -> None:
@@ -314,7 +316,7 @@ def test_free_text_round_trips_exactly(tmp_path: Path, text: str) -> None:
     game = saves.load_game(path)
     doc = whole_toml(path)
     assert game.title == doc["title"] == (text or "x")
-    assert game.entries[1]["note"] == doc["log"][1]["note"] == text
+    assert game.entries[0]["note"] == doc["log"][0]["note"] == text
     assert game.markers[0].target == (text or "x")
     assert game.markers[1].note == text and game.markers[1].side == (text or "x")
     assert game.entries == doc["log"]
@@ -435,7 +437,7 @@ def test_files_are_shared_with_the_group(tmp_path: Path) -> None:
         saves.new_game(path, "G", ["pod-boom"])
         saves.append_combat(path, *boom())
         with path.open("ab") as handle:
-            handle.write(b"\n[[log]]\nseq = 3\n")  # a torn entry, to make a backup
+            handle.write(b"\n[[log]]\nseq = 2\n")  # a torn entry, to make a backup
         saves.load_game(path)
         [backup] = folder.glob("g.toml.bak-*")
         for made in (path, folder / "g.toml.lock", backup):
@@ -479,7 +481,7 @@ BREAKAGES = [
     ("format = 1", "format = 2", "format = 2", r"format 2 was written by a newer crtdesk"),
     ("title = ", "title = 5\nx = ", "title = 5", r"'title' must be text"),
     ('kind = "combat"', 'kind = "combat"\nkind = "turn"', 'kind = "turn"', r"not valid TOML"),
-    ("seq = 3", "seq = 2", "seq = 2", r"entry number 2 does not follow entry 2"),
+    ("seq = 2", "seq = 1", "seq = 1", r"entry number 1 does not follow entry 1"),
 ]
 
 
@@ -512,10 +514,10 @@ def test_an_entry_edited_by_hand_is_still_read(game: Path) -> None:
     saves.append_combat(game, *boom(roll=3), note="second")
     _break(game, 'note = "first"', "note = 'edited: \"literal\" string'  # by hand")
     game_ = saves.load_game(game)
-    assert game_.entries[1]["note"] == 'edited: "literal" string'
+    assert game_.entries[0]["note"] == 'edited: "literal" string'
     assert game_.entries == whole_toml(game)["log"]
     saves.append_combat(game, *boom(roll=4))
-    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2, 3, 4]
+    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2, 3]
 
 
 def test_a_missing_file_is_a_save_error(tmp_path: Path) -> None:
@@ -543,7 +545,7 @@ def test_every_cut_of_the_last_entry_is_detected_dropped_and_kept(tmp_path: Path
             old.unlink()
         path.write_bytes(full[:cut])
         game = saves.load_game(path)
-        assert [e.get("note") for e in game.entries] == ["game started", "kept"], cut
+        assert [e.get("note") for e in game.entries] == ["kept"], cut
         assert len(game.warnings) == 1 and "torn" in game.warnings[0]
         [backup] = tmp_path.glob("g.toml.bak-*")
         assert backup.read_bytes() == full[:cut]
@@ -551,11 +553,12 @@ def test_every_cut_of_the_last_entry_is_detected_dropped_and_kept(tmp_path: Path
         assert path.read_bytes() == whole
         # The repaired file takes appends and stays valid TOML.
         saves.append_combat(path, *boom(roll=4), note="after")
-        assert [e["seq"] for e in whole_toml(path)["log"]] == [1, 2, 3]
+        assert [e["seq"] for e in whole_toml(path)["log"]] == [1, 2]
 
 
 def test_an_end_line_cut_inside_its_number_is_torn(game: Path) -> None:
     saves.append_combat(game, *boom(roll=2))
+    saves.append_combat(game, *boom(roll=3))
     text = game.read_bytes()
     game.write_bytes(text[: text.rindex(b"# end of entry 2") + len(b"# end of entry ")])
     loaded = saves.load_game(game)
@@ -568,21 +571,32 @@ def test_a_whole_entry_missing_only_its_newline_is_kept(game: Path) -> None:
     loaded = saves.load_game(game)
     assert loaded.entries[-1]["note"] == "complete" and not loaded.warnings
     saves.append_combat(game, *boom(roll=3))
-    assert len(whole_toml(game)["log"]) == 3
+    assert len(whole_toml(game)["log"]) == 2
 
 
 def test_an_append_repairs_a_torn_tail_first(game: Path) -> None:
     saves.append_combat(game, *boom(roll=2))
     good = game.read_bytes()
     with game.open("ab") as handle:
-        handle.write(b'\n[[log]]\nseq = 3\nkind = "comb')
+        handle.write(b'\n[[log]]\nseq = 2\nkind = "comb')
     torn = game.read_bytes()
     entry = saves.append_combat(game, *boom(roll=3))
-    assert entry["seq"] == 3
+    assert entry["seq"] == 2
     [backup] = game.parent.glob("g.toml.bak-*")
     assert backup.read_bytes() == torn
     assert game.read_bytes().startswith(good)
-    assert [e["seq"] for e in whole_toml(game)["log"]] == [1, 2, 3]
+    assert [e["seq"] for e in whole_toml(game)["log"]] == [1, 2]
+
+
+@pytest.mark.parametrize("torn", [b"\n[", b"\n[[log]]\n", b'\n[[log]]\nseq = 1\nkind = "com'])
+def test_a_torn_first_entry_is_detected_after_the_header(game: Path, torn: bytes) -> None:
+    header = game.read_bytes()
+    with game.open("ab") as handle:
+        handle.write(torn)
+    loaded = saves.load_game(game)
+    assert loaded.entries == [] and loaded.warnings
+    assert game.read_bytes() == header
+    assert saves.append_combat(game, *boom(roll=2))["seq"] == 1
 
 
 def test_two_torn_repairs_keep_two_backups(game: Path) -> None:
@@ -614,7 +628,8 @@ def test_an_append_never_rewrites_what_is_there(game: Path) -> None:
 
 def grow(path: Path, count: int) -> None:
     """Add `count` combats as the store writes them, without a lock or fsync each (fast)."""
-    last = saves.load_game(path).entries[-1]["seq"]
+    entries = saves.load_game(path).entries
+    last = entries[-1]["seq"] if entries else 0
     combat, outcome = ocs()
     record = outcome.to_dict()
     blocks = []
@@ -643,7 +658,7 @@ def test_an_append_reads_only_the_ends_of_the_file(
     saves.set_option(game, "mines_cdf", 3)
     assert reads and size > 1_000_000
     assert sum(reads) <= 3 * 2 * 64 * 1024 < size / 2
-    assert [e["seq"] for e in saves.load_game(game).entries][-4:] == [1001, 1002, 1003, 1004]
+    assert [e["seq"] for e in saves.load_game(game).entries][-4:] == [1000, 1001, 1002, 1003]
 
 
 # --- listing -----------------------------------------------------------------------------------
@@ -673,9 +688,38 @@ def test_list_games_newest_first_and_broken_files_listed_not_raised(tmp_path: Pa
 def test_a_save_an_editor_turned_to_crlf_still_loads_and_takes_appends(game: Path) -> None:
     saves.append_combat(game, *boom(roll=2), note="before")
     game.write_bytes(game.read_bytes().replace(b"\n", b"\r\n"))
-    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2]
+    assert [e["seq"] for e in saves.load_game(game).entries] == [1]
     entry = saves.append_combat(game, *boom(roll=3), note="after")
-    assert entry["seq"] == 3
+    assert entry["seq"] == 2
     loaded = saves.load_game(game)
-    assert [e.get("note") for e in loaded.entries] == ["game started", "before", "after"]
+    assert [e.get("note") for e in loaded.entries] == ["before", "after"]
     assert loaded.entries == whole_toml(game)["log"] and not loaded.warnings
+
+
+def test_events_are_logged_with_their_dice(game: Path) -> None:
+    roller = Roller(random.Random(2))
+    roller.roll("Buddy cards offered", 1, 6)
+    entry = saves.append_event(
+        game, "hero-site-draw", "Axis offers 4 cards", ruleset="pod-super", dice=roller.rolls
+    )
+    loaded = saves.load_game(game).entries[-1]
+    assert loaded == entry
+    assert (entry["kind"], entry["event"], entry["ruleset"]) == (
+        "event",
+        "hero-site-draw",
+        "pod-super",
+    )
+    assert entry["dice"] == [d.to_dict() for d in roller.rolls]
+    with pytest.raises(SaveError, match="rivets is not in play"):
+        saves.append_event(game, "x", "y", ruleset="rivets")
+    with pytest.raises(SaveError, match="event name"):
+        saves.append_event(game, "two words", "y")
+
+
+def test_the_desk_may_name_the_player(game: Path) -> None:
+    assert saves.append_combat(game, *boom(), who="Rommel")["who"] == "Rommel"
+    assert saves.add_marker(game, "DG", "0101", who="Monty")["who"] == "Monty"
+    assert saves.advance_turn(game)["who"] == saves._who()
+    assert [e["who"] for e in saves.load_game(game).entries] == ["Rommel", "Monty", saves._who()]
+    with pytest.raises(SaveError, match="player name may not be empty"):
+        saves.set_option(game, "mines_cdf", 3, who=" ")

@@ -73,7 +73,7 @@ def test_two_processes_appending_200_each_lose_and_duplicate_nothing(tmp_path: P
     assert game.warnings == []
     combats = [e for e in game.entries if e["kind"] == "combat"]
     assert len(combats) == 400
-    assert [e["seq"] for e in game.entries] == list(range(1, 402))
+    assert [e["seq"] for e in game.entries] == list(range(1, 401))
     for name in ("alice", "bob"):
         mine = [e["note"] for e in combats if e["note"].startswith(name)]
         assert mine == [f"{name} {n}" for n in range(200)]

@@ -297,6 +297,9 @@ def _what(entry: dict[str, Any]) -> tuple[str, str]:
         target = f" Target {_show(entry['target'])}." if entry.get("target") else ""
         head = f"{cell}: " if cell else ""
         return entry["ruleset"], f"{head}{_show(entry['explanation'])}{target}{placed}{note}"
+    if kind == "event":
+        what = entry.get("ruleset") or "event"
+        return what, f"{entry['event']}: {_show(entry['text'])}{note}"
     if kind == "place-marker":
         return "marker", f"Placed {_marker_text(entry['marker'])}.{note}"
     if kind == "remove-marker":
@@ -342,7 +345,7 @@ def log_text(game: saves.Game, entries: list[dict[str, Any]]) -> str:
             )
         )
     if not rows:
-        return "\n".join(lines + ["(no entries match)"])
+        return "\n".join(lines + ["(no entries match)" if game.entries else "(the log is empty)"])
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     right = {0, 1}
     for row in [header, *rows]:

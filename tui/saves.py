@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.engine.combat import CombatInput, Outcome
+from tui.engine.dice import DiceRoll
 from tui.engine.tables import RULESET_IDS
 
 FORMAT_VERSION = 1
@@ -74,7 +75,7 @@ _KIND_ALIASES = {k.lower(): k for k in MARKER_KINDS} | {
 KNOWN_OPTIONS: dict[str, tuple[object, ...] | None] = {"mines_cdf": (2, 3)}
 DEFAULT_OPTIONS: dict[str, object] = {"mines_cdf": 2}
 
-ENTRY_KINDS = ("game", "combat", "place-marker", "remove-marker", "turn", "option")
+ENTRY_KINDS = ("combat", "event", "place-marker", "remove-marker", "turn", "option")
 
 _NAME_MAX = 120
 _WINDOW = 64 * 1024
@@ -264,6 +265,7 @@ def _header(title: str, rulesets: list[str], options: dict, created: str, who: s
         f"created = {_value(created)}",
         f"created_by = {_value(who)}",
         f"options = {_value(options)}",
+        "# end of header",
     ]
     return _encode("\n".join(lines) + "\n")
 
@@ -271,8 +273,10 @@ def _header(title: str, rulesets: list[str], options: dict, created: str, who: s
 # --- reading -----------------------------------------------------------------------------
 
 _SEPARATOR = b"\n[[log]]\n"
-_END_LINE = re.compile(rb"# end of entry (\d+)(?: crc32 ([0-9a-f]{8}))?[ \t\r]*(?:\n|\Z)")
-_END_SEARCH = b"\n# end of entry "
+_END_LINE = re.compile(
+    rb"# end of (?:entry (\d+)(?: crc32 ([0-9a-f]{8}))?|header)[ \t\r]*(?:\n|\Z)"
+)
+_END_SEARCH = b"\n# end of "
 _BARE_KEY_BYTES = re.compile(rb"[A-Za-z0-9_-]+\Z")
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _TOML_AT_END = re.compile(r"\s*\(at end of document\)$")
@@ -289,7 +293,7 @@ class _BlockError(Exception):
 
 
 def _last_end(data: bytes) -> int:
-    """The offset just past the last complete end line, or 0 if there is none."""
+    """The offset just past the last complete end line (of an entry or of the header), or 0."""
     at = data.rfind(_END_SEARCH)
     while at != -1:
         match = _END_LINE.match(data, at + 1)
@@ -333,7 +337,7 @@ def _verified_body(part: bytes) -> bytes | None:
     if at == -1 or (at and part[at - 1] != 0x0A):
         return None
     match = _END_LINE.match(part, at)
-    if not match or match[2] is None or part[match.end() :].strip():
+    if not match or match[1] is None or match[2] is None or part[match.end() :].strip():
         return None
     body = part[:at]
     return body if zlib.crc32(body) == int(match[2], 16) else None
@@ -624,6 +628,13 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
             problem = _marker_problem(marker)
             if problem:
                 return problem, "markers"
+    elif kind == "event":
+        if not isinstance(entry.get("event"), str) or not isinstance(entry.get("text"), str):
+            return "an event entry needs 'event' and 'text' (text)", "event"
+        if "ruleset" in entry and entry["ruleset"] not in RULESET_IDS:
+            return f"unknown ruleset {entry['ruleset']!r}", "ruleset"
+        if not isinstance(entry.get("dice", []), list):
+            return "'dice' must be an array", "dice"
     elif kind == "place-marker":
         problem = _marker_problem(entry.get("marker"))
         if problem:
@@ -1024,6 +1035,14 @@ def _who() -> str:
         return f"uid {os.getuid()}"
 
 
+def _player(who: str | None) -> str:
+    """Who made a change: the name the desk was given, else the OS user."""
+    if who is None:
+        return _who()
+    _check_text("player name", who, allow_empty=False)
+    return who
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -1031,7 +1050,9 @@ def _now() -> str:
 Maker = Callable[[dict[str, Any], dict[str, Any] | None, Game | None], dict[str, Any]]
 
 
-def _append(path: Path, make: Maker, *, whole: bool = False) -> dict[str, Any]:
+def _append(
+    path: Path, make: Maker, *, whole: bool = False, who: str | None = None
+) -> dict[str, Any]:
     """Append one entry under the exclusive lock. `make(header, last_entry, game)` gives the
     entry's own fields; `game` is the full replay when `whole`, else None (an O(1) append)."""
     path = Path(path)
@@ -1055,7 +1076,7 @@ def _append(path: Path, make: Maker, *, whole: bool = False) -> dict[str, Any]:
                 "kind": fields.pop("kind"),
                 "turn": fields.pop("turn", None) or _current_turn(last),
                 "when": _now(),
-                "who": _who(),
+                "who": _player(who),
             }
             entry |= fields
             _write_entry(fd, path, entry)
@@ -1090,8 +1111,15 @@ def _write_entry(fd: int, path: Path, entry: dict[str, Any]) -> None:
         raise
 
 
-def new_game(path: Path, title: str, rulesets: list[str], options: dict | None = None) -> Game:
-    """Start a save: the header and entry 1. SaveError if the file exists."""
+def new_game(
+    path: Path,
+    title: str,
+    rulesets: list[str],
+    options: dict | None = None,
+    *,
+    who: str | None = None,
+) -> Game:
+    """Start a save: the header alone (the log starts empty). SaveError if the file exists."""
     path = Path(path)
     _check_text("title", title, allow_empty=False)
     rulesets = list(dict.fromkeys(rulesets))
@@ -1111,16 +1139,8 @@ def new_game(path: Path, title: str, rulesets: list[str], options: dict | None =
             raise SaveError(problem)
     if not path.parent.is_dir():
         raise SaveError(f"no folder {path.parent} for the save")
-    created, who = _now(), _who()
-    entry = {
-        "seq": 1,
-        "kind": "game",
-        "turn": 1,
-        "when": created,
-        "who": who,
-        "note": "game started",
-    }
-    content = _header(title, rulesets, options, created, who) + _block(entry)
+    created = _now()
+    content = _header(title, rulesets, options, created, _player(who))
     with _locked(path, exclusive=True):
         if path.exists():
             raise SaveError(f"{path} already exists; pick another name or open it")
@@ -1133,7 +1153,7 @@ def new_game(path: Path, title: str, rulesets: list[str], options: dict | None =
         created=created,
         format=FORMAT_VERSION,
         turn=1,
-        entries=[entry],
+        entries=[],
         markers=[],
     )
 
@@ -1222,9 +1242,11 @@ def append_combat(
     note: str | None = None,
     *,
     target: str | None = None,
+    who: str | None = None,
 ) -> dict:
     """Log one resolved combat; markers the result places (No-entry, DG, exploitation,
-    engaged) go on `target`, or on "(unspecified)". Returns the entry written."""
+    engaged) go on `target`, or on "(unspecified)". `who` defaults to the OS user.
+    Returns the entry written."""
     if note is not None:
         _check_text("note", note)
     if target is not None:
@@ -1256,10 +1278,10 @@ def append_combat(
             "markers": _combat_markers(seq, outcome, target) or None,
         }
 
-    return _append(path, make)
+    return _append(path, make, who=who)
 
 
-def advance_turn(path: Path) -> dict:
+def advance_turn(path: Path, *, who: str | None = None) -> dict:
     """Start the next turn: every timed marker counts down one, those at 0 are removed."""
 
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
@@ -1274,7 +1296,7 @@ def advance_turn(path: Path) -> dict:
             "expired": expired or None,
         }
 
-    return _append(path, make, whole=True)
+    return _append(path, make, whole=True, who=who)
 
 
 def add_marker(
@@ -1284,6 +1306,8 @@ def add_marker(
     side: str | None = None,
     turns: int | None = None,
     note: str | None = None,
+    *,
+    who: str | None = None,
 ) -> dict:
     """Place a marker by hand. Its id is the entry's number and `.1`."""
     kind = canonical_kind(kind)
@@ -1310,10 +1334,10 @@ def add_marker(
             "marker": {k: v for k, v in marker.items() if v is not None},
         }
 
-    return _append(path, make)
+    return _append(path, make, who=who)
 
 
-def remove_marker(path: Path, marker_id: str) -> dict:
+def remove_marker(path: Path, marker_id: str, *, who: str | None = None) -> dict:
     """Lift a marker by hand (e.g. Hero #15 Engineer/Frogman repairing a No-entry hex)."""
     marker_id = str(marker_id).strip()
 
@@ -1330,10 +1354,10 @@ def remove_marker(path: Path, marker_id: str) -> dict:
             "target": found.target,
         }
 
-    return _append(path, make, whole=True)
+    return _append(path, make, whole=True, who=who)
 
 
-def set_option(path: Path, key: str, value: object) -> dict:
+def set_option(path: Path, key: str, value: object, *, who: str | None = None) -> dict:
     """Set a per-game option (e.g. mines_cdf 3); logged like everything else."""
     problem = _option_problem(key, value)
     if problem:
@@ -1344,4 +1368,30 @@ def set_option(path: Path, key: str, value: object) -> dict:
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         return {"kind": "option", "key": key, "value": value}
 
-    return _append(path, make)
+    return _append(path, make, who=who)
+
+
+def append_event(
+    path: Path,
+    event: str,
+    text: str,
+    *,
+    ruleset: str | None = None,
+    dice: list[DiceRoll | dict[str, Any]] | None = None,
+    who: str | None = None,
+) -> dict:
+    """Log something the desk did that is not a combat, with its dice: e.g. the die rolled
+    for a Hero Site won uncontested (event "hero-site-draw"). Returns the entry written."""
+    if not isinstance(event, str) or not _BARE_KEY.match(event):
+        raise SaveError(f"event name {event!r} must be letters, digits, '_' or '-'")
+    _check_text("event text", text)
+    if ruleset is not None and ruleset not in RULESET_IDS:
+        raise SaveError(f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}")
+    rolls = [d.to_dict() if isinstance(d, DiceRoll) else dict(d) for d in dice or []]
+
+    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+        if ruleset is not None:
+            _check_ruleset_in_play(header, ruleset)
+        return {"kind": "event", "event": event, "ruleset": ruleset, "text": text, "dice": rolls}
+
+    return _append(path, make, who=who)
