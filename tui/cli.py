@@ -361,6 +361,7 @@ def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="crtdesk", description="A combat desk for hex-and-counter wargames.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    sub.add_parser("open", help="open the desk on a save file: crtdesk open FILE [--saves DIR]")
     rulesets = sub.add_parser("rulesets", help="list the rulesets")
     rulesets.add_argument("--json", action="store_true")
     rulesets.set_defaults(func=_cmd_rulesets)
@@ -390,7 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if not argv or argv[0] in ("open",):
+        if not argv or argv[0] == "open" or argv[0].startswith("--saves"):
             return _open_desk(argv)
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -423,7 +424,7 @@ def _save_errors() -> tuple[type[Exception], ...]:
 
 
 def _open_desk(argv: list[str]) -> int:
-    """`crtdesk` alone, or `crtdesk open FILE`: the Textual desk."""
+    """`crtdesk [--saves DIR]`, or `crtdesk open FILE`: the Textual desk."""
     try:
         from tui.app import run_desk
     except ImportError:
@@ -432,7 +433,15 @@ def _open_desk(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
-    return run_desk(argv[1:] if argv else [])
+    parser = _Parser(prog="crtdesk open", description="Open the combat desk.")
+    parser.add_argument(
+        "file", nargs="?", help="a save file: a path, or a name in the saves folder"
+    )
+    parser.add_argument(
+        "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
+    )
+    args = parser.parse_args(argv[1:] if argv and argv[0] == "open" else argv)
+    return run_desk(args.file, args.saves)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,264 @@
+"""Pilot tests: the Pair-o-Dice screens at 80x24, driven by keys, through a full combat
+each, with the saved entry checked in the save file."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Select, Static
+
+from tui import saves
+from tui.app import CrtDeskApp
+from tui.screens.game import PodScreen
+from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
+
+SIZE = (80, 24)
+
+
+def make_app(tmp_path: Path, seed: int = 7, rulesets: list[str] | None = None) -> CrtDeskApp:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    if rulesets is not None:
+        saves.new_game(folder / "game.toml", "Test game", rulesets, {})
+        return CrtDeskApp(
+            saves_dir=folder,
+            game_path=folder / "game.toml",
+            rng=random.Random(seed),
+            player="tester",
+        )
+    return CrtDeskApp(saves_dir=folder, rng=random.Random(seed), player="tester")
+
+
+def text_of(screen: PodScreen, selector: str) -> str:
+    return "\n".join(str(w.content) for w in screen.query(selector).results(Static))
+
+
+def preview(screen: PodScreen) -> str:
+    return text_of(screen, "OddsPreview Static")
+
+
+def result(screen: PodScreen) -> str:
+    return text_of(screen, "ResultPanel Static")
+
+
+def units(screen: PodScreen, side: str) -> list[UnitRow]:
+    return list(screen.query(f"#{side}s UnitRow").results(UnitRow))
+
+
+def last_entry(app: CrtDeskApp) -> dict:
+    assert app.game is not None
+    return saves.load_game(app.game.path).entries[-1]
+
+
+async def test_first_run_opens_a_default_game_and_resolves_a_basic_combat(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PodScreen) and screen.ruleset == "pod-basic"
+        assert app.game is not None and app.game.rulesets[0] == "pod-basic"
+        assert "enter a CAF" in preview(screen)
+        # The attacker's factor field has focus: type, tab to the defender, type.
+        await pilot.press("8", "tab", "2")
+        await pilot.pause()
+        assert units(screen, "attacker")[0].factor_text == "8"
+        assert units(screen, "defender")[0].factor_text == "2"
+        shown = preview(screen)
+        assert "odds 4-1" in shown and "Chances on 4-1 (1d6)" in shown
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        panel = screen.query_one(ResultPanel)
+        assert panel.display
+        entry = last_entry(app)
+        # The roll the seeded desk made is the row read: check it against the chart.
+        roll = entry["roll"]
+        printed = app.tables.chart("pod-basic.crt").cell(roll, "4-1")
+        assert f"Roll {roll} on 4-1: {' / '.join(printed)}" in result(screen)
+        assert entry["ruleset"] == "pod-basic" and entry["column"] == "4-1"
+        assert entry["dice"][0]["source"] == "desk"
+
+
+async def test_preview_follows_every_keystroke_and_marks_bad_input(tmp_path: Path) -> None:
+    app = make_app(tmp_path, rulesets=["pod-super"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        attack = units(screen, "attacker")[0].query_one(".factor", Input)
+        defend = units(screen, "defender")[0].query_one(".factor", Input)
+        await pilot.press("7", "tab", "tab", "4")
+        await pilot.pause()
+        assert "odds 1-1" in preview(screen)  # 7 vs 4 is 1-1
+        defend.value = "2"
+        await pilot.pause()
+        assert "odds 3-1" in preview(screen)
+        attack.value = "x7"
+        await pilot.pause()
+        assert "'x7' is not a whole number >= 0" in preview(screen)
+        assert attack.has_class("-invalid")
+        assert "odds" not in preview(screen).split("\n")[0]
+        # Rolling is refused while the form is invalid: nothing is logged.
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert saves.load_game(app.game.path).entries == []
+        attack.value = "-3"
+        await pilot.pause()
+        assert "'-3' is not a whole number >= 0" in preview(screen)
+        attack.value = ""
+        await pilot.pause()
+        assert "A1: enter a CAF" in preview(screen)
+
+
+async def test_super_combat_with_terrain_and_hand_dice(tmp_path: Path) -> None:
+    app = make_app(tmp_path, rulesets=["pod-super"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("ctrl+n")  # a second attacker
+        await pilot.pause()
+        rows = units(screen, "attacker")
+        assert len(rows) == 2
+        rows[0].query_one(".factor", Input).value = "4"
+        rows[1].query_one(".factor", Input).value = "3"
+        rows[1].query_one(".terrain", Select).value = "town"
+        units(screen, "defender")[0].query_one(".factor", Input).value = "2"
+        await pilot.pause()
+        # Terrain differs, so the town unit gets +1: 4 + 4 = 8 vs 2 is 4-1.
+        assert "Attack 8 · Defence 2 · odds 4-1" in preview(screen)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        await pilot.press("1", "3", "enter")  # out of range: refused with a message
+        await pilot.pause()
+        assert "'13' is not a 2d6 total" in "\n".join(
+            str(s.content) for s in app.screen.query("Static").results(Static)
+        )
+        await pilot.press("backspace", "backspace", "8", "enter")
+        await pilot.pause()
+        entry = last_entry(app)
+        assert entry["roll"] == "8" and entry["column"] == "4-1"
+        assert entry["cell"] == {"attacker": ["1", "-"], "defender": ["1", "-1"]}
+        assert entry["dice"][0]["source"] == "manual"
+        assert "Roll 8 on 4-1: A 1 - / D 1 -1" in result(screen)
+
+
+async def test_automatic_defeat_and_victory_need_no_dice(tmp_path: Path) -> None:
+    app = make_app(tmp_path, rulesets=["pod-super"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        attack = units(screen, "attacker")[0].query_one(".factor", Input)
+        defend = units(screen, "defender")[0].query_one(".factor", Input)
+        attack.value, defend.value = "1", "5"
+        await pilot.pause()
+        assert "odds 1-5" in preview(screen) and "Automatic Defeat" in preview(screen)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        entry = last_entry(app)
+        assert entry["effects"]["result"] == "AD" and entry["dice"] == []
+        attack.value, defend.value = "12", "2"
+        screen.query_one("#attacker-card", Select).value = "ace"
+        await pilot.pause()
+        assert "odds 6-1" in preview(screen) and "Automatic Victory" in preview(screen)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        entry = last_entry(app)
+        assert entry["effects"]["result"] == "AV"
+        assert "No card is played in an AV combat" in entry["explanation"]
+
+
+async def test_card_shift_clamped_at_the_edge_is_shown_and_logged(tmp_path: Path) -> None:
+    app = make_app(tmp_path, rulesets=["pod-ultra"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        units(screen, "attacker")[0].query_one(".factor", Input).value = "8"
+        units(screen, "defender")[0].query_one(".factor", Input).value = "2"
+        screen.query_one("#attacker-card", Select).value = "ace"
+        await pilot.pause()
+        shown = preview(screen)
+        assert "Ace (attacker): 3 columns right, 4-1 -> 5-1 (stopped at the table's edge)" in shown
+        assert "Column 5-1" in shown
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        entry = last_entry(app)
+        assert entry["column"] == "5-1"
+        assert any("stopped at the table's edge" in line for line in entry["trace"])
+
+
+async def test_joker_after_the_roll_swaps_the_lines(tmp_path: Path) -> None:
+    app = make_app(tmp_path, rulesets=["pod-super"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        units(screen, "attacker")[0].query_one(".factor", Input).value = "6"
+        units(screen, "defender")[0].query_one(".factor", Input).value = "2"
+        await pilot.press("ctrl+t")
+        await pilot.press("8", "enter")
+        await pilot.pause()
+        assert "F10 defender plays Joker" in result(screen)
+        await pilot.press("f10")
+        await pilot.pause()
+        entry = last_entry(app)
+        # Roll 8 at 3-1 is attacker "- 2", defender "2 -3": swapped, the attacker now
+        # loses 2 and retreats 3, while the cell stays as printed.
+        assert entry["cell"] == {"attacker": ["-", "2"], "defender": ["2", "-3"]}
+        assert entry["effects"]["swapped"] is True
+        assert entry["effects"]["attacker"] == {"factors_lost": 2, "retreat": 3}
+        assert "Joker" in (entry.get("note") or "")
+        assert "swapped" in result(screen)
+        # A second after-roll card is not offered.
+        assert screen.check_action("after_roll", ("attacker",)) is False
+
+
+async def test_stanfill_after_the_roll_cancels_a_basic_result(tmp_path: Path) -> None:
+    app = make_app(tmp_path, rulesets=["pod-basic"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        units(screen, "attacker")[0].query_one(".factor", Input).value = "8"
+        units(screen, "defender")[0].query_one(".factor", Input).value = "2"
+        await pilot.press("ctrl+t", "2", "enter")
+        await pilot.pause()
+        assert "Roll 2 on 4-1: DL2 / DR1" in result(screen)
+        await pilot.press("f9")
+        await pilot.pause()
+        entry = last_entry(app)
+        assert entry["effects"]["cancelled"] is True
+        assert "cancels the result" in entry["explanation"]
+        assert "Stanfill" in result(screen)
+
+
+async def test_ruleset_keys_switch_screens_and_keep_the_form(tmp_path: Path) -> None:
+    app = make_app(tmp_path, rulesets=["pod-basic", "pod-super", "ocs"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        units(app.screen, "attacker")[0].query_one(".factor", Input).value = "5"
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.screen.ruleset == "pod-super"
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.screen.ruleset == "ocs"
+        await pilot.press("f2")
+        await pilot.pause()
+        assert units(app.screen, "attacker")[0].factor_text == "5"
+        await pilot.press("f1")
+        await pilot.pause()
+        assert "Rulings:" in "\n".join(
+            str(s.content) for s in app.screen.query("Static").results(Static)
+        )
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "StartScreen"
+
+
+@pytest.mark.parametrize("ruleset", ["pod-basic", "pod-super", "pod-ultra"])
+async def test_obstacles_only_in_ultra_and_preview_panel_exists(
+    tmp_path: Path, ruleset: str
+) -> None:
+    app = make_app(tmp_path, rulesets=[ruleset])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert bool(app.screen.query("#obstacle")) == (ruleset == "pod-ultra")
+        assert app.screen.query_one(OddsPreview)

@@ -1,0 +1,125 @@
+"""Pilot tests: the start screen, a new game, log review, the Hero Site draw and the
+command palette's entries."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from textual.widgets import DataTable, Input, SelectionList, Static
+
+from tui import saves
+from tui.app import CrtDeskApp
+from tui.commands import GAME_COMMANDS
+from tui.screens.game import PodScreen
+from tui.screens.log import LogScreen
+from tui.screens.start import StartScreen
+
+SIZE = (80, 24)
+
+
+def screen_text(app: CrtDeskApp) -> str:
+    return "\n".join(str(s.content) for s in app.screen.query("Static").results(Static))
+
+
+async def test_start_screen_lists_saves_newest_first_and_opens_one(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "old.toml", "Old campaign", ["rivets"], {})
+    saves.new_game(folder / "new.toml", "New campaign", ["pod-super", "ocs"], {})
+    saves.advance_turn(folder / "new.toml")
+    (folder / "broken.toml").write_text("title = [unclosed\n")
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        table = app.screen.query_one(DataTable)
+        titles = [table.get_row_at(i)[0] for i in range(table.row_count)]
+        # The game with an entry comes first; the broken file is listed last, not fatal.
+        assert titles == ["New campaign", "Old campaign", "broken"]
+        assert table.get_row_at(0)[2] == "2"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PodScreen) and app.screen.ruleset == "pod-super"
+        assert app.screen.sub_title.startswith("Turn 2 · tester")
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)  # the broken save did not open
+        assert (folder / "broken.toml").read_text() == "title = [unclosed\n"
+
+
+async def test_new_game_dialog_creates_a_save_with_the_chosen_rulesets(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "other.toml", "Other", ["rivets"], {})
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("enter")  # no title yet: refused with a message
+        await pilot.pause()
+        assert "Give the game a title." in screen_text(app)
+        app.screen.query_one("#new-title", Input).value = 'Hürtgen "Forest" [DR]'
+        choices = app.screen.query_one(SelectionList)
+        choices.deselect_all()
+        choices.select("pod-ultra")
+        choices.select("daynight")
+        app.screen.query_one("#new-title", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PodScreen) and app.screen.ruleset == "pod-ultra"
+        game = saves.load_game(app.game.path)
+        assert game.title == 'Hürtgen "Forest" [DR]'
+        assert game.rulesets == ["pod-ultra", "daynight"]
+        assert game.options.get("mines_cdf") == 2
+
+
+async def test_log_review_shows_the_combats_and_the_hero_draw(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "g.toml", "G", ["pod-basic"], {})
+    app = CrtDeskApp(
+        saves_dir=folder, game_path=folder / "g.toml", rng=random.Random(5), player="tester"
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#attackers .factor", Input).value = "6"
+        screen.query_one("#defenders .factor", Input).value = "2"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        entries = saves.load_game(folder / "g.toml").entries
+        assert [e["kind"] for e in entries] == ["combat", "event"]
+        draw = entries[1]
+        assert draw["event"] == "hero-site-draw" and 1 <= draw["dice"][0]["total"] <= 6
+        assert f"the desk rolled {draw['dice'][0]['total']}" in draw["text"]
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert isinstance(app.screen, LogScreen)
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 2
+        first = table.get_row_at(0)
+        assert first[3] == "tester" and first[4] == "pod-basic"
+        assert f"3-1 3-1 r{entries[0]['roll']}" in first[5]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PodScreen)
+
+
+async def test_every_game_action_is_in_the_command_palette(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for command in GAME_COMMANDS:
+            assert f"{command.label} ({command.key})" in titles
+        # And each has its key bound on the screen.
+        keys = {b.key for b in app.screen.BINDINGS}
+        assert {c.key for c in GAME_COMMANDS} <= keys

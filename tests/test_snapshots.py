@@ -1,0 +1,80 @@
+"""Snapshots of what a person sees at 80x24: the start screen and each Pair-o-Dice screen
+mid-combat. Regenerate with `pytest --snapshot-update` and review the SVGs by eye."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tui import saves
+from tui.app import CrtDeskApp
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "saves"
+    path.mkdir()
+    return path
+
+
+def test_start_screen(snap_compare, folder: Path) -> None:
+    saves.new_game(folder / "kasserine.toml", "Kasserine Pass", ["ocs", "daynight"], {})
+    saves.new_game(
+        folder / "normandy.toml", "Normandy '44", ["pod-super", "pod-ultra", "pod-boom"], {}
+    )
+    app = CrtDeskApp(saves_dir=Path("saves"), rng=random.Random(1), player="tester")
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def _game(folder: Path, ruleset: str) -> CrtDeskApp:
+    saves.new_game(folder / "game.toml", "Bastogne", ["pod-basic", "pod-super", "pod-ultra"], {})
+    app = CrtDeskApp(
+        saves_dir=Path("saves"),
+        game_path=Path("saves/game.toml"),
+        rng=random.Random(3),
+        player="tester",
+    )
+    return app
+
+
+def _typing(ruleset: str, attack: list[str], defense: str, roll: bool):
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        app.show_ruleset(ruleset)
+        await pilot.pause()
+        screen = app.screen
+        for _ in attack[1:]:
+            await pilot.press("ctrl+n")
+        await pilot.pause()
+        rows = list(screen.query("#attackers .factor").results(Input))
+        for field, value in zip(rows, attack, strict=True):
+            field.value = value
+        screen.query_one("#defenders .factor", Input).value = defense
+        await pilot.pause()
+        if roll:
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "attack", "defense", "roll"),
+    [
+        ("pod-basic", ["5", "3"], "2", False),
+        ("pod-super", ["7"], "2", False),
+        ("pod-ultra", ["6"], "2", True),
+    ],
+)
+def test_pod_screen(
+    snap_compare, folder: Path, ruleset: str, attack: list[str], defense: str, roll: bool
+) -> None:
+    app = _game(folder, ruleset)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_typing(ruleset, attack, defense, roll))

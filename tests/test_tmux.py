@@ -1,0 +1,70 @@
+"""The real `crtdesk` in a real terminal: tmux at 80x24, keys typed with send-keys, the
+screen read with capture-pane, and the combat found in the save file afterwards."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from tui import saves
+
+CRTDESK = Path(sys.executable).with_name("crtdesk")
+
+
+def tmux(*args: str) -> str:
+    done = subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=10)
+    return done.stdout
+
+
+def wait_for(session: str, text: str, timeout: float = 15.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-t", session)
+        if text in screen:
+            return screen
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def test_a_combat_typed_in_tmux_lands_in_the_save_file(tmp_path: Path) -> None:
+    assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
+    assert CRTDESK.exists(), f"{CRTDESK} is not installed"
+    folder = tmp_path / "saves"
+    session = f"crtdesk-{uuid.uuid4().hex[:8]}"
+    env = {"CRTDESK_SAVES": str(folder), "CRTDESK_PLAYER": "tmux-tester", "TERM": "xterm-256color"}
+    command = (
+        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + f" {shlex.quote(str(CRTDESK))}"
+    )
+    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    try:
+        # First run: a default game opens on the Basic screen, the CAF field focused.
+        wait_for(session, "Attackers")
+        tmux("send-keys", "-t", session, "8")
+        tmux("send-keys", "-t", session, "Tab")
+        tmux("send-keys", "-t", session, "2")
+        wait_for(session, "odds 4-1")
+        tmux("send-keys", "-t", session, "C-r")
+        screen = wait_for(session, "Logged as entry")
+        line = next(row for row in screen.splitlines() if "Roll " in row and " on 4-1:" in row)
+        roll = line.split("Roll ", 1)[1].split(" ", 1)[0]
+        tmux("send-keys", "-t", session, "C-q")
+        deadline = time.monotonic() + 10
+        while (
+            session in tmux("list-sessions", "-F", "#{session_name}")
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.1)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    files = list(folder.glob("*.toml"))
+    assert len(files) == 1
+    entry = saves.load_game(files[0]).entries[-1]
+    assert entry["kind"] == "combat" and entry["ruleset"] == "pod-basic"
+    assert entry["column"] == "4-1" and entry["roll"] == roll
+    assert entry["who"] == "tmux-tester"

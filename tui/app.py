@@ -1,0 +1,172 @@
+"""The Textual desk: the start screen, one combat screen per ruleset in play, help and
+log review. Game rules stay in the engine; saving goes through tui.saves."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import random
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from tui import saves
+from tui.commands import GAME_COMMANDS, START_COMMANDS
+from tui.engine import CombatInput, Outcome, Tables, default_tables
+from tui.engine.dice import DiceRoll
+from tui.engine.tables import RULESET_IDS
+from tui.screens.game import RulesetScreen, screen_for
+from tui.screens.start import StartScreen
+
+DEFAULT_GAME_TITLE = "First game"
+
+
+def player_name() -> str:
+    """Who is at the keyboard: $CRTDESK_PLAYER, else the OS user."""
+    name = os.environ.get("CRTDESK_PLAYER")
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "player"
+
+
+class CrtDeskApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "crtdesk"
+
+    def __init__(
+        self,
+        saves_dir: Path | None = None,
+        game_path: Path | None = None,
+        rng: random.Random | None = None,
+        player: str | None = None,
+        tables: Tables | None = None,
+    ) -> None:
+        super().__init__()
+        self.saves_dir = saves_dir or saves.saves_folder()
+        self.game_path = game_path
+        self.rng = rng or random.Random()
+        self.player = player or player_name()
+        self.tables = tables or default_tables()
+        self.game: saves.Game | None = None  # type: ignore[assignment]
+        self._screen_names: list[str] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(StartScreen())
+        if self.game_path is not None:
+            self.open_game(self.game_path)
+        elif not saves.list_games(self.saves_dir):
+            # A first-time user gets a ready game with every ruleset in play.
+            self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
+
+    # ------------------------------------------------------------------ games
+    def create_game(self, title: str, rulesets: list[str], options: dict[str, Any]) -> None:
+        base = "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-") or "game"
+        name, n = base, 1
+        while (self.saves_dir / f"{name}.toml").exists():
+            n += 1
+            name = f"{base}-{n}"
+        try:
+            path = saves.save_path(name, self.saves_dir)
+            saves.new_game(path, title, rulesets, options)
+        except saves.SaveError as err:
+            self.notify(str(err), severity="error", markup=False)
+            return
+        self.open_game(path)
+
+    def open_game(self, path: Path) -> None:
+        try:
+            game = saves.load_game(path)
+        except saves.SaveError as err:
+            self.notify(str(err), severity="error", markup=False, timeout=10)
+            return
+        self._forget_screens()
+        self.game = game
+        for ruleset in game.rulesets:
+            name = f"ruleset:{ruleset}"
+            self.install_screen(screen_for(ruleset), name=name)
+            self._screen_names.append(name)
+        self.push_screen(self._screen_names[0])
+
+    def _forget_screens(self) -> None:
+        for name in self._screen_names:
+            self.uninstall_screen(name)
+        self._screen_names = []
+
+    def show_ruleset(self, ruleset: str) -> None:
+        name = f"ruleset:{ruleset}"
+        if isinstance(self.screen, RulesetScreen):
+            if self.screen.ruleset != ruleset:
+                self.switch_screen(name)
+        else:
+            self.push_screen(name)
+
+    def show_start(self) -> None:
+        if isinstance(self.screen, RulesetScreen):
+            self.pop_screen()
+
+    def reload_game(self) -> None:
+        if self.game is not None:
+            try:
+                self.game = saves.load_game(self.game.path)
+            except saves.SaveError:
+                pass
+
+    # ------------------------------------------------------------------ saving
+    def record_combat(self, combat: CombatInput, outcome: Outcome, note: str | None) -> str:
+        assert self.game is not None
+        try:
+            entry = saves.append_combat(self.game.path, combat, outcome, note=note, who=self.player)
+        except saves.SaveError as err:
+            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
+            return f"NOT SAVED: {err}"
+        self.reload_game()
+        return f"Logged as entry {entry.get('seq')} in {self.game.path.name}"
+
+    def record_event(self, ruleset: str, kind: str, text: str, dice: Iterable[DiceRoll]) -> str:
+        assert self.game is not None
+        try:
+            entry = saves.append_event(
+                self.game.path, kind, text, ruleset=ruleset, dice=list(dice), who=self.player
+            )
+        except saves.SaveError as err:
+            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
+            return f"NOT SAVED: {err}"
+        return f"(logged as entry {entry.get('seq')})"
+
+    # ------------------------------------------------------------------ palette
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        commands = (
+            GAME_COMMANDS
+            if isinstance(screen, RulesetScreen)
+            else START_COMMANDS
+            if isinstance(screen, StartScreen)
+            else ()
+        )
+        for command in commands:
+            yield SystemCommand(
+                f"{command.label} ({command.key})",
+                command.help,
+                partial(screen.run_action, command.action),
+            )
+
+
+def run_desk(file: str | None, saves_dir: str | None) -> int:
+    """Open the desk on the saves folder, or directly on one save file."""
+    folder = saves.saves_folder(saves_dir)
+    game_path = None
+    if file:
+        given = Path(file)
+        game_path = given if given.exists() else saves.save_path(file, folder)
+        if not game_path.exists():
+            raise saves.SaveError(f"{file}: no such save file (looked in {folder}/)")
+        saves.load_game(game_path)  # a broken file is reported here, in one line
+    CrtDeskApp(saves_dir=folder, game_path=game_path).run()
+    return 0

@@ -1,0 +1,62 @@
+"""Every desk action defined once: its key, its Footer label and its command palette
+entry all come from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Command:
+    action: str
+    key: str
+    label: str
+    help: str
+    show: bool = True
+    priority: bool = False
+
+    def binding(self) -> Binding:
+        return Binding(self.key, self.action, self.label, show=self.show, priority=self.priority)
+
+
+# On a combat screen. The keys are not priority bindings: they reach the screen after the
+# keystrokes typed before them, so a roll sees every digit typed first. Keys avoid ctrl+h/i/j/m (terminals send them as backspace, tab,
+# enter) and ctrl+a/b (tmux and screen prefixes), and keys the text fields use.
+GAME_COMMANDS: tuple[Command, ...] = (
+    Command("help", "f1", "Help", "Show this ruleset's legend, chart and rulings"),
+    Command("roll", "ctrl+r", "Roll", "Roll the desk's dice for this combat and log it"),
+    Command("hand_dice", "ctrl+t", "Hand", "Enter dice rolled by hand at the table"),
+    Command("add_attacker", "ctrl+n", "+Att", "Add an attacking unit row"),
+    Command("add_defender", "ctrl+g", "+Def", "Add a defending unit row"),
+    Command("remove_unit", "ctrl+o", "-Unit", "Remove the focused (or last) unit row"),
+    Command(
+        "after_roll('attacker')",
+        "f9",
+        "A card",
+        "After the roll: the attacker plays the Joker (Super/Ultra) or Stanfill (Basic)",
+    ),
+    Command(
+        "after_roll('defender')",
+        "f10",
+        "D card",
+        "After the roll: the defender plays the Joker (Super/Ultra) or Stanfill (Basic)",
+    ),
+    Command(
+        "hero_draw",
+        "ctrl+y",
+        "Hero",
+        "Hero Site won uncontested, loser lacks the Buddy card: roll the card draw",
+    ),
+    Command("log", "ctrl+l", "Log", "Review this game's log and markers"),
+    Command("back", "escape", "Saves", "Back to the saves list"),
+)
+
+START_COMMANDS: tuple[Command, ...] = (
+    Command("open_game", "enter", "Open", "Open the highlighted game"),
+    Command("new_game", "n", "New game", "Start a new game"),
+    Command("review_log", "l", "Log", "Review the highlighted game's log"),
+    Command("help", "f1", "Help", "How to use the desk"),
+    Command("quit", "q", "Quit", "Leave the desk"),
+)

@@ -1,0 +1,43 @@
+"""F1: the ruleset's legend, its chart and the rulings that apply."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from tui.commands import GAME_COMMANDS
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,f1,q", "close", "Close")]
+
+    def __init__(self, ruleset: str | None) -> None:
+        super().__init__(classes="help-screen")
+        self.ruleset = ruleset
+
+    def compose(self) -> ComposeResult:
+        from tui.cli import table_text
+
+        tables = self.app.tables  # type: ignore[attr-defined]
+        keys = "\n".join(f"  {c.key:8} {c.help}" for c in GAME_COMMANDS)
+        with VerticalScroll(classes="help-body"):
+            if self.ruleset is None:
+                yield Static(
+                    "crtdesk: pick a game and press Enter, or n for a new one.\n"
+                    "On a combat screen type the factors; the odds update as you type.\n\n"
+                    f"Keys on a combat screen:\n{keys}\n  F2-F8    switch to the game's 1st..7th ruleset\n"
+                    "  ctrl+p   command palette; ctrl+q quits",
+                    markup=False,
+                )
+            else:
+                rulings = "\n".join(f"- {r}" for r in tables.data[self.ruleset]["rulings"])
+                yield Static(f"{tables.title(self.ruleset)}\n\nRulings:\n{rulings}", markup=False)
+                yield Static(f"\nKeys:\n{keys}\n  F2-F8    switch ruleset\n", markup=False)
+                yield Static(table_text(self.ruleset, tables), markup=False, classes="chart")
+        yield Footer(compact=True)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

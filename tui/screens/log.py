@@ -1,0 +1,91 @@
+"""Log review: every entry of a game's log, newest last, and the markers in force."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from tui import saves
+from tui.widgets.combat import cell_text
+
+
+def entry_row(entry: dict[str, Any]) -> tuple[str, ...]:
+    """One log entry as a table row: what a player scans for."""
+    kind = str(entry.get("kind", ""))
+    when = str(entry.get("when", ""))[:16].replace("T", " ")
+    if kind == "combat":
+        what = f"{entry.get('odds') or '-'} {entry.get('column') or ''} r{entry.get('roll') or '-'}: {cell_text(entry.get('cell'))}"
+    else:
+        what = str(entry.get("text") or entry.get("note") or kind)
+    return (
+        str(entry.get("seq", "")),
+        str(entry.get("turn", "")),
+        when,
+        str(entry.get("who", "")),
+        str(entry.get("ruleset", "") or kind),
+        what,
+    )
+
+
+class LogScreen(Screen[None]):
+    BINDINGS = [Binding("escape,q", "close", "Back"), Binding("m", "toggle_markers", "Markers")]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(classes="log-screen")
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical():
+            yield DataTable(id="log-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", markup=False, id="log-detail")
+            yield Static("", markup=False, id="log-markers")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("#", "turn", "when (UTC)", "who", "ruleset", "result")
+        try:
+            game = saves.load_game(self.path)
+        except saves.SaveError as err:
+            self.query_one("#log-detail", Static).update(str(err))
+            return
+        self.title = f"Log: {game.title}"
+        self.sub_title = f"Turn {game.turn} · {len(game.entries)} entries"
+        self.entries = game.entries
+        for entry in game.entries:
+            table.add_row(*entry_row(entry))
+        if game.entries:
+            table.move_cursor(row=len(game.entries) - 1)
+        markers = [
+            f"{m.kind} {m.target} ({m.side or '-'})"
+            + (f", {m.turns_left} turns left" if m.turns_left is not None else "")
+            for m in game.markers
+        ]
+        self.query_one("#log-markers", Static).update(
+            "Markers: " + ("; ".join(markers) if markers else "none")
+        )
+        table.focus()
+
+    @on(DataTable.RowHighlighted)
+    def show_entry(self, event: DataTable.RowHighlighted) -> None:
+        entries = getattr(self, "entries", [])
+        if 0 <= event.cursor_row < len(entries):
+            entry = entries[event.cursor_row]
+            self.query_one("#log-detail", Static).update(
+                str(entry.get("explanation") or entry.get("text") or "")
+            )
+
+    def action_toggle_markers(self) -> None:
+        markers = self.query_one("#log-markers", Static)
+        markers.display = not markers.display
+
+    def action_close(self) -> None:
+        self.dismiss(None)

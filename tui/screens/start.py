@@ -1,0 +1,94 @@
+"""The start screen: the saves folder, newest first."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from tui import saves
+from tui.commands import START_COMMANDS
+from tui.screens.dialogs import NewGameRequest, NewGameScreen
+
+
+class StartScreen(Screen[None]):
+    BINDINGS = [c.binding() for c in START_COMMANDS]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical():
+            yield Static("", markup=False, id="saves-folder")
+            yield DataTable(id="saves-table", cursor_type="row", zebra_stripes=True)
+            yield Static(
+                "Enter opens · n new game · l log · F1 help · q quit", markup=False, classes="hint"
+            )
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "crtdesk"
+        self.sub_title = "saves"
+        table = self.query_one(DataTable)
+        table.add_columns("title", "rulesets", "turn", "last entry (UTC)")
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    def reload(self) -> None:
+        desk = self.app
+        folder = desk.saves_dir  # type: ignore[attr-defined]
+        self.games = saves.list_games(folder)
+        self.query_one("#saves-folder", Static).update(f"Saves in {folder}/ ({len(self.games)})")
+        table = self.query_one(DataTable)
+        table.clear()
+        for game in self.games:
+            if game.error:
+                table.add_row(game.title, "cannot be read (Enter shows why)", "-", "-")
+                continue
+            last = (game.last_entry or "-")[:16].replace("T", " ")
+            table.add_row(game.title, " ".join(game.rulesets), str(game.turn), last)
+        table.focus()
+
+    def _highlighted(self) -> saves.GameSummary | None:
+        table = self.query_one(DataTable)
+        if not self.games or table.cursor_row < 0:
+            return None
+        return self.games[min(table.cursor_row, len(self.games) - 1)]
+
+    @on(DataTable.RowSelected)
+    def row_selected(self) -> None:
+        self.action_open_game()
+
+    def action_open_game(self) -> None:
+        game = self._highlighted()
+        if game is None:
+            self.notify("No saves yet: press n for a new game.")
+            return
+        if game.error:
+            self.notify(game.error, severity="error", markup=False, timeout=10)
+            return
+        self.app.open_game(game.path)  # type: ignore[attr-defined]
+
+    def action_new_game(self) -> None:
+        self.app.push_screen(NewGameScreen(self.app.tables), self._created)  # type: ignore[attr-defined]
+
+    def _created(self, request: NewGameRequest | None) -> None:
+        if request is not None:
+            self.app.create_game(request.title, request.rulesets, request.options)  # type: ignore[attr-defined]
+
+    def action_review_log(self) -> None:
+        from tui.screens.log import LogScreen
+
+        game = self._highlighted()
+        if game is not None:
+            self.app.push_screen(LogScreen(game.path))
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(None))
+
+    def action_quit(self) -> None:
+        self.app.exit()
