@@ -262,3 +262,27 @@ async def test_obstacles_only_in_ultra_and_preview_panel_exists(
         await pilot.pause()
         assert bool(app.screen.query("#obstacle")) == (ruleset == "pod-ultra")
         assert app.screen.query_one(OddsPreview)
+
+
+async def test_ultra_obstacle_is_exempt_from_av_and_mines_cdf_is_a_game_option(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path, rulesets=["pod-ultra"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        units(screen, "attacker")[0].query_one(".factor", Input).value = "13"
+        screen.query_one("#obstacle", Select).value = "mines"
+        await pilot.pause()
+        # Mines CDF 2: 13 vs 2 is 6-1, but obstacles are exempt from AV: read on 5-1.
+        shown = preview(screen)
+        assert "Attack 13 · Defence 2 · odds 6-1" in shown and "Column 5-1" in shown
+        screen.query_one("#mines-cdf", Select).value = 3
+        await pilot.pause()
+        assert "Defence 3 · odds 4-1" in preview(screen)
+        game = saves.load_game(app.game.path)
+        assert game.options["mines_cdf"] == 3 and game.entries[-1]["kind"] == "option"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        entry = last_entry(app)
+        assert entry["column"] == "4-1" and entry["inputs"]["mines_cdf"] == 3

@@ -140,6 +140,16 @@ class CrtDeskApp(App[None]):
             return f"NOT SAVED: {err}"
         return f"(logged as entry {entry.get('seq')})"
 
+    def set_game_option(self, key: str, value: object) -> None:
+        assert self.game is not None
+        try:
+            saves.set_option(self.game.path, key, value, who=self.player)
+        except saves.SaveError as err:
+            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
+            return
+        self.reload_game()
+        self.notify(f"Game option {key} set to {value} (logged).", markup=False)
+
     # ------------------------------------------------------------------ palette
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

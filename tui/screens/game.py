@@ -249,6 +249,15 @@ class PodScreen(RulesetScreen):
     def form_changed(self) -> None:
         self.update_preview()
 
+    @on(Select.Changed, "#mines-cdf")
+    def mines_option_changed(self, event: Select.Changed) -> None:
+        """The mines CDF is a per-game option: a change is kept (and logged) in the save."""
+        default = self.desk.tables.data["pod-ultra"]["obstacles"]["mines"]
+        if isinstance(event.value, int) and event.value != self.desk.game.options.get(
+            "mines_cdf", default
+        ):
+            self.desk.set_game_option("mines_cdf", event.value)
+
     def _select(self, selector: str) -> str | None:
         found = self.query(selector)
         if not found:
