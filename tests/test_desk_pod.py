@@ -47,6 +47,12 @@ def units(screen: PodScreen, side: str) -> list[UnitRow]:
     return list(screen.query(f"#{side}s UnitRow").results(UnitRow))
 
 
+def set_factors(screen: PodScreen, attack: str, defense: str) -> None:
+    """Fill the first attacker's and defender's factor fields."""
+    units(screen, "attacker")[0].query_one(".factor", Input).value = attack
+    units(screen, "defender")[0].query_one(".factor", Input).value = defense
+
+
 def last_entry(app: CrtDeskApp) -> dict:
     assert app.game is not None
     return saves.load_game(app.game.path).entries[-1]
@@ -172,8 +178,7 @@ async def test_card_shift_clamped_at_the_edge_is_shown_and_logged(tmp_path: Path
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.screen
-        units(screen, "attacker")[0].query_one(".factor", Input).value = "8"
-        units(screen, "defender")[0].query_one(".factor", Input).value = "2"
+        set_factors(screen, "8", "2")
         screen.query_one("#attacker-card", Select).value = "ace"
         await pilot.pause()
         shown = preview(screen)
@@ -191,8 +196,7 @@ async def test_joker_after_the_roll_swaps_the_lines(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.screen
-        units(screen, "attacker")[0].query_one(".factor", Input).value = "6"
-        units(screen, "defender")[0].query_one(".factor", Input).value = "2"
+        set_factors(screen, "6", "2")
         await pilot.press("ctrl+t")
         await pilot.press("8", "enter")
         await pilot.pause()
@@ -216,8 +220,7 @@ async def test_stanfill_after_the_roll_cancels_a_basic_result(tmp_path: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.screen
-        units(screen, "attacker")[0].query_one(".factor", Input).value = "8"
-        units(screen, "defender")[0].query_one(".factor", Input).value = "2"
+        set_factors(screen, "8", "2")
         await pilot.press("ctrl+t", "2", "enter")
         await pilot.pause()
         assert "Roll 2 on 4-1: DL2 / DR1" in result(screen)

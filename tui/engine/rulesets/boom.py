@@ -215,20 +215,8 @@ def _chain(
             units = units[: len(units) - removed]
             trace.append(f"{removed} bomber unit(s) removed, the last listed first: {units} fly on")
         if not units:
-            effects["headline"] = [
-                "Every bomber was lost to attrition: nothing reaches the target."
-            ]
-            effects["cell_summary"] = "No CAF reached the target hex."
-            return finish(
-                combat,
-                attack_total=total,
-                defense_total=None,
-                odds=None,
-                column=None,
-                roll=None,
-                cell=None,
-                effects=effects,
-                trace=trace,
+            return _nothing_hits(
+                combat, total, effects, trace, "Every bomber was lost to attrition."
             )
     roll = roller.roll("Boom Accuracy", 1, 6)
     accuracy = tables.data["pod-boom"]["accuracy_effect"][str(roll)]
@@ -245,19 +233,7 @@ def _chain(
     caf = sum(hitting)
     if caf <= 0 or largest_column(tables.chart("pod-boom.crt"), caf) is None:
         trace.append(f"CAF on target {caf}: no combat on the target hex")
-        effects["headline"] = ["No CAF reached the target hex."]
-        effects["cell_summary"] = "No CAF reached the target hex."
-        return finish(
-            combat,
-            attack_total=total,
-            defense_total=None,
-            odds=None,
-            column=None,
-            roll=None,
-            cell=None,
-            effects=effects,
-            trace=trace,
-        )
+        return _nothing_hits(combat, total, effects, trace)
     column, crt_roll, cell = _crt(caf, tables, roller, trace, None)
     _crt_effects(cell, effects)
     on_target: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
@@ -271,6 +247,29 @@ def _chain(
         column=column,
         roll=crt_roll,
         cell=cell,
+        effects=effects,
+        trace=trace,
+    )
+
+
+def _nothing_hits(
+    combat: CombatInput,
+    total: int,
+    effects: dict[str, Any],
+    trace: list[str],
+    why: str = "",
+) -> Outcome:
+    """The chain ends before the CRT: no CAF reached the target hex."""
+    effects["headline"] = [f"{why} No CAF reached the target hex.".strip()]
+    effects["cell_summary"] = "No CAF reached the target hex."
+    return finish(
+        combat,
+        attack_total=total,
+        defense_total=None,
+        odds=None,
+        column=None,
+        roll=None,
+        cell=None,
         effects=effects,
         trace=trace,
     )
