@@ -117,7 +117,8 @@ def pod_combats(draw: st.DrawFn) -> CombatInput:
     card = st.sampled_from([None, "ace", "king", "queen", "jack", "joker", "stanfill"])
     unit = st.builds(Unit, st.integers(0, 10), POD_TERRAIN)
     attackers = tuple(draw(st.lists(unit, min_size=1, max_size=3)))
-    if sum(u.factor for u in attackers) == 0:
+    # Terrain can take 1 off each unit: keep the attack above 0 even then (0 is no attack).
+    if sum(max(0, u.factor - 1) for u in attackers) == 0:
         attackers = (Unit(3),)
     obstacle = draw(st.sampled_from([None, "mines", "glider"])) if ruleset == "pod-ultra" else None
     defenders = () if obstacle else tuple(draw(st.lists(unit, min_size=1, max_size=3)))

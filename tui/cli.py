@@ -47,6 +47,10 @@ FLAGS = {
     "shift_roll": "--shift-roll",
     "time": "--time",
     "drm": "--drm",
+    "reserve": "--reserve",
+    "press_on": "--press-on",
+    "reroll": "--reroll",
+    "rerolls": "--reroll",
     "seed": "--seed",
 }
 
@@ -132,6 +136,21 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
     ocs.add_argument("--shift-roll", metavar="N", help="ocs: the surprise shift 1d6 rolled by hand")
     ocs.add_argument("--time", metavar="T", help="daynight: day|night")
     ocs.add_argument("--drm", metavar="N", help="daynight: the net die roll modifier")
+    ocs.add_argument(
+        "--reserve",
+        metavar="N",
+        help="daynight: on ENG, commit an exploitation reserve of N factors and roll again",
+    )
+    ocs.add_argument(
+        "--press-on", action="store_true", help="daynight: on BTL, take a step loss and roll again"
+    )
+    ocs.add_argument(
+        "--reroll",
+        action="append",
+        default=[],
+        metavar="N",
+        help="daynight: a re-roll's row rolled by hand (repeat)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -167,6 +186,9 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
         shift_roll=_integer("shift_roll", args.shift_roll),
         time=args.time,
         drm=_integer("drm", args.drm) or 0,
+        reserve=_integer("reserve", args.reserve, 0),
+        press_on=args.press_on,
+        rerolls=tuple(_integer("reroll", text) for text in args.reroll),  # type: ignore[misc]
     )
 
 

@@ -57,10 +57,15 @@ class CombatInput:
     # Day/Night
     time: str | None = None
     drm: int = 0
+    # A Day/Night battle's re-rolls: the reserve committed on ENG, pressing on after BTL
+    # with a step loss, and the rows of any re-rolls made by hand.
+    reserve: int | None = None
+    press_on: bool = False
+    rerolls: tuple[int, ...] = ()
 
     def without_dice(self) -> CombatInput:
         """The same combat with every hand-entered die left to chance."""
-        return replace(self, roll=None, surprise_roll=None, shift_roll=None)
+        return replace(self, roll=None, surprise_roll=None, shift_roll=None, rerolls=())
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that were set, for the log."""
@@ -194,7 +199,7 @@ _READ_BY: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("step", "aaf", "caf", "long_range"), ("pod-boom",)),
     **dict.fromkeys(_OCS_ONLY, ("ocs",)),
     "terrain": ("ocs", "daynight"),
-    **dict.fromkeys(("time", "drm"), ("daynight",)),
+    **dict.fromkeys(("time", "drm", "reserve", "press_on", "rerolls"), ("daynight",)),
 }
 
 

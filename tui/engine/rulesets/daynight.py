@@ -8,6 +8,8 @@ from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
 from tui.engine.rulesets.common import (
+    check_whole,
+    explain,
     finish,
     pick_column,
     ratio_column,
@@ -77,35 +79,83 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         odds, index = ratio_column(
             columns, attack, defense, "-", trace, "the first column is 'or less'"
         )
-    column = columns[index]
-    low, high = rules["row_min"], rules["row_max"]
+    odds_column = columns[index]
     if isinstance(combat.drm, bool) or not isinstance(combat.drm, int):
         raise InputError("drm", combat.drm, "a whole number, + or -")
-    if combat.roll is not None:
-        check_roll(
-            "roll", combat.roll, low, high, f"modified 1d{rules['die_sides']} (row {low}..{high})"
+    if combat.reserve is not None:
+        check_whole("reserve", combat.reserve)
+        if combat.column is not None:
+            raise InputError(
+                "reserve",
+                combat.reserve,
+                "no --reserve with --column: the new odds need the totals",
+            )
+    manual = [combat.roll, *combat.rerolls]
+    battle: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    voluntary_losses = 0
+    declined: str | None = None  # an ENG or BTL re-roll the attacker did not take
+    while True:
+        given = manual[len(battle)] if len(battle) < len(manual) else None
+        total = _row(given, combat.drm, rules, roller, trace, "roll" if not battle else "reroll")
+        column = columns[index]
+        cell = chart.cell(str(total), terrain, column)
+        battle.append({"column": column, "roll": str(total), "cell": cell})
+        trace.append(f"Row {total}, column {column}: {cell}")
+        if cell not in ("ENG", "BTL"):
+            break
+        if cell in seen:
+            trace.append(f"A second {cell} in this battle: the battle ends with {cell}")
+            break
+        seen.add(cell)
+        if cell == "ENG":
+            if combat.reserve is None or attack is None or defense is None:
+                trace.append("ENG: the attacker commits no exploitation reserve; the battle ends")
+                declined = cell
+                break
+            attack += combat.reserve
+            trace.append(
+                f"ENG: the attacker commits a reserve of {combat.reserve}: attack {attack}"
+            )
+            odds, index = ratio_column(
+                columns, attack, defense, "-", trace, "the first column is 'or less'"
+            )
+        else:
+            if not combat.press_on:
+                trace.append("BTL: the attacker does not press on; the battle ends")
+                declined = cell
+                break
+            voluntary_losses += 1
+            trace.append("BTL: the attacker takes one step loss and rolls again at the same odds")
+    if len(manual) > len(battle) and manual[len(battle)] is not None:
+        extra = manual[len(battle)]
+        raise InputError(
+            "reroll", extra, f"no more rolls: this battle ended after {len(battle)} roll(s)"
         )
-        total = combat.roll
-        roller.record_manual("combat (modified, read row)", f"1d{rules['die_sides']}", total)
-        trace.append(f"Row {total} entered by hand")
-    else:
-        die = roller.roll("combat", 1, rules["die_sides"])
-        modified = die + combat.drm
-        total = min(max(modified, low), high)
-        clamp = f", read as {total} (rows {low}..{high})" if total != modified else ""
-        trace.append(f"1d{rules['die_sides']} {die} {combat.drm:+d} DRM = {modified}{clamp}")
-    roll = str(total)
-    cell = chart.cell(roll, terrain, column)
-    trace.append(f"Row {roll}, column {column}: {cell}")
+    column, roll = battle[-1]["column"], battle[-1]["roll"]
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     for side, change in _RESULTS[cell].items():
         effects[side].update(change)
-    if cell in _NOTES:
+    if voluntary_losses:
+        steps = effects["attacker"].get("steps_lost", 0) + voluntary_losses
+        effects["attacker"]["steps_lost"] = steps
+        effects["notes"].append(
+            f"The attacker took {voluntary_losses} voluntary step loss to press on (BTL)."
+        )
+    if declined:
+        effects["reroll"] = declined
+        effects["notes"].append(_NOTES[declined])
+    elif cell in ("ENG", "BTL"):
+        effects["notes"].append(f"A second {cell} in one battle ends it with that result.")
+    elif cell in _NOTES:
         effects["notes"].append(_NOTES[cell])
-    if cell in ("ENG", "BTL"):
-        effects["reroll"] = cell
     if cell == "ENG":
+        # The battle ended engaged (locked in combat): the units keep the marker.
         effects["markers"].append({"kind": "engaged", "side": "both"})
+    if len(battle) > 1:
+        effects["battle"] = battle
+    # What the printed cell alone means (a distribution merges battles that end on it).
+    effects["cell_summary"] = explain({"attacker": {}, "defender": {}, **_RESULTS[cell]})
     effects["table"] = time
     effects["terrain"] = terrain
     return finish(
@@ -118,4 +168,29 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         cell=cell,
         effects=effects,
         trace=trace,
+        odds_column=odds_column,
     )
+
+
+def _row(
+    given: int | None,
+    drm: int,
+    rules: Any,
+    roller: Roller,
+    trace: list[str],
+    field: str,
+) -> int:
+    """One roll of the battle: 1d6 + DRM read on rows 0..7, or a row entered by hand."""
+    low, high = rules["row_min"], rules["row_max"]
+    sides = rules["die_sides"]
+    if given is not None:
+        check_roll(field, given, low, high, f"modified 1d{sides} (row {low}..{high})")
+        roller.record_manual("combat (modified, read row)", f"1d{sides}", given)
+        trace.append(f"Row {given} entered by hand")
+        return given
+    die = roller.roll("combat", 1, sides)
+    modified = die + drm
+    total = min(max(modified, low), high)
+    clamp = f", read as {total} (rows {low}..{high})" if total != modified else ""
+    trace.append(f"1d{sides} {die} {drm:+d} DRM = {modified}{clamp}")
+    return total
