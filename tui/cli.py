@@ -134,6 +134,11 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
     ocs.add_argument("--overrun", action="store_true", help="ocs: an overrun (surprise 9+/6-)")
     ocs.add_argument("--surprise-roll", metavar="N", help="ocs: the surprise 2d6 rolled by hand")
     ocs.add_argument("--shift-roll", metavar="N", help="ocs: the surprise shift 1d6 rolled by hand")
+    ocs.add_argument(
+        "--defender-unsupplied",
+        action="store_true",
+        help="ocs: the defender withholds combat supply and defends at half strength",
+    )
     ocs.add_argument("--time", metavar="T", help="daynight: day|night")
     ocs.add_argument("--drm", metavar="N", help="daynight: the net die roll modifier")
     ocs.add_argument(
@@ -182,6 +187,7 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
         defender_ar=_integer("defender_ar", args.defender_ar, 0) or 0,
         hedgehog=_integer("hedgehog", args.hedgehog, 0) or 0,
         overrun=args.overrun,
+        defender_unsupplied=args.defender_unsupplied,
         surprise_roll=_integer("surprise_roll", args.surprise_roll),
         shift_roll=_integer("shift_roll", args.shift_roll),
         time=args.time,

@@ -575,7 +575,7 @@ _COMBAT = {
 }
 _COMBAT_OPTIONAL = {
     "attack_total": int,
-    "defense_total": int,
+    "defense_total": float,  # a whole number, or a half (an OCS defender without supply)
     "odds": str,
     "column": str,
     "odds_column": str,
@@ -585,6 +585,8 @@ _COMBAT_OPTIONAL = {
 
 
 def _is(value: Any, kind: type) -> bool:
+    if kind is float:
+        return type(value) in (int, float)
     return type(value) is kind if kind in (int, bool) else isinstance(value, kind)
 
 
@@ -1079,6 +1081,10 @@ def _append(
                 "who": _player(who),
             }
             entry |= fields
+            # Never write what the reader would refuse: check it as a load would.
+            problem = _check_entry(_without_none(entry))
+            if problem:
+                raise SaveError(f"{path}: not saved: {problem[0]}")
             _write_entry(fd, path, entry)
         finally:
             os.close(fd)

@@ -54,6 +54,7 @@ class CombatInput:
     overrun: bool = False
     surprise_roll: int | None = None
     shift_roll: int | None = None
+    defender_unsupplied: bool = False
     # Day/Night
     time: str | None = None
     drm: int = 0
@@ -91,7 +92,7 @@ class Outcome:
 
     ruleset: str
     attack_total: int | None
-    defense_total: int | None
+    defense_total: int | float | None
     odds: str | None
     column: str | None
     roll: str | None
@@ -192,7 +193,15 @@ _POD_ONLY = (
     "obstacle",
     "mines_cdf",
 )
-_OCS_ONLY = ("attacker_ar", "defender_ar", "hedgehog", "overrun", "surprise_roll", "shift_roll")
+_OCS_ONLY = (
+    "attacker_ar",
+    "defender_ar",
+    "hedgehog",
+    "overrun",
+    "surprise_roll",
+    "shift_roll",
+    "defender_unsupplied",
+)
 # Inputs only some rulesets read: anything else set is refused, never silently ignored.
 _READ_BY: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(_POD_ONLY, _POD),

@@ -118,9 +118,19 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         defense = units_total("defense", combat.defenders)
         require_attack(attack, combat.attackers)
         trace.append(f"Attack total {attack}, defence total {defense}")
-        odds, index = ratio_column(
-            columns, attack, defense, ":", trace, "read the first column (desk ruling)"
-        )
+        if combat.defender_unsupplied:
+            # Defending at half strength: A / (D/2) is 2A / D, read exactly.
+            trace.append(
+                f"The defender withholds combat supply and defends at half strength: {defense / 2:g}"
+            )
+            odds, index = ratio_column(
+                columns, 2 * attack, defense, ":", trace, "read the first column (desk ruling)"
+            )
+            defense = defense // 2 if defense % 2 == 0 else defense / 2  # type: ignore[assignment]
+        else:
+            odds, index = ratio_column(
+                columns, attack, defense, ":", trace, "read the first column (desk ruling)"
+            )
     odds_column = columns[index]
     drm = combat.attacker_ar - combat.defender_ar - combat.hedgehog
     trace.append(
