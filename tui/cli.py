@@ -352,6 +352,9 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
         raise UsageError(
             "resolve: give --roll (dice rolled by hand) or --seed (the desk's dice), not both"
         )
+    if (args.target is not None or args.note is not None) and not args.save:
+        flag = "--target" if args.target is not None else "--note"
+        raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
     combat = combat_from_args(args)
     seed = _integer("seed", args.seed)
     outcome = resolve(combat, tables, random.Random(seed) if seed is not None else None)
@@ -359,7 +362,9 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     if args.save:
         from tui import cli_saves
 
-        saved = cli_saves.record_combat(args.save, args.saves, combat, outcome)
+        saved = cli_saves.record_combat(
+            args.save, args.saves, combat, outcome, target=args.target, note=args.note
+        )
     if args.json:
         print(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -402,6 +407,12 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--roll", metavar="N", help="the total read against the rows, rolled by hand")
     res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
     res.add_argument("--save", metavar="FILE", help="append the combat to this save file")
+    res.add_argument(
+        "--target", metavar="HEX", help="the hex or unit the result's markers go on (with --save)"
+    )
+    res.add_argument(
+        "--note", metavar="TEXT", help="a note kept with the logged combat (with --save)"
+    )
     res.add_argument(
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )

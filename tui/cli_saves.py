@@ -86,10 +86,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     option.set_defaults(func=_cmd_option)
 
 
-def record_combat(save: str, saves_dir: str | None, combat: CombatInput, outcome: Outcome) -> str:
+def record_combat(
+    save: str,
+    saves_dir: str | None,
+    combat: CombatInput,
+    outcome: Outcome,
+    *,
+    target: str | None = None,
+    note: str | None = None,
+) -> str:
     """Append a resolved combat to a save; the line to print."""
     path = _path(save, saves_dir)
-    entry = saves.append_combat(path, combat, outcome)
+    entry = saves.append_combat(path, combat, outcome, note, target=target)
     line = f"Saved as entry {entry['seq']} in {path}"
     placed = [_marker_text(m) for m in entry.get("markers", [])]
     if placed:
