@@ -109,7 +109,9 @@ def test_resolve_text(capsys, ruleset):
     status, out, err = run(capsys, "resolve", ruleset, *flags, "--roll", roll)
     assert (status, err) == (0, "")
     assert out.startswith(ruleset)
-    printed = cell if isinstance(cell, str) else " ".join(cell) if isinstance(cell, list) else None
+    printed = (
+        cell if isinstance(cell, str) else " / ".join(cell) if isinstance(cell, list) else None
+    )
     if printed:
         assert f"Result: {printed}" in out
     assert "Trace:" in out

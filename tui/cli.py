@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from tui.engine.combat import CombatInput, Outcome, distribution, plain, resolve
+from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, plain, resolve
 from tui.engine.errors import InputError
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import RULESET_IDS, Chart, Tables, TablesError, default_tables
@@ -198,17 +198,6 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
     )
 
 
-def _cell_text(cell: Any) -> str:
-    if cell is None:
-        return "(none)"
-    if isinstance(cell, str):
-        return cell
-    cell = plain(cell)
-    if isinstance(cell, dict):
-        return f"A {' '.join(cell['attacker'])} / D {' '.join(cell['defender'])}"
-    return " ".join(cell)
-
-
 def table_json(ruleset: str, tables: Tables) -> dict[str, Any]:
     """The tables of one ruleset in the shapes the CLI contract names."""
     data = tables.data
@@ -241,7 +230,7 @@ def table_json(ruleset: str, tables: Tables) -> dict[str, Any]:
 def _grid_lines(
     title: str, columns: list[str], rows: dict[str, list[Any]], row_label: str
 ) -> list[str]:
-    texts = {k: [_cell_text(c) for c in v] for k, v in rows.items()}
+    texts = {k: [cell_text(c) for c in v] for k, v in rows.items()}
     widths = [max([len(col)] + [len(texts[k][i]) for k in texts]) for i, col in enumerate(columns)]
     key_width = max([len(row_label)] + [len(k) for k in rows])
     lines = [
@@ -311,7 +300,7 @@ def outcome_text(outcome: Outcome) -> str:
     for name, value in (("odds", outcome.odds), ("column", outcome.column), ("roll", outcome.roll)):
         if value is not None:
             head.append(f"{name} {value}")
-    lines = ["  ".join(head), f"Result: {_cell_text(outcome.cell)}", outcome.explanation, "Trace:"]
+    lines = ["  ".join(head), f"Result: {cell_text(outcome.cell)}", outcome.explanation, "Trace:"]
     lines += [f"  {step}" for step in outcome.trace]
     for die in outcome.dice:
         lines.append(
@@ -382,11 +371,11 @@ def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     print(f"{combat.ruleset}  odds {result.odds or '-'}  column {result.column or '-'}")
-    width = max(len(_cell_text(o["cell"])) for o in data["outcomes"])
+    width = max(len(cell_text(o["cell"])) for o in data["outcomes"])
     for item in sorted(data["outcomes"], key=lambda o: -o["probability"]):
         print(
             f"  {item['probability'] * 100:6.2f}%  {_bar(item['probability'])}  "
-            f"{_cell_text(item['cell']).ljust(width)}  {item['meaning']}"
+            f"{cell_text(item['cell']).ljust(width)}  {item['meaning']}"
         )
     return 0
 

@@ -161,6 +161,18 @@ def plain(value: Any) -> Any:
     return value
 
 
+def cell_text(cell: Any) -> str:
+    """A printed cell on one line: "AL1o1 Do1", "DL2 / DR1", "A - 2 / D 2 -3"."""
+    cell = plain(cell)
+    if cell is None:
+        return "(no cell)"
+    if isinstance(cell, str):
+        return cell
+    if isinstance(cell, dict):
+        return f"A {' '.join(cell['attacker'])} / D {' '.join(cell['defender'])}"
+    return " / ".join(cell)
+
+
 Resolver = Callable[[CombatInput, Tables, Roller], Outcome]
 
 

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from tui import saves
-from tui.widgets.combat import cell_text
+from tui.engine.combat import cell_text
 
 
 def entry_row(entry: dict[str, Any]) -> tuple[str, ...]:

@@ -14,22 +14,10 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Collapsible, Input, Label, Select, Static
 
 from tui.engine import Distribution, Outcome
-from tui.engine.combat import plain
+from tui.engine.combat import cell_text
 
 BAR_WIDTH = 10
 _EIGHTHS = " ▏▎▍▌▋▊▉"
-
-
-def cell_text(cell: Any) -> str:
-    """A cell as printed, on one line."""
-    cell = plain(cell)
-    if cell is None:
-        return "(no cell)"
-    if isinstance(cell, str):
-        return cell
-    if isinstance(cell, dict):
-        return f"A {' '.join(cell['attacker'])} / D {' '.join(cell['defender'])}"
-    return " / ".join(cell)
 
 
 def bar(probability: float, width: int = BAR_WIDTH) -> str:
