@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -63,10 +63,6 @@ class CombatInput:
     reserve: int | None = None
     press_on: bool = False
     rerolls: tuple[int, ...] = ()
-
-    def without_dice(self) -> CombatInput:
-        """The same combat with every hand-entered die left to chance."""
-        return replace(self, roll=None, surprise_roll=None, shift_roll=None, rerolls=())
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that were set, for the log."""

@@ -10,8 +10,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Label, Select, Static
 
 from tui.commands import GAME_COMMANDS
@@ -151,13 +151,11 @@ class PodScreen(RulesetScreen):
             return self._after_roll_card() is not None
         return super().check_action(action, parameters)
 
-    combat: var[CombatInput | None] = var(None, init=False)
-    last: var[Outcome | None] = var(None, init=False)
-
     def __init__(self, ruleset: str) -> None:
         super().__init__(ruleset)
+        # The last roll, for the cards played after it.
+        self.last: Outcome | None = None
         self.last_combat: CombatInput | None = None
-        self.last_entry: Any = None
 
     @property
     def rules(self) -> Any:
@@ -171,6 +169,7 @@ class PodScreen(RulesetScreen):
 
     def compose_body(self) -> ComposeResult:
         rules = self.rules
+        data = self.desk.tables.data
         with Horizontal(classes="combat-body"):
             with VerticalScroll(classes="combat-form"):
                 yield Label("Attackers (^n add, ^o drop)", classes="section")
@@ -180,58 +179,29 @@ class PodScreen(RulesetScreen):
                 with Vertical(id="defenders"):
                     yield UnitRow("defender", 1, self.terrains)
                 if self.ruleset == "pod-ultra":
-                    with Horizontal(classes="field"):
-                        yield Label("Obstacle", classes="field-label")
-                        obstacles = [("-", "")] + [
-                            (k, k) for k in self.desk.tables.data["pod-ultra"]["obstacles"]
-                        ]
-                        yield Select(
-                            obstacles, value="", allow_blank=False, compact=True, id="obstacle"
-                        )
-                    with Horizontal(classes="field"):
-                        yield Label("Mines CDF", classes="field-label")
-                        options = self.desk.tables.data["pod-ultra"]["obstacle_options"]["mines"]
-                        current = self.desk.game.options.get("mines_cdf", options[0])
-                        yield Select(
-                            [(str(o), o) for o in options],
-                            value=current,
-                            allow_blank=False,
-                            compact=True,
-                            id="mines-cdf",
-                        )
-                with Horizontal(classes="field"):
-                    yield Label("Morale +/- A", classes="field-label")
-                    yield Input(
-                        "", placeholder="0", compact=True, id="morale-attack", classes="small"
+                    obstacles = [("-", "")] + [(k, k) for k in data["pod-ultra"]["obstacles"]]
+                    yield _field("Obstacle", _choice(obstacles, "", "obstacle"))
+                    mines = data["pod-ultra"]["obstacle_options"]["mines"]
+                    current = self.desk.game.options.get(
+                        "mines_cdf", data["pod-ultra"]["obstacles"]["mines"]
                     )
-                    yield Label(" D ")
-                    yield Input(
-                        "", placeholder="0", compact=True, id="morale-defense", classes="small"
+                    yield _field(
+                        "Mines CDF", _choice([(str(m), m) for m in mines], current, "mines-cdf")
                     )
-                with Horizontal(classes="field"):
-                    yield Label("Buddy card", classes="field-label")
-                    yield Select(
-                        SIDE_OPTIONS, value="", allow_blank=False, compact=True, id="buddy"
-                    )
+                yield _field(
+                    "Morale +/- A",
+                    Input(placeholder="0", compact=True, id="morale-attack", classes="small"),
+                    Label(" D "),
+                    Input(placeholder="0", compact=True, id="morale-defense", classes="small"),
+                )
+                yield _field("Buddy card", _choice(SIDE_OPTIONS, "", "buddy"))
                 if rules["terrain_effects"]:
-                    with Horizontal(classes="field"):
-                        yield Label("Medal of Honor", classes="field-label")
-                        yield Select(
-                            SIDE_OPTIONS, value="", allow_blank=False, compact=True, id="medal"
-                        )
+                    yield _field("Medal of Honor", _choice(SIDE_OPTIONS, "", "medal"))
                 before = [c for c in rules["special_cards"] if c not in rules["after_roll_cards"]]
                 if before:
                     cards = [("-", "")] + [(c.title(), c) for c in before]
-                    with Horizontal(classes="field"):
-                        yield Label("Attacker card", classes="field-label")
-                        yield Select(
-                            cards, value="", allow_blank=False, compact=True, id="attacker-card"
-                        )
-                    with Horizontal(classes="field"):
-                        yield Label("Defender card", classes="field-label")
-                        yield Select(
-                            cards, value="", allow_blank=False, compact=True, id="defender-card"
-                        )
+                    yield _field("Attacker card", _choice(cards, "", "attacker-card"))
+                    yield _field("Defender card", _choice(cards, "", "defender-card"))
             with VerticalScroll(classes="combat-side"):
                 result = ResultPanel(id="result")
                 result.display = False
@@ -340,7 +310,6 @@ class PodScreen(RulesetScreen):
 
     def update_preview(self) -> None:
         combat, problems = self.read_form()
-        self.combat = combat
         state = PreviewState(problems=problems)
         if combat is not None:
             probe = self.probe(combat)
@@ -505,6 +474,15 @@ _FIELD_NAMES = {
     "obstacle": "Obstacle",
     "mines_cdf": "Mines CDF",
 }
+
+
+def _field(label: str, *widgets: Widget) -> Horizontal:
+    """One line of the form: a label and its input(s)."""
+    return Horizontal(Label(label, classes="field-label"), *widgets, classes="field")
+
+
+def _choice(options: list[tuple[str, Any]], value: Any, id: str) -> Select[Any]:
+    return Select(options, value=value, allow_blank=False, compact=True, id=id)
 
 
 def screen_for(ruleset: str) -> RulesetScreen:
