@@ -35,6 +35,14 @@ class DiceRoll:
         }
 
 
+def parse_dice(text: str) -> tuple[int, int]:
+    """ "2d6" -> (2, 6): how many dice, and their sides."""
+    count, _, sides = text.strip().lower().partition("d")
+    if not (count.isdigit() and sides.isdigit()):
+        raise ValueError(f"not a dice expression like 2d6: {text!r}")
+    return int(count), int(sides)
+
+
 @cache
 def total_distribution(count: int, sides: int) -> tuple[tuple[int, Fraction], ...]:
     """Exact distribution of the total of `count` dice with `sides` sides."""

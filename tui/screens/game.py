@@ -16,7 +16,7 @@ from textual.widgets import Footer, Header, Input, Label, Select, Static
 
 from tui.commands import GAME_COMMANDS
 from tui.engine import CombatInput, InputError, Outcome, distribution, resolve
-from tui.engine.dice import Roller
+from tui.engine.dice import Roller, parse_dice
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.rulesets.pod import hero_site_draw
 from tui.screens.dialogs import HandDiceScreen
@@ -305,8 +305,8 @@ class PodScreen(RulesetScreen):
 
     def probe(self, combat: CombatInput) -> Outcome:
         """The combat read with the lowest roll: totals, odds, AD/AV and shifts, no dice."""
-        low = 1 if self.rules["dice"] == "1d6" else 2
-        return resolve(replace(combat, roll=low), self.desk.tables)
+        lowest, _ = parse_dice(self.rules["dice"])
+        return resolve(replace(combat, roll=lowest), self.desk.tables)
 
     def update_preview(self) -> None:
         combat, problems = self.read_form()
@@ -387,7 +387,7 @@ class PodScreen(RulesetScreen):
         if self.probe(combat).effects.get("result"):
             self.roll_combat(None)
             return
-        count, sides = (1, 6) if self.rules["dice"] == "1d6" else (2, 6)
+        count, sides = parse_dice(self.rules["dice"])
         self.app.push_screen(HandDiceScreen(count, sides), self._hand_dice_done)
 
     def _hand_dice_done(self, total: int | None) -> None:

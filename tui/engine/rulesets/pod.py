@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from tui.engine.combat import CombatInput, Outcome
-from tui.engine.dice import Roller
+from tui.engine.dice import Roller, parse_dice
 from tui.engine.errors import InputError
 from tui.engine.odds import apply_shifts, round_odds
 from tui.engine.rulesets.common import (
@@ -216,7 +216,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     column = chart.columns[index]
     if done:
         effects["shifts"] = [s.describe() for s in done]
-    count, sides = (1, 6) if rules["dice"] == "1d6" else (2, 6)
+    count, sides = parse_dice(rules["dice"])
     total = roller.roll("combat", count, sides, combat.roll)
     source = "entered by hand" if combat.roll is not None else "rolled by the desk"
     roll = str(total)
