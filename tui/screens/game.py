@@ -18,7 +18,7 @@ from tui.commands import GAME_COMMANDS
 from tui.engine import CombatInput, InputError, Outcome, distribution, resolve
 from tui.engine.dice import Roller, parse_dice
 from tui.engine.rulesets.common import parse_unit
-from tui.engine.rulesets.pod import hero_site_draw
+from tui.engine.rulesets.pod import after_roll_card, hero_site_draw
 from tui.screens.dialogs import HandDiceScreen
 from tui.widgets.combat import OddsPreview, PreviewState, ResultPanel, UnitRow
 
@@ -148,7 +148,7 @@ class PodScreen(RulesetScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "after_roll":
             # Shown only while the last roll allows a card after it.
-            return self._after_roll_card() is not None
+            return self.after_roll_card(str(parameters[0])) is not None
         return super().check_action(action, parameters)
 
     def __init__(self, ruleset: str) -> None:
@@ -422,32 +422,23 @@ class PodScreen(RulesetScreen):
         self.query_one(".combat-side", VerticalScroll).scroll_home(animate=False)
 
     def after_roll_offer(self) -> str:
-        card = self._after_roll_card()
-        if card is None:
-            return ""
-        return (
-            f"After the roll: F9 attacker plays {card.title()}, F10 defender plays {card.title()}"
-        )
+        offers = [
+            f"{key} {side} plays {card.title()}"
+            for key, side in (("F9", "attacker"), ("F10", "defender"))
+            if (card := self.after_roll_card(side))
+        ]
+        return "After the roll: " + ", ".join(offers) if offers else ""
 
-    def _after_roll_card(self) -> str | None:
-        outcome, combat = self.last, self.last_combat
-        if outcome is None or combat is None or outcome.effects.get("result"):
+    def after_roll_card(self, side: str) -> str | None:
+        if self.last is None or self.last_combat is None:
             return None
-        cards = self.rules["after_roll_cards"]
-        if not cards or combat.attacker_card in cards or combat.defender_card in cards:
-            return None
-        if outcome.effects.get("cancelled"):
-            return None
-        return cards[0]
+        return after_roll_card(self.last_combat, self.last, self.desk.tables, side)
 
     def action_after_roll(self, side: str) -> None:
-        card = self._after_roll_card()
+        card = self.after_roll_card(side)
         combat, outcome = self.last_combat, self.last
         if card is None or combat is None or outcome is None or outcome.roll is None:
-            self.notify("No card can be played after this roll.", severity="warning")
-            return
-        if getattr(combat, f"{side}_card"):
-            self.notify(f"The {side} already committed a card to this combat.", severity="warning")
+            self.notify(f"The {side} has no card to play after this roll.", severity="warning")
             return
         amended = replace(combat, **{f"{side}_card": card})
         note = f"{card.title()} played by the {side} after the roll (same dice as the entry before)"

@@ -131,9 +131,6 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             effects["attacker"]["bombers_removed"] = int(cell)
         return finish(
             combat,
-            attack_total=None,
-            defense_total=None,
-            odds=None,
             column=column,
             roll=roll,
             cell=cell,
@@ -151,10 +148,6 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects["headline"] = [f"{name}: {cell}"]
         return finish(
             combat,
-            attack_total=None,
-            defense_total=None,
-            odds=None,
-            column=None,
             roll=str(roll),
             cell=cell,
             effects=effects,
@@ -170,8 +163,6 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         return finish(
             combat,
             attack_total=caf,
-            defense_total=None,
-            odds=None,
             column=column,
             roll=roll,
             cell=cell,
@@ -242,8 +233,6 @@ def _chain(
     return finish(
         combat,
         attack_total=total,
-        defense_total=None,
-        odds=None,
         column=column,
         roll=crt_roll,
         cell=cell,
@@ -265,10 +254,6 @@ def _nothing_hits(
     return finish(
         combat,
         attack_total=total,
-        defense_total=None,
-        odds=None,
-        column=None,
-        roll=None,
         cell=None,
         effects=effects,
         trace=trace,

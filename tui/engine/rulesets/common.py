@@ -120,14 +120,14 @@ def explain(effects: dict[str, Any]) -> str:
 def finish(
     combat: CombatInput,
     *,
-    attack_total: int | None,
-    defense_total: int | None,
-    odds: str | None,
-    column: str | None,
-    roll: str | None,
     cell: Any,
     effects: dict[str, Any],
     trace: list[str],
+    attack_total: int | float | None = None,
+    defense_total: int | float | None = None,
+    odds: str | None = None,
+    column: str | None = None,
+    roll: str | None = None,
     odds_column: str | None = None,
 ) -> Outcome:
     effects.setdefault("attacker", {})

@@ -363,6 +363,20 @@ def _decode(ruleset: str, tables: Tables, cell: Any, effects: dict[str, Any]) ->
                 effects[side]["advance_up_to"] = amount
 
 
+def after_roll_card(combat: CombatInput, outcome: Outcome, tables: Tables, side: str) -> str | None:
+    """The card `side` may still play after this roll (the Joker in Super/Ultra, Stanfill in
+    Basic), or None: not after AD/AV or a cancelled result, one such card per combat, and a
+    side that committed a card before the roll has played its card."""
+    if outcome.roll is None or outcome.effects.get("result") or outcome.effects.get("cancelled"):
+        return None
+    cards = tables.data[combat.ruleset]["after_roll_cards"]
+    if not cards or combat.attacker_card in cards or combat.defender_card in cards:
+        return None
+    if getattr(combat, f"{side}_card"):
+        return None
+    return cards[0]
+
+
 def hero_site_draw(roller: Roller, manual: int | None = None) -> int:
     """Site won uncontested, loser lacks the Buddy card: the victor's 1d6 for the draw."""
     return roller.roll("Hero Site card draw", 1, 6, manual)
