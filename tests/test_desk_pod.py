@@ -200,8 +200,10 @@ async def test_joker_after_the_roll_swaps_the_lines(tmp_path: Path) -> None:
         await pilot.press("ctrl+t")
         await pilot.press("8", "enter")
         await pilot.pause()
-        assert "F10 defender plays Joker" in result(screen)
-        await pilot.press("f10")
+        assert "F9: play Joker after the roll" in result(screen)
+        await pilot.press("f9")
+        await pilot.pause()
+        await pilot.press("d")
         await pilot.pause()
         entry = last_entry(app)
         # Roll 8 at 3-1 is attacker "- 2", defender "2 -3": swapped, the attacker now
@@ -212,7 +214,7 @@ async def test_joker_after_the_roll_swaps_the_lines(tmp_path: Path) -> None:
         assert "Joker" in (entry.get("note") or "")
         assert "swapped" in result(screen)
         # A second after-roll card is not offered.
-        assert screen.check_action("after_roll", ("attacker",)) is False
+        assert screen.check_action("after_roll", ()) is False
 
 
 async def test_stanfill_after_the_roll_cancels_a_basic_result(tmp_path: Path) -> None:
@@ -225,6 +227,8 @@ async def test_stanfill_after_the_roll_cancels_a_basic_result(tmp_path: Path) ->
         await pilot.pause()
         assert "Roll 2 on 4-1: DL2 / DR1" in result(screen)
         await pilot.press("f9")
+        await pilot.pause()
+        await pilot.press("a")
         await pilot.pause()
         entry = last_entry(app)
         assert entry["effects"]["cancelled"] is True

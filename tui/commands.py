@@ -32,16 +32,10 @@ GAME_COMMANDS: tuple[Command, ...] = (
     Command("add_defender", "ctrl+g", "+Def", "Add a defending unit row"),
     Command("remove_unit", "ctrl+o", "-Unit", "Remove the focused (or last) unit row"),
     Command(
-        "after_roll('attacker')",
+        "after_roll",
         "f9",
-        "A card",
-        "After the roll: the attacker plays the Joker (Super/Ultra) or Stanfill (Basic)",
-    ),
-    Command(
-        "after_roll('defender')",
-        "f10",
-        "D card",
-        "After the roll: the defender plays the Joker (Super/Ultra) or Stanfill (Basic)",
+        "Card",
+        "After the roll: a side plays the Joker (Super/Ultra) or Stanfill (Basic)",
     ),
     Command(
         "hero_draw",
@@ -50,7 +44,7 @@ GAME_COMMANDS: tuple[Command, ...] = (
         "Hero Site won uncontested, loser lacks the Buddy card: roll the card draw",
     ),
     Command("log", "ctrl+l", "Log", "Review this game's log and markers"),
-    Command("back", "escape", "Saves", "Back to the saves list"),
+    Command("back", "escape", "Back", "Back to the saves list"),
 )
 
 START_COMMANDS: tuple[Command, ...] = (

@@ -45,6 +45,33 @@ class HandDiceScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
 
+class AfterRollScreen(ModalScreen[str | None]):
+    """Which side plays its card after the roll: a (attacker), d (defender), Esc neither."""
+
+    BINDINGS = [
+        Binding("a", "choose('attacker')", "Attacker"),
+        Binding("d", "choose('defender')", "Defender"),
+        Binding("escape", "choose('')", "Neither"),
+    ]
+
+    def __init__(self, offers: dict[str, str]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.offers = offers  # side -> card
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("A card after the roll")
+            for side, card in self.offers.items():
+                yield Label(f"  {side[0]}  the {side} plays {card.title()}")
+            yield Label("  Esc  neither", classes="hint")
+
+    def action_choose(self, side: str) -> None:
+        if side and side not in self.offers:
+            self.notify(f"The {side} has no card to play after this roll.", severity="warning")
+            return
+        self.dismiss(side or None)
+
+
 @dataclass(frozen=True)
 class NewGameRequest:
     title: str

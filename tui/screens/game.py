@@ -18,8 +18,8 @@ from tui.commands import GAME_COMMANDS
 from tui.engine import CombatInput, InputError, Outcome, distribution, resolve
 from tui.engine.dice import Roller, parse_dice
 from tui.engine.rulesets.common import parse_unit
-from tui.engine.rulesets.pod import after_roll_card, hero_site_draw
-from tui.screens.dialogs import HandDiceScreen
+from tui.engine.rulesets.pod import SIDES, after_roll_card, hero_site_draw
+from tui.screens.dialogs import AfterRollScreen, HandDiceScreen
 from tui.widgets.combat import OddsPreview, PreviewState, ResultPanel, UnitRow
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ class PodScreen(RulesetScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "after_roll":
             # Shown only while the last roll allows a card after it.
-            return self.after_roll_card(str(parameters[0])) is not None
+            return bool(self.after_roll_offers())
         return super().check_action(action, parameters)
 
     def __init__(self, ruleset: str) -> None:
@@ -421,28 +421,34 @@ class PodScreen(RulesetScreen):
         self.refresh_bindings()
         self.query_one(".combat-side", VerticalScroll).scroll_home(animate=False)
 
-    def after_roll_offer(self) -> str:
-        offers = [
-            f"{key} {side} plays {card.title()}"
-            for key, side in (("F9", "attacker"), ("F10", "defender"))
-            if (card := self.after_roll_card(side))
-        ]
-        return "After the roll: " + ", ".join(offers) if offers else ""
-
-    def after_roll_card(self, side: str) -> str | None:
+    def after_roll_offers(self) -> dict[str, str]:
+        """Side -> the card it may still play after the last roll."""
         if self.last is None or self.last_combat is None:
-            return None
-        return after_roll_card(self.last_combat, self.last, self.desk.tables, side)
+            return {}
+        offers = {
+            side: after_roll_card(self.last_combat, self.last, self.desk.tables, side)
+            for side in SIDES
+        }
+        return {side: card for side, card in offers.items() if card}
 
-    def action_after_roll(self, side: str) -> None:
-        card = self.after_roll_card(side)
-        combat, outcome = self.last_combat, self.last
-        if card is None or combat is None or outcome is None or outcome.roll is None:
-            self.notify(f"The {side} has no card to play after this roll.", severity="warning")
+    def after_roll_offer(self) -> str:
+        cards = sorted({card.title() for card in self.after_roll_offers().values()})
+        return f"F9: play {' or '.join(cards)} after the roll" if cards else ""
+
+    def action_after_roll(self, side: str | None = None) -> None:
+        offers = self.after_roll_offers()
+        if not offers:
+            self.notify("No card can be played after this roll.", severity="warning")
             return
-        amended = replace(combat, **{f"{side}_card": card})
+        if side is None:
+            self.app.push_screen(AfterRollScreen(offers), self.action_after_roll)
+            return
+        if side not in offers or self.last_combat is None or self.last is None:
+            return
+        card = offers[side]
+        amended = replace(self.last_combat, **{f"{side}_card": card})
         note = f"{card.title()} played by the {side} after the roll (same dice as the entry before)"
-        self.roll_combat(int(outcome.roll), note=note, base=amended)
+        self.roll_combat(int(self.last.roll or 0), note=note, base=amended)
 
     def action_hero_draw(self) -> None:
         roller = Roller(self.desk.rng)
