@@ -329,51 +329,47 @@ class PodScreen(RulesetScreen):
         self.query_one(OddsPreview).show(state)
 
     # ------------------------------------------------------------------ units
-    def _add_unit(self, side: str) -> None:
+    async def _add_unit(self, side: str) -> None:
         box = self.query_one(f"#{side}s", Vertical)
-        number = len(box.children) + 1
-        row = UnitRow(side, number, self.terrains)
-        box.mount(row)
-        self.call_after_refresh(lambda: row.query_one(".factor", Input).focus())
-        self.call_after_refresh(self.update_preview)
+        row = UnitRow(side, len(box.children) + 1, self.terrains)
+        await box.mount(row)
+        row.query_one(".factor", Input).focus()
+        self.update_preview()
 
-    def action_add_attacker(self) -> None:
-        self._add_unit("attacker")
+    async def action_add_attacker(self) -> None:
+        await self._add_unit("attacker")
 
-    def action_add_defender(self) -> None:
-        self._add_unit("defender")
+    async def action_add_defender(self) -> None:
+        await self._add_unit("defender")
 
-    def action_remove_unit(self) -> None:
-        focused = self.focused
-        row = None
-        while focused is not None and focused is not self:
-            if isinstance(focused, UnitRow):
-                row = focused
-                break
-            focused = focused.parent  # type: ignore[assignment]
+    async def action_remove_unit(self) -> None:
+        """Remove the focused unit row (the last attacker if no row has focus). Awaited,
+        so keys pressed quickly one after another never remove a side's last row."""
+        row = next((w for w in self.focus_chain_of_focused() if isinstance(w, UnitRow)), None)
         if row is None:
-            rows = list(self.query("#attackers UnitRow").results(UnitRow))
-            row = rows[-1]
+            row = list(self.query("#attackers UnitRow").results(UnitRow))[-1]
         box = row.parent
-        assert box is not None
+        assert isinstance(box, Vertical)
         if len(box.children) == 1:
             self.notify(
                 "Every combat needs one unit on each side: clear the factor instead.",
                 severity="warning",
             )
             return
-        row.remove()
+        await row.remove()
+        for number, unit in enumerate(box.query(UnitRow).results(UnitRow), start=1):
+            unit.renumber(number)
+        self.update_preview()
+        box.query(".factor").last(Input).focus()
 
-        def renumber() -> None:
-            for n, unit in enumerate(box.query(UnitRow).results(UnitRow), start=1):
-                unit.number = n
-                unit.query_one(".unit-label", Label).update(
-                    f"{'A' if unit.side == 'attacker' else 'D'}{n}"
-                )
-            self.update_preview()
-            box.query(".factor").last(Input).focus()
-
-        self.call_after_refresh(renumber)
+    def focus_chain_of_focused(self) -> list[Widget]:
+        """The focused widget and its ancestors, nearest first."""
+        chain: list[Widget] = []
+        node = self.focused
+        while isinstance(node, Widget) and node is not self:
+            chain.append(node)
+            node = node.parent  # type: ignore[assignment]
+        return chain
 
     # ------------------------------------------------------------------ rolling
     def action_roll(self) -> None:

@@ -92,6 +92,12 @@ class UnitRow(Horizontal):
                 classes="terrain",
             )
 
+    def renumber(self, number: int) -> None:
+        self.number = number
+        self.query_one(".unit-label", Label).update(
+            f"{'A' if self.side == 'attacker' else 'D'}{number}"
+        )
+
     @property
     def factor_text(self) -> str:
         return self.query_one(".factor", Input).value
