@@ -106,6 +106,11 @@ async def test_log_review_shows_the_combats_and_the_hero_draw(tmp_path: Path) ->
         first = table.get_row_at(0)
         assert first[3] == "tester" and first[4] == "pod-basic"
         assert f"3-1 3-1 r{entries[0]['roll']}" in first[5]
+        await pilot.press("up")
+        await pilot.pause()
+        detail = str(app.screen.query_one("#log-detail", Static).content)
+        assert entries[0]["explanation"] in detail
+        assert f"Dice: 1d6 {entries[0]['dice'][0]['total']} (desk)" in detail
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, PodScreen)

@@ -22,6 +22,8 @@ def entry_row(entry: dict[str, Any]) -> tuple[str, ...]:
     when = str(entry.get("when", ""))[:16].replace("T", " ")
     if kind == "combat":
         what = f"{entry.get('odds') or '-'} {entry.get('column') or ''} r{entry.get('roll') or '-'}: {cell_text(entry.get('cell'))}"
+        if entry.get("note"):
+            what += " (note)"
     else:
         what = str(entry.get("text") or entry.get("note") or kind)
     return (
@@ -79,9 +81,16 @@ class LogScreen(Screen[None]):
         entries = getattr(self, "entries", [])
         if 0 <= event.cursor_row < len(entries):
             entry = entries[event.cursor_row]
-            self.query_one("#log-detail", Static).update(
-                str(entry.get("explanation") or entry.get("text") or "")
-            )
+            lines = [str(entry.get("explanation") or entry.get("text") or "")]
+            if entry.get("note"):
+                lines.append(f"Note: {entry['note']}")
+            dice = [
+                f"{d.get('dice')} {d.get('total')} ({'desk' if d.get('source') == 'desk' else 'by hand'})"
+                for d in entry.get("dice", [])
+            ]
+            if dice:
+                lines.append("Dice: " + ", ".join(dice))
+            self.query_one("#log-detail", Static).update("\n".join(lines))
 
     def action_toggle_markers(self) -> None:
         markers = self.query_one("#log-markers", Static)
