@@ -22,6 +22,22 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "saves"
 
 
+# A Big Boom strike logged in the "torch" save: CAF 9 reads the 8 column; roll 2 there is
+# loss 4, interdiction 2 (seed 000), so it places a No-entry marker.
+BOOM_CRT_SAVED = (
+    "resolve",
+    "pod-boom",
+    "--step",
+    "crt",
+    "--caf",
+    "9",
+    "--roll",
+    "2",
+    "--save",
+    "torch",
+)
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -48,19 +64,7 @@ def test_new_then_resolve_save_then_log(folder: Path, capsys) -> None:
         "ocs",
     )
     assert code == 0 and "saves/torch.toml" in out
-    code, out, _ = run(
-        capsys,
-        "resolve",
-        "pod-boom",
-        "--step",
-        "crt",
-        "--caf",
-        "9",
-        "--roll",
-        "2",
-        "--save",
-        "torch",
-    )
+    code, out, _ = run(capsys, *BOOM_CRT_SAVED)
     assert code == 0
     assert (
         out.splitlines()[-1]
@@ -117,19 +121,7 @@ def test_log_reads_what_resolve_save_wrote_in_a_separate_process(tmp_path: Path)
 
 def test_log_json_has_every_field_and_the_filters_filter(folder: Path, capsys, monkeypatch) -> None:
     new(capsys)
-    run(
-        capsys,
-        "resolve",
-        "pod-boom",
-        "--step",
-        "crt",
-        "--caf",
-        "9",
-        "--roll",
-        "2",
-        "--save",
-        "torch",
-    )
+    run(capsys, *BOOM_CRT_SAVED)
     run(capsys, "turn", "torch")
     ocs = [
         "--attack",
@@ -186,19 +178,7 @@ def test_log_json_has_every_field_and_the_filters_filter(folder: Path, capsys, m
 
 def test_turn_and_markers(folder: Path, capsys) -> None:
     new(capsys)
-    run(
-        capsys,
-        "resolve",
-        "pod-boom",
-        "--step",
-        "crt",
-        "--caf",
-        "9",
-        "--roll",
-        "2",
-        "--save",
-        "torch",
-    )
+    run(capsys, *BOOM_CRT_SAVED)
     code, out, err = run(
         capsys,
         "marker",
@@ -309,19 +289,7 @@ def test_a_broken_save_exits_2_with_one_line_and_is_left_alone(
     folder: Path, capsys, old: str, new_text: str, message: str, command: list[str]
 ) -> None:
     new(capsys)
-    run(
-        capsys,
-        "resolve",
-        "pod-boom",
-        "--step",
-        "crt",
-        "--caf",
-        "9",
-        "--roll",
-        "2",
-        "--save",
-        "torch",
-    )
+    run(capsys, *BOOM_CRT_SAVED)
     path = folder / "torch.toml"
     path.write_text(path.read_text(encoding="utf-8").replace(old, new_text, 1), encoding="utf-8")
     before = path.read_bytes()

@@ -4,9 +4,12 @@ each, with the saved entry checked in the save file."""
 from __future__ import annotations
 
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
 from tui import saves
@@ -29,6 +32,17 @@ def make_app(tmp_path: Path, seed: int = 7, rulesets: list[str] | None = None) -
             player="tester",
         )
     return CrtDeskApp(saves_dir=folder, rng=random.Random(seed), player="tester")
+
+
+@asynccontextmanager
+async def opened(
+    tmp_path: Path, seed: int = 7, rulesets: list[str] | None = None
+) -> AsyncIterator[tuple[CrtDeskApp, Pilot]]:
+    """The desk running at 80x24 on a fresh saves folder, settled after start-up."""
+    app = make_app(tmp_path, seed, rulesets)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        yield app, pilot
 
 
 def text_of(screen: PodScreen, selector: str) -> str:
@@ -59,9 +73,7 @@ def last_entry(app: CrtDeskApp) -> dict:
 
 
 async def test_first_run_opens_a_default_game_and_resolves_a_basic_combat(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, PodScreen) and screen.ruleset == "pod-basic"
         assert app.game is not None and app.game.rulesets[0] == "pod-basic"
@@ -87,9 +99,7 @@ async def test_first_run_opens_a_default_game_and_resolves_a_basic_combat(tmp_pa
 
 
 async def test_preview_follows_every_keystroke_and_marks_bad_input(tmp_path: Path) -> None:
-    app = make_app(tmp_path, rulesets=["pod-super"])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=["pod-super"]) as (app, pilot):
         screen = app.screen
         attack = units(screen, "attacker")[0].query_one(".factor", Input)
         defend = units(screen, "defender")[0].query_one(".factor", Input)
@@ -117,9 +127,7 @@ async def test_preview_follows_every_keystroke_and_marks_bad_input(tmp_path: Pat
 
 
 async def test_super_combat_with_terrain_and_hand_dice(tmp_path: Path) -> None:
-    app = make_app(tmp_path, rulesets=["pod-super"])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=["pod-super"]) as (app, pilot):
         screen = app.screen
         await pilot.press("ctrl+n")  # a second attacker
         await pilot.pause()
@@ -149,9 +157,7 @@ async def test_super_combat_with_terrain_and_hand_dice(tmp_path: Path) -> None:
 
 
 async def test_automatic_defeat_and_victory_need_no_dice(tmp_path: Path) -> None:
-    app = make_app(tmp_path, rulesets=["pod-super"])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=["pod-super"]) as (app, pilot):
         screen = app.screen
         attack = units(screen, "attacker")[0].query_one(".factor", Input)
         defend = units(screen, "defender")[0].query_one(".factor", Input)
@@ -174,9 +180,7 @@ async def test_automatic_defeat_and_victory_need_no_dice(tmp_path: Path) -> None
 
 
 async def test_card_shift_clamped_at_the_edge_is_shown_and_logged(tmp_path: Path) -> None:
-    app = make_app(tmp_path, rulesets=["pod-ultra"])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=["pod-ultra"]) as (app, pilot):
         screen = app.screen
         set_factors(screen, "8", "2")
         screen.query_one("#attacker-card", Select).value = "ace"
@@ -192,9 +196,7 @@ async def test_card_shift_clamped_at_the_edge_is_shown_and_logged(tmp_path: Path
 
 
 async def test_joker_after_the_roll_swaps_the_lines(tmp_path: Path) -> None:
-    app = make_app(tmp_path, rulesets=["pod-super"])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=["pod-super"]) as (app, pilot):
         screen = app.screen
         set_factors(screen, "6", "2")
         await pilot.press("ctrl+t")
@@ -218,9 +220,7 @@ async def test_joker_after_the_roll_swaps_the_lines(tmp_path: Path) -> None:
 
 
 async def test_stanfill_after_the_roll_cancels_a_basic_result(tmp_path: Path) -> None:
-    app = make_app(tmp_path, rulesets=["pod-basic"])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=["pod-basic"]) as (app, pilot):
         screen = app.screen
         set_factors(screen, "8", "2")
         await pilot.press("ctrl+t", "2", "enter")
@@ -237,9 +237,7 @@ async def test_stanfill_after_the_roll_cancels_a_basic_result(tmp_path: Path) ->
 
 
 async def test_ruleset_keys_switch_screens_and_keep_the_form(tmp_path: Path) -> None:
-    app = make_app(tmp_path, rulesets=["pod-basic", "pod-super", "ocs"])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=["pod-basic", "pod-super", "ocs"]) as (app, pilot):
         units(app.screen, "attacker")[0].query_one(".factor", Input).value = "5"
         await pilot.press("f3")
         await pilot.pause()
@@ -264,9 +262,7 @@ async def test_ruleset_keys_switch_screens_and_keep_the_form(tmp_path: Path) -> 
 async def test_obstacles_only_in_ultra_and_preview_panel_exists(
     tmp_path: Path, ruleset: str
 ) -> None:
-    app = make_app(tmp_path, rulesets=[ruleset])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=[ruleset]) as (app, pilot):
         assert bool(app.screen.query("#obstacle")) == (ruleset == "pod-ultra")
         assert app.screen.query_one(OddsPreview)
 
@@ -274,9 +270,7 @@ async def test_obstacles_only_in_ultra_and_preview_panel_exists(
 async def test_ultra_obstacle_is_exempt_from_av_and_mines_cdf_is_a_game_option(
     tmp_path: Path,
 ) -> None:
-    app = make_app(tmp_path, rulesets=["pod-ultra"])
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(tmp_path, rulesets=["pod-ultra"]) as (app, pilot):
         screen = app.screen
         units(screen, "attacker")[0].query_one(".factor", Input).value = "13"
         screen.query_one("#obstacle", Select).value = "mines"

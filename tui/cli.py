@@ -112,14 +112,20 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
     pod.add_argument(
         "--obstacle", metavar="KIND", help="pod-ultra: beach|glider|mines obstacle defends"
     )
-    pod.add_argument("--mines-cdf", metavar="N", help="pod-ultra: the game's mines CDF (2 or 3)")
+    pod.add_argument(
+        "--mines-cdf",
+        metavar="N",
+        help="pod-ultra: the game's mines CDF (see crtdesk table pod-ultra)",
+    )
     boom = parser.add_argument_group("Big Boom (pod-boom)")
     boom.add_argument(
         "--step", metavar="STEP", help="attrition|accuracy|direction|crt (default: the chain)"
     )
     boom.add_argument("--aaf", metavar="N", help="AA factor total on the route")
     boom.add_argument(
-        "--long-range", action="store_true", help="target over half the bomber's range (+2 AA)"
+        "--long-range",
+        action="store_true",
+        help="target over half the bomber's range (adds the long-range AA bonus)",
     )
     boom.add_argument("--caf", metavar="N", help="CAF on target (crt step)")
     ocs = parser.add_argument_group("OCS and Day/Night")
@@ -131,7 +137,11 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
     ocs.add_argument("--attacker-ar", metavar="N", help="ocs: the attacker's action rating")
     ocs.add_argument("--defender-ar", metavar="N", help="ocs: the defender's action rating")
     ocs.add_argument("--hedgehog", metavar="N", help="ocs: the defender's hedgehog level")
-    ocs.add_argument("--overrun", action="store_true", help="ocs: an overrun (surprise 9+/6-)")
+    ocs.add_argument(
+        "--overrun",
+        action="store_true",
+        help="ocs: an overrun attack (overrun surprise thresholds)",
+    )
     ocs.add_argument("--surprise-roll", metavar="N", help="ocs: the surprise 2d6 rolled by hand")
     ocs.add_argument("--shift-roll", metavar="N", help="ocs: the surprise shift 1d6 rolled by hand")
     ocs.add_argument(
