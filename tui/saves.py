@@ -714,38 +714,54 @@ def _marker_from(entry_seq: int, stored: dict[str, Any]) -> Marker:
     )
 
 
+def apply_entry(game: Game, entry: dict) -> None:
+    """Update a loaded game in place with one entry appended after it (as an `append_*`
+    function returns it): its log, turn, markers and options then equal what `load_game`
+    would now give. The load's replay applies every entry by the same rule (`_apply`)."""
+    markers = {m.id: m for m in game.markers}
+    _apply(game, entry, markers)
+    game.markers[:] = markers.values()
+
+
+def _apply(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) -> None:
+    """The replay rule for one entry. `markers` is the game's markers by id, in play order
+    (the replay keeps it across a whole log, so a long one stays linear)."""
+    game.entries.append(entry)
+    kind = entry["kind"]
+    if kind == "combat":
+        for stored in entry.get("markers", []):
+            markers[stored["id"]] = _marker_from(entry["seq"], stored)
+    elif kind == "place-marker":
+        markers[entry["marker"]["id"]] = _marker_from(entry["seq"], entry["marker"])
+    elif kind == "remove-marker":
+        markers.pop(entry["marker_id"], None)
+    elif kind == "turn":
+        game.turn = entry["turn"]
+        for marker_id in _count_down(markers):
+            markers.pop(marker_id)
+    elif kind == "option":
+        game.options[entry["key"]] = entry["value"]
+
+
 def _replay(path: Path, parsed: _Parsed, warnings: list[str]) -> Game:
     header = parsed.header
-    options = dict(DEFAULT_OPTIONS) | dict(header.get("options", {}))
-    markers: dict[str, Marker] = {}
-    turn = 1
-    for entry in parsed.entries:
-        kind = entry["kind"]
-        if kind == "combat":
-            for stored in entry.get("markers", []):
-                markers[stored["id"]] = _marker_from(entry["seq"], stored)
-        elif kind == "place-marker":
-            markers[entry["marker"]["id"]] = _marker_from(entry["seq"], entry["marker"])
-        elif kind == "remove-marker":
-            markers.pop(entry["marker_id"], None)
-        elif kind == "turn":
-            turn = entry["turn"]
-            for marker_id in _count_down(markers):
-                markers.pop(marker_id)
-        elif kind == "option":
-            options[entry["key"]] = entry["value"]
-    return Game(
+    game = Game(
         path=path,
         title=header["title"],
         rulesets=list(header["rulesets"]),
-        options=options,
+        options=dict(DEFAULT_OPTIONS) | dict(header.get("options", {})),
         created=header["created"],
         format=header["format"],
-        turn=turn,
-        entries=parsed.entries,
-        markers=list(markers.values()),
+        turn=1,
+        entries=[],
+        markers=[],
         warnings=warnings,
     )
+    markers: dict[str, Marker] = {}
+    for entry in parsed.entries:
+        _apply(game, entry, markers)
+    game.markers = list(markers.values())
+    return game
 
 
 def _count_down(markers: dict[str, Marker]) -> list[str]:
