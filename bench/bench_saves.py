@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/bench_saves.py [--entries N] [--appends N]
 
-Prints one table. Appends are timed one by one (lock, read the ends, write, fsync); loads in
-this process and in a fresh one (what `crtdesk log` pays). Nothing here is a test: the
-numbers depend on the machine.
+Prints one table. Appends are timed one by one (lock, read the ends, write, fsync); the first
+append after the big save was written outside the store checks the whole file once (as a
+load would) and is shown on its own row; loads in this process and in a fresh one (what
+`crtdesk log` pays). Nothing here is a test: the numbers depend on the machine.
 """
 
 from __future__ import annotations
@@ -111,6 +112,12 @@ def main() -> int:
         def append(path: Path) -> Callable[[], object]:
             return lambda: saves.append_combat(path, *rng.choice(pool))
 
+        rows.append(
+            (
+                f"first append after an outside write, {args.entries:,}",
+                timed(append(big), 1),
+            )
+        )
         rows.append(("append_combat, new save", timed(append(small), args.appends)))
         rows.append(
             (f"append_combat, {args.entries:,}-entry save", timed(append(big), args.appends))

@@ -1,4 +1,4 @@
-"""Save-file commands for the CLI (new, log, turn, marker, option) and `resolve --save`.
+"""Save-file commands for the CLI (new, log, turn, marker, option, repair) and `resolve --save`.
 
 Every command names a save as the player typed it (`campaign` or `campaign.toml`), found in
 the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/). A broken save is a
@@ -84,6 +84,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     option.add_argument("value", metavar="VALUE", help="e.g. 3")
     option.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     option.set_defaults(func=_cmd_option)
+
+    repair = subparsers.add_parser(
+        "repair", help="cut off a torn last entry (a write cut short), keeping a copy"
+    )
+    repair.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    repair.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    repair.set_defaults(func=_cmd_repair)
 
 
 def record_combat(
@@ -190,6 +197,21 @@ def _cmd_option(args: argparse.Namespace, tables: Tables) -> int:
     key, value = _option_pair(f"{args.key}={args.value}")
     entry = saves.set_option(path, key, value)
     print(f"Option {key} = {value!r} as entry {entry['seq']} in {path}")
+    return 0
+
+
+def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
+    done = saves.repair_save(_path(args.file, args.saves))
+    kept = f"entries {done.first}-{done.last}" if done.entries > 1 else f"entry {done.first}"
+    if not done.entries:
+        kept = "the header alone"
+    if done.backup is None:
+        print(f"{done.path} has no torn entry ({kept}, all whole); nothing to do")
+    else:
+        print(
+            f"Kept {kept} ({done.kept} bytes) in {done.path}; the torn last entry "
+            f"({done.dropped} bytes) is kept with the whole file as it was in {done.backup}"
+        )
     return 0
 
 
