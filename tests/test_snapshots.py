@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import settle
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -60,7 +61,7 @@ def _typing(ruleset: str, attack: list[str], defense: str, roll: bool):
         await pilot.pause()
         if roll:
             await pilot.press("ctrl+r")
-            await pilot.pause()
+            await settle(pilot)
 
     return run_before
 

@@ -15,11 +15,11 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from tui import saves
-from tui.commands import GAME_COMMANDS, START_COMMANDS
-from tui.engine import CombatInput, Outcome, Tables, default_tables
-from tui.engine.dice import DiceRoll
+from tui.commands import START_COMMANDS
+from tui.engine import Tables, default_tables
 from tui.engine.tables import RULESET_IDS
-from tui.screens.game import RulesetScreen, screen_for
+from tui.screens import screen_for
+from tui.screens.ruleset import RulesetScreen
 from tui.screens.start import StartScreen
 
 DEFAULT_GAME_TITLE = "First game"
@@ -111,50 +111,40 @@ class CrtDeskApp(App[None]):
         if isinstance(self.screen, RulesetScreen):
             self.pop_screen()
 
-    def reload_game(self) -> None:
-        if self.game is not None:
-            try:
-                self.game = saves.load_game(self.game.path)
-            except saves.SaveError:
-                pass
-
     # ------------------------------------------------------------------ saving
-    def record_combat(self, combat: CombatInput, outcome: Outcome, note: str | None) -> str:
-        assert self.game is not None
-        try:
-            entry = saves.append_combat(self.game.path, combat, outcome, note=note, who=self.player)
-        except saves.SaveError as err:
-            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
-            return f"NOT SAVED: {err}"
-        self.reload_game()
-        return f"Logged as entry {entry.get('seq')} in {self.game.path.name}"
+    def follows(self, entry: dict[str, Any]) -> bool:
+        """True when `entry` is the next one after the open game's last entry: applying it
+        alone brings the game up to date."""
+        game = self.game
+        last = game.entries[-1]["seq"] if game is not None and game.entries else 0
+        return entry.get("seq") == last + 1
 
-    def record_event(self, ruleset: str, kind: str, text: str, dice: Iterable[DiceRoll]) -> str:
-        assert self.game is not None
-        try:
-            entry = saves.append_event(
-                self.game.path, kind, text, ruleset=ruleset, dice=list(dice), who=self.player
-            )
-        except saves.SaveError as err:
-            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
-            return f"NOT SAVED: {err}"
-        return f"(logged as entry {entry.get('seq')})"
+    def applied(self, entry: dict[str, Any], fresh: saves.Game | None = None) -> None:
+        """An entry this desk appended: apply it to the open game (or take the game
+        re-read off the UI thread when other entries came in between)."""
+        if self.game is None:
+            return
+        if fresh is not None:
+            self.game = fresh
+        elif self.follows(entry):
+            saves.apply_entry(self.game, entry)
 
     def set_game_option(self, key: str, value: object) -> None:
         assert self.game is not None
         try:
-            saves.set_option(self.game.path, key, value, who=self.player)
+            entry = saves.set_option(self.game.path, key, value, who=self.player)
         except saves.SaveError as err:
-            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
+            self.notify(f"Not saved: {err}", severity="error", markup=False, timeout=10)
             return
-        self.reload_game()
+        fresh = None if self.follows(entry) else saves.load_game(self.game.path)
+        self.applied(entry, fresh)
         self.notify(f"Game option {key} set to {value} (logged).", markup=False)
 
     # ------------------------------------------------------------------ palette
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         commands = (
-            GAME_COMMANDS
+            screen.DESK_COMMANDS
             if isinstance(screen, RulesetScreen)
             else START_COMMANDS
             if isinstance(screen, StartScreen)

@@ -748,6 +748,27 @@ def _replay(path: Path, parsed: _Parsed, warnings: list[str]) -> Game:
     )
 
 
+def apply_entry(game: Game, entry: dict[str, Any]) -> None:
+    """Bring a loaded game up to date with one entry appended after its last one."""
+    markers = {m.id: m for m in game.markers}
+    kind = entry["kind"]
+    if kind == "combat":
+        for stored in entry.get("markers", []):
+            markers[stored["id"]] = _marker_from(entry["seq"], stored)
+    elif kind == "place-marker":
+        markers[entry["marker"]["id"]] = _marker_from(entry["seq"], entry["marker"])
+    elif kind == "remove-marker":
+        markers.pop(entry["marker_id"], None)
+    elif kind == "turn":
+        game.turn = entry["turn"]
+        for marker_id in _count_down(markers):
+            markers.pop(marker_id)
+    elif kind == "option":
+        game.options[entry["key"]] = entry["value"]
+    game.markers = list(markers.values())
+    game.entries.append(entry)
+
+
 def _count_down(markers: dict[str, Marker]) -> list[str]:
     """Count every timed marker down by one turn; the ids that reach 0 (and expire)."""
     expired = []

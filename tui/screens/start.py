@@ -88,7 +88,7 @@ class StartScreen(Screen[None]):
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(None))
+        self.app.push_screen(HelpScreen(None, START_COMMANDS))
 
     def action_quit(self) -> None:
         self.app.exit()
