@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
     check_whole,
     explain,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import Roller, parse_dice
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
 from tui.engine.rulesets.common import (
     finish,
