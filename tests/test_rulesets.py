@@ -346,8 +346,8 @@ def test_obstacles_are_ultra_only():
 
 
 def expected_pod_column(ruleset, odds, buddy, medal, attacker_card, defender_card):
-    """RULINGS: shifts in the order played (Buddy, Medal, attacker's card, defender's card),
-    each stopping at the first or last column."""
+    """RULINGS: every shift (Buddy, Medal, attacker's card, defender's card) netted, then
+    applied once, stopping at the first or last column."""
     columns = POD_BASIC["columns"] if ruleset == "pod-basic" else SUPER_COLUMNS
     index = columns.index(odds)
     moves = []
@@ -357,8 +357,8 @@ def expected_pod_column(ruleset, odds, buddy, medal, attacker_card, defender_car
     for sign, card in ((1, attacker_card), (-1, defender_card)):
         if card:
             moves.append(sign * CARD_COLUMNS[card])
-    for move in moves:
-        index = min(max(index + move, 0), len(columns) - 1)
+    # RULINGS: the shifts are netted first, then applied once.
+    index = min(max(index + sum(moves), 0), len(columns) - 1)
     return columns[index]
 
 

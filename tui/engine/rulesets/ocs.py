@@ -140,8 +140,9 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     side, shift = surprise(combat, tables, roller, trace)
     effects_shifts: list[str] = []
     if shift:
-        index, done = apply_shifts(columns, index, [(f"Surprise ({side})", shift)])
-        effects_shifts = [s.describe() for s in done]
+        moved = apply_shifts(columns, index, [(f"Surprise ({side})", shift)])
+        index = moved.index
+        effects_shifts = moved.describe()
         trace.extend(f"Shift: {s}" for s in effects_shifts)
     column = columns[index]
     if combat.roll is not None:
