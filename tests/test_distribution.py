@@ -63,8 +63,12 @@ def brute_force(combat: CombatInput) -> dict[str, Fraction]:
     if ruleset in ("pod-super", "pod-ultra"):
         return tally([(read(roll=a + b), Fraction(1, 36)) for a, b in product(FACES, FACES)])
     if ruleset == "daynight":
-        # The die plus the net DRM, read on rows 0..7.
-        return tally([(read(roll=min(max(f + combat.drm, 0), 7)), Fraction(1, 6)) for f in FACES])
+        # The die plus the net DRM, read on rows 0..7; ENG is always rolled again and BTL
+        # may be, so a battle rolls up to three times: script the desk's dice.
+        reads = []
+        for faces in product(FACES, repeat=3):
+            reads.append((resolve(combat, rng=ScriptedDice(faces)).cell, Fraction(1, 6**3)))
+        return tally(reads)
     if ruleset == "ocs":
         # Surprise 2d6 (raw), its 1d6 shift (raw), the result 2d6 + DRM (modified total).
         drm = combat.attacker_ar - combat.defender_ar - combat.hedgehog

@@ -129,9 +129,11 @@ def as_plain(cell):
 def test_every_cell_is_read_by_resolve_with_column_and_roll():
     count = 0
     for combat, expected in grid_reads():
-        outcome = resolve(combat)
-        assert as_plain(outcome.cell) == expected, combat
-        assert outcome.column == combat.column
+        outcome = resolve(combat, rng=ScriptedDice(1))
+        # A Day/Night ENG is always rolled again (RULINGS): the printed cell is the first read.
+        first = outcome.effects.get("battle", [{"cell": outcome.cell, "column": outcome.column}])[0]
+        assert as_plain(first["cell"]) == expected, combat
+        assert first["column"] == combat.column
         count += 1
     assert count == 6 * 7 + 2 * 11 * 8 + 6 * 10 + 2 * 4 * 8 * 10 + 4 * 15 * 13
 
@@ -346,8 +348,8 @@ def test_obstacles_are_ultra_only():
 
 
 def expected_pod_column(ruleset, odds, buddy, medal, attacker_card, defender_card):
-    """RULINGS: shifts in the order played (Buddy, Medal, attacker's card, defender's card),
-    each stopping at the first or last column."""
+    """RULINGS: every shift (Buddy, Medal, attacker's card, defender's card) netted, then
+    applied once, stopping at the first or last column."""
     columns = POD_BASIC["columns"] if ruleset == "pod-basic" else SUPER_COLUMNS
     index = columns.index(odds)
     moves = []
@@ -357,8 +359,8 @@ def expected_pod_column(ruleset, odds, buddy, medal, attacker_card, defender_car
     for sign, card in ((1, attacker_card), (-1, defender_card)):
         if card:
             moves.append(sign * CARD_COLUMNS[card])
-    for move in moves:
-        index = min(max(index + move, 0), len(columns) - 1)
+    # RULINGS: the shifts are netted first, then applied once.
+    index = min(max(index + sum(moves), 0), len(columns) - 1)
     return columns[index]
 
 
@@ -665,12 +667,20 @@ def test_daynight_results_follow_the_rulings(roll, column, cell, attacker, defen
     assert outcome.effects["defender"] == defender
 
 
-@pytest.mark.parametrize("cell_roll", [(2, "ENG"), (3, "BTL")])
-def test_daynight_eng_and_btl_offer_a_reroll(cell_roll):
-    roll, cell = cell_roll
-    outcome = resolve(CombatInput("daynight", column="1-3", roll=roll, terrain="clear"))
-    assert outcome.cell == cell
-    assert outcome.effects["reroll"] == cell
+def test_daynight_btl_offers_a_reroll():
+    outcome = resolve(CombatInput("daynight", column="1-3", roll=3, terrain="clear"))
+    assert outcome.cell == "BTL"
+    assert outcome.effects["reroll"] == "BTL"
+
+
+def test_daynight_eng_is_always_rolled_again():
+    # RULINGS: ENG always rolls again (here with no reserve: the same column).
+    outcome = resolve(
+        CombatInput("daynight", column="1-3", roll=2, terrain="clear"), rng=ScriptedDice(4)
+    )
+    assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", "A1"]
+    assert outcome.cell == DAYNIGHT["day"]["rows"]["4"][1] == "A1"
+    assert "reroll" not in outcome.effects
 
 
 # ---------------------------------------------------------------- Big Boom

@@ -154,7 +154,7 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
     ocs.add_argument(
         "--reserve",
         metavar="N",
-        help="daynight: on ENG, commit an exploitation reserve of N factors and roll again",
+        help="daynight: on ENG (always rolled again), commit a reserve of N factors first",
     )
     ocs.add_argument(
         "--press-on", action="store_true", help="daynight: on BTL, take a step loss and roll again"

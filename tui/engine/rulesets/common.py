@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome, Unit
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import column_for_ratio, odds_label
 
 

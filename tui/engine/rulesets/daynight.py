@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
     check_whole,
     explain,
@@ -37,7 +37,6 @@ _RESULTS: dict[str, dict[str, dict[str, Any]]] = {
 }
 _NOTES = {
     "FF": "Firefight: the defender loses its step first; nobody moves.",
-    "ENG": "The attacker may commit one exploitation reserve (new odds) and roll again; a second ENG in this battle ends it.",
     "BTL": "Unresolved battle: an attacker with superior morale may take one step loss and roll again at the same odds; a second BTL ends it.",
     "A1X": "Retreating attackers are disorganized.",
     "A2X": "Retreating attackers are disorganized.",
@@ -94,7 +93,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     battle: list[dict[str, Any]] = []
     seen: set[str] = set()
     voluntary_losses = 0
-    declined: str | None = None  # an ENG or BTL re-roll the attacker did not take
+    declined: str | None = None  # a BTL re-roll the attacker did not take
     while True:
         given = manual[len(battle)] if len(battle) < len(manual) else None
         total = _row(given, combat.drm, rules, roller, trace, "roll" if not battle else "reroll")
@@ -109,17 +108,19 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             break
         seen.add(cell)
         if cell == "ENG":
+            # RULINGS: ENG is always rolled again, with a reserve at new odds or at the same.
             if combat.reserve is None or attack is None or defense is None:
-                trace.append("ENG: the attacker commits no exploitation reserve; the battle ends")
-                declined = cell
-                break
-            attack += combat.reserve
-            trace.append(
-                f"ENG: the attacker commits a reserve of {combat.reserve}: attack {attack}"
-            )
-            odds, index = ratio_column(
-                columns, attack, defense, "-", trace, "the first column is 'or less'"
-            )
+                trace.append(
+                    "ENG: the attacker commits no exploitation reserve; rolled again at the same odds"
+                )
+            else:
+                attack += combat.reserve
+                trace.append(
+                    f"ENG: the attacker commits a reserve of {combat.reserve}: attack {attack}"
+                )
+                odds, index = ratio_column(
+                    columns, attack, defense, "-", trace, "the first column is 'or less'"
+                )
         else:
             if not combat.press_on:
                 trace.append("BTL: the attacker does not press on; the battle ends")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import Roller, parse_dice
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
 from tui.engine.rulesets.common import (
     finish,
@@ -131,7 +131,8 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
 
 def _shifts(combat: CombatInput, tables: Tables) -> list[tuple[str, int]]:
     """Shifts in the order they are played: Buddy, Medal, then the attacker's card and the
-    defender's card (the attacker commits first). + is the attacker's way."""
+    defender's card (the attacker commits first). + is the attacker's way; they are
+    netted before the column moves."""
     pod = tables.data["pod"]
     shifts: list[tuple[str, int]] = []
     if combat.buddy:
@@ -211,11 +212,12 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             index = chart.columns.index(odds)
             trace.append(f"Column {odds}")
 
-    index, done = apply_shifts(chart.columns, index, _shifts(combat, tables))
-    trace.extend(f"Shift: {s.describe()}" for s in done)
-    column = chart.columns[index]
-    if done:
-        effects["shifts"] = [s.describe() for s in done]
+    moved = apply_shifts(chart.columns, index, _shifts(combat, tables))
+    shifts = moved.describe()
+    trace.extend(f"Shift: {line}" for line in shifts)
+    column = chart.columns[moved.index]
+    if shifts:
+        effects["shifts"] = shifts
     count, sides = parse_dice(rules["dice"])
     total = roller.roll("combat", count, sides, combat.roll)
     source = "entered by hand" if combat.roll is not None else "rolled by the desk"

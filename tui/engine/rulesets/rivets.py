@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import Roller
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
     finish,
     pick_column,
