@@ -79,3 +79,23 @@ def test_pod_screen(
 ) -> None:
     app = _game(folder, ruleset)
     assert snap_compare(app, terminal_size=SIZE, run_before=_typing(ruleset, attack, defense, roll))
+
+
+def _new_screen_game(folder: Path, ruleset: str) -> CrtDeskApp:
+    saves.new_game(folder / "game.toml", "Kursk", [ruleset], {})
+    return CrtDeskApp(
+        saves_dir=Path("saves"),
+        game_path=Path("saves/game.toml"),
+        rng=random.Random(3),
+        player="tester",
+    )
+
+
+@pytest.mark.parametrize("ruleset", ["rivets", "daynight"])
+def test_new_combat_screen(snap_compare, folder: Path, ruleset: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await pilot.press("1", "2", "tab", "3", "ctrl+r")
+        await settle(pilot)
+
+    app = _new_screen_game(folder, ruleset)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -74,7 +74,11 @@ _READ_BY: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("step", "aaf", "caf", "long_range"), ("pod-boom",)),
     **dict.fromkeys(_OCS_ONLY, ("ocs",)),
     "terrain": ("ocs", "daynight"),
-    **dict.fromkeys(("time", "drm", "reserve", "press_on", "rerolls"), ("daynight",)),
+    "bcpc": ("rivets",),
+    **dict.fromkeys(
+        ("time", "drm", "reserve", "press_on", "rerolls", "hold", "attacker_retreats"),
+        ("daynight",),
+    ),
 }
 
 

@@ -53,6 +53,8 @@ class CombatInput:
     surprise_roll: int | None = None
     shift_roll: int | None = None
     defender_unsupplied: bool = False
+    # Rivets: the defender is the enemy BCPC, which cannot be overrun.
+    bcpc: bool = False
     # Day/Night
     time: str | None = None
     drm: int = 0
@@ -61,6 +63,10 @@ class CombatInput:
     reserve: int | None = None
     press_on: bool = False
     rerolls: tuple[int, ...] = ()
+    # Whether the defender's hex gives a step-loss-and-hold option (None: not said), and
+    # whether the attacker takes an A1/A1X/A2X as a retreat (disorganized).
+    hold: bool | None = None
+    attacker_retreats: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that were set, for the log."""

@@ -14,6 +14,14 @@ def screen_for(ruleset: str) -> RulesetScreen:
         from tui.screens.pod import PodScreen
 
         return PodScreen(ruleset)
+    if ruleset == "rivets":
+        from tui.screens.rivets import RivetsScreen
+
+        return RivetsScreen(ruleset)
+    if ruleset == "daynight":
+        from tui.screens.daynight import DayNightScreen
+
+        return DayNightScreen(ruleset)
     from tui.screens.ruleset import ChartScreen
 
     return ChartScreen(ruleset)

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import var
 from textual.widget import Widget
-from textual.widgets import Input, Label, Select
+from textual.widgets import Checkbox, Input, Label, RadioSet, Select
 
 from tui import saves
 from tui.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
@@ -127,6 +127,8 @@ class CombatScreen(RulesetScreen):
     # ------------------------------------------------------------------ the form
     @on(Input.Changed)
     @on(Select.Changed)
+    @on(Checkbox.Changed)
+    @on(RadioSet.Changed)
     def form_changed(self) -> None:
         self.reading = self.read_form()
         self.query_one(ResultPanel).mark_stale()

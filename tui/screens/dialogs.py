@@ -165,3 +165,59 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ChoiceScreen(ModalScreen[str]):
+    """A question answered with one key: each choice is (key, what it does, value). Esc
+    gives the first choice's value (the answer that commits nothing)."""
+
+    def __init__(self, question: str, choices: list[tuple[str, str, str]]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.question = question
+        self.choices = choices
+        for key, label, value in choices:
+            self._bindings.bind(key, f"choose({value!r})", label)
+        self._bindings.bind("escape", f"choose({choices[0][2]!r})", choices[0][1])
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question, markup=False)
+            for key, label, _ in self.choices:
+                yield Static(f"  {key}  {label}", markup=False)
+
+    def action_choose(self, value: str) -> None:
+        self.dismiss(value)
+
+
+class NumberScreen(ModalScreen[int | None]):
+    """Ask for a whole number >= 0; empty (or Esc) means none."""
+
+    BINDINGS = [Binding("escape", "none", "None")]
+
+    def __init__(self, question: str, placeholder: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        self.question = question
+        self.placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question, markup=False)
+            yield Input(placeholder=self.placeholder, id="number", compact=True)
+            yield Static("", markup=False, classes="problems", id="number-problem")
+            yield Label("Enter to go on; empty or Esc for none", classes="hint")
+
+    @on(Input.Submitted)
+    def submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            self.dismiss(None)
+        elif text.isdigit() and text.isascii() and len(text) <= 6:
+            self.dismiss(int(text))
+        else:
+            self.query_one("#number-problem", Static).update(
+                f"{text!r} is not a whole number >= 0: enter one, or leave it empty for none"
+            )
+            event.input.set_class(True, "-invalid")
+
+    def action_none(self) -> None:
+        self.dismiss(None)

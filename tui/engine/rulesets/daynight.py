@@ -43,6 +43,10 @@ _NOTES = {
 }
 
 
+# Results where the attacker may retreat (disorganized) instead of losing steps (7.10.8).
+_ATTACKER_MAY_RETREAT = ("A1", "A1X", "A2X")
+
+
 def table_name(time: str | None) -> str:
     key = (time or "day").lower()
     if key not in TIMES:
@@ -137,6 +141,17 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     for side, change in _RESULTS[cell].items():
         effects[side].update(change)
+    defender = effects["defender"]
+    if combat.hold is False and "retreat_or_steps" in defender:
+        # No step-loss-and-hold option in the defender's hex: D1/D2 are retreats (7.10).
+        defender["retreat"] = defender.pop("retreat_or_steps")
+    if combat.attacker_retreats:
+        if cell not in _ATTACKER_MAY_RETREAT:
+            allowed = "only on " + ", ".join(_ATTACKER_MAY_RETREAT)
+            raise InputError("attacker_retreats", cell, allowed)
+        # Retreating attackers are disorganized (7.10.8).
+        effects["markers"].append({"kind": "disorganized", "side": "attacker"})
+        effects["notes"].append("The attacker retreats: its units are disorganized.")
     if voluntary_losses:
         steps = effects["attacker"].get("steps_lost", 0) + voluntary_losses
         effects["attacker"]["steps_lost"] = steps

@@ -43,7 +43,13 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             chart.columns, attack, defense, "-", trace, "odds worse than 1-5 are resolved on 1-5"
         )
         if defense == 0 or attack >= overrun_from * defense:
-            odds = "overrun"
+            if combat.bcpc:
+                trace.append(
+                    f"{overrun_from}-1 or better, but the enemy BCPC cannot be overrun: "
+                    f"the combat is rolled on column {chart.columns[index]}"
+                )
+            else:
+                odds = "overrun"
     column = chart.columns[index]
     column_cells = {chart.cell(row, column) for row in chart.rows}
     if odds == "overrun" and len(column_cells) == 1:
