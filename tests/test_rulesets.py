@@ -93,9 +93,16 @@ def grid_reads():
     for time in ("day", "night"):
         for terrain, columns in DAYNIGHT[time]["columns_by_terrain"].items():
             for row, cells in DAYNIGHT[time]["rows"].items():
+                # 1d6 + DRM reaches row 0 only with a DRM of -1 or less, row 7 with +1 or more.
+                drm = {"0": -1, "7": 1}.get(row, 0)
                 for column, cell in zip(columns, cells, strict=True):
                     combat = CombatInput(
-                        "daynight", column=column, roll=int(row), time=time, terrain=terrain
+                        "daynight",
+                        column=column,
+                        roll=int(row),
+                        time=time,
+                        terrain=terrain,
+                        drm=drm,
                     )
                     yield combat, cell
     # OCS rows past 2..12 need a DRM; the surprise roll is set so nobody gains surprise.
@@ -631,9 +638,9 @@ def daynight(**fields):
 
 
 def test_daynight_first_column_is_or_less_and_last_or_more():
-    outcome = daynight(attack=1, defense=9, terrain="forest", roll=0)
+    outcome = daynight(attack=1, defense=9, terrain="forest", roll=0, drm=-1)
     assert outcome.column == "1-1"
-    outcome = daynight(attack=90, defense=2, terrain="forest", roll=0, time="night")
+    outcome = daynight(attack=90, defense=2, terrain="forest", roll=0, drm=-1, time="night")
     assert outcome.column == "10-1+"
     assert outcome.cell == DAYNIGHT["night"]["rows"]["0"][9]
 
@@ -661,7 +668,8 @@ def test_daynight_die_plus_drm_is_clamped_to_the_rows(face, drm, row):
     ],
 )
 def test_daynight_results_follow_the_rulings(roll, column, cell, attacker, defender):
-    outcome = resolve(CombatInput("daynight", column=column, roll=roll, terrain="clear"))
+    drm = -1 if roll == 0 else 0  # row 0 needs a DRM of -1 or less
+    outcome = resolve(CombatInput("daynight", column=column, roll=roll, terrain="clear", drm=drm))
     assert outcome.cell == cell
     assert outcome.effects["attacker"] == attacker
     assert outcome.effects["defender"] == defender
@@ -681,6 +689,66 @@ def test_daynight_eng_is_always_rolled_again():
     assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", "A1"]
     assert outcome.cell == DAYNIGHT["day"]["rows"]["4"][1] == "A1"
     assert "reroll" not in outcome.effects
+
+
+@pytest.mark.parametrize(
+    ("drm", "good", "bad"),
+    [
+        (0, (1, 6), (0, 7)),
+        (-3, (0, 3), (4, 6)),
+        (5, (6, 7), (5, 0)),
+        (-9, (0,), (1,)),
+        (2, (3, 7), (2,)),
+    ],
+)
+def test_daynight_hand_rows_are_checked_against_the_drm(drm, good, bad):
+    # RULINGS: a row entered by hand must be reachable by 1d6 + DRM after the 0..7 clamp.
+    for row in good:
+        assert resolve(CombatInput("daynight", column="1-1", roll=row, drm=drm)).roll == str(row)
+    for row in bad:
+        with pytest.raises(InputError) as caught:
+            resolve(CombatInput("daynight", column="1-1", roll=row, drm=drm))
+        assert caught.value.field == "roll"
+        low, high = min(max(1 + drm, 0), 7), min(max(6 + drm, 0), 7)
+        assert f"a row from {low} to {high}" in caught.value.allowed
+
+
+def test_daynight_hand_rerolls_are_checked_against_the_drm():
+    # Clear, day, 2-1: row 5 is ENG; with DRM -3 a re-roll can read rows 0..3 only.
+    combat = CombatInput(
+        "daynight", attackers=units(4), defenders=units(2), terrain="clear", drm=-3, roll=3
+    )
+    assert resolve(combat).cell == DAYNIGHT["day"]["rows"]["3"][4]
+    engaged = replace(combat, drm=0, roll=5, rerolls=(0,))
+    with pytest.raises(InputError) as caught:
+        resolve(engaged)
+    assert caught.value.field == "reroll" and "from 1 to 6" in caught.value.allowed
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "attack", "defense", "roll", "result"),
+    [
+        ("pod-super", 1, 9, 13, "AD"),
+        ("pod-super", 1, 9, 1, "AD"),
+        ("pod-ultra", 12, 2, 0, "AV"),
+        ("pod-basic", 12, 2, 7, "AV"),
+        ("pod-basic", 1, 4, 0, "AD"),
+        ("rivets", 12, 2, 9, "overrun"),
+        ("rivets", 12, 2, 0, "overrun"),
+    ],
+)
+def test_a_roll_no_die_could_give_is_refused_even_with_no_die_read(
+    ruleset, attack, defense, roll, result
+):
+    # RULINGS: checked against the dice the combat would read, even on AD, AV or overrun.
+    combat = CombatInput(ruleset, attackers=units(attack), defenders=units(defense))
+    assert resolve(combat).effects["result"] == result
+    with pytest.raises(InputError) as caught:
+        resolve(replace(combat, roll=roll))
+    assert caught.value.field == "roll"
+    # A roll the dice could give is still accepted (and not read).
+    lowest = 2 if ruleset in ("pod-super", "pod-ultra") else 1
+    assert resolve(replace(combat, roll=lowest)).effects["result"] == result
 
 
 # ---------------------------------------------------------------- Big Boom
@@ -768,7 +836,9 @@ def test_defence_zero_reads_the_best_result():
         == "overrun"
     )
     outcome = resolve(
-        CombatInput("daynight", attackers=units(1), defenders=units(0), terrain="woods", roll=7)
+        CombatInput(
+            "daynight", attackers=units(1), defenders=units(0), terrain="woods", roll=7, drm=2
+        )
     )
     assert outcome.column == "9-1+"
     outcome = ocs(attack=1, defense=0, terrain="close", surprise_roll=7, roll=7)

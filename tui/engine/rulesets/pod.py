@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui.engine.dice import Roller, parse_dice
+from tui.engine.dice import Roller, check_roll, parse_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
@@ -167,6 +167,10 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             combat.medal,
             "no Medal of Honor hex in the Basic game (terrain has no combat effect)",
         )
+    count, sides = parse_dice(rules["dice"])
+    if combat.roll is not None:
+        # RULINGS: checked against the dice even when AD or AV reads no die.
+        check_roll("roll", combat.roll, count, count * sides, rules["dice"])
     obstacle_cdf = _obstacle_cdf(combat, tables, trace)
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
 
@@ -218,7 +222,6 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     column = chart.columns[moved.index]
     if shifts:
         effects["shifts"] = shifts
-    count, sides = parse_dice(rules["dice"])
     total = roller.roll("combat", count, sides, combat.roll)
     source = "entered by hand" if combat.roll is not None else "rolled by the desk"
     roll = str(total)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.dice import Roller
+from tui.engine.dice import Roller, check_roll, parse_dice
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
     finish,
@@ -30,6 +30,10 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     attack = defense = None
     overrun_from = tables.data["rivets"]["overrun_from"]
+    count, sides = parse_dice(tables.data["rivets"]["dice"])
+    if combat.roll is not None:
+        # RULINGS: checked against the die even when an overrun reads none.
+        check_roll("roll", combat.roll, count, count * sides, tables.data["rivets"]["dice"])
     if combat.column is not None:
         index = pick_column(chart.columns, combat.column, trace)
         odds = combat.column
@@ -59,10 +63,10 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects["notes"].append("The enemy BCPC cannot be overrun.")
         roll = None
     else:
-        total = roller.roll("combat", 1, 6, combat.roll)
+        total = roller.roll("combat", count, sides, combat.roll)
         roll = str(total)
         cell = chart.cell(roll, column)
-        trace.append(f"1d6 {total}; row {roll}, column {column}: {cell}")
+        trace.append(f"{count}d{sides} {total}; row {roll}, column {column}: {cell}")
     if cell in _CODES:
         side, change = _CODES[cell]
         effects[side].update(change)
