@@ -9,7 +9,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from seed_transcription import DAYNIGHT, OCS, POD_BASIC, POD_BOOM, POD_SUPER, RIVETS
 
@@ -315,6 +315,42 @@ def test_stanfill_cancels_the_result(ruleset):
     assert "cancels the result" in outcome.explanation
 
 
+@pytest.mark.parametrize(
+    ("ruleset", "attacker_card", "defender_card", "field", "why"),
+    [
+        ("pod-super", "joker", "joker", "defender_card", "second Joker"),
+        ("pod-ultra", "joker", "joker", "defender_card", "second Joker"),
+        ("pod-super", "stanfill", "stanfill", "defender_card", "one card"),
+        ("pod-basic", "stanfill", "stanfill", "defender_card", "one card"),
+        ("pod-super", "stanfill", "joker", "defender_card", "cancels the result"),
+        ("pod-super", "joker", "stanfill", "attacker_card", "cancels the result"),
+    ],
+)
+def test_cards_are_single(ruleset, attacker_card, defender_card, field, why):
+    # RULINGS: a second Joker, Stanfill on both sides, or a Joker with Stanfill is refused,
+    # even where AD or AV would play no card.
+    for attack, defense in ((6, 2), (1, 9), (12, 2)):
+        with pytest.raises(InputError) as caught:
+            pod(
+                ruleset,
+                [attack],
+                [defense],
+                roll=8 if ruleset != "pod-basic" else 2,
+                attacker_card=attacker_card,
+                defender_card=defender_card,
+            )
+        assert caught.value.field == field and why in caught.value.allowed
+        assert caught.value.value in (attacker_card, defender_card)
+
+
+def test_one_joker_swaps_once():
+    plain = pod("pod-super", [6], [2], roll=8)
+    joker = pod("pod-super", [6], [2], roll=8, attacker_card="joker")
+    assert joker.effects["attacker"] == plain.effects["defender"]
+    assert joker.effects["defender"] == plain.effects["attacker"]
+    assert sum("Joker played" in line for line in joker.trace) == 1
+
+
 def test_basic_has_no_suit_cards():
     with pytest.raises(InputError) as caught:
         pod("pod-basic", [4], [2], roll=1, attacker_card="ace")
@@ -393,7 +429,10 @@ def test_pod_shifts_never_leave_the_table(
         medal = None
         attacker_card = "stanfill" if attacker_card == "stanfill" else None
         defender_card = "stanfill" if defender_card == "stanfill" else None
-    else:
+    # Cards are single (RULINGS): those pairs are refused, tested on their own.
+    single = {"joker", "stanfill"}
+    assume(not (attacker_card in single and defender_card in single))
+    if ruleset != "pod-basic":
         roll += 1
     outcome = pod(
         ruleset,

@@ -92,6 +92,31 @@ def _card_ok(ruleset: str, tables: Tables, field: str, card: str | None) -> None
         raise InputError(field, card, "one of " + ", ".join(allowed) + f" in {ruleset}")
 
 
+def _cards_together_ok(combat: CombatInput) -> None:
+    """RULINGS: cards are single. One Joker per combat, Stanfill (#19) is one card (one
+    side at most), and she cancels the result, so a Joker with her is refused."""
+    attacker, defender = combat.attacker_card, combat.defender_card
+    if attacker == defender == "joker":
+        raise InputError(
+            "defender_card",
+            defender,
+            "another card or none: the attacker played the Joker, and a second Joker is refused (one after-roll card per combat)",
+        )
+    if attacker == defender == "stanfill":
+        raise InputError(
+            "defender_card",
+            defender,
+            "another card or none: Margaret Stanfill (#19) is one card, and the attacker played her",
+        )
+    if {attacker, defender} == {"joker", "stanfill"}:
+        field = "attacker_card" if attacker == "joker" else "defender_card"
+        raise InputError(
+            field,
+            "joker",
+            "another card or none: Margaret Stanfill (#19) cancels the result, so no Joker is played with her",
+        )
+
+
 def _side_ok(field: str, value: str | None) -> None:
     if value is not None and value not in SIDES:
         raise InputError(field, value, "attacker or defender")
@@ -159,6 +184,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     trace: list[str] = []
     _card_ok(ruleset, tables, "attacker_card", combat.attacker_card)
     _card_ok(ruleset, tables, "defender_card", combat.defender_card)
+    _cards_together_ok(combat)
     _side_ok("buddy", combat.buddy)
     _side_ok("medal", combat.medal)
     if combat.medal and not rules["terrain_effects"]:
@@ -230,18 +256,13 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         f"Dice {count}d{sides}: {total} ({source}); row {roll}, column {column}: {_printed(cell)}"
     )
     _decode(ruleset, tables, cell, effects)
-    jokers = [
-        s
-        for s, c in (("attacker", combat.attacker_card), ("defender", combat.defender_card))
-        if c == "joker"
-    ]
-    for side in jokers:
+    if "joker" in (combat.attacker_card, combat.defender_card):
+        side = "attacker" if combat.attacker_card == "joker" else "defender"
         effects["attacker"], effects["defender"] = effects["defender"], effects["attacker"]
-        effects["swapped"] = not effects.get("swapped", False)
+        effects["swapped"] = True
         trace.append(
             f"Joker played by the {side} after the roll: attacker and defender results swap"
         )
-    if effects.get("swapped"):
         effects["headline"] = ["Joker: the attacker and defender result lines are swapped."]
     if "stanfill" in (combat.attacker_card, combat.defender_card):
         who = "attacker" if combat.attacker_card == "stanfill" else "defender"
