@@ -213,6 +213,20 @@ def test_super_automatic_victory_must_move_in():
     assert "must move into" in outcome.explanation
 
 
+@pytest.mark.parametrize("ruleset", ["pod-super", "pod-ultra"])
+def test_av_move_in_uses_the_printed_defence_factors(ruleset):
+    # RULINGS: attackers with defence factors equal to the removed defenders' printed
+    # factors (before terrain and morale) must move in. Printed 2 + 2 = 4; after terrain
+    # (town +1, railroad +1) 3 + 3 = 6, and morale +1: 7. 40 vs 7 is 5-1, 45 vs 7 is 6-1.
+    outcome = pod(ruleset, ["40@clear"], ["2@town", "2@railroad"], morale_defense=1)
+    assert outcome.defense_total == 7 and outcome.odds != "AV"
+    outcome = pod(ruleset, ["45@clear"], ["2@town", "2@railroad"], morale_defense=1)
+    assert outcome.effects["result"] == "AV" and outcome.defense_total == 7
+    assert outcome.effects["move_in_factors"] == 4
+    assert "printed 4 must move" in outcome.explanation
+    assert "removed 7" not in outcome.explanation
+
+
 def test_no_card_is_played_in_ad_or_av():
     # An Ace would lift 1-5 to 1-2, but AD is decided before any card.
     ad = pod("pod-super", [1], [5], attacker_card="ace", buddy="attacker", medal="attacker")

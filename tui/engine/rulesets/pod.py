@@ -324,11 +324,18 @@ def _automatic(
         effects["attacker"] = {"advance_up_to": tables.data["pod-basic"]["av_advance"]}
         effects["headline"] = ["Automatic Victory: the defender is destroyed (DD)."]
     else:
+        # RULINGS: the removed defenders' printed factors, before terrain and morale.
+        printed = sum(unit.factor for unit in combat.defenders)
         effects["defender"] = {"eliminated": True}
+        effects["move_in_factors"] = printed
         effects["headline"] = ["Automatic Victory during movement: the defenders are removed."]
         effects["notes"].append(
-            f"Attackers with defence factors equal to the removed {defense} must move into the vacated hex and may not move again."
+            f"Attackers with defence factors equal to the removed defenders' printed {printed} must move into the vacated hex and may not move again."
         )
+        if printed != defense:
+            trace.append(
+                f"Move-in: the removed defenders' printed factors {printed} (not {defense} after terrain and morale)"
+            )
     return finish(
         combat,
         attack_total=attack,
