@@ -204,7 +204,7 @@ BAD_COLUMN = {
 BAD_TERRAIN = {
     "pod-basic": (["--attack", "3@town", "--defense", "1"], "--attack", "3@town"),
     "pod-super": (["--attack", "3@lava", "--defense", "1"], "--attack", "lava"),
-    "pod-ultra": (["--attack", "3", "--defense", "1@swamp"], "--defense", "swamp"),
+    "pod-ultra": (["--attack", "3", "--defense", "1@marsh"], "--defense", "marsh"),
     "pod-boom": (["--step", "crt", "--caf", "4", "--terrain", "open"], "--terrain", "open"),
     "ocs": (["--attack", "3", "--defense", "1", "--terrain", "lava"], "--terrain", "lava"),
     "rivets": (["--attack", "3", "--defense", "1", "--terrain", "clear"], "--terrain", "clear"),

@@ -265,6 +265,17 @@ def test_super_terrain_adjusts_each_unit_by_its_own_hex(attack, defense, totals,
     assert outcome.odds == odds
 
 
+@pytest.mark.parametrize("terrain", ["swamp", "sea"])
+def test_swamp_and_sea_are_unit_terrain_with_no_combat_effect(terrain):
+    # RULINGS: Swamp and Sea 0; a unit may stand there. 4 on swamp/sea vs 2 on a river:
+    # the terrains differ, so the river unit takes -1: 4 vs 1 is 4-1.
+    outcome = pod("pod-super", [f"4@{terrain}"], ["2@river"], roll=7)
+    assert (outcome.attack_total, outcome.defense_total, outcome.odds) == (4, 1, "4-1")
+    # Every unit on the same terrain: nobody is adjusted.
+    outcome = pod("pod-ultra", [f"4@{terrain}"], [f"2@{terrain}"], roll=7)
+    assert (outcome.attack_total, outcome.defense_total) == (4, 2)
+
+
 def test_basic_has_no_terrain_and_no_medal():
     with pytest.raises(InputError):
         pod("pod-basic", ["3@town"], [2], roll=1)
