@@ -918,3 +918,9 @@ def test_unread_inputs_are_refused():
     with pytest.raises(InputError) as caught:
         resolve(CombatInput("ocs", attackers=units("3@town"), defenders=units(1)))
     assert caught.value.field == "attack"
+
+
+def test_a_mines_cdf_outside_its_options_is_refused_without_an_obstacle_too():
+    with pytest.raises(InputError) as caught:
+        resolve(CombatInput("pod-ultra", attackers=units(4), defenders=units(2), mines_cdf=7))
+    assert caught.value.field == "mines_cdf" and caught.value.allowed == "2 or 3"

@@ -123,9 +123,12 @@ def _side_ok(field: str, value: str | None) -> None:
 
 
 def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int | None:
+    options = tables.data["pod-ultra"]["obstacle_options"]["mines"]
+    if combat.mines_cdf is not None and combat.ruleset != "pod-ultra":
+        raise InputError("mines_cdf", combat.mines_cdf, "no mines CDF outside pod-ultra")
+    if combat.mines_cdf is not None and combat.mines_cdf not in options:
+        raise InputError("mines_cdf", combat.mines_cdf, " or ".join(map(str, options)))
     if combat.obstacle is None:
-        if combat.mines_cdf is not None and combat.ruleset != "pod-ultra":
-            raise InputError("mines_cdf", combat.mines_cdf, "no mines CDF outside pod-ultra")
         return None
     if combat.ruleset != "pod-ultra":
         raise InputError(
@@ -143,9 +146,6 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
     cdf = obstacles[combat.obstacle]
     source = "tables.toml pod-ultra.obstacles"
     if combat.obstacle == "mines" and combat.mines_cdf is not None:
-        options = tables.data["pod-ultra"]["obstacle_options"]["mines"]
-        if combat.mines_cdf not in options:
-            raise InputError("mines_cdf", combat.mines_cdf, " or ".join(map(str, options)))
         cdf = combat.mines_cdf
         source = "the game's mines CDF option"
     trace.append(
