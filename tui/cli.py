@@ -307,7 +307,13 @@ def outcome_text(outcome: Outcome) -> str:
     head = [outcome.ruleset]
     if totals:
         head.append(totals)
-    for name, value in (("odds", outcome.odds), ("column", outcome.column), ("roll", outcome.roll)):
+    ratio = outcome.ratio if outcome.ratio != outcome.odds else None
+    for name, value in (
+        ("odds", outcome.odds),
+        ("ratio", ratio),
+        ("column", outcome.column),
+        ("roll", outcome.roll),
+    ):
         if value is not None:
             head.append(f"{name} {value}")
     lines = ["  ".join(head), f"Result: {cell_text(outcome.cell)}", outcome.explanation, "Trace:"]

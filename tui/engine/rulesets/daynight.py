@@ -9,6 +9,7 @@ from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
     check_whole,
+    computed_ratio,
     explain,
     finish,
     pick_column,
@@ -170,6 +171,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects=effects,
         trace=trace,
         odds_column=odds_column,
+        ratio=computed_ratio(combat, odds),
     )
 
 

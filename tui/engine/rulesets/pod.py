@@ -202,6 +202,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
 
     attack = defense = None
     odds: str | None = None
+    ratio: str | None = None
     if combat.column is not None:
         if combat.attackers or combat.defenders:
             attack, defense = _terrain_totals(combat, tables, trace, obstacle_cdf)
@@ -220,7 +221,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             automatic, odds = "AV", "AV"
         else:
             left, right = round_odds(attack, defense)
-            odds = f"{left}-{right}"
+            odds = ratio = f"{left}-{right}"
             trace.append(f"Ratio {attack}:{defense}; odds rounded in the defender's favour: {odds}")
             if right >= rules["automatic_defeat_from"]:
                 automatic = "AD"
@@ -237,7 +238,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             trace.append(f"Obstacles are exempt from AV: read the {column} column")
             index = chart.columns.index(column)
         elif automatic is not None:
-            return _automatic(combat, tables, automatic, attack, defense, odds, effects, trace)
+            return _automatic(combat, tables, automatic, attack, defense, ratio, effects, trace)
         else:
             index = chart.columns.index(odds)
             trace.append(f"Column {odds}")
@@ -281,6 +282,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         cell=cell,
         effects=effects,
         trace=trace,
+        ratio=ratio,
     )
 
 
@@ -290,10 +292,12 @@ def _automatic(
     automatic: str,
     attack: int,
     defense: int,
-    odds: str,
+    ratio: str | None,
     effects: dict[str, Any],
     trace: list[str],
 ) -> Outcome:
+    """AD or AV: `odds` names the result, `ratio` keeps the rounded odds (none when the
+    defence is 0)."""
     unplayed = [
         name
         for name, value in (
@@ -340,12 +344,13 @@ def _automatic(
         combat,
         attack_total=attack,
         defense_total=defense,
-        odds=odds,
+        odds=automatic,
         column=None,
         roll=None,
         cell=None,
         effects=effects,
         trace=trace,
+        ratio=ratio,
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from tui.engine.dice import Roller, check_roll, parse_dice
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
+    computed_ratio,
     finish,
     pick_column,
     ratio_column,
@@ -29,6 +30,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     chart = tables.chart("rivets.crt")
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     attack = defense = None
+    ratio: str | None = None
     overrun_from = tables.data["rivets"]["overrun_from"]
     count, sides = parse_dice(tables.data["rivets"]["dice"])
     if combat.roll is not None:
@@ -46,6 +48,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         odds, index = ratio_column(
             chart.columns, attack, defense, "-", trace, "odds worse than 1-5 are resolved on 1-5"
         )
+        ratio = computed_ratio(combat, odds)
         if defense == 0 or attack >= overrun_from * defense:
             odds = "overrun"
     column = chart.columns[index]
@@ -82,4 +85,5 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         cell=cell,
         effects=effects,
         trace=trace,
+        ratio=ratio,
     )
