@@ -204,7 +204,7 @@ BAD_COLUMN = {
 BAD_TERRAIN = {
     "pod-basic": (["--attack", "3@town", "--defense", "1"], "--attack", "3@town"),
     "pod-super": (["--attack", "3@lava", "--defense", "1"], "--attack", "lava"),
-    "pod-ultra": (["--attack", "3", "--defense", "1@swamp"], "--defense", "swamp"),
+    "pod-ultra": (["--attack", "3", "--defense", "1@marsh"], "--defense", "marsh"),
     "pod-boom": (["--step", "crt", "--caf", "4", "--terrain", "open"], "--terrain", "open"),
     "ocs": (["--attack", "3", "--defense", "1", "--terrain", "lava"], "--terrain", "lava"),
     "rivets": (["--attack", "3", "--defense", "1", "--terrain", "clear"], "--terrain", "clear"),
@@ -532,3 +532,53 @@ def test_console_script_bad_input(argv):
         assert len(done.stderr.splitlines()) == 1
         assert "Traceback" not in done.stderr
         assert done.stderr.startswith("crtdesk: ")
+
+
+# The JSON contract: "odds" names AD, AV or an overrun where one replaces the table, and
+# the rounded odds stay in "ratio" for every result whose totals are known.
+@pytest.mark.parametrize(
+    ("argv", "odds", "ratio", "column"),
+    [
+        (["pod-super", "--attack", "14", "--defense", "2"], "AV", "7-1", None),
+        (["pod-basic", "--attack", "12", "--defense", "2"], "AV", "6-1", None),
+        (["pod-super", "--attack", "1", "--defense", "5"], "AD", "1-5", None),
+        (["pod-basic", "--attack", "1", "--defense", "4"], "AD", "1-4", None),
+        (["pod-super", "--attack", "3", "--defense", "0@clear"], "AV", None, None),
+        (["rivets", "--attack", "13", "--defense", "2"], "overrun", "6-1", "6-1"),
+        (["pod-super", "--attack", "6", "--defense", "2", "--roll", "8"], "3-1", "3-1", "3-1"),
+        (
+            ["pod-ultra", "--attack", "13", "--obstacle", "mines", "--roll", "8"],
+            "6-1",
+            "6-1",
+            "5-1",
+        ),
+        (["rivets", "--attack", "7", "--defense", "4", "--roll", "5"], "1-1", "1-1", "1-1"),
+        (
+            ["ocs", "--attack", "9", "--defense", "3", "--surprise-roll", "7", "--roll", "7"],
+            "3:1",
+            "3:1",
+            "3:1",
+        ),
+        (["daynight", "--attack", "9", "--defense", "3", "--roll", "3"], "3-1", "3-1", "3-1"),
+        (["pod-super", "--column", "2-1", "--roll", "8"], "2-1", None, "2-1"),
+    ],
+)
+def test_resolve_json_odds_and_ratio(capsys, argv, odds, ratio, column):
+    status, out, err = run(capsys, "resolve", *argv, "--json")
+    assert (status, err) == (0, "")
+    data = json.loads(out)
+    assert (data["odds"], data["ratio"], data["column"]) == (odds, ratio, column)
+
+
+def test_resolve_text_shows_the_ratio_beside_av(capsys):
+    status, out, _ = run(capsys, "resolve", "pod-super", "--attack", "14", "--defense", "2")
+    assert (
+        status == 0
+        and out.splitlines()[0] == "pod-super  attack 14 vs defence 2  odds AV  ratio 7-1"
+    )
+
+
+def test_odds_json_names_the_automatic_result(capsys):
+    _, out, _ = run(capsys, "odds", "pod-super", "--attack", "1", "--defense", "5", "--json")
+    data = json.loads(out)
+    assert (data["odds"], data["ratio"]) == ("AD", "1-5")

@@ -321,3 +321,40 @@ def test_free_text_in_the_log_table_stays_on_one_line(folder: Path, capsys) -> N
     assert out.splitlines()[-1].endswith("Placed low 1.1 on 1st\\nPanzer.")
     code, out, _ = run(capsys, "log", "t", "--json")
     assert json.loads(out)["title"] == 'A\nB [[log]] "q"'
+
+
+MINES = ("resolve", "pod-ultra", "--attack", "9", "--obstacle", "mines", "--roll", "7")
+
+
+def test_resolve_save_uses_the_games_mines_cdf(folder: Path, capsys) -> None:
+    # RULINGS: every combat against mines in a game uses the game's mines CDF. 9 against
+    # CDF 3 is 3-1; against the default 2 it would be 4-1.
+    code, _, err = run(
+        capsys, "new", "u", "--title", "U", "--ruleset", "pod-ultra", "--option", "mines_cdf=3"
+    )
+    assert code == 0, err
+    code, out, err = run(capsys, *MINES, "--save", "u", "--json")
+    assert code == 0, err
+    assert json.loads(out)["column"] == "3-1"
+    code, out, _ = run(capsys, *MINES, "--json")  # not saved: the default CDF 2
+    assert json.loads(out)["column"] == "4-1"
+    code, out, _ = run(capsys, "log", "u", "--json")
+    (entry,) = json.loads(out)["entries"]
+    assert entry["inputs"]["mines_cdf"] == 3 and entry["column"] == "3-1"
+    # After `option u mines_cdf 2`, the next saved combat reads CDF 2.
+    run(capsys, "option", "u", "mines_cdf", "2")
+    code, out, _ = run(capsys, *MINES, "--save", "u", "--json")
+    assert code == 0 and json.loads(out)["column"] == "4-1"
+
+
+def test_resolve_save_refuses_a_mines_cdf_the_game_does_not_use(folder: Path, capsys) -> None:
+    run(capsys, "new", "u", "--title", "U", "--ruleset", "pod-ultra", "--option", "mines_cdf=3")
+    before = (folder / "u.toml").read_bytes()
+    code, out, err = run(capsys, *MINES, "--mines-cdf", "2", "--save", "u")
+    assert code == 2 and out == ""
+    assert err.startswith("crtdesk: --mines-cdf: 2 is not allowed") and "3, the mines CDF" in err
+    assert len(err.strip().splitlines()) == 1
+    assert (folder / "u.toml").read_bytes() == before
+    # The value the game uses is accepted.
+    code, out, err = run(capsys, *MINES, "--mines-cdf", "3", "--save", "u", "--json")
+    assert code == 0 and json.loads(out)["column"] == "3-1", err

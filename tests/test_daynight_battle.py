@@ -47,7 +47,8 @@ def test_eng_is_rolled_again_by_the_desk_when_no_row_is_given() -> None:
 
 
 def test_eng_with_a_reserve_rolls_again_at_the_new_odds() -> None:
-    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (0,)})
+    # DRM -1: 1d6 - 1 reaches rows 0..5.
+    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (0,), "drm": -1})
     outcome = resolve(combat)
     # 4 + 4 = 8 vs 2 is 4-1; row 0 there is D2X.
     assert outcome.attack_total == 8 and outcome.column == "4-1" and outcome.cell == "D2X"
@@ -58,7 +59,8 @@ def test_eng_with_a_reserve_rolls_again_at_the_new_odds() -> None:
 
 
 def test_a_second_eng_ends_the_battle_with_eng() -> None:
-    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (7,)})
+    # DRM +1: 1d6 + 1 reaches rows 2..7.
+    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (7,), "drm": 1})
     outcome = resolve(combat)
     assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", "ENG"]
     assert outcome.cell == "ENG" and "reroll" not in outcome.effects

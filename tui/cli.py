@@ -307,7 +307,13 @@ def outcome_text(outcome: Outcome) -> str:
     head = [outcome.ruleset]
     if totals:
         head.append(totals)
-    for name, value in (("odds", outcome.odds), ("column", outcome.column), ("roll", outcome.roll)):
+    ratio = outcome.ratio if outcome.ratio != outcome.odds else None
+    for name, value in (
+        ("odds", outcome.odds),
+        ("ratio", ratio),
+        ("column", outcome.column),
+        ("roll", outcome.roll),
+    ):
         if value is not None:
             head.append(f"{name} {value}")
     lines = ["  ".join(head), f"Result: {cell_text(outcome.cell)}", outcome.explanation, "Trace:"]
@@ -356,6 +362,11 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
         raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
     combat = combat_from_args(args)
     seed = _integer("seed", args.seed)
+    if args.save:
+        from tui import cli_saves
+
+        # The game's own options (the Ultra mines CDF) decide the combat it is saved to.
+        combat = cli_saves.combat_for_game(args.save, args.saves, combat, tables)
     outcome = resolve(combat, tables, random.Random(seed) if seed is not None else None)
     saved = None
     if args.save:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     option.add_argument("value", metavar="VALUE", help="e.g. 3")
     option.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     option.set_defaults(func=_cmd_option)
+
+
+def combat_for_game(
+    save: str, saves_dir: str | None, combat: CombatInput, tables: Tables
+) -> CombatInput:
+    """The combat as the saved game plays it (RULINGS): a pod-ultra combat against mines
+    uses the game's mines CDF, and a --mines-cdf that disagrees with the game's is refused.
+    Only such a combat reads the whole save (the game's options are the replay of its log)."""
+    if combat.ruleset != "pod-ultra" or (combat.obstacle != "mines" and combat.mines_cdf is None):
+        return combat
+    path = _path(save, saves_dir)
+    game = saves.load_game(path)
+    value = game.options.get("mines_cdf", tables.data["pod-ultra"]["obstacles"]["mines"])
+    if combat.mines_cdf is None:
+        return replace(combat, mines_cdf=value)
+    if combat.mines_cdf != value:
+        raise InputError(
+            "mines_cdf",
+            combat.mines_cdf,
+            f"{value}, the mines CDF of the game in {path.name}, or no --mines-cdf "
+            f"(`crtdesk option {save} mines_cdf N` changes the game's, and logs it)",
+        )
+    return combat
 
 
 def record_combat(

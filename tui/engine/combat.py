@@ -142,6 +142,7 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
     return Distribution(
         ruleset=combat.ruleset,
         odds=first.odds,
+        ratio=first.ratio,
         column=first.odds_column,
         outcomes=tuple((cell, p, meaning) for cell, p, meaning, _ in merged.values()),
         details=tuple(effects for *_, effects in merged.values()),

@@ -105,6 +105,10 @@ class Outcome:
     # The column found from the odds and the shifts known before any die (OCS surprise
     # comes later): what a distribution is read against.
     odds_column: str | None = None
+    # The odds as rounded from the totals ("7-1", "3:1"), whenever both totals are known
+    # and the defence is above 0, even where `odds` names the result instead: "AD", "AV"
+    # (Pair-o-Dice) or "overrun" (Rivets). None when a column was given by the player.
+    ratio: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -112,6 +116,7 @@ class Outcome:
             "attack_total": self.attack_total,
             "defense_total": self.defense_total,
             "odds": self.odds,
+            "ratio": self.ratio,
             "column": self.column,
             "roll": self.roll,
             "cell": plain(self.cell),
@@ -134,11 +139,13 @@ class Distribution:
     outcomes: tuple[tuple[Any, Fraction, str], ...]  # (cell, probability, meaning)
     # The decoded effects of each outcome, in the same order (for compact displays).
     details: tuple[dict[str, Any], ...] = ()
+    ratio: str | None = None  # as Outcome.ratio
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "ruleset": self.ruleset,
             "odds": self.odds,
+            "ratio": self.ratio,
             "column": self.column,
             "outcomes": [
                 {

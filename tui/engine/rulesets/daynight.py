@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.dice import Roller, check_roll
+from tui.engine.dice import Roller
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
     check_whole,
+    computed_ratio,
     explain,
     finish,
     pick_column,
@@ -185,6 +186,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects=effects,
         trace=trace,
         odds_column=odds_column,
+        ratio=computed_ratio(combat, odds),
     )
 
 
@@ -200,7 +202,14 @@ def _row(
     low, high = rules["row_min"], rules["row_max"]
     sides = rules["die_sides"]
     if given is not None:
-        check_roll(field, given, low, high, f"modified 1d{sides} (row {low}..{high})")
+        # RULINGS: a row entered by hand must be one 1d6 + the DRM can reach after the clamp.
+        lowest, highest = (min(max(face + drm, low), high) for face in (1, sides))
+        if isinstance(given, bool) or not isinstance(given, int) or not lowest <= given <= highest:
+            raise InputError(
+                field,
+                given,
+                f"a row from {lowest} to {highest}: 1d{sides} {drm:+d} DRM, read on rows {low} to {high}",
+            )
         roller.record_manual("combat (modified, read row)", f"1d{sides}", given)
         trace.append(f"Row {given} entered by hand")
         return given

@@ -11,6 +11,7 @@ from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts
 from tui.engine.rulesets.common import (
     check_whole,
+    computed_ratio,
     finish,
     pick_column,
     ratio_column,
@@ -174,4 +175,5 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects=effects,
         trace=trace,
         odds_column=odds_column,
+        ratio=computed_ratio(combat, odds),
     )
