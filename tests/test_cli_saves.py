@@ -78,7 +78,7 @@ def test_new_then_resolve_save_then_log(folder: Path, capsys) -> None:
     assert lines[2].split()[:5] == ["#", "turn", "when", "(UTC)", "who"]
     row = lines[-1]
     assert row.split()[:2] == ["1", "1"] and len(lines) == 4
-    assert "pod-boom" in row and "1d6 2 by hand" in row and "Defender loses 4 factors" in row
+    assert "pod-boom" in row and "1d6 2 (by hand)" in row and "Defender loses 4 factors" in row
 
 
 def test_log_reads_what_resolve_save_wrote_in_a_separate_process(tmp_path: Path) -> None:
@@ -212,7 +212,8 @@ def test_turn_and_markers(folder: Path, capsys) -> None:
     assert lines[3].split() == ["2.1", "DG", "0712", "Axis", "1", "entry", "2", "hit", '"hard"']
     code, out, _ = run(capsys, "turn", "torch")
     assert code == 0 and out.startswith("Turn 2 begins (entry 3")
-    assert "Counted down: 1.1" in out and "Expired and removed: 2.1 (DG on 0712)" in out
+    assert "Counted down: no-entry 1.1 on (unspecified) (both, 1 turn left)." in out
+    assert "Expired and removed: DG 2.1 on 0712 (Axis)." in out
     code, out, _ = run(capsys, "log", "torch", "--markers", "--json")
     assert [(m["id"], m["turns_left"]) for m in json.loads(out)] == [("1.1", 1)]
     code, out, _ = run(capsys, "marker", "torch", "remove", "1.1", "--saves", "saves")
