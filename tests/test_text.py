@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tui.cli
 from tui import saves, text
@@ -165,3 +167,14 @@ def test_table_text_lives_in_the_text_module_and_the_cli_re_exports_it(ruleset) 
     printed = text.table_text(ruleset, default_tables())
     assert printed.startswith(default_tables().title(ruleset))
     assert "Legend:" in printed
+
+
+@given(st.text())
+def test_one_line_is_one_line(free_text: str) -> None:
+    shown = text.one_line(free_text)
+    assert len(shown.splitlines()) <= 1
+    assert shown == free_text or "\\" in shown
+
+
+def test_one_line_escapes_what_splitlines_breaks_at() -> None:
+    assert text.one_line("a\x1eb\x85c\u2028d\ne") == "a\\x1eb\\x85c\\u2028d\\ne"

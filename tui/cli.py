@@ -11,13 +11,13 @@ import json
 import random
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from tui.engine.combat import CombatInput, Outcome, distribution, resolve
 from tui.engine.errors import InputError
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
-from tui.text import cell_text, die_text, table_json, table_text
+from tui.text import cell_text, die_text, one_line, table_json, table_text
 
 # table_text and table_json moved to tui.text; the screens still import them from here.
 __all__ = ["build_parser", "combat_from_args", "main", "outcome_text", "table_json", "table_text"]
@@ -56,6 +56,8 @@ FLAGS = {
     "reroll": "--reroll",
     "rerolls": "--reroll",
     "seed": "--seed",
+    "rulesets": "--ruleset",  # new: the rulesets in play
+    "ruleset_filter": "--ruleset",  # log: only combats of this ruleset
 }
 
 
@@ -66,6 +68,15 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # Python 3.11 strips "--" from an option's value too, so `--roll=--` became [] (a crash
+        # later, or a silent default); a value typed after "=" is the value, and is checked.
+        if action.option_strings and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value if action.nargs in (None, argparse.OPTIONAL) else [value]
+        return super()._get_values(action, arg_strings)
 
 
 def _flag(field: str) -> str:
@@ -350,18 +361,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         tables = default_tables()
         return args.func(args, tables)
     except InputError as err:
-        print(f"crtdesk: {err.message(_flag(err.field))}", file=sys.stderr)
+        _say(err.message(_flag(err.field)))
     except (UsageError, TablesError) as err:
-        print(
-            f"crtdesk: {err}" if not str(err).startswith("crtdesk") else str(err), file=sys.stderr
-        )
+        _say(str(err))
     except _save_errors() as err:
-        print(f"crtdesk: {err}", file=sys.stderr)
+        _say(str(err))
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
     return EXIT_BAD_INPUT
+
+
+def _say(message: str) -> None:
+    """Bad input: one line on stderr, whatever characters the value typed holds."""
+    line = message if message.startswith("crtdesk") else f"crtdesk: {message}"
+    print(one_line(line), file=sys.stderr)
 
 
 def _save_errors() -> tuple[type[Exception], ...]:

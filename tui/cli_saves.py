@@ -122,6 +122,9 @@ def _load(args: argparse.Namespace) -> saves.Game:
 
 
 def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
+    for ruleset in args.rulesets:
+        if ruleset not in RULESET_IDS:
+            raise InputError("rulesets", ruleset, "one of " + ", ".join(RULESET_IDS))
     options = dict(_option_pair(text) for text in args.option)
     path = _path(args.file, args.saves)
     game = saves.new_game(path, args.title, args.rulesets, options)
@@ -133,7 +136,7 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     turn = _whole_number("turn", args.turn, 1)
     if args.ruleset is not None and args.ruleset not in RULESET_IDS:
-        raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
+        raise InputError("ruleset_filter", args.ruleset, "one of " + ", ".join(RULESET_IDS))
     game = _load(args)
     if args.markers:
         markers = [_marker_dict(m) for m in game.markers]

@@ -14,7 +14,13 @@ from tui.engine.tables import Chart, Tables
 
 NO_CELL = "(no cell)"
 
-_CONTROL = {i: f"\\x{i:02x}" for i in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
+# Control characters, and the others str.splitlines() breaks at (NEL, line and paragraph
+# separators), shown as escapes.
+_CONTROL = (
+    {i: f"\\x{i:02x}" for i in [*range(32), *range(127, 160)]}
+    | {10: "\\n", 13: "\\r", 9: "\\t"}
+    | {0x2028: "\\u2028", 0x2029: "\\u2029"}
+)
 
 
 def one_line(text: object) -> str:
