@@ -322,3 +322,81 @@ def test_free_text_in_the_log_table_stays_on_one_line(folder: Path, capsys) -> N
     assert out.splitlines()[-1].endswith("Placed low 1.1 on 1st\\nPanzer.")
     code, out, _ = run(capsys, "log", "t", "--json")
     assert json.loads(out)["title"] == 'A\nB [[log]] "q"'
+
+
+# --- a save named by a path on the command line --------------------------------------------
+
+
+def test_every_save_command_takes_a_path_to_an_existing_save(folder: Path, capsys) -> None:
+    new(capsys)
+    elsewhere = folder.parent / "elsewhere"
+    code, _, err = run(
+        capsys, "new", "far", "--title", "Far", "--ruleset", "ocs", "--saves", str(elsewhere)
+    )
+    assert code == 0, err
+    boom = [a if a != "torch" else "saves/torch.toml" for a in BOOM_CRT_SAVED]
+    steps = [
+        boom,
+        ["marker", "saves/torch", "add", "DG", "0712"],
+        ["marker", "./saves/torch.toml", "remove", "2.1"],
+        ["option", str(folder / "torch.toml"), "note", "x"],
+        ["turn", "saves/torch.toml"],
+        ["log", "saves/torch.toml", "--markers"],
+        ["turn", str(elsewhere / "far.toml")],
+    ]
+    for argv in steps:
+        code, out, err = run(capsys, *argv)
+        assert (code, err) == (0, ""), argv
+    code, out, _ = run(capsys, "log", "saves/torch.toml", "--json")
+    kinds = [e["kind"] for e in json.loads(out)["entries"]]
+    assert kinds == ["combat", "place-marker", "remove-marker", "option", "turn"]
+    code, out, _ = run(capsys, "log", "elsewhere/far")
+    assert code == 0 and "Turn 2 begins." in out
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["elsewhere", "saves"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["log", "saves/nothing.toml"], "no save file saves/nothing.toml; a path must name"),
+        (["turn", "../torch"], "no save file ../torch; a path must name"),
+        (["log", "notes.txt"], None),  # a name: looked up in the saves folder
+        (["log", "./notes.txt"], "./notes.txt is not a crtdesk save file"),
+        (["turn", "./other.toml"], "./other.toml is not a crtdesk save file"),
+        (["marker", "./other", "add", "DG", "0101"], "./other is not a crtdesk save file"),
+        (
+            [
+                "resolve",
+                "ocs",
+                "--attack",
+                "6",
+                "--defense",
+                "2",
+                "--roll",
+                "7",
+                "--save",
+                "./other",
+            ],
+            "./other is not a crtdesk save file",
+        ),
+        (
+            ["new", "./fresh", "--title", "T", "--ruleset", "ocs"],
+            "may not contain a path separator",
+        ),
+    ],
+)
+def test_a_path_names_only_an_existing_save_and_writes_nothing_else(
+    folder: Path, capsys, argv: list[str], message: str | None
+) -> None:
+    new(capsys)
+    # Not saves: a text file, and TOML with a [[log]] table the store would take as torn.
+    (folder.parent / "notes.txt").write_text("hello\n", encoding="utf-8")
+    (folder.parent / "other.toml").write_text("a = 1\n\n[[log]]\nb = 2\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in folder.parent.rglob("*") if p.is_file()}
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("crtdesk: ") and err.count("\n") == 1, err
+    if message:
+        assert message in err
+    after = {p: p.read_bytes() for p in folder.parent.rglob("*") if p.is_file()}
+    assert after == before  # no lock file beside it, no backup, nothing cut

@@ -84,7 +84,7 @@ runs = [
     ["option", "g", "note", "x"],
     ["turn", "g"],
     ["log", "g"],
-    ["log", "g", "--markers", "--json"],
+    ["log", "saves/g.toml", "--markers", "--json"],
 ]
 for argv in runs:
     assert main(argv) == 0, argv

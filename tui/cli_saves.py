@@ -1,14 +1,17 @@
 """Save-file commands for the CLI (new, log, turn, marker, option) and `resolve --save`.
 
 Every command names a save as the player typed it (`campaign` or `campaign.toml`), found in
-the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/). A broken save is a
-SaveError: one line on stderr and exit status 2, from tui.cli.main.
+the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
+existing save file (`saves/campaign.toml`). A broken save is a SaveError: one line on stderr
+and exit status 2, from tui.cli.main.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -21,13 +24,14 @@ from tui.engine.tables import RULESET_IDS, Tables
 from tui.text import dice_text, entry_text, marker_text, one_line, when_text
 
 _SAVES_HELP = "the saves folder (default saves/ or $CRTDESK_SAVES)"
-_FILE_HELP = "the save's name in the saves folder (.toml may be left off)"
+_FILE_HELP = "the save's name in the saves folder, or a path to it (.toml may be left off)"
+_NEW_FILE_HELP = "the new save's name in the saves folder (.toml may be left off)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     """Add the save-file subcommands."""
     new = subparsers.add_parser("new", help="start a game in a new save file")
-    new.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    new.add_argument("file", metavar="FILE", help=_NEW_FILE_HELP)
     new.add_argument("--title", required=True, help="the game's title")
     new.add_argument(
         "--ruleset",
@@ -110,8 +114,48 @@ def record_combat(
 # --- commands -------------------------------------------------------------------------------
 
 
-def _path(name: str, saves_dir: str | None) -> Path:
+# The line that closes a save's header (see README, Save files): how a file named by a path
+# is known to be a save before the store takes a lock file beside it.
+_HEADER_END = re.compile(rb"^# end of header[ \t\r]*$", re.MULTILINE)
+_HEADER_LIMIT = 1 << 20
+
+
+def _path(name: str, saves_dir: str | None, *, existing: bool = True) -> Path:
+    """The file a save named on the command line is in.
+
+    A name is a file in the saves folder. A path (what shell completion types) names an
+    existing save file anywhere, as `crtdesk open` takes it; `.toml` may be left off. A new
+    save (`existing` False) is always a name. Names typed in the desk never come through here.
+    """
+    if existing and any(sep and sep in name for sep in ("/", "\\", os.sep, os.altsep)):
+        return _existing_save(name)
     return saves.save_path(name, saves.saves_folder(saves_dir))
+
+
+def _existing_save(name: str) -> Path:
+    given = Path(name).expanduser()
+    shown = one_line(name)
+    if given.suffix != ".toml":
+        if given.is_file():
+            raise saves.SaveError(
+                f"{shown} is not a crtdesk save file (a save file's name ends in .toml)"
+            )
+        given = given.with_name(given.name + ".toml")
+    if not given.is_file():
+        raise saves.SaveError(
+            f"no save file {shown}; a path must name a save file that exists "
+            "(a new save is named by its file name and made in the saves folder)"
+        )
+    try:
+        with given.open("rb") as handle:
+            head = handle.read(_HEADER_LIMIT)
+    except OSError as err:
+        raise saves.SaveError(f"cannot read {shown}: {err.strerror}") from err
+    if not _HEADER_END.search(head):
+        raise saves.SaveError(
+            f"{shown} is not a crtdesk save file (it has no '# end of header' line)"
+        )
+    return given
 
 
 def _load(args: argparse.Namespace) -> saves.Game:
@@ -126,7 +170,7 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
         if ruleset not in RULESET_IDS:
             raise InputError("rulesets", ruleset, "one of " + ", ".join(RULESET_IDS))
     options = dict(_option_pair(text) for text in args.option)
-    path = _path(args.file, args.saves)
+    path = _path(args.file, args.saves, existing=False)
     game = saves.new_game(path, args.title, args.rulesets, options)
     shown = ", ".join(f"{k} {v}" for k, v in game.options.items())
     print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}; {shown})")
