@@ -3,7 +3,9 @@ turn, marker, option; broken saves and bad names exit 2 with one line."""
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
 import re
 import subprocess
 import sys
@@ -13,12 +15,14 @@ import pytest
 
 from tui import saves
 from tui.cli import main
+from tui.player import PLAYER_ENV, player_name
 
 
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(saves.SAVES_ENV, raising=False)
+    monkeypatch.delenv(PLAYER_ENV, raising=False)
     return tmp_path / "saves"
 
 
@@ -135,7 +139,7 @@ def test_log_json_has_every_field_and_the_filters_filter(folder: Path, capsys, m
         "--surprise-roll",
         "7",
     ]
-    monkeypatch.setattr(saves, "_who", lambda: "bob")
+    monkeypatch.setenv("CRTDESK_PLAYER", "bob")
     run(capsys, "resolve", "ocs", *ocs, "--save", "torch")
     code, out, _ = run(capsys, "log", "torch", "--json")
     data = json.loads(out)
@@ -400,3 +404,53 @@ def test_a_path_names_only_an_existing_save_and_writes_nothing_else(
         assert message in err
     after = {p: p.read_bytes() for p in folder.parent.rglob("*") if p.is_file()}
     assert after == before  # no lock file beside it, no backup, nothing cut
+
+
+# --- who: $CRTDESK_PLAYER, as the desk takes it --------------------------------------------
+
+
+def test_every_save_command_logs_the_crtdesk_player(folder: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv(PLAYER_ENV, "carol")
+    new(capsys)
+    for argv in (
+        BOOM_CRT_SAVED,
+        ("marker", "torch", "add", "DG", "0712"),
+        ("marker", "torch", "remove", "2.1"),
+        ("option", "torch", "note", "x"),
+        ("turn", "torch"),
+    ):
+        code, _, err = run(capsys, *argv)
+        assert code == 0, err
+    monkeypatch.setenv(PLAYER_ENV, "dave")
+    run(capsys, "turn", "torch")
+    _, out, _ = run(capsys, "log", "torch", "--json")
+    who = [e["who"] for e in json.loads(out)["entries"]]
+    assert who == ["carol"] * 5 + ["dave"]
+    assert 'created_by = "carol"' in (folder / "torch.toml").read_text(encoding="utf-8")
+    _, out, _ = run(capsys, "log", "torch", "--player", "dave", "--json")
+    assert [e["seq"] for e in json.loads(out)["entries"]] == [6]
+
+
+def test_without_crtdesk_player_the_os_user_is_logged(folder: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv(PLAYER_ENV, "  ")  # blank counts as unset
+    new(capsys)
+    run(capsys, *BOOM_CRT_SAVED)
+    _, out, _ = run(capsys, "log", "torch", "--json")
+    assert json.loads(out)["entries"][0]["who"] == getpass.getuser() == player_name()
+
+
+def test_player_name_without_a_login_name(monkeypatch) -> None:
+    def no_name() -> str:
+        raise OSError("no login name")
+
+    monkeypatch.delenv(PLAYER_ENV, raising=False)
+    monkeypatch.setattr(getpass, "getuser", no_name)
+    assert player_name() == f"uid {os.getuid()}"
+    monkeypatch.setenv(PLAYER_ENV, "erin")
+    assert player_name() == "erin"
+
+
+def test_the_desk_still_imports_player_name_from_the_app() -> None:
+    from tui.app import player_name as desk_player_name
+
+    assert desk_player_name is player_name

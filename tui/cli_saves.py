@@ -21,6 +21,7 @@ from tui import saves
 from tui.engine.combat import CombatInput, Outcome
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables
+from tui.player import player_name
 from tui.text import dice_text, entry_text, marker_text, one_line, when_text
 
 _SAVES_HELP = "the saves folder (default saves/ or $CRTDESK_SAVES)"
@@ -57,7 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     log.add_argument("--json", action="store_true", help="every field, as JSON")
     log.add_argument("--turn", metavar="N", help="only entries of turn N")
     log.add_argument("--ruleset", metavar="ID", help="only combats of this ruleset")
-    log.add_argument("--player", metavar="NAME", help="only entries by this player (OS user)")
+    log.add_argument(
+        "--player",
+        metavar="NAME",
+        help="only entries by this player ($CRTDESK_PLAYER, else the OS user)",
+    )
     log.add_argument("--markers", action="store_true", help="print the current markers instead")
     log.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     log.set_defaults(func=_cmd_log)
@@ -103,7 +108,7 @@ def record_combat(
 ) -> str:
     """Append a resolved combat to a save; the line to print."""
     path = _path(save, saves_dir)
-    entry = saves.append_combat(path, combat, outcome, note, target=target)
+    entry = saves.append_combat(path, combat, outcome, note, target=target, who=player_name())
     line = f"Saved as entry {entry['seq']} in {path}"
     placed = [marker_text(m) for m in entry.get("markers", [])]
     if placed:
@@ -171,7 +176,7 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
             raise InputError("rulesets", ruleset, "one of " + ", ".join(RULESET_IDS))
     options = dict(_option_pair(text) for text in args.option)
     path = _path(args.file, args.saves, existing=False)
-    game = saves.new_game(path, args.title, args.rulesets, options)
+    game = saves.new_game(path, args.title, args.rulesets, options, who=player_name())
     shown = ", ".join(f"{k} {v}" for k, v in game.options.items())
     print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}; {shown})")
     return 0
@@ -206,7 +211,7 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     before = {m.id: m for m in saves.load_game(path).markers}
-    entry = saves.advance_turn(path)
+    entry = saves.advance_turn(path, who=player_name())
     line = f"Turn {entry['turn']} begins (entry {entry['seq']} in {path})."
     counted = [_after_turn(i, before, expired=False) for i in entry.get("counted_down", [])]
     expired = [_after_turn(i, before, expired=True) for i in entry.get("expired", [])]
@@ -230,14 +235,16 @@ def _after_turn(marker_id: str, before: dict[str, saves.Marker], *, expired: boo
 def _cmd_marker_add(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     turns = _whole_number("turns", args.turns, 1)
-    entry = saves.add_marker(path, args.kind, args.target, args.side, turns, args.note)
+    entry = saves.add_marker(
+        path, args.kind, args.target, args.side, turns, args.note, who=player_name()
+    )
     print(f"Placed {marker_text(entry['marker'])} as entry {entry['seq']} in {path}")
     return 0
 
 
 def _cmd_marker_remove(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
-    entry = saves.remove_marker(path, args.marker_id)
+    entry = saves.remove_marker(path, args.marker_id, who=player_name())
     what = f"{entry['marker_kind']} on {one_line(entry['target'])}"
     print(f"Removed marker {entry['marker_id']} ({what}) as entry {entry['seq']} in {path}")
     return 0
@@ -246,7 +253,7 @@ def _cmd_marker_remove(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_option(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     key, value = _option_pair(f"{args.key}={args.value}")
-    entry = saves.set_option(path, key, value)
+    entry = saves.set_option(path, key, value, who=player_name())
     print(f"Option {key} = {value!r} as entry {entry['seq']} in {path}")
     return 0
 
