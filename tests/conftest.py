@@ -54,6 +54,9 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    # A result shown can bring a scrollbar in: let that layout settle too.
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
 
 
 def screen_text(app: CrtDeskApp) -> str:

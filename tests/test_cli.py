@@ -11,10 +11,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tui.cli import main
+from tui import saves
+from tui.cli import build_parser, main
 from tui.engine import RULESET_IDS
 
 
@@ -467,6 +468,7 @@ TEXT = st.text(
                     "--attacker-ar",
                     "--surprise-roll",
                     "--attacker-card",
+                    "--seed",
                 ]
             ),
             TEXT,
@@ -474,6 +476,31 @@ TEXT = st.text(
         max_size=4,
     ),
 )
+# Python 3.11's argparse turned `--flag=--` into [] (a traceback, or a silent default).
+@example(
+    command="resolve",
+    ruleset="pod-basic",
+    picks=[("--attack", "5"), ("--defense", "2"), ("--roll", "--")],
+)
+@example(command="resolve", ruleset="pod-basic", picks=[("--attack", "--"), ("--defense", "2")])
+@example(
+    command="resolve",
+    ruleset="pod-basic",
+    picks=[("--attack", "5"), ("--defense", "2"), ("--seed", "--")],
+)
+@example(
+    command="odds",
+    ruleset="ocs",
+    picks=[("--attack", "5"), ("--defense", "2"), ("--terrain", "--")],
+)
+@example(
+    command="resolve",
+    ruleset="ocs",
+    picks=[("--attack", "5"), ("--defense", "2"), ("--terrain", "--")],
+)
+# A usage error echoing a value that holds a character str.splitlines() breaks at.
+@example(command="odds", ruleset="pod-basic", picks=[("--seed", "\x1e")])
+@example(command="resolve", ruleset="rivets", picks=[("--seed", "1\u2028")])
 def test_any_flag_values_give_a_result_or_one_line(capsys, command, ruleset, picks):
     argv = [command, ruleset]
     for flag, text in picks:
@@ -485,6 +512,121 @@ def test_any_flag_values_give_a_result_or_one_line(capsys, command, ruleset, pic
         assert status == 2
         assert out == ""
         assert len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["resolve", "pod-basic", "--attack", "5", "--defense", "2", "--roll=--"], "--roll"),
+        (["resolve", "pod-basic", "--attack=--", "--defense", "2"], "--attack"),
+        (["resolve", "pod-basic", "--attack", "5", "--defense", "2", "--seed=--"], "--seed"),
+        (["resolve", "ocs", "--attack", "5", "--defense", "2", "--terrain=--"], "--terrain"),
+        (["odds", "ocs", "--attack", "5", "--defense", "2", "--terrain=--"], "--terrain"),
+    ],
+)
+def test_a_double_dash_value_is_named_and_refused(capsys, argv, flag):
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err.splitlines() == [err.rstrip("\n")]
+    assert err.startswith(f"crtdesk: {flag}: '--' is not allowed; expected ")
+
+
+# Every command, with arguments that succeed on their own; each value flag is added as
+# `--flag=--` to it. Save commands work on a game "torch" holding marker 1.1.
+BASE_ARGV = {
+    "rulesets": ["rulesets"],
+    "table": ["table", "ocs"],
+    "resolve": [
+        *("resolve", "ocs", "--attack", "5", "--defense", "2", "--terrain", "close"),
+        *("--roll", "7", "--surprise-roll", "7", "--save", "torch"),
+    ],
+    "odds": ["odds", "ocs", "--attack", "5", "--defense", "2", "--terrain", "close"],
+    "new": ["new", "other", "--title", "Other", "--ruleset", "ocs"],
+    "log": ["log", "torch"],
+    "turn": ["turn", "torch"],
+    "marker": ["marker", "torch", "add", "DG", "0101"],
+    "marker add": ["marker", "torch", "add", "DG", "0101"],
+    "marker remove": ["marker", "torch", "remove", "1.1"],
+    "option": ["option", "torch", "note", "x"],
+}
+
+
+def value_flags() -> list[tuple[str, str]]:
+    """(command, flag) for every flag that takes a value, in every command."""
+    found = []
+
+    def walk(name: str, parser) -> None:
+        for action in parser._actions:
+            if action.option_strings and action.nargs != 0:
+                found.append((name, action.option_strings[-1]))
+            for sub_name, sub in (getattr(action, "choices", None) or {}).items():
+                if isinstance(sub, type(parser)) or hasattr(sub, "_actions"):
+                    walk(f"{name} {sub_name}".strip(), sub)
+
+    walk("", build_parser())
+    return found
+
+
+def test_every_command_is_covered():
+    assert {name for name, _ in value_flags()} == set(BASE_ARGV) - {"rulesets", "table"}
+    assert ("log", "--turn") in value_flags() and ("resolve", "--seed") in value_flags()
+
+
+@pytest.fixture
+def torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(saves.SAVES_ENV, raising=False)
+    assert main(["new", "torch", "--title", "Torch", "--ruleset", "ocs", "rivets"]) == 0
+    assert main(["marker", "torch", "add", "DG", "0712"]) == 0
+    return tmp_path / "saves" / "torch.toml"
+
+
+@pytest.mark.parametrize(("command", "flag"), value_flags())
+def test_every_flag_takes_a_double_dash_value_as_typed(torch, capsys, command, flag):
+    capsys.readouterr()
+    before = torch.read_text(encoding="utf-8")
+    argv = [*BASE_ARGV[command], f"{flag}=--"]
+    status = main(argv)
+    out, err = capsys.readouterr()
+    if status == 0:
+        # Taken as the text "--": it shows, or it is kept in the save, or (a filter on a
+        # command that writes nothing) it changes what is printed.
+        kept = torch.read_text(encoding="utf-8")[len(before) :]
+        if "--" not in out.replace(f"{torch.parent.name}/", "") and '"--"' not in kept:
+            assert kept == "" and main(BASE_ARGV[command]) == 0
+            assert capsys.readouterr().out != out
+    else:
+        assert (status, out) == (2, "")
+        assert len(err.splitlines()) == 1, err
+        # Refused naming the value, or the flag it conflicts with.
+        assert "'--'" in err or "--/" in err or flag in err, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["log", "torch", "--ruleset", "chess"],
+            "crtdesk: --ruleset: 'chess' is not allowed; expected one of ",
+        ),
+        (
+            ["new", "g", "--title", "G", "--ruleset", "ocs", "chess"],
+            "crtdesk: --ruleset: 'chess' is not allowed; expected one of ",
+        ),
+    ],
+)
+def test_an_unknown_ruleset_flag_is_named_as_typed(torch, capsys, argv, line):
+    capsys.readouterr()
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err.startswith(line) and err.count("\n") == 1
+
+
+def test_log_turn_double_dash_is_refused(torch, capsys):
+    capsys.readouterr()
+    status, out, err = run(capsys, "log", "torch", "--turn=--")
+    assert (status, out) == (2, "")
+    assert err == "crtdesk: --turn: '--' is not allowed; expected a whole number >= 1\n"
 
 
 # ---------------------------------------------------------------- the real console script

@@ -1,5 +1,6 @@
-"""The engine (and the save store, once it exists) never imports textual or rich: each
-module is imported in a fresh interpreter and sys.modules is checked."""
+"""The engine, the save store, the text module and the CLI never import textual or rich:
+each module is imported in a fresh interpreter and sys.modules is checked, and every CLI
+command but the desk runs without them."""
 
 from __future__ import annotations
 
@@ -21,7 +22,11 @@ def headless_modules() -> list[str]:
             names.append(info.name)
     if importlib.util.find_spec("tui.saves") is not None:
         names.append("tui.saves")
-    return names
+    return names + list(CLI_MODULES)
+
+
+# The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
+CLI_MODULES = ("tui.cli", "tui.cli_saves", "tui.text", "tui.player")
 
 
 MODULES = headless_modules()
@@ -41,6 +46,7 @@ def test_every_engine_module_is_listed():
     assert {
         f"tui.engine.rulesets.{n}" for n in ("pod", "boom", "ocs", "rivets", "daynight")
     } <= set(MODULES)
+    assert set(CLI_MODULES) <= set(MODULES)
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -63,12 +69,25 @@ def test_the_probe_would_see_textual():
 
 
 CLI_PROBE = """
-import sys
+import os, sys, tempfile
 UI = ("textual", "rich")
 from tui.cli import main
-main(["resolve", "ocs", "--attack", "9", "--defense", "2", "--json"])
-main(["odds", "pod-super", "--attack", "5", "--defense", "2"])
-main(["table", "daynight"])
+os.chdir(tempfile.mkdtemp())
+runs = [
+    ["resolve", "ocs", "--attack", "9", "--defense", "2", "--json"],
+    ["odds", "pod-super", "--attack", "5", "--defense", "2"],
+    ["table", "daynight"],
+    ["rulesets"],
+    ["new", "g", "--title", "G", "--ruleset", "pod-boom"],
+    ["resolve", "pod-boom", "--step", "crt", "--caf", "9", "--roll", "2", "--save", "g"],
+    ["marker", "g", "add", "DG", "0712", "--turns", "1"],
+    ["option", "g", "note", "x"],
+    ["turn", "g"],
+    ["log", "g"],
+    ["log", "saves/g.toml", "--markers", "--json"],
+]
+for argv in runs:
+    assert main(argv) == 0, argv
 print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in UI)), file=sys.stderr)
 """
 

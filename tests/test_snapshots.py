@@ -45,6 +45,13 @@ def _game(folder: Path, ruleset: str) -> CrtDeskApp:
     return app
 
 
+async def steady(pilot: Pilot) -> None:
+    """Settled, with the text cursor drawn whatever the blink's phase."""
+    for field in pilot.app.screen.query(Input).results(Input):
+        field.cursor_blink = False
+    await settle(pilot)
+
+
 def _typing(ruleset: str, attack: list[str], defense: str, roll: bool):
     async def run_before(pilot: Pilot) -> None:
         app = pilot.app
@@ -61,7 +68,7 @@ def _typing(ruleset: str, attack: list[str], defense: str, roll: bool):
         await pilot.pause()
         if roll:
             await pilot.press("ctrl+r")
-            await settle(pilot)
+        await steady(pilot)
 
     return run_before
 
@@ -95,7 +102,7 @@ def _new_screen_game(folder: Path, ruleset: str) -> CrtDeskApp:
 def test_new_combat_screen(snap_compare, folder: Path, ruleset: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         await pilot.press("1", "2", "tab", "3", "ctrl+r")
-        await settle(pilot)
+        await steady(pilot)
 
     app = _new_screen_game(folder, ruleset)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

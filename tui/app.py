@@ -3,8 +3,6 @@ log review. Game rules stay in the engine; saving goes through tui.saves."""
 
 from __future__ import annotations
 
-import getpass
-import os
 import random
 from collections.abc import Iterable
 from functools import partial
@@ -18,22 +16,12 @@ from tui import saves
 from tui.commands import START_COMMANDS
 from tui.engine import Tables, default_tables
 from tui.engine.tables import RULESET_IDS
+from tui.player import player_name
 from tui.screens import screen_for
 from tui.screens.ruleset import RulesetScreen
 from tui.screens.start import StartScreen
 
 DEFAULT_GAME_TITLE = "First game"
-
-
-def player_name() -> str:
-    """Who is at the keyboard: $CRTDESK_PLAYER, else the OS user."""
-    name = os.environ.get("CRTDESK_PLAYER")
-    if name:
-        return name
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "player"
 
 
 class CrtDeskApp(App[None]):

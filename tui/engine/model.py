@@ -159,6 +159,9 @@ class Distribution:
         }
 
 
+NO_CELL = "(no cell)"
+
+
 def plain(value: Any) -> Any:
     """Tuples and read-only mappings as plain lists and dicts, for JSON and TOML."""
     if isinstance(value, Mapping):
@@ -169,12 +172,16 @@ def plain(value: Any) -> Any:
 
 
 def cell_text(cell: Any) -> str:
-    """A printed cell on one line: "AL1o1 Do1", "DL2 / DR1", "A - 2 / D 2 -3"."""
+    """A printed cell on one line: "AL1o1 Do1", "DL2 / DR1", "A - 2 / D 2 -3".
+
+    A combat that reads no cell (Automatic Defeat or Victory) is "(no cell)".
+    """
     cell = plain(cell)
     if cell is None:
-        return "(no cell)"
-    if isinstance(cell, str):
-        return cell
+        return NO_CELL
     if isinstance(cell, dict):
-        return f"A {' '.join(cell['attacker'])} / D {' '.join(cell['defender'])}"
-    return " / ".join(cell)
+        attacker, defender = cell["attacker"], cell["defender"]
+        return f"A {' '.join(map(str, attacker))} / D {' '.join(map(str, defender))}"
+    if isinstance(cell, list):
+        return " / ".join(map(str, cell))
+    return str(cell)

@@ -22,7 +22,7 @@ class HelpScreen(ModalScreen[None]):
         self.commands = commands
 
     def compose(self) -> ComposeResult:
-        from tui.cli import table_text
+        from tui.text import table_text
 
         tables = self.app.tables  # type: ignore[attr-defined]
         keys = "\n".join(f"  {c.key:8} {c.help}" for c in self.commands)

@@ -111,7 +111,7 @@ class ChartScreen(RulesetScreen):
     """A ruleset whose combat form is still to come: its chart, and how to resolve it."""
 
     def compose_body(self) -> ComposeResult:
-        from tui.cli import table_text
+        from tui.text import table_text
 
         with VerticalScroll(classes="chart-body"):
             yield Static(

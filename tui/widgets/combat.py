@@ -14,9 +14,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Select, Static
 
 from tui.engine import Outcome
-from tui.engine.combat import cell_text
-from tui.engine.dice import DiceRoll
 from tui.engine.preview import Preview
+from tui.text import cell_text, dice_text
 
 BAR_WIDTH = 10
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -174,9 +173,3 @@ class ResultPanel(Vertical):
         if self.display and not self.has_class("-stale"):
             self.set_class(True, "-stale")
             self.border_title = "Last roll (form changed since)"
-
-
-def dice_text(dice: Sequence[DiceRoll]) -> str:
-    return ", ".join(
-        f"{d.dice} {d.total} ({'desk' if d.source == 'desk' else 'by hand'})" for d in dice
-    )
