@@ -622,6 +622,16 @@ def test_an_unknown_ruleset_flag_is_named_as_typed(torch, capsys, argv, line):
     assert err.startswith(line) and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "argv", [["turn", "torch", "--saves=\x00"], ["log", "a/\x00"], ["open", "--saves", "\x00"]]
+)
+def test_a_nul_in_an_argument_is_one_line(torch, capsys, argv):
+    capsys.readouterr()
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and "NUL" in err
+
+
 def test_log_turn_double_dash_is_refused(torch, capsys):
     capsys.readouterr()
     status, out, err = run(capsys, "log", "torch", "--turn=--")

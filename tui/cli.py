@@ -338,7 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     _combat_flags(res)
     res.add_argument("--roll", metavar="N", help="the total read against the rows, rolled by hand")
     res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
-    res.add_argument("--save", metavar="FILE", help="append the combat to this save file")
+    res.add_argument(
+        "--save", metavar="FILE", help="append the combat to this save (a name, or a path to it)"
+    )
     res.add_argument(
         "--target", metavar="HEX", help="the hex or unit the result's markers go on (with --save)"
     )
@@ -362,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        for arg in argv:
+            if "\x00" in arg:  # only a caller of main() can pass one; no path may hold it
+                raise UsageError(f"argument {arg!r} holds a NUL character; no value may")
         if not argv or argv[0] == "open" or argv[0].startswith("--saves"):
             return _open_desk(argv)
         parser = build_parser()
