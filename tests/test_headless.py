@@ -13,15 +13,14 @@ import pytest
 
 import tui.engine
 import tui.engine.rulesets
+import tui.saves
 
 
 def headless_modules() -> list[str]:
-    names = ["tui.engine"]
-    for package in (tui.engine, tui.engine.rulesets):
+    names = ["tui.engine", "tui.saves"]
+    for package in (tui.engine, tui.engine.rulesets, tui.saves):
         for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
             names.append(info.name)
-    if importlib.util.find_spec("tui.saves") is not None:
-        names.append("tui.saves")
     return names + list(CLI_MODULES)
 
 
@@ -47,6 +46,8 @@ def test_every_engine_module_is_listed():
         f"tui.engine.rulesets.{n}" for n in ("pod", "boom", "ocs", "rivets", "daynight")
     } <= set(MODULES)
     assert set(CLI_MODULES) <= set(MODULES)
+    roles = ("paths", "encoding", "decoding", "checking", "replay", "store")
+    assert {f"tui.saves.{role}" for role in roles} <= set(MODULES)
 
 
 @pytest.mark.parametrize("module", MODULES)

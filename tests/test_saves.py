@@ -292,6 +292,79 @@ def test_options_are_logged_and_replayed(game: Path) -> None:
     assert saves.load_game(game).options["mines_cdf"] == 3
 
 
+# --- applying an appended entry to a loaded game ------------------------------------------
+
+
+def test_apply_entry_keeps_a_loaded_game_equal_to_a_fresh_load(game: Path) -> None:
+    loaded = saves.load_game(game)
+    steps = [
+        lambda: saves.append_combat(game, *boom(roll=2), target="0712"),  # No-entry, 2 turns
+        lambda: saves.add_marker(game, "DG", "21st Panzer", side="Axis", turns=1),
+        lambda: saves.add_marker(game, "hero-site", "1204"),
+        lambda: saves.advance_turn(game),  # counts 1.1 down to 1; 2.1 expires
+        lambda: saves.set_option(game, "mines_cdf", 3),
+        lambda: saves.append_event(game, "hero-site-draw", "Axis offers 4 cards"),
+        lambda: saves.remove_marker(game, "3.1"),
+        lambda: saves.advance_turn(game),  # 1.1 expires
+    ]
+    for step in steps:
+        entry = step()
+        saves.apply_entry(loaded, entry)
+        assert loaded == saves.load_game(game), entry["kind"]
+    assert (loaded.turn, loaded.options["mines_cdf"], loaded.markers) == (3, 3, [])
+    assert [e["kind"] for e in loaded.entries] == [
+        "combat",
+        "place-marker",
+        "place-marker",
+        "turn",
+        "option",
+        "event",
+        "remove-marker",
+        "turn",
+    ]
+
+
+def test_apply_entry_counts_markers_down_on_a_turn(game: Path) -> None:
+    saves.append_combat(game, *boom(roll=2), target="0712")
+    saves.add_marker(game, "low", "15th Panzer", turns=1)
+    loaded = saves.load_game(game)
+    marker = loaded.markers[0]
+    saves.apply_entry(loaded, saves.advance_turn(game))
+    assert loaded.turn == 2
+    assert [(m.id, m.turns_left) for m in loaded.markers] == [("1.1", 1)]
+    assert loaded.markers[0] is marker  # updated in place, like the replay
+    assert loaded == saves.load_game(game)
+
+
+def test_apply_entry_takes_an_option(game: Path) -> None:
+    loaded = saves.load_game(game)
+    assert loaded.options["mines_cdf"] == 2
+    saves.apply_entry(loaded, saves.set_option(game, "mines_cdf", 3))
+    assert loaded.options["mines_cdf"] == 3
+    assert loaded == saves.load_game(game)
+
+
+def test_apply_entry_follows_random_appends(game: Path) -> None:
+    rng = random.Random(8)
+    loaded = saves.load_game(game)
+    for number in range(60):
+        choice = rng.randrange(5)
+        if choice == 0:
+            entry = saves.append_combat(game, *boom(roll=rng.randint(1, 6)), target=f"{number}")
+        elif choice == 1:
+            turns = rng.choice([None, 1, 2, 3])
+            entry = saves.add_marker(game, "DG", f"{number:04d}", turns=turns)
+        elif choice == 2 and loaded.markers:
+            entry = saves.remove_marker(game, rng.choice(loaded.markers).id)
+        elif choice == 3:
+            entry = saves.set_option(game, "mines_cdf", rng.choice([2, 3]))
+        else:
+            entry = saves.advance_turn(game)
+        saves.apply_entry(loaded, entry)
+    assert loaded == saves.load_game(game)
+    assert loaded.turn > 1 and loaded.markers
+
+
 # --- free text -----------------------------------------------------------------------------
 
 NASTY = [

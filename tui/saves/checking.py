@@ -1,0 +1,225 @@
+"""Checking what was read (and what is about to be written): the header, each entry, the
+options; every problem one line naming the line of the file."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from tui.engine.tables import RULESET_IDS
+from tui.saves.decoding import _key_line, _Parsed
+from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, _encode
+from tui.saves.errors import SaveError
+
+# Per-game options this desk reads, with the values each allows (None: any scalar).
+KNOWN_OPTIONS: dict[str, tuple[object, ...] | None] = {"mines_cdf": (2, 3)}
+DEFAULT_OPTIONS: dict[str, object] = {"mines_cdf": 2}
+ENTRY_KINDS = ("combat", "event", "place-marker", "remove-marker", "turn", "option")
+
+
+def _type_name(value: Any) -> str:
+    return {
+        str: "text",
+        int: "a whole number",
+        bool: "true/false",
+        list: "an array",
+        dict: "a table",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
+
+
+def _check_header(path: Path, data: bytes, header: dict[str, Any]) -> None:
+    def fail(key: str, message: str) -> SaveError:
+        return SaveError(f"{path}: line {_key_line(data, 0, key)}: {message}")
+
+    if "log" in header:
+        raise fail("log", "'log' must be written as [[log]] tables after the header")
+    version = header.get("format")
+    if type(version) is not int:
+        raise fail(
+            "format", f"'format' must be a whole number (this crtdesk writes {FORMAT_VERSION})"
+        )
+    if version > FORMAT_VERSION:
+        raise fail(
+            "format",
+            f"format {version} was written by a newer crtdesk; this one reads up to format "
+            f"{FORMAT_VERSION}: update crtdesk to open it",
+        )
+    if version < 1:
+        raise fail("format", f"format {version} is not a crtdesk save format")
+    for key in ("title", "created"):
+        if not isinstance(header.get(key), str):
+            got = "missing" if key not in header else _type_name(header[key])
+            raise fail(key, f"'{key}' must be text, not {got}")
+    rulesets = header.get("rulesets")
+    if (
+        not isinstance(rulesets, list)
+        or not rulesets
+        or not all(isinstance(r, str) for r in rulesets)
+    ):
+        raise fail("rulesets", "'rulesets' must be an array of ruleset ids such as [\"pod-super\"]")
+    for ruleset in rulesets:
+        if ruleset not in RULESET_IDS:
+            raise fail(
+                "rulesets", f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}"
+            )
+    options = header.get("options", {})
+    if not isinstance(options, dict):
+        raise fail("options", f"'options' must be a table, not {_type_name(options)}")
+    for key, value in options.items():
+        problem = _option_problem(key, value)
+        if problem:
+            raise fail("options", problem)
+
+
+_COMMON = {"seq": int, "kind": str, "turn": int, "when": str, "who": str}
+_OPTIONAL = {"note": str, "target": str}
+_COMBAT = {
+    "ruleset": str,
+    "inputs": dict,
+    "dice": list,
+    "effects": dict,
+    "explanation": str,
+    "trace": list,
+}
+_COMBAT_OPTIONAL = {
+    "attack_total": int,
+    "defense_total": float,  # a whole number, or a half (an OCS defender without supply)
+    "odds": str,
+    "column": str,
+    "odds_column": str,
+    "roll": str,
+    "markers": list,
+}
+
+
+def _is(value: Any, kind: type) -> bool:
+    if kind is float:
+        return type(value) in (int, float)
+    return type(value) is kind if kind in (int, bool) else isinstance(value, kind)
+
+
+def _check_entry(entry: Any) -> tuple[str, str | None] | None:
+    """The first problem in an entry as (message, key), or None."""
+    if not isinstance(entry, dict):
+        return "an entry must be a table", None
+    if isinstance(entry.get("when"), datetime):
+        entry["when"] = entry["when"].isoformat()
+    for key, kind in _COMMON.items():
+        if key not in entry:
+            return f"'{key}' is missing", None
+        if not _is(entry[key], kind):
+            return f"'{key}' must be {_type_name(kind())}, not {entry[key]!r}", key
+    if entry["kind"] not in ENTRY_KINDS:
+        return (
+            f"unknown entry kind {entry['kind']!r}; expected one of {', '.join(ENTRY_KINDS)}",
+            "kind",
+        )
+    if entry["turn"] < 1:
+        return f"'turn' must be 1 or more, not {entry['turn']}", "turn"
+    for key, kind in _OPTIONAL.items():
+        if key in entry and not _is(entry[key], kind):
+            return f"'{key}' must be {_type_name(kind())}, not {entry[key]!r}", key
+    kind = entry["kind"]
+    if kind == "combat":
+        for key, typ in _COMBAT.items():
+            if key not in entry:
+                return f"'{key}' is missing from a combat", None
+            if not _is(entry[key], typ):
+                return f"'{key}' must be {_type_name(typ())}, not {entry[key]!r}", key
+        if entry["ruleset"] not in RULESET_IDS:
+            return (
+                f"unknown ruleset {entry['ruleset']!r}; expected one of {', '.join(RULESET_IDS)}",
+                "ruleset",
+            )
+        for key, typ in _COMBAT_OPTIONAL.items():
+            if key in entry and not _is(entry[key], typ):
+                return f"'{key}' must be {_type_name(typ())}, not {entry[key]!r}", key
+        for marker in entry.get("markers", []):
+            problem = _marker_problem(marker)
+            if problem:
+                return problem, "markers"
+    elif kind == "event":
+        if not isinstance(entry.get("event"), str) or not isinstance(entry.get("text"), str):
+            return "an event entry needs 'event' and 'text' (text)", "event"
+        if "ruleset" in entry and entry["ruleset"] not in RULESET_IDS:
+            return f"unknown ruleset {entry['ruleset']!r}", "ruleset"
+        if not isinstance(entry.get("dice", []), list):
+            return "'dice' must be an array", "dice"
+    elif kind == "place-marker":
+        problem = _marker_problem(entry.get("marker"))
+        if problem:
+            return problem, "marker"
+    elif kind == "remove-marker":
+        if not isinstance(entry.get("marker_id"), str):
+            return "'marker_id' must be text naming the marker removed", "marker_id"
+    elif kind == "option":
+        if not isinstance(entry.get("key"), str) or "value" not in entry:
+            return "an option entry needs 'key' (text) and 'value'", "key"
+        problem = _option_problem(entry["key"], entry["value"])
+        if problem:
+            return problem, "value"
+    elif kind == "turn":
+        expired = entry.get("expired", [])
+        if not isinstance(expired, list) or not all(isinstance(i, str) for i in expired):
+            return "'expired' must be an array of marker ids", "expired"
+    return None
+
+
+def _marker_problem(marker: Any) -> str | None:
+    if not isinstance(marker, dict):
+        return "a marker must be a table with id, kind and target"
+    for key in ("id", "kind", "target"):
+        if not isinstance(marker.get(key), str) or not marker[key]:
+            return f"a marker's '{key}' must be text"
+    for key in ("side", "note"):
+        if key in marker and not isinstance(marker[key], str):
+            return f"a marker's '{key}' must be text"
+    turns = marker.get("turns")
+    if turns is not None and (type(turns) is not int or turns < 1):
+        return f"a marker's 'turns' must be a whole number of 1 or more, not {turns!r}"
+    return None
+
+
+def _check(path: Path, data: bytes, parsed: _Parsed) -> None:
+    _check_header(path, data, parsed.header)
+    previous = 0
+    for entry, offset in zip(parsed.entries, parsed.offsets, strict=True):
+        problem = _check_entry(entry)
+        if problem is None and entry["seq"] <= previous:
+            problem = f"entry number {entry['seq']} does not follow entry {previous}", "seq"
+        if problem:
+            message, key = problem
+            number = entry.get("seq") if isinstance(entry, dict) else None
+            where = f"entry {number}" if isinstance(number, int) else "an entry"
+            line = _key_line(data, offset, key)
+            raise SaveError(f"{path}: line {line}: {where}: {message}")
+        previous = entry["seq"]
+
+
+def _option_problem(key: Any, value: Any) -> str | None:
+    if not isinstance(key, str) or not _BARE_KEY.match(key):
+        return f"option name {key!r} must be letters, digits, '_' or '-'"
+    if not isinstance(value, str | int | float | bool):
+        return f"option {key} must be text, a number or true/false, not {_type_name(value)}"
+    allowed = KNOWN_OPTIONS.get(key)
+    if allowed is not None and (value not in allowed or type(value) is bool):
+        return f"option {key} must be one of {', '.join(map(str, allowed))}, not {value!r}"
+    return None
+
+
+def _check_text(what: str, text: Any, allow_empty: bool = True) -> None:
+    if not isinstance(text, str):
+        raise SaveError(f"{what} must be text, not {_type_name(text)}")
+    if not allow_empty and not text.strip():
+        raise SaveError(f"{what} may not be empty")
+    _encode(text)
+
+
+def _check_ruleset_in_play(header: dict[str, Any], ruleset: str) -> None:
+    if ruleset not in header["rulesets"]:
+        raise SaveError(
+            f"ruleset {ruleset} is not in play in this game ({', '.join(header['rulesets'])}); "
+            "start a game with it to log its combats"
+        )

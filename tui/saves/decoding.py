@@ -1,0 +1,247 @@
+"""Reading a save: finding its end lines and a torn last entry, splitting it into entries,
+and the fast reader (one `json.loads` for every entry whose checksum matches; `tomllib`
+for the rest). What is read is not checked here: see `checking`."""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+import tomllib
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui.saves.errors import SaveError
+
+_SEPARATOR = b"\n[[log]]\n"
+_END_LINE = re.compile(
+    rb"# end of (?:entry (\d+)(?: crc32 ([0-9a-f]{8}))?|header)[ \t\r]*(?:\n|\Z)"
+)
+_END_SEARCH = b"\n# end of "
+_BARE_KEY_BYTES = re.compile(rb"[A-Za-z0-9_-]+\Z")
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_TOML_AT_END = re.compile(r"\s*\(at end of document\)$")
+
+
+class _BlockError(Exception):
+    """A problem in the entry at a byte offset (turned into a line number by the caller)."""
+
+    def __init__(self, offset: int, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.message = message
+        self.key = key
+
+
+def _last_end(data: bytes) -> int:
+    """The offset just past the last complete end line (of an entry or of the header), or 0."""
+    at = data.rfind(_END_SEARCH)
+    while at != -1:
+        match = _END_LINE.match(data, at + 1)
+        # Complete: ends in a newline, or at the end of the file with its whole checksum.
+        if match and (match[0].endswith(b"\n") or match[2] is not None):
+            return match.end()
+        at = data.rfind(_END_SEARCH, 0, at)
+    return 0
+
+
+def _torn_cut(data: bytes, base: int = 0) -> int | None:
+    """Where a torn last entry starts (to cut the file there), or None if the end is whole.
+
+    A torn entry is what a write cut short leaves: an `[[log]]` table (or the start of
+    its header line) after the last end line, with no end line of its own."""
+    end = _last_end(data)
+    tail = data[end:].strip()
+    if tail and (tail.startswith(b"[[log]]") or b"[[log]]".startswith(tail)):
+        return base + end
+    return None
+
+
+def _split(data: bytes) -> tuple[bytes, list[tuple[int, bytes]]]:
+    """The header bytes, and each entry's body (after its `[[log]]` line) with its offset."""
+    first = data.find(_SEPARATOR)
+    if first == -1:
+        return data, []
+    header = data[: first + 1]
+    parts = data[first + len(_SEPARATOR) :].split(_SEPARATOR)
+    blocks = []
+    offset = first + 1  # the `[[log]]` line of the first entry
+    for part in parts:
+        blocks.append((offset, part))
+        offset += len(part) + len(_SEPARATOR)
+    return header, blocks
+
+
+def _verified_body(part: bytes) -> bytes | None:
+    """The entry's lines if its end line's checksum matches and nothing follows it."""
+    at = part.rfind(b"# end of entry ")
+    if at == -1 or (at and part[at - 1] != 0x0A):
+        return None
+    match = _END_LINE.match(part, at)
+    if not match or match[1] is None or match[2] is None or part[match.end() :].strip():
+        return None
+    body = part[:at]
+    return body if zlib.crc32(body) == int(match[2], 16) else None
+
+
+def _fast_json(bodies: list[bytes]) -> list[dict[str, Any]]:
+    """Entries written by `_block`, read with one `json.loads`.
+
+    Each body is `key = value` lines whose values are JSON once an inline table's
+    `"key" = ` becomes `"key": ` (`_string` keeps `" = ` out of text): so each body becomes
+    a JSON array of its values, all of them are decoded at once, and zipped with the keys."""
+    if not bodies:
+        return []
+    names: list[list[str]] = []
+    rows: list[bytes] = []
+    for body in bodies:
+        keys, values = [], []
+        for line in body.split(b"\n")[:-1]:
+            key, _, value = line.partition(b" = ")
+            keys.append(_key_text(key))
+            values.append(value)
+        names.append(keys)
+        rows.append(b",".join(values))
+    text = b"[[" + b"],[".join(rows).replace(b'" = ', b'": ') + b"]]"
+    entries = []
+    for keys, row in zip(names, json.loads(text), strict=True):
+        if len(keys) != len(row) or len(set(keys)) != len(keys):
+            raise ValueError("an entry's keys and values do not pair up")
+        entries.append(dict(zip(keys, row, strict=True)))
+    return entries
+
+
+_KEY_TEXT: dict[bytes, str] = {}
+
+
+def _key_text(key: bytes) -> str:
+    text = _KEY_TEXT.get(key)
+    if text is None:
+        if not _BARE_KEY_BYTES.match(key):
+            raise ValueError("not a bare key")
+        text = _KEY_TEXT[key] = key.decode("ascii")
+    return text
+
+
+def _toml_entry(offset: int, part: bytes) -> dict[str, Any]:
+    try:
+        doc = tomllib.loads("[[log]]\n" + part.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise _BlockError(offset, str(err)) from err
+    if set(doc) != {"log"} or not isinstance(doc["log"], list) or len(doc["log"]) != 1:
+        raise _BlockError(offset, "only [[log]] entries may follow the header")
+    return doc["log"][0]
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def _key_line(data: bytes, offset: int, key: str | None) -> int:
+    line = _line_of(data, offset)
+    if key:
+        end = data.find(_SEPARATOR, offset)
+        found = re.compile(rb"^" + re.escape(key.encode()) + rb"\s*=", re.MULTILINE).search(
+            data, offset, len(data) if end == -1 else end
+        )
+        if found:
+            return _line_of(data, found.start())
+    return line
+
+
+def _toml_error(path: Path, err: tomllib.TOMLDecodeError) -> SaveError:
+    text = str(err)
+    at = _TOML_AT.search(text)
+    if at:
+        reason = text[: at.start()]
+        return SaveError(f"{path}: line {at[1]}, column {at[2]}: not valid TOML: {reason}")
+    return SaveError(f"{path}: not valid TOML: {_TOML_AT_END.sub(' at the end of the file', text)}")
+
+
+@dataclass
+class _Parsed:
+    header: dict[str, Any]
+    entries: list[dict[str, Any]]
+    offsets: list[int]
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Reading a long save makes millions of objects and no cycles: the cyclic collector
+    would walk them again and again (it doubled load times) for nothing to collect."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _decode(path: Path, data: bytes) -> _Parsed:
+    """Header and entries of a whole save (torn tail already cut), not yet checked. A
+    SaveError names the line where the file is not TOML (or not UTF-8)."""
+    with _no_gc():
+        return _parse_split(path, data)
+
+
+def _parse_split(path: Path, data: bytes) -> _Parsed:
+    header_bytes, blocks = _split(data)
+    try:
+        header = tomllib.loads(header_bytes.decode("utf-8"))
+        if "log" in header:  # entries this split did not find (CRLF line ends, say)
+            return _parse_whole(path, data)
+        bodies: list[bytes] = []
+        slots: list[int] = []
+        entries: list[dict[str, Any] | None] = []
+        for offset, part in blocks:
+            body = _verified_body(part)
+            if body is None:
+                entries.append(_toml_entry(offset, part))
+            else:
+                slots.append(len(entries))
+                bodies.append(body)
+                entries.append(None)
+        try:
+            fast = _fast_json(bodies)
+        except ValueError:
+            fast = [
+                _json_or_toml(blocks[i][0], body) for i, body in zip(slots, bodies, strict=True)
+            ]
+        for slot, entry in zip(slots, fast, strict=True):
+            entries[slot] = entry
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError):
+        # Let the whole-file parser have the last word: its line and column, or its reading
+        # when splitting on `[[log]]` lines misread a hand edit (a multi-line string).
+        return _parse_whole(path, data)
+    offsets = [offset for offset, _ in blocks]
+    return _Parsed(header, entries, offsets)  # type: ignore[arg-type]
+
+
+def _json_or_toml(offset: int, body: bytes) -> dict[str, Any]:
+    try:
+        return _fast_json([body])[0]
+    except ValueError:
+        return _toml_entry(offset, body)
+
+
+def _parse_whole(path: Path, data: bytes) -> _Parsed:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = _line_of(data, err.start)
+        raise SaveError(f"{path}: line {line}: not UTF-8 text") from err
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise _toml_error(path, err) from err
+    log = doc.pop("log", [])
+    if not isinstance(log, list):
+        raise SaveError(f"{path}: 'log' must be [[log]] tables")
+    starts = [m.start() + 1 for m in re.finditer(rb"\n\[\[log\]\]", data)]
+    offsets = (starts + [0] * len(log))[: len(log)]
+    return _Parsed(doc, log, offsets)

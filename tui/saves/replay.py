@@ -1,0 +1,144 @@
+"""The game a log describes: markers placed, counted down and lifted, the current turn and
+the options, replayed entry by entry (`apply_entry` applies one more)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.saves.checking import DEFAULT_OPTIONS
+from tui.saves.decoding import _Parsed
+from tui.saves.errors import SaveError
+
+# Marker kinds, canonical spelling -> what the marker is, as the log shows it.
+MARKER_KINDS: dict[str, str] = {
+    "no-entry": "No-entry (Big Boom interdiction)",
+    "obstacle": "Ultra obstacle",
+    "low": "OCS Low (internal stocks)",
+    "exhausted": "OCS Exhausted (internal stocks)",
+    "DG": "OCS disorganized (DG)",
+    "exploitation": "OCS exploitation",
+    "engaged": "Day/Night engaged",
+    "disorganized": "Day/Night disorganized",
+    "hero-site": "Pair-o-Dice Hero Site",
+    "buddy-card": "Pair-o-Dice Hero Buddy card",
+}
+_KIND_ALIASES = {k.lower(): k for k in MARKER_KINDS} | {
+    "noentry": "no-entry",
+    "interdiction": "no-entry",
+    "disorganised": "disorganized",
+    "exploit": "exploitation",
+    "hero": "hero-site",
+    "site": "hero-site",
+    "buddy": "buddy-card",
+    "card": "buddy-card",
+}
+
+
+@dataclass
+class Marker:
+    id: str
+    kind: str
+    target: str
+    side: str | None
+    placed_by: int
+    turns_left: int | None
+    note: str | None
+
+
+@dataclass
+class Game:
+    path: Path
+    title: str
+    rulesets: list[str]
+    options: dict
+    created: str
+    format: int
+    turn: int
+    entries: list[dict]
+    markers: list[Marker]
+    # What loading had to do (a torn last entry set aside), one line each.
+    warnings: list[str] = field(default_factory=list)
+
+
+def canonical_kind(kind: str) -> str:
+    """A marker kind as typed (any case, spaces or '_') -> its canonical name, else SaveError."""
+    key = re.sub(r"[\s_]+", "-", str(kind).strip()).lower()
+    if key in _KIND_ALIASES:
+        return _KIND_ALIASES[key]
+    raise SaveError(f"unknown marker kind {kind!r}; expected one of {', '.join(MARKER_KINDS)}")
+
+
+def _marker_from(entry_seq: int, stored: dict[str, Any]) -> Marker:
+    return Marker(
+        id=stored["id"],
+        kind=stored["kind"],
+        target=stored["target"],
+        side=stored.get("side"),
+        placed_by=entry_seq,
+        turns_left=stored.get("turns"),
+        note=stored.get("note"),
+    )
+
+
+def apply_entry(game: Game, entry: dict) -> None:
+    """Update a loaded game in place with one entry appended after it (as an `append_*`
+    function returns it): its log, turn, markers and options then equal what `load_game`
+    would now give. The load's replay applies every entry by the same rule (`_apply`)."""
+    markers = {m.id: m for m in game.markers}
+    _apply(game, entry, markers)
+    game.markers[:] = markers.values()
+
+
+def _apply(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) -> None:
+    """The replay rule for one entry. `markers` is the game's markers by id, in play order
+    (the replay keeps it across a whole log, so a long one stays linear)."""
+    game.entries.append(entry)
+    kind = entry["kind"]
+    if kind == "combat":
+        for stored in entry.get("markers", []):
+            markers[stored["id"]] = _marker_from(entry["seq"], stored)
+    elif kind == "place-marker":
+        markers[entry["marker"]["id"]] = _marker_from(entry["seq"], entry["marker"])
+    elif kind == "remove-marker":
+        markers.pop(entry["marker_id"], None)
+    elif kind == "turn":
+        game.turn = entry["turn"]
+        for marker_id in _count_down(markers):
+            markers.pop(marker_id)
+    elif kind == "option":
+        game.options[entry["key"]] = entry["value"]
+
+
+def _replay(path: Path, parsed: _Parsed, warnings: list[str]) -> Game:
+    header = parsed.header
+    game = Game(
+        path=path,
+        title=header["title"],
+        rulesets=list(header["rulesets"]),
+        options=dict(DEFAULT_OPTIONS) | dict(header.get("options", {})),
+        created=header["created"],
+        format=header["format"],
+        turn=1,
+        entries=[],
+        markers=[],
+        warnings=warnings,
+    )
+    markers: dict[str, Marker] = {}
+    for entry in parsed.entries:
+        _apply(game, entry, markers)
+    game.markers = list(markers.values())
+    return game
+
+
+def _count_down(markers: dict[str, Marker]) -> list[str]:
+    """Count every timed marker down by one turn; the ids that reach 0 (and expire)."""
+    expired = []
+    for marker in markers.values():
+        if marker.turns_left is not None:
+            marker.turns_left -= 1
+            if marker.turns_left <= 0:
+                expired.append(marker.id)
+    return expired
