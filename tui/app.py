@@ -66,6 +66,7 @@ class CrtDeskApp(App[None]):
         except saves.SaveError as err:
             self.notify(str(err), severity="error", markup=False)
             return
+        self.notify(f"New game {title!r} saved as {path.name}.", markup=False)
         self.open_game(path)
 
     def open_game(self, path: Path) -> None:
@@ -74,6 +75,9 @@ class CrtDeskApp(App[None]):
         except saves.SaveError as err:
             self.notify(str(err), severity="error", markup=False, timeout=10)
             return
+        for warning in game.warnings:
+            # A torn last entry set aside (the bytes kept, and where), as the CLI says it.
+            self.notify(warning, severity="warning", markup=False, timeout=15)
         self._forget_screens()
         self.game = game
         for ruleset in game.rulesets:
