@@ -249,3 +249,26 @@ async def test_ultra_obstacle_is_exempt_from_av_and_mines_cdf_is_a_game_option(
         await settle(pilot)
         entry = last_entry(app)
         assert entry["column"] == "4-1" and entry["inputs"]["mines_cdf"] == 3
+
+
+async def test_ultra_obstacle_disables_the_defender_rows_and_says_why(desk: Desk) -> None:
+    async with desk(rulesets=["pod-ultra"]) as (app, pilot):
+        screen = app.screen
+        units(screen, "attacker")[0].query_one(".factor", Input).value = "9"
+        defender = units(screen, "defender")[0]
+        defender.query_one(".factor", Input).value = "3"
+        screen.query_one("#obstacle", Select).value = "mines"
+        await pilot.pause()
+        assert defender.disabled
+        shown = preview(screen)
+        assert "Defence 2" in shown
+        assert "The mines obstacle is the defence (CDF 2): the defender rows are not read" in shown
+        # A defender added while the obstacle stands is not read either.
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert all(row.disabled for row in units(screen, "defender"))
+        units(screen, "defender")[1].query_one(".factor", Input).value = "1"
+        screen.query_one("#obstacle", Select).value = ""
+        await pilot.pause()
+        assert not any(row.disabled for row in units(screen, "defender"))
+        assert "obstacle" not in preview(screen) and "Defence 4" in preview(screen)

@@ -62,6 +62,8 @@ class Preview:
     automatic: str | None
     dice: str
     rows: tuple[PreviewRow, ...]
+    # What stands for the defending units when they are not read (an Ultra obstacle).
+    defence_note: str | None = None
 
     @property
     def headline(self) -> str:
@@ -105,4 +107,15 @@ def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:
         automatic=automatic,
         dice=dice if isinstance(dice, str) else "",
         rows=rows,
+        defence_note=_defence_note(effects),
+    )
+
+
+def _defence_note(effects: dict) -> str | None:
+    obstacle = effects.get("obstacle")
+    if not obstacle:
+        return None
+    return (
+        f"The {obstacle['kind']} obstacle is the defence (CDF {obstacle['cdf']}): "
+        "the defender rows are not read"
     )

@@ -112,9 +112,13 @@ class PodScreen(CombatScreen):
         )
 
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
-        # An obstacle is the whole defence: the defender rows are not read.
-        if side == "defender" and self.select_value("#obstacle"):
-            return ()
+        # An obstacle is the whole defence: the defender rows are not read, and show it.
+        if side == "defender" and self.ruleset == "pod-ultra":
+            obstacle = bool(self.select_value("#obstacle"))
+            for row in self.unit_rows("defender"):
+                row.disabled = obstacle
+            if obstacle:
+                return ()
         return super().read_units(side, problems)
 
     # ------------------------------------------------------------------ after the roll

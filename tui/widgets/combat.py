@@ -116,6 +116,8 @@ class OddsPreview(Vertical):
             chances.update("")
             return
         lines = [preview.headline]
+        if preview.defence_note:
+            lines.append(preview.defence_note)
         if preview.automatic:
             lines.append(preview.automatic)
         else:

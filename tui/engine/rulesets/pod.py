@@ -199,6 +199,8 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         check_roll("roll", combat.roll, count, count * sides, rules["dice"])
     obstacle_cdf = _obstacle_cdf(combat, tables, trace)
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+    if obstacle_cdf is not None:
+        effects["obstacle"] = {"kind": combat.obstacle, "cdf": obstacle_cdf}
 
     attack = defense = None
     odds: str | None = None
