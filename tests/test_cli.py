@@ -11,10 +11,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tui.cli import main
+from tui import saves
+from tui.cli import build_parser, main
 from tui.engine import RULESET_IDS
 
 
@@ -204,7 +205,7 @@ BAD_COLUMN = {
 BAD_TERRAIN = {
     "pod-basic": (["--attack", "3@town", "--defense", "1"], "--attack", "3@town"),
     "pod-super": (["--attack", "3@lava", "--defense", "1"], "--attack", "lava"),
-    "pod-ultra": (["--attack", "3", "--defense", "1@swamp"], "--defense", "swamp"),
+    "pod-ultra": (["--attack", "3", "--defense", "1@marsh"], "--defense", "marsh"),
     "pod-boom": (["--step", "crt", "--caf", "4", "--terrain", "open"], "--terrain", "open"),
     "ocs": (["--attack", "3", "--defense", "1", "--terrain", "lava"], "--terrain", "lava"),
     "rivets": (["--attack", "3", "--defense", "1", "--terrain", "clear"], "--terrain", "clear"),
@@ -467,6 +468,7 @@ TEXT = st.text(
                     "--attacker-ar",
                     "--surprise-roll",
                     "--attacker-card",
+                    "--seed",
                 ]
             ),
             TEXT,
@@ -474,6 +476,31 @@ TEXT = st.text(
         max_size=4,
     ),
 )
+# Python 3.11's argparse turned `--flag=--` into [] (a traceback, or a silent default).
+@example(
+    command="resolve",
+    ruleset="pod-basic",
+    picks=[("--attack", "5"), ("--defense", "2"), ("--roll", "--")],
+)
+@example(command="resolve", ruleset="pod-basic", picks=[("--attack", "--"), ("--defense", "2")])
+@example(
+    command="resolve",
+    ruleset="pod-basic",
+    picks=[("--attack", "5"), ("--defense", "2"), ("--seed", "--")],
+)
+@example(
+    command="odds",
+    ruleset="ocs",
+    picks=[("--attack", "5"), ("--defense", "2"), ("--terrain", "--")],
+)
+@example(
+    command="resolve",
+    ruleset="ocs",
+    picks=[("--attack", "5"), ("--defense", "2"), ("--terrain", "--")],
+)
+# A usage error echoing a value that holds a character str.splitlines() breaks at.
+@example(command="odds", ruleset="pod-basic", picks=[("--seed", "\x1e")])
+@example(command="resolve", ruleset="rivets", picks=[("--seed", "1\u2028")])
 def test_any_flag_values_give_a_result_or_one_line(capsys, command, ruleset, picks):
     argv = [command, ruleset]
     for flag, text in picks:
@@ -485,6 +512,132 @@ def test_any_flag_values_give_a_result_or_one_line(capsys, command, ruleset, pic
         assert status == 2
         assert out == ""
         assert len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["resolve", "pod-basic", "--attack", "5", "--defense", "2", "--roll=--"], "--roll"),
+        (["resolve", "pod-basic", "--attack=--", "--defense", "2"], "--attack"),
+        (["resolve", "pod-basic", "--attack", "5", "--defense", "2", "--seed=--"], "--seed"),
+        (["resolve", "ocs", "--attack", "5", "--defense", "2", "--terrain=--"], "--terrain"),
+        (["odds", "ocs", "--attack", "5", "--defense", "2", "--terrain=--"], "--terrain"),
+    ],
+)
+def test_a_double_dash_value_is_named_and_refused(capsys, argv, flag):
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err.splitlines() == [err.rstrip("\n")]
+    assert err.startswith(f"crtdesk: {flag}: '--' is not allowed; expected ")
+
+
+# Every command, with arguments that succeed on their own; each value flag is added as
+# `--flag=--` to it. Save commands work on a game "torch" holding marker 1.1.
+BASE_ARGV = {
+    "rulesets": ["rulesets"],
+    "table": ["table", "ocs"],
+    "resolve": [
+        *("resolve", "ocs", "--attack", "5", "--defense", "2", "--terrain", "close"),
+        *("--roll", "7", "--surprise-roll", "7", "--save", "torch"),
+    ],
+    "odds": ["odds", "ocs", "--attack", "5", "--defense", "2", "--terrain", "close"],
+    "new": ["new", "other", "--title", "Other", "--ruleset", "ocs"],
+    "log": ["log", "torch"],
+    "turn": ["turn", "torch"],
+    "marker": ["marker", "torch", "add", "DG", "0101"],
+    "marker add": ["marker", "torch", "add", "DG", "0101"],
+    "marker remove": ["marker", "torch", "remove", "1.1"],
+    "option": ["option", "torch", "mines_cdf", "3"],
+    "repair": ["repair", "torch"],
+}
+
+
+def value_flags() -> list[tuple[str, str]]:
+    """(command, flag) for every flag that takes a value, in every command."""
+    found = []
+
+    def walk(name: str, parser) -> None:
+        for action in parser._actions:
+            if action.option_strings and action.nargs != 0:
+                found.append((name, action.option_strings[-1]))
+            for sub_name, sub in (getattr(action, "choices", None) or {}).items():
+                if isinstance(sub, type(parser)) or hasattr(sub, "_actions"):
+                    walk(f"{name} {sub_name}".strip(), sub)
+
+    walk("", build_parser())
+    return found
+
+
+def test_every_command_is_covered():
+    assert {name for name, _ in value_flags()} == set(BASE_ARGV) - {"rulesets", "table"}
+    assert ("log", "--turn") in value_flags() and ("resolve", "--seed") in value_flags()
+
+
+@pytest.fixture
+def torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(saves.SAVES_ENV, raising=False)
+    assert main(["new", "torch", "--title", "Torch", "--ruleset", "ocs", "rivets"]) == 0
+    assert main(["marker", "torch", "add", "DG", "0712"]) == 0
+    return tmp_path / "saves" / "torch.toml"
+
+
+@pytest.mark.parametrize(("command", "flag"), value_flags())
+def test_every_flag_takes_a_double_dash_value_as_typed(torch, capsys, command, flag):
+    capsys.readouterr()
+    before = torch.read_text(encoding="utf-8")
+    argv = [*BASE_ARGV[command], f"{flag}=--"]
+    status = main(argv)
+    out, err = capsys.readouterr()
+    if status == 0:
+        # Taken as the text "--": it shows, or it is kept in the save, or (a filter on a
+        # command that writes nothing) it changes what is printed.
+        kept = torch.read_text(encoding="utf-8")[len(before) :]
+        if "--" not in out.replace(f"{torch.parent.name}/", "") and '"--"' not in kept:
+            assert kept == "" and main(BASE_ARGV[command]) == 0
+            assert capsys.readouterr().out != out
+    else:
+        assert (status, out) == (2, "")
+        assert len(err.splitlines()) == 1, err
+        # Refused naming the value, or the flag it conflicts with.
+        assert "'--'" in err or "--/" in err or flag in err, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["log", "torch", "--ruleset", "chess"],
+            "crtdesk: --ruleset: 'chess' is not allowed; expected one of ",
+        ),
+        (
+            ["new", "g", "--title", "G", "--ruleset", "ocs", "chess"],
+            "crtdesk: --ruleset: 'chess' is not allowed; expected one of ",
+        ),
+    ],
+)
+def test_an_unknown_ruleset_flag_is_named_as_typed(torch, capsys, argv, line):
+    capsys.readouterr()
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err.startswith(line) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv", [["turn", "torch", "--saves=\x00"], ["log", "a/\x00"], ["open", "--saves", "\x00"]]
+)
+def test_a_nul_in_an_argument_is_one_line(torch, capsys, argv):
+    capsys.readouterr()
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and "NUL" in err
+
+
+def test_log_turn_double_dash_is_refused(torch, capsys):
+    capsys.readouterr()
+    status, out, err = run(capsys, "log", "torch", "--turn=--")
+    assert (status, out) == (2, "")
+    assert err == "crtdesk: --turn: '--' is not allowed; expected a whole number >= 1\n"
 
 
 # ---------------------------------------------------------------- the real console script
@@ -532,3 +685,53 @@ def test_console_script_bad_input(argv):
         assert len(done.stderr.splitlines()) == 1
         assert "Traceback" not in done.stderr
         assert done.stderr.startswith("crtdesk: ")
+
+
+# The JSON contract: "odds" names AD, AV or an overrun where one replaces the table, and
+# the rounded odds stay in "ratio" for every result whose totals are known.
+@pytest.mark.parametrize(
+    ("argv", "odds", "ratio", "column"),
+    [
+        (["pod-super", "--attack", "14", "--defense", "2"], "AV", "7-1", None),
+        (["pod-basic", "--attack", "12", "--defense", "2"], "AV", "6-1", None),
+        (["pod-super", "--attack", "1", "--defense", "5"], "AD", "1-5", None),
+        (["pod-basic", "--attack", "1", "--defense", "4"], "AD", "1-4", None),
+        (["pod-super", "--attack", "3", "--defense", "0@clear"], "AV", None, None),
+        (["rivets", "--attack", "13", "--defense", "2"], "overrun", "6-1", "6-1"),
+        (["pod-super", "--attack", "6", "--defense", "2", "--roll", "8"], "3-1", "3-1", "3-1"),
+        (
+            ["pod-ultra", "--attack", "13", "--obstacle", "mines", "--roll", "8"],
+            "6-1",
+            "6-1",
+            "5-1",
+        ),
+        (["rivets", "--attack", "7", "--defense", "4", "--roll", "5"], "1-1", "1-1", "1-1"),
+        (
+            ["ocs", "--attack", "9", "--defense", "3", "--surprise-roll", "7", "--roll", "7"],
+            "3:1",
+            "3:1",
+            "3:1",
+        ),
+        (["daynight", "--attack", "9", "--defense", "3", "--roll", "3"], "3-1", "3-1", "3-1"),
+        (["pod-super", "--column", "2-1", "--roll", "8"], "2-1", None, "2-1"),
+    ],
+)
+def test_resolve_json_odds_and_ratio(capsys, argv, odds, ratio, column):
+    status, out, err = run(capsys, "resolve", *argv, "--json")
+    assert (status, err) == (0, "")
+    data = json.loads(out)
+    assert (data["odds"], data["ratio"], data["column"]) == (odds, ratio, column)
+
+
+def test_resolve_text_shows_the_ratio_beside_av(capsys):
+    status, out, _ = run(capsys, "resolve", "pod-super", "--attack", "14", "--defense", "2")
+    assert (
+        status == 0
+        and out.splitlines()[0] == "pod-super  attack 14 vs defence 2  odds AV  ratio 7-1"
+    )
+
+
+def test_odds_json_names_the_automatic_result(capsys):
+    _, out, _ = run(capsys, "odds", "pod-super", "--attack", "1", "--defense", "5", "--json")
+    data = json.loads(out)
+    assert (data["odds"], data["ratio"]) == ("AD", "1-5")

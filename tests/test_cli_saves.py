@@ -3,7 +3,9 @@ turn, marker, option; broken saves and bad names exit 2 with one line."""
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
 import re
 import subprocess
 import sys
@@ -13,12 +15,14 @@ import pytest
 
 from tui import saves
 from tui.cli import main
+from tui.player import PLAYER_ENV, player_name
 
 
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(saves.SAVES_ENV, raising=False)
+    monkeypatch.delenv(PLAYER_ENV, raising=False)
     return tmp_path / "saves"
 
 
@@ -78,7 +82,7 @@ def test_new_then_resolve_save_then_log(folder: Path, capsys) -> None:
     assert lines[2].split()[:5] == ["#", "turn", "when", "(UTC)", "who"]
     row = lines[-1]
     assert row.split()[:2] == ["1", "1"] and len(lines) == 4
-    assert "pod-boom" in row and "1d6 2 by hand" in row and "Defender loses 4 factors" in row
+    assert "pod-boom" in row and "1d6 2 (by hand)" in row and "Defender loses 4 factors" in row
 
 
 def test_log_reads_what_resolve_save_wrote_in_a_separate_process(tmp_path: Path) -> None:
@@ -135,7 +139,7 @@ def test_log_json_has_every_field_and_the_filters_filter(folder: Path, capsys, m
         "--surprise-roll",
         "7",
     ]
-    monkeypatch.setattr(saves, "_who", lambda: "bob")
+    monkeypatch.setenv("CRTDESK_PLAYER", "bob")
     run(capsys, "resolve", "ocs", *ocs, "--save", "torch")
     code, out, _ = run(capsys, "log", "torch", "--json")
     data = json.loads(out)
@@ -212,7 +216,8 @@ def test_turn_and_markers(folder: Path, capsys) -> None:
     assert lines[3].split() == ["2.1", "DG", "0712", "Axis", "1", "entry", "2", "hit", '"hard"']
     code, out, _ = run(capsys, "turn", "torch")
     assert code == 0 and out.startswith("Turn 2 begins (entry 3")
-    assert "Counted down: 1.1" in out and "Expired and removed: 2.1 (DG on 0712)" in out
+    assert "Counted down: no-entry 1.1 on (unspecified) (both, 1 turn left)." in out
+    assert "Expired and removed: DG 2.1 on 0712 (Axis)." in out
     code, out, _ = run(capsys, "log", "torch", "--markers", "--json")
     assert [(m["id"], m["turns_left"]) for m in json.loads(out)] == [("1.1", 1)]
     code, out, _ = run(capsys, "marker", "torch", "remove", "1.1", "--saves", "saves")
@@ -323,3 +328,168 @@ def test_free_text_in_the_log_table_stays_on_one_line(folder: Path, capsys) -> N
     assert out.splitlines()[-1].endswith("Placed low 1.1 on 1st\\nPanzer.")
     code, out, _ = run(capsys, "log", "t", "--json")
     assert json.loads(out)["title"] == 'A\nB [[log]] "q"'
+
+
+MINES = ("resolve", "pod-ultra", "--attack", "9", "--obstacle", "mines", "--roll", "7")
+
+
+def test_resolve_save_uses_the_games_mines_cdf(folder: Path, capsys) -> None:
+    # RULINGS: every combat against mines in a game uses the game's mines CDF. 9 against
+    # CDF 3 is 3-1; against the default 2 it would be 4-1.
+    code, _, err = run(
+        capsys, "new", "u", "--title", "U", "--ruleset", "pod-ultra", "--option", "mines_cdf=3"
+    )
+    assert code == 0, err
+    code, out, err = run(capsys, *MINES, "--save", "u", "--json")
+    assert code == 0, err
+    assert json.loads(out)["column"] == "3-1"
+    code, out, _ = run(capsys, *MINES, "--json")  # not saved: the default CDF 2
+    assert json.loads(out)["column"] == "4-1"
+    code, out, _ = run(capsys, "log", "u", "--json")
+    (entry,) = json.loads(out)["entries"]
+    assert entry["inputs"]["mines_cdf"] == 3 and entry["column"] == "3-1"
+    # After `option u mines_cdf 2`, the next saved combat reads CDF 2.
+    run(capsys, "option", "u", "mines_cdf", "2")
+    code, out, _ = run(capsys, *MINES, "--save", "u", "--json")
+    assert code == 0 and json.loads(out)["column"] == "4-1"
+
+
+def test_resolve_save_refuses_a_mines_cdf_the_game_does_not_use(folder: Path, capsys) -> None:
+    run(capsys, "new", "u", "--title", "U", "--ruleset", "pod-ultra", "--option", "mines_cdf=3")
+    before = (folder / "u.toml").read_bytes()
+    code, out, err = run(capsys, *MINES, "--mines-cdf", "2", "--save", "u")
+    assert code == 2 and out == ""
+    assert err.startswith("crtdesk: --mines-cdf: 2 is not allowed") and "3, the mines CDF" in err
+    assert len(err.strip().splitlines()) == 1
+    assert (folder / "u.toml").read_bytes() == before
+    # The value the game uses is accepted.
+    code, out, err = run(capsys, *MINES, "--mines-cdf", "3", "--save", "u", "--json")
+    assert code == 0 and json.loads(out)["column"] == "3-1", err
+
+
+# --- a save named by a path on the command line --------------------------------------------
+
+
+def test_every_save_command_takes_a_path_to_an_existing_save(folder: Path, capsys) -> None:
+    new(capsys)
+    elsewhere = folder.parent / "elsewhere"
+    code, _, err = run(
+        capsys, "new", "far", "--title", "Far", "--ruleset", "ocs", "--saves", str(elsewhere)
+    )
+    assert code == 0, err
+    boom = [a if a != "torch" else "saves/torch.toml" for a in BOOM_CRT_SAVED]
+    steps = [
+        boom,
+        ["marker", "saves/torch", "add", "DG", "0712"],
+        ["marker", "./saves/torch.toml", "remove", "2.1"],
+        ["option", str(folder / "torch.toml"), "mines_cdf", "3"],
+        ["turn", "saves/torch.toml"],
+        ["log", "saves/torch.toml", "--markers"],
+        ["turn", str(elsewhere / "far.toml")],
+    ]
+    for argv in steps:
+        code, out, err = run(capsys, *argv)
+        assert (code, err) == (0, ""), argv
+    code, out, _ = run(capsys, "log", "saves/torch.toml", "--json")
+    kinds = [e["kind"] for e in json.loads(out)["entries"]]
+    assert kinds == ["combat", "place-marker", "remove-marker", "option", "turn"]
+    code, out, _ = run(capsys, "log", "elsewhere/far")
+    assert code == 0 and "Turn 2 begins." in out
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["elsewhere", "saves"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["log", "saves/nothing.toml"], "no save file saves/nothing.toml; a path must name"),
+        (["turn", "../torch"], "no save file ../torch; a path must name"),
+        (["log", "notes.txt"], None),  # a name: looked up in the saves folder
+        (["log", "./notes.txt"], "./notes.txt is not a crtdesk save file"),
+        (["turn", "./other.toml"], "./other.toml is not a crtdesk save file"),
+        (["marker", "./other", "add", "DG", "0101"], "./other is not a crtdesk save file"),
+        (
+            [
+                "resolve",
+                "ocs",
+                "--attack",
+                "6",
+                "--defense",
+                "2",
+                "--roll",
+                "7",
+                "--save",
+                "./other",
+            ],
+            "./other is not a crtdesk save file",
+        ),
+        (
+            ["new", "./fresh", "--title", "T", "--ruleset", "ocs"],
+            "may not contain a path separator",
+        ),
+    ],
+)
+def test_a_path_names_only_an_existing_save_and_writes_nothing_else(
+    folder: Path, capsys, argv: list[str], message: str | None
+) -> None:
+    new(capsys)
+    # Not saves: a text file, and TOML with a [[log]] table the store would take as torn.
+    (folder.parent / "notes.txt").write_text("hello\n", encoding="utf-8")
+    (folder.parent / "other.toml").write_text("a = 1\n\n[[log]]\nb = 2\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in folder.parent.rglob("*") if p.is_file()}
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("crtdesk: ") and err.count("\n") == 1, err
+    if message:
+        assert message in err
+    after = {p: p.read_bytes() for p in folder.parent.rglob("*") if p.is_file()}
+    assert after == before  # no lock file beside it, no backup, nothing cut
+
+
+# --- who: $CRTDESK_PLAYER, as the desk takes it --------------------------------------------
+
+
+def test_every_save_command_logs_the_crtdesk_player(folder: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv(PLAYER_ENV, "carol")
+    new(capsys)
+    for argv in (
+        BOOM_CRT_SAVED,
+        ("marker", "torch", "add", "DG", "0712"),
+        ("marker", "torch", "remove", "2.1"),
+        ("option", "torch", "mines_cdf", "3"),
+        ("turn", "torch"),
+    ):
+        code, _, err = run(capsys, *argv)
+        assert code == 0, err
+    monkeypatch.setenv(PLAYER_ENV, "dave")
+    run(capsys, "turn", "torch")
+    _, out, _ = run(capsys, "log", "torch", "--json")
+    who = [e["who"] for e in json.loads(out)["entries"]]
+    assert who == ["carol"] * 5 + ["dave"]
+    assert 'created_by = "carol"' in (folder / "torch.toml").read_text(encoding="utf-8")
+    _, out, _ = run(capsys, "log", "torch", "--player", "dave", "--json")
+    assert [e["seq"] for e in json.loads(out)["entries"]] == [6]
+
+
+def test_without_crtdesk_player_the_os_user_is_logged(folder: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv(PLAYER_ENV, "  ")  # blank counts as unset
+    new(capsys)
+    run(capsys, *BOOM_CRT_SAVED)
+    _, out, _ = run(capsys, "log", "torch", "--json")
+    assert json.loads(out)["entries"][0]["who"] == getpass.getuser() == player_name()
+
+
+def test_player_name_without_a_login_name(monkeypatch) -> None:
+    def no_name() -> str:
+        raise OSError("no login name")
+
+    monkeypatch.delenv(PLAYER_ENV, raising=False)
+    monkeypatch.setattr(getpass, "getuser", no_name)
+    assert player_name() == f"uid {os.getuid()}"
+    monkeypatch.setenv(PLAYER_ENV, "erin")
+    assert player_name() == "erin"
+
+
+def test_the_desk_still_imports_player_name_from_the_app() -> None:
+    from tui.app import player_name as desk_player_name
+
+    assert desk_player_name is player_name

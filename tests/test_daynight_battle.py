@@ -28,14 +28,27 @@ def test_the_rows_used_below_are_what_the_seed_prints() -> None:
     assert day_clear(0, "4-1") == "D2X" and day_clear(7, "4-1") == "ENG"
 
 
-def test_eng_without_a_reserve_ends_the_battle_and_offers_the_reroll() -> None:
-    outcome = resolve(BASE.__class__(**{**BASE.__dict__, "roll": 5}))
-    assert outcome.cell == "ENG" and outcome.effects["reroll"] == "ENG"
-    assert {"kind": "engaged", "side": "both"} in outcome.effects["markers"]
+def test_eng_without_a_reserve_rolls_again_at_the_same_odds() -> None:
+    # RULINGS: ENG is always rolled again; with no reserve committed, at the same odds.
+    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "rerolls": (3,)})
+    outcome = resolve(combat)
+    assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", day_clear(3, "2-1")]
+    assert outcome.column == outcome.odds_column == "2-1" and outcome.attack_total == 4
+    assert outcome.cell == "FF" and "reroll" not in outcome.effects
+    assert {"kind": "engaged", "side": "both"} not in outcome.effects["markers"]
+
+
+def test_eng_is_rolled_again_by_the_desk_when_no_row_is_given() -> None:
+    combat = CombatInput(**{**BASE.__dict__, "roll": 5})
+    outcome = resolve(combat, rng=ScriptedDice((1,)))  # type: ignore[arg-type]
+    assert [step["roll"] for step in outcome.effects["battle"]] == ["5", "1"]
+    assert outcome.cell == day_clear(1, "2-1")
+    assert [die.source for die in outcome.dice] == ["manual", "desk"]
 
 
 def test_eng_with_a_reserve_rolls_again_at_the_new_odds() -> None:
-    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (0,)})
+    # DRM -1: 1d6 - 1 reaches rows 0..5.
+    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (0,), "drm": -1})
     outcome = resolve(combat)
     # 4 + 4 = 8 vs 2 is 4-1; row 0 there is D2X.
     assert outcome.attack_total == 8 and outcome.column == "4-1" and outcome.cell == "D2X"
@@ -46,7 +59,8 @@ def test_eng_with_a_reserve_rolls_again_at_the_new_odds() -> None:
 
 
 def test_a_second_eng_ends_the_battle_with_eng() -> None:
-    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (7,)})
+    # DRM +1: 1d6 + 1 reaches rows 2..7.
+    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (7,), "drm": 1})
     outcome = resolve(combat)
     assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", "ENG"]
     assert outcome.cell == "ENG" and "reroll" not in outcome.effects

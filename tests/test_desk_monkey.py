@@ -6,12 +6,13 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from conftest import settle
 from textual.widgets import Input
 
 from tui import saves
 from tui.app import CrtDeskApp
 from tui.engine.combat import plain
-from tui.screens.game import PodScreen
+from tui.screens.pod import PodScreen
 
 KEYS = list("0123456789-x@ ") + [
     *("tab", "shift+tab", "enter", "escape", "backspace", "down", "up", "a", "d"),
@@ -50,9 +51,10 @@ async def test_random_keys_never_crash_and_every_logged_cell_is_on_the_chart(
         for field in screen.query("#morale-attack, #morale-defense").results(Input):
             field.value = ""
         await pilot.pause()
+        await settle(pilot)
         before = len(saves.load_game(path).entries)
         await pilot.press("ctrl+r")
-        await pilot.pause()
+        await settle(pilot)
         assert len(saves.load_game(path).entries) == before + 1
     game = saves.load_game(path)
     tables = app.tables

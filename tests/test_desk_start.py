@@ -10,9 +10,9 @@ from textual.widgets import DataTable, Input, SelectionList, Static
 
 from tui import saves
 from tui.app import CrtDeskApp
-from tui.commands import GAME_COMMANDS
-from tui.screens.game import PodScreen
+from tui.commands import COMBAT_SCREEN_COMMANDS, POD_COMMANDS
 from tui.screens.log import LogScreen
+from tui.screens.pod import PodScreen
 from tui.screens.start import StartScreen
 
 SIZE = (80, 24)
@@ -28,23 +28,34 @@ async def test_start_screen_lists_saves_newest_first_and_opens_one(tmp_path: Pat
     saves.new_game(folder / "old.toml", "Old campaign", ["rivets"], {})
     saves.new_game(folder / "new.toml", "New campaign", ["pod-super", "ocs"], {})
     saves.advance_turn(folder / "new.toml")
+    long_title = "Operation Crusader, the second relief of Tobruk, November 1941"
+    saves.new_game(folder / "crusader-relief-of-tobruk.toml", long_title, ["rivets"], {})
     (folder / "broken.toml").write_text("title = [unclosed\n")
     app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
         table = app.screen.query_one(DataTable)
-        titles = [table.get_row_at(i)[0] for i in range(table.row_count)]
+        rows = [table.get_row_at(i) for i in range(table.row_count)]
         # The game with an entry comes first; the broken file is listed last, not fatal.
-        assert titles == ["New campaign", "Old campaign", "broken"]
-        assert table.get_row_at(0)[2] == "2"
+        assert rows[0][1] == "New campaign"
+        assert rows[-1][0] == "broken" and "unreadable" in rows[-1][2]
+        assert rows[0][0] == "new" and rows[0][2] == "Super OCS" and rows[0][3] == "2"
+        # A long file name and title are cut short with an ellipsis, and every column
+        # header still shows in 80 columns.
+        long_row = next(row for row in rows if row[0].startswith("crusader"))
+        assert long_row[0].endswith("…") and long_row[1].startswith("Operation Crusad")
+        assert long_row[1].endswith("…") and len(long_row[1]) <= 18
+        header = [str(column.label) for column in table.columns.values()]
+        assert header == ["file", "title", "rulesets", "turn", "last (UTC)"]
+        assert sum(column.get_render_width(table) for column in table.columns.values()) <= 78
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PodScreen) and app.screen.ruleset == "pod-super"
         assert app.screen.sub_title.startswith("Turn 2 · tester")
         await pilot.press("escape")
         await pilot.pause()
-        await pilot.press("down", "down", "enter")
+        await pilot.press("down", "down", "down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)  # the broken save did not open
         assert (folder / "broken.toml").read_text() == "title = [unclosed\n"
@@ -123,8 +134,8 @@ async def test_every_game_action_is_in_the_command_palette(tmp_path: Path) -> No
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        for command in GAME_COMMANDS:
+        for command in COMBAT_SCREEN_COMMANDS + POD_COMMANDS:
             assert f"{command.label} ({command.key})" in titles
         # And each has its key bound on the screen.
-        keys = {b.key for b in app.screen.BINDINGS}
-        assert {c.key for c in GAME_COMMANDS} <= keys
+        keys = set(app.screen._bindings.key_to_bindings)
+        assert {c.key for c in COMBAT_SCREEN_COMMANDS + POD_COMMANDS} <= keys

@@ -63,8 +63,12 @@ def brute_force(combat: CombatInput) -> dict[str, Fraction]:
     if ruleset in ("pod-super", "pod-ultra"):
         return tally([(read(roll=a + b), Fraction(1, 36)) for a, b in product(FACES, FACES)])
     if ruleset == "daynight":
-        # The die plus the net DRM, read on rows 0..7.
-        return tally([(read(roll=min(max(f + combat.drm, 0), 7)), Fraction(1, 6)) for f in FACES])
+        # The die plus the net DRM, read on rows 0..7; ENG is always rolled again and BTL
+        # may be, so a battle rolls up to three times: script the desk's dice.
+        reads = []
+        for faces in product(FACES, repeat=3):
+            reads.append((resolve(combat, rng=ScriptedDice(faces)).cell, Fraction(1, 6**3)))
+        return tally(reads)
     if ruleset == "ocs":
         # Surprise 2d6 (raw), its 1d6 shift (raw), the result 2d6 + DRM (modified total).
         drm = combat.attacker_ar - combat.defender_ar - combat.hedgehog
@@ -104,17 +108,22 @@ POD_TERRAIN = st.sampled_from([None, "beach", "bridge", "clear", "railroad", "ri
 def pod_combats(draw: st.DrawFn) -> CombatInput:
     ruleset = draw(st.sampled_from(["pod-basic", "pod-super", "pod-ultra"]))
     if ruleset == "pod-basic":
-        card = st.sampled_from([None, "stanfill"])
+        # Stanfill is one card: one side at most.
+        stanfill = draw(st.sampled_from([None, "attacker", "defender"]))
         attackers, defenders = draw(some_units(1, 12)), draw(some_units(1, 12))
         return CombatInput(
             ruleset,
             attackers=attackers,
             defenders=defenders,
             buddy=draw(SIDE),
-            attacker_card=draw(card),
-            defender_card=draw(card),
+            attacker_card="stanfill" if stanfill == "attacker" else None,
+            defender_card="stanfill" if stanfill == "defender" else None,
         )
     card = st.sampled_from([None, "ace", "king", "queen", "jack", "joker", "stanfill"])
+    attacker_card = draw(card)
+    # Cards are single (RULINGS): no second Joker or Stanfill, and no Joker with Stanfill.
+    single = ("joker", "stanfill")
+    defender_card = draw(card.filter(lambda c: not (c in single and attacker_card in single)))
     unit = st.builds(Unit, st.integers(0, 10), POD_TERRAIN)
     attackers = tuple(draw(st.lists(unit, min_size=1, max_size=3)))
     # Terrain can take 1 off each unit: keep the attack above 0 even then (0 is no attack).
@@ -128,8 +137,8 @@ def pod_combats(draw: st.DrawFn) -> CombatInput:
         defenders=defenders,
         buddy=draw(SIDE),
         medal=draw(SIDE),
-        attacker_card=draw(card),
-        defender_card=draw(card),
+        attacker_card=attacker_card,
+        defender_card=defender_card,
         morale_attack=draw(st.integers(0, 2)),
         morale_defense=draw(st.integers(-2, 2)),
         obstacle=obstacle,

@@ -1,5 +1,6 @@
-"""The engine and the save store never import textual or rich: each module of them is
-imported in a fresh interpreter and sys.modules is checked."""
+"""The engine, the save store, the text module and the CLI never import textual or rich:
+each module is imported in a fresh interpreter and sys.modules is checked, and every CLI
+command but the desk runs without them."""
 
 from __future__ import annotations
 
@@ -20,7 +21,11 @@ def headless_modules() -> list[str]:
     for package in (tui.engine, tui.engine.rulesets, tui.saves):
         for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
             names.append(info.name)
-    return names
+    return names + list(CLI_MODULES)
+
+
+# The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
+CLI_MODULES = ("tui.cli", "tui.cli_saves", "tui.text", "tui.player")
 
 
 MODULES = headless_modules()
@@ -40,6 +45,7 @@ def test_every_engine_module_is_listed():
     assert {
         f"tui.engine.rulesets.{n}" for n in ("pod", "boom", "ocs", "rivets", "daynight")
     } <= set(MODULES)
+    assert set(CLI_MODULES) <= set(MODULES)
     roles = ("paths", "encoding", "decoding", "checking", "replay", "store")
     assert {f"tui.saves.{role}" for role in roles} <= set(MODULES)
 
@@ -64,12 +70,25 @@ def test_the_probe_would_see_textual():
 
 
 CLI_PROBE = """
-import sys
+import os, sys, tempfile
 UI = ("textual", "rich")
 from tui.cli import main
-main(["resolve", "ocs", "--attack", "9", "--defense", "2", "--json"])
-main(["odds", "pod-super", "--attack", "5", "--defense", "2"])
-main(["table", "daynight"])
+os.chdir(tempfile.mkdtemp())
+runs = [
+    ["resolve", "ocs", "--attack", "9", "--defense", "2", "--json"],
+    ["odds", "pod-super", "--attack", "5", "--defense", "2"],
+    ["table", "daynight"],
+    ["rulesets"],
+    ["new", "g", "--title", "G", "--ruleset", "pod-boom"],
+    ["resolve", "pod-boom", "--step", "crt", "--caf", "9", "--roll", "2", "--save", "g"],
+    ["marker", "g", "add", "DG", "0712", "--turns", "1"],
+    ["option", "g", "mines_cdf", "3"],
+    ["turn", "g"],
+    ["log", "g"],
+    ["log", "saves/g.toml", "--markers", "--json"],
+]
+for argv in runs:
+    assert main(argv) == 0, argv
 print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in UI)), file=sys.stderr)
 """
 

@@ -130,18 +130,60 @@ def test_more_attack_never_moves_the_column_left(name, columns, attack, more, de
     data=st.data(),
     shifts=st.lists(st.integers(-20, 20), max_size=6),
 )
-def test_shifts_never_leave_the_table(width, data, shifts):
+def test_shifts_are_netted_then_applied_once(width, data, shifts):
+    # RULINGS: every shift of a combat is netted first, then applied once, stopping at the
+    # table's first and last column.
     columns = tuple(f"{n}-1" for n in range(1, width + 1))
     start = data.draw(st.integers(0, width - 1))
-    index, done = apply_shifts(columns, start, [(f"shift {i}", s) for i, s in enumerate(shifts)])
-    assert 0 <= index < width
-    # One record per non-zero shift, each chained to the last and clamped at the edges.
-    assert [s.asked for s in done] == [s for s in shifts if s]
-    position = start
-    for shift in done:
-        assert shift.before == columns[position]
-        target = position + shift.asked
-        position = min(max(target, 0), width - 1)
-        assert shift.after == columns[position]
-        assert shift.stopped_at_edge == (target != position)
-    assert index == position
+    moved = apply_shifts(columns, start, [(f"shift {i}", s) for i, s in enumerate(shifts)])
+    assert [s.asked for s in moved.shifts] == [s for s in shifts if s]
+    target = start + sum(shifts)
+    expected = min(max(target, 0), width - 1)
+    assert 0 <= moved.index < width
+    assert moved.index == expected and moved.after == columns[expected]
+    assert moved.before == columns[start] and moved.net == sum(shifts)
+    assert moved.stopped_at_edge == (target != expected)
+
+
+def test_an_edge_does_not_eat_a_shift_that_the_other_side_takes_back():
+    # Super/Ultra columns 1-4 ... 5-1. From 4-1, the attacker's Ace (+3) and the
+    # defender's King (-2) net +1: 5-1. Applied one at a time, the Ace would stop at 5-1
+    # and the King would then take it back to 3-1.
+    columns = ("1-4", "1-3", "1-2", "1-1", "2-1", "3-1", "4-1", "5-1")
+    moved = apply_shifts(columns, columns.index("4-1"), [("Ace (attacker)", 3), ("King", -2)])
+    assert (moved.net, moved.after, moved.stopped_at_edge) == (1, "5-1", False)
+    assert moved.describe() == [
+        "Ace (attacker): 3 columns right",
+        "King: 2 columns left",
+        "Net 1 column right, 4-1 -> 5-1",
+    ]
+    # At the other edge: from 1-3, the defender's Ace (-3) and the attacker's Jack (+1)
+    # net -2, which stops at 1-4.
+    moved = apply_shifts(columns, columns.index("1-3"), [("Jack", 1), ("Ace", -3)])
+    assert (moved.net, moved.after, moved.stopped_at_edge) == (-2, "1-4", True)
+    assert moved.describe()[-1] == "Net 2 columns left, 1-3 -> 1-4 (stopped at the table's edge)"
+
+
+def test_shifts_that_cancel_leave_the_column():
+    columns = ("1-1", "2-1", "3-1")
+    moved = apply_shifts(columns, 2, [("Buddy", 1), ("Medal", -1), ("Joker", 0)])
+    assert moved.index == 2 and len(moved.shifts) == 2
+    assert moved.describe()[-1] == "Net 0 columns: the shifts cancel, the column stays 3-1"
+
+
+@pytest.mark.parametrize(
+    ("attack", "defense", "cards", "column"),
+    [
+        (16, 4, {"attacker_card": "ace", "defender_card": "king"}, "5-1"),
+        (4, 12, {"attacker_card": "jack", "defender_card": "ace"}, "1-4"),
+        (16, 4, {"attacker_card": "ace", "buddy": "defender", "medal": "defender"}, "5-1"),
+    ],
+)
+def test_pod_resolver_nets_the_shifts(attack, defense, cards, column):
+    combat = CombatInput(
+        "pod-super", attackers=(Unit(attack),), defenders=(Unit(defense),), roll=7, **cards
+    )
+    outcome = resolve(combat)
+    assert outcome.column == column
+    assert outcome.trace[-2].startswith("Shift: Net ")
+    assert outcome.effects["shifts"][-1].startswith("Net ")

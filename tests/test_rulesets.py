@@ -9,7 +9,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from seed_transcription import DAYNIGHT, OCS, POD_BASIC, POD_BOOM, POD_SUPER, RIVETS
 
@@ -93,9 +93,16 @@ def grid_reads():
     for time in ("day", "night"):
         for terrain, columns in DAYNIGHT[time]["columns_by_terrain"].items():
             for row, cells in DAYNIGHT[time]["rows"].items():
+                # 1d6 + DRM reaches row 0 only with a DRM of -1 or less, row 7 with +1 or more.
+                drm = {"0": -1, "7": 1}.get(row, 0)
                 for column, cell in zip(columns, cells, strict=True):
                     combat = CombatInput(
-                        "daynight", column=column, roll=int(row), time=time, terrain=terrain
+                        "daynight",
+                        column=column,
+                        roll=int(row),
+                        time=time,
+                        terrain=terrain,
+                        drm=drm,
                     )
                     yield combat, cell
     # OCS rows past 2..12 need a DRM; the surprise roll is set so nobody gains surprise.
@@ -129,9 +136,11 @@ def as_plain(cell):
 def test_every_cell_is_read_by_resolve_with_column_and_roll():
     count = 0
     for combat, expected in grid_reads():
-        outcome = resolve(combat)
-        assert as_plain(outcome.cell) == expected, combat
-        assert outcome.column == combat.column
+        outcome = resolve(combat, rng=ScriptedDice(1))
+        # A Day/Night ENG is always rolled again (RULINGS): the printed cell is the first read.
+        first = outcome.effects.get("battle", [{"cell": outcome.cell, "column": outcome.column}])[0]
+        assert as_plain(first["cell"]) == expected, combat
+        assert first["column"] == combat.column
         count += 1
     assert count == 6 * 7 + 2 * 11 * 8 + 6 * 10 + 2 * 4 * 8 * 10 + 4 * 15 * 13
 
@@ -204,6 +213,20 @@ def test_super_automatic_victory_must_move_in():
     assert "must move into" in outcome.explanation
 
 
+@pytest.mark.parametrize("ruleset", ["pod-super", "pod-ultra"])
+def test_av_move_in_uses_the_printed_defence_factors(ruleset):
+    # RULINGS: attackers with defence factors equal to the removed defenders' printed
+    # factors (before terrain and morale) must move in. Printed 2 + 2 = 4; after terrain
+    # (town +1, railroad +1) 3 + 3 = 6, and morale +1: 7. 40 vs 7 is 5-1, 45 vs 7 is 6-1.
+    outcome = pod(ruleset, ["40@clear"], ["2@town", "2@railroad"], morale_defense=1)
+    assert outcome.defense_total == 7 and outcome.odds != "AV"
+    outcome = pod(ruleset, ["45@clear"], ["2@town", "2@railroad"], morale_defense=1)
+    assert outcome.effects["result"] == "AV" and outcome.defense_total == 7
+    assert outcome.effects["move_in_factors"] == 4
+    assert "printed 4 must move" in outcome.explanation
+    assert "removed 7" not in outcome.explanation
+
+
 def test_no_card_is_played_in_ad_or_av():
     # An Ace would lift 1-5 to 1-2, but AD is decided before any card.
     ad = pod("pod-super", [1], [5], attacker_card="ace", buddy="attacker", medal="attacker")
@@ -240,6 +263,17 @@ def test_super_terrain_adjusts_each_unit_by_its_own_hex(attack, defense, totals,
     outcome = pod("pod-super", attack, defense, roll=7)
     assert (outcome.attack_total, outcome.defense_total) == totals
     assert outcome.odds == odds
+
+
+@pytest.mark.parametrize("terrain", ["swamp", "sea"])
+def test_swamp_and_sea_are_unit_terrain_with_no_combat_effect(terrain):
+    # RULINGS: Swamp and Sea 0; a unit may stand there. 4 on swamp/sea vs 2 on a river:
+    # the terrains differ, so the river unit takes -1: 4 vs 1 is 4-1.
+    outcome = pod("pod-super", [f"4@{terrain}"], ["2@river"], roll=7)
+    assert (outcome.attack_total, outcome.defense_total, outcome.odds) == (4, 1, "4-1")
+    # Every unit on the same terrain: nobody is adjusted.
+    outcome = pod("pod-ultra", [f"4@{terrain}"], [f"2@{terrain}"], roll=7)
+    assert (outcome.attack_total, outcome.defense_total) == (4, 2)
 
 
 def test_basic_has_no_terrain_and_no_medal():
@@ -306,6 +340,42 @@ def test_stanfill_cancels_the_result(ruleset):
     assert "cancels the result" in outcome.explanation
 
 
+@pytest.mark.parametrize(
+    ("ruleset", "attacker_card", "defender_card", "field", "why"),
+    [
+        ("pod-super", "joker", "joker", "defender_card", "second Joker"),
+        ("pod-ultra", "joker", "joker", "defender_card", "second Joker"),
+        ("pod-super", "stanfill", "stanfill", "defender_card", "one card"),
+        ("pod-basic", "stanfill", "stanfill", "defender_card", "one card"),
+        ("pod-super", "stanfill", "joker", "defender_card", "cancels the result"),
+        ("pod-super", "joker", "stanfill", "attacker_card", "cancels the result"),
+    ],
+)
+def test_cards_are_single(ruleset, attacker_card, defender_card, field, why):
+    # RULINGS: a second Joker, Stanfill on both sides, or a Joker with Stanfill is refused,
+    # even where AD or AV would play no card.
+    for attack, defense in ((6, 2), (1, 9), (12, 2)):
+        with pytest.raises(InputError) as caught:
+            pod(
+                ruleset,
+                [attack],
+                [defense],
+                roll=8 if ruleset != "pod-basic" else 2,
+                attacker_card=attacker_card,
+                defender_card=defender_card,
+            )
+        assert caught.value.field == field and why in caught.value.allowed
+        assert caught.value.value in (attacker_card, defender_card)
+
+
+def test_one_joker_swaps_once():
+    plain = pod("pod-super", [6], [2], roll=8)
+    joker = pod("pod-super", [6], [2], roll=8, attacker_card="joker")
+    assert joker.effects["attacker"] == plain.effects["defender"]
+    assert joker.effects["defender"] == plain.effects["attacker"]
+    assert sum("Joker played" in line for line in joker.trace) == 1
+
+
 def test_basic_has_no_suit_cards():
     with pytest.raises(InputError) as caught:
         pod("pod-basic", [4], [2], roll=1, attacker_card="ace")
@@ -346,8 +416,8 @@ def test_obstacles_are_ultra_only():
 
 
 def expected_pod_column(ruleset, odds, buddy, medal, attacker_card, defender_card):
-    """RULINGS: shifts in the order played (Buddy, Medal, attacker's card, defender's card),
-    each stopping at the first or last column."""
+    """RULINGS: every shift (Buddy, Medal, attacker's card, defender's card) netted, then
+    applied once, stopping at the first or last column."""
     columns = POD_BASIC["columns"] if ruleset == "pod-basic" else SUPER_COLUMNS
     index = columns.index(odds)
     moves = []
@@ -357,8 +427,8 @@ def expected_pod_column(ruleset, odds, buddy, medal, attacker_card, defender_car
     for sign, card in ((1, attacker_card), (-1, defender_card)):
         if card:
             moves.append(sign * CARD_COLUMNS[card])
-    for move in moves:
-        index = min(max(index + move, 0), len(columns) - 1)
+    # RULINGS: the shifts are netted first, then applied once.
+    index = min(max(index + sum(moves), 0), len(columns) - 1)
     return columns[index]
 
 
@@ -384,7 +454,10 @@ def test_pod_shifts_never_leave_the_table(
         medal = None
         attacker_card = "stanfill" if attacker_card == "stanfill" else None
         defender_card = "stanfill" if defender_card == "stanfill" else None
-    else:
+    # Cards are single (RULINGS): those pairs are refused, tested on their own.
+    single = {"joker", "stanfill"}
+    assume(not (attacker_card in single and defender_card in single))
+    if ruleset != "pod-basic":
         roll += 1
     outcome = pod(
         ruleset,
@@ -629,9 +702,9 @@ def daynight(**fields):
 
 
 def test_daynight_first_column_is_or_less_and_last_or_more():
-    outcome = daynight(attack=1, defense=9, terrain="forest", roll=0)
+    outcome = daynight(attack=1, defense=9, terrain="forest", roll=0, drm=-1)
     assert outcome.column == "1-1"
-    outcome = daynight(attack=90, defense=2, terrain="forest", roll=0, time="night")
+    outcome = daynight(attack=90, defense=2, terrain="forest", roll=0, drm=-1, time="night")
     assert outcome.column == "10-1+"
     assert outcome.cell == DAYNIGHT["night"]["rows"]["0"][9]
 
@@ -659,18 +732,87 @@ def test_daynight_die_plus_drm_is_clamped_to_the_rows(face, drm, row):
     ],
 )
 def test_daynight_results_follow_the_rulings(roll, column, cell, attacker, defender):
-    outcome = resolve(CombatInput("daynight", column=column, roll=roll, terrain="clear"))
+    drm = -1 if roll == 0 else 0  # row 0 needs a DRM of -1 or less
+    outcome = resolve(CombatInput("daynight", column=column, roll=roll, terrain="clear", drm=drm))
     assert outcome.cell == cell
     assert outcome.effects["attacker"] == attacker
     assert outcome.effects["defender"] == defender
 
 
-@pytest.mark.parametrize("cell_roll", [(2, "ENG"), (3, "BTL")])
-def test_daynight_eng_and_btl_offer_a_reroll(cell_roll):
-    roll, cell = cell_roll
-    outcome = resolve(CombatInput("daynight", column="1-3", roll=roll, terrain="clear"))
-    assert outcome.cell == cell
-    assert outcome.effects["reroll"] == cell
+def test_daynight_btl_offers_a_reroll():
+    outcome = resolve(CombatInput("daynight", column="1-3", roll=3, terrain="clear"))
+    assert outcome.cell == "BTL"
+    assert outcome.effects["reroll"] == "BTL"
+
+
+def test_daynight_eng_is_always_rolled_again():
+    # RULINGS: ENG always rolls again (here with no reserve: the same column).
+    outcome = resolve(
+        CombatInput("daynight", column="1-3", roll=2, terrain="clear"), rng=ScriptedDice(4)
+    )
+    assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", "A1"]
+    assert outcome.cell == DAYNIGHT["day"]["rows"]["4"][1] == "A1"
+    assert "reroll" not in outcome.effects
+
+
+@pytest.mark.parametrize(
+    ("drm", "good", "bad"),
+    [
+        (0, (1, 6), (0, 7)),
+        (-3, (0, 3), (4, 6)),
+        (5, (6, 7), (5, 0)),
+        (-9, (0,), (1,)),
+        (2, (3, 7), (2,)),
+    ],
+)
+def test_daynight_hand_rows_are_checked_against_the_drm(drm, good, bad):
+    # RULINGS: a row entered by hand must be reachable by 1d6 + DRM after the 0..7 clamp.
+    for row in good:
+        assert resolve(CombatInput("daynight", column="1-1", roll=row, drm=drm)).roll == str(row)
+    for row in bad:
+        with pytest.raises(InputError) as caught:
+            resolve(CombatInput("daynight", column="1-1", roll=row, drm=drm))
+        assert caught.value.field == "roll"
+        low, high = min(max(1 + drm, 0), 7), min(max(6 + drm, 0), 7)
+        assert f"a row from {low} to {high}" in caught.value.allowed
+
+
+def test_daynight_hand_rerolls_are_checked_against_the_drm():
+    # Clear, day, 2-1: row 5 is ENG; with DRM -3 a re-roll can read rows 0..3 only.
+    combat = CombatInput(
+        "daynight", attackers=units(4), defenders=units(2), terrain="clear", drm=-3, roll=3
+    )
+    assert resolve(combat).cell == DAYNIGHT["day"]["rows"]["3"][4]
+    engaged = replace(combat, drm=0, roll=5, rerolls=(0,))
+    with pytest.raises(InputError) as caught:
+        resolve(engaged)
+    assert caught.value.field == "reroll" and "from 1 to 6" in caught.value.allowed
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "attack", "defense", "roll", "result"),
+    [
+        ("pod-super", 1, 9, 13, "AD"),
+        ("pod-super", 1, 9, 1, "AD"),
+        ("pod-ultra", 12, 2, 0, "AV"),
+        ("pod-basic", 12, 2, 7, "AV"),
+        ("pod-basic", 1, 4, 0, "AD"),
+        ("rivets", 12, 2, 9, "overrun"),
+        ("rivets", 12, 2, 0, "overrun"),
+    ],
+)
+def test_a_roll_no_die_could_give_is_refused_even_with_no_die_read(
+    ruleset, attack, defense, roll, result
+):
+    # RULINGS: checked against the dice the combat would read, even on AD, AV or overrun.
+    combat = CombatInput(ruleset, attackers=units(attack), defenders=units(defense))
+    assert resolve(combat).effects["result"] == result
+    with pytest.raises(InputError) as caught:
+        resolve(replace(combat, roll=roll))
+    assert caught.value.field == "roll"
+    # A roll the dice could give is still accepted (and not read).
+    lowest = 2 if ruleset in ("pod-super", "pod-ultra") else 1
+    assert resolve(replace(combat, roll=lowest)).effects["result"] == result
 
 
 # ---------------------------------------------------------------- Big Boom
@@ -758,7 +900,9 @@ def test_defence_zero_reads_the_best_result():
         == "overrun"
     )
     outcome = resolve(
-        CombatInput("daynight", attackers=units(1), defenders=units(0), terrain="woods", roll=7)
+        CombatInput(
+            "daynight", attackers=units(1), defenders=units(0), terrain="woods", roll=7, drm=2
+        )
     )
     assert outcome.column == "9-1+"
     outcome = ocs(attack=1, defense=0, terrain="close", surprise_roll=7, roll=7)
@@ -774,3 +918,9 @@ def test_unread_inputs_are_refused():
     with pytest.raises(InputError) as caught:
         resolve(CombatInput("ocs", attackers=units("3@town"), defenders=units(1)))
     assert caught.value.field == "attack"
+
+
+def test_a_mines_cdf_outside_its_options_is_refused_without_an_obstacle_too():
+    with pytest.raises(InputError) as caught:
+        resolve(CombatInput("pod-ultra", attackers=units(4), defenders=units(2), mines_cdf=7))
+    assert caught.value.field == "mines_cdf" and caught.value.allowed == "2 or 3"

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import settle
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -44,6 +45,13 @@ def _game(folder: Path, ruleset: str) -> CrtDeskApp:
     return app
 
 
+async def steady(pilot: Pilot) -> None:
+    """Settled, with the text cursor drawn whatever the blink's phase."""
+    for field in pilot.app.screen.query(Input).results(Input):
+        field.cursor_blink = False
+    await settle(pilot)
+
+
 def _typing(ruleset: str, attack: list[str], defense: str, roll: bool):
     async def run_before(pilot: Pilot) -> None:
         app = pilot.app
@@ -60,7 +68,7 @@ def _typing(ruleset: str, attack: list[str], defense: str, roll: bool):
         await pilot.pause()
         if roll:
             await pilot.press("ctrl+r")
-            await pilot.pause()
+        await steady(pilot)
 
     return run_before
 
@@ -78,3 +86,23 @@ def test_pod_screen(
 ) -> None:
     app = _game(folder, ruleset)
     assert snap_compare(app, terminal_size=SIZE, run_before=_typing(ruleset, attack, defense, roll))
+
+
+def _new_screen_game(folder: Path, ruleset: str) -> CrtDeskApp:
+    saves.new_game(folder / "game.toml", "Kursk", [ruleset], {})
+    return CrtDeskApp(
+        saves_dir=Path("saves"),
+        game_path=Path("saves/game.toml"),
+        rng=random.Random(3),
+        player="tester",
+    )
+
+
+@pytest.mark.parametrize("ruleset", ["rivets", "daynight"])
+def test_new_combat_screen(snap_compare, folder: Path, ruleset: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await pilot.press("1", "2", "tab", "3", "ctrl+r")
+        await steady(pilot)
+
+    app = _new_screen_game(folder, ruleset)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

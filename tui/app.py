@@ -3,8 +3,6 @@ log review. Game rules stay in the engine; saving goes through tui.saves."""
 
 from __future__ import annotations
 
-import getpass
-import os
 import random
 from collections.abc import Iterable
 from functools import partial
@@ -15,25 +13,15 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from tui import saves
-from tui.commands import GAME_COMMANDS, START_COMMANDS
-from tui.engine import CombatInput, Outcome, Tables, default_tables
-from tui.engine.dice import DiceRoll
+from tui.commands import START_COMMANDS
+from tui.engine import Tables, default_tables
 from tui.engine.tables import RULESET_IDS
-from tui.screens.game import RulesetScreen, screen_for
+from tui.player import player_name
+from tui.screens import screen_for
+from tui.screens.ruleset import RulesetScreen
 from tui.screens.start import StartScreen
 
 DEFAULT_GAME_TITLE = "First game"
-
-
-def player_name() -> str:
-    """Who is at the keyboard: $CRTDESK_PLAYER, else the OS user."""
-    name = os.environ.get("CRTDESK_PLAYER")
-    if name:
-        return name
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "player"
 
 
 class CrtDeskApp(App[None]):
@@ -78,6 +66,7 @@ class CrtDeskApp(App[None]):
         except saves.SaveError as err:
             self.notify(str(err), severity="error", markup=False)
             return
+        self.notify(f"New game {title!r} saved as {path.name}.", markup=False)
         self.open_game(path)
 
     def open_game(self, path: Path) -> None:
@@ -86,6 +75,9 @@ class CrtDeskApp(App[None]):
         except saves.SaveError as err:
             self.notify(str(err), severity="error", markup=False, timeout=10)
             return
+        for warning in game.warnings:
+            # A torn last entry set aside (the bytes kept, and where), as the CLI says it.
+            self.notify(warning, severity="warning", markup=False, timeout=15)
         self._forget_screens()
         self.game = game
         for ruleset in game.rulesets:
@@ -111,50 +103,40 @@ class CrtDeskApp(App[None]):
         if isinstance(self.screen, RulesetScreen):
             self.pop_screen()
 
-    def reload_game(self) -> None:
-        if self.game is not None:
-            try:
-                self.game = saves.load_game(self.game.path)
-            except saves.SaveError:
-                pass
-
     # ------------------------------------------------------------------ saving
-    def record_combat(self, combat: CombatInput, outcome: Outcome, note: str | None) -> str:
-        assert self.game is not None
-        try:
-            entry = saves.append_combat(self.game.path, combat, outcome, note=note, who=self.player)
-        except saves.SaveError as err:
-            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
-            return f"NOT SAVED: {err}"
-        self.reload_game()
-        return f"Logged as entry {entry.get('seq')} in {self.game.path.name}"
+    def follows(self, entry: dict[str, Any]) -> bool:
+        """True when `entry` is the next one after the open game's last entry: applying it
+        alone brings the game up to date."""
+        game = self.game
+        last = game.entries[-1]["seq"] if game is not None and game.entries else 0
+        return entry.get("seq") == last + 1
 
-    def record_event(self, ruleset: str, kind: str, text: str, dice: Iterable[DiceRoll]) -> str:
-        assert self.game is not None
-        try:
-            entry = saves.append_event(
-                self.game.path, kind, text, ruleset=ruleset, dice=list(dice), who=self.player
-            )
-        except saves.SaveError as err:
-            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
-            return f"NOT SAVED: {err}"
-        return f"(logged as entry {entry.get('seq')})"
+    def applied(self, entry: dict[str, Any], fresh: saves.Game | None = None) -> None:
+        """An entry this desk appended: apply it to the open game (or take the game
+        re-read off the UI thread when other entries came in between)."""
+        if self.game is None:
+            return
+        if fresh is not None:
+            self.game = fresh
+        elif self.follows(entry):
+            saves.apply_entry(self.game, entry)
 
     def set_game_option(self, key: str, value: object) -> None:
         assert self.game is not None
         try:
-            saves.set_option(self.game.path, key, value, who=self.player)
+            entry = saves.set_option(self.game.path, key, value, who=self.player)
         except saves.SaveError as err:
-            self.notify(f"NOT SAVED: {err}", severity="error", markup=False, timeout=10)
+            self.notify(f"Not saved: {err}", severity="error", markup=False, timeout=10)
             return
-        self.reload_game()
+        fresh = None if self.follows(entry) else saves.load_game(self.game.path)
+        self.applied(entry, fresh)
         self.notify(f"Game option {key} set to {value} (logged).", markup=False)
 
     # ------------------------------------------------------------------ palette
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         commands = (
-            GAME_COMMANDS
+            screen.DESK_COMMANDS
             if isinstance(screen, RulesetScreen)
             else START_COMMANDS
             if isinstance(screen, StartScreen)

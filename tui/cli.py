@@ -13,10 +13,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, plain, resolve
+from tui.engine.combat import CombatInput, Outcome, distribution, resolve
 from tui.engine.errors import InputError
 from tui.engine.rulesets.common import parse_unit
-from tui.engine.tables import RULESET_IDS, Chart, Tables, TablesError, default_tables
+from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
+from tui.text import cell_text, die_text, one_line, table_json, table_text
+
+# table_text and table_json moved to tui.text; the screens still import them from here.
+__all__ = ["build_parser", "combat_from_args", "main", "outcome_text", "table_json", "table_text"]
 
 EXIT_BAD_INPUT = 2
 
@@ -52,6 +56,8 @@ FLAGS = {
     "reroll": "--reroll",
     "rerolls": "--reroll",
     "seed": "--seed",
+    "rulesets": "--ruleset",  # new: the rulesets in play
+    "ruleset_filter": "--ruleset",  # log: only combats of this ruleset
 }
 
 
@@ -62,6 +68,15 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # Python 3.11 strips "--" from an option's value too, so `--roll=--` became [] (a crash
+        # later, or a silent default); a value typed after "=" is the value, and is checked.
+        if action.option_strings and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value if action.nargs in (None, argparse.OPTIONAL) else [value]
+        return super()._get_values(action, arg_strings)
 
 
 def _flag(field: str) -> str:
@@ -154,7 +169,7 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
     ocs.add_argument(
         "--reserve",
         metavar="N",
-        help="daynight: on ENG, commit an exploitation reserve of N factors and roll again",
+        help="daynight: on ENG (always rolled again), commit a reserve of N factors first",
     )
     ocs.add_argument(
         "--press-on", action="store_true", help="daynight: on BTL, take a step loss and roll again"
@@ -208,96 +223,6 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
     )
 
 
-def table_json(ruleset: str, tables: Tables) -> dict[str, Any]:
-    """The tables of one ruleset in the shapes the CLI contract names."""
-    data = tables.data
-
-    def grid(chart: Chart) -> dict[str, Any]:
-        return {"columns": list(chart.columns), "rows": plain(chart.rows)}
-
-    if ruleset in ("pod-basic", "pod-super", "pod-ultra"):
-        key = data[ruleset].get("same_chart_as", ruleset)
-        return grid(tables.chart(f"{key}.crt"))
-    if ruleset == "pod-boom":
-        return {
-            "accuracy": plain(data["pod-boom"]["accuracy"]),
-            "attrition": grid(tables.chart("pod-boom.attrition")),
-            "direction": plain(data["pod-boom"]["direction"]),
-            "crt": grid(tables.chart("pod-boom.crt")),
-        }
-    if ruleset == "rivets":
-        return grid(tables.chart("rivets.crt"))
-
-    def terrain(key: str) -> dict[str, Any]:
-        chart = tables.terrain_chart(key)
-        return {"columns_by_terrain": plain(chart.columns_by_terrain), "rows": plain(chart.rows)}
-
-    if ruleset == "ocs":
-        return terrain("ocs.crt")
-    return {"day": terrain("daynight.day"), "night": terrain("daynight.night")}
-
-
-def _grid_lines(
-    title: str, columns: list[str], rows: dict[str, list[Any]], row_label: str
-) -> list[str]:
-    texts = {k: [cell_text(c) for c in v] for k, v in rows.items()}
-    widths = [max([len(col)] + [len(texts[k][i]) for k in texts]) for i, col in enumerate(columns)]
-    key_width = max([len(row_label)] + [len(k) for k in rows])
-    lines = [
-        title,
-        f"{row_label:>{key_width}}  "
-        + "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)),
-    ]
-    for key, cells in texts.items():
-        lines.append(
-            f"{key:>{key_width}}  "
-            + "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
-        )
-    return lines
-
-
-def table_text(ruleset: str, tables: Tables) -> str:
-    shape = table_json(ruleset, tables)
-    title = tables.title(ruleset)
-    lines: list[str] = []
-    if ruleset == "pod-boom":
-        lines += [f"{title}: Boom Accuracy (1d6)"] + [
-            f"  {k}  {v}" for k, v in shape["accuracy"].items()
-        ]
-        lines += _grid_lines(
-            "\nBomber Mission Attrition (1d6 by AA factors)",
-            **_g(shape["attrition"]),
-            row_label="1d6",
-        )
-        lines += ["\nDirection (1d6)"] + [f"  {k}  {v}" for k, v in shape["direction"].items()]
-        lines += _grid_lines(
-            "\nBatteries, Bombers and Ship Guns (loss interdiction, by CAF)",
-            **_g(shape["crt"]),
-            row_label="1d6",
-        )
-    elif ruleset in ("ocs",):
-        for terrain_name, columns in shape["columns_by_terrain"].items():
-            lines += _grid_lines(f"{title}: {terrain_name}", columns, shape["rows"], "2d6+DRM")
-            lines.append("")
-    elif ruleset == "daynight":
-        for time in ("day", "night"):
-            part = shape[time]
-            for terrain_name, columns in part["columns_by_terrain"].items():
-                lines += _grid_lines(
-                    f"{title}: {time}, {terrain_name}", columns, part["rows"], "1d6+DRM"
-                )
-                lines.append("")
-    else:
-        lines += _grid_lines(title, shape["columns"], shape["rows"], "roll")
-    legend = tables.legends[ruleset]
-    lines += ["", "Legend:"] + [f"  {e.code:5} {e.means} (seed {e.seed})" for e in legend]
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def _g(shape: dict[str, Any]) -> dict[str, Any]:
-    return {"columns": shape["columns"], "rows": shape["rows"]}
-
-
 def outcome_text(outcome: Outcome) -> str:
     totals = ""
     if outcome.attack_total is not None:
@@ -307,15 +232,18 @@ def outcome_text(outcome: Outcome) -> str:
     head = [outcome.ruleset]
     if totals:
         head.append(totals)
-    for name, value in (("odds", outcome.odds), ("column", outcome.column), ("roll", outcome.roll)):
+    ratio = outcome.ratio if outcome.ratio != outcome.odds else None
+    for name, value in (
+        ("odds", outcome.odds),
+        ("ratio", ratio),
+        ("column", outcome.column),
+        ("roll", outcome.roll),
+    ):
         if value is not None:
             head.append(f"{name} {value}")
     lines = ["  ".join(head), f"Result: {cell_text(outcome.cell)}", outcome.explanation, "Trace:"]
     lines += [f"  {step}" for step in outcome.trace]
-    for die in outcome.dice:
-        lines.append(
-            f"  dice: {die.purpose} {die.dice} = {die.total} ({'rolled by the desk' if die.source == 'desk' else 'entered by hand'})"
-        )
+    lines += [f"  dice: {die.purpose}: {die_text(die)}" for die in outcome.dice]
     return "\n".join(lines)
 
 
@@ -356,6 +284,11 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
         raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
     combat = combat_from_args(args)
     seed = _integer("seed", args.seed)
+    if args.save:
+        from tui import cli_saves
+
+        # The game's own options (the Ultra mines CDF) decide the combat it is saved to.
+        combat = cli_saves.combat_for_game(args.save, args.saves, combat, tables)
     outcome = resolve(combat, tables, random.Random(seed) if seed is not None else None)
     saved = None
     if args.save:
@@ -405,7 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     _combat_flags(res)
     res.add_argument("--roll", metavar="N", help="the total read against the rows, rolled by hand")
     res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
-    res.add_argument("--save", metavar="FILE", help="append the combat to this save file")
+    res.add_argument(
+        "--save", metavar="FILE", help="append the combat to this save (a name, or a path to it)"
+    )
     res.add_argument(
         "--target", metavar="HEX", help="the hex or unit the result's markers go on (with --save)"
     )
@@ -429,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        for arg in argv:
+            if "\x00" in arg:  # only a caller of main() can pass one; no path may hold it
+                raise UsageError(f"argument {arg!r} holds a NUL character; no value may")
         if not argv or argv[0] == "open" or argv[0].startswith("--saves"):
             return _open_desk(argv)
         parser = build_parser()
@@ -439,18 +377,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         tables = default_tables()
         return args.func(args, tables)
     except InputError as err:
-        print(f"crtdesk: {err.message(_flag(err.field))}", file=sys.stderr)
+        _say(err.message(_flag(err.field)))
     except (UsageError, TablesError) as err:
-        print(
-            f"crtdesk: {err}" if not str(err).startswith("crtdesk") else str(err), file=sys.stderr
-        )
+        _say(str(err))
     except _save_errors() as err:
-        print(f"crtdesk: {err}", file=sys.stderr)
+        _say(str(err))
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
     return EXIT_BAD_INPUT
+
+
+def _say(message: str) -> None:
+    """Bad input: one line on stderr, whatever characters the value typed holds."""
+    line = message if message.startswith("crtdesk") else f"crtdesk: {message}"
+    print(one_line(line), file=sys.stderr)
 
 
 def _save_errors() -> tuple[type[Exception], ...]:

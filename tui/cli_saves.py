@@ -1,15 +1,19 @@
 """Save-file commands for the CLI (new, log, turn, marker, option, repair) and `resolve --save`.
 
 Every command names a save as the player typed it (`campaign` or `campaign.toml`), found in
-the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/). A broken save is a
-SaveError: one line on stderr and exit status 2, from tui.cli.main.
+the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
+existing save file (`saves/campaign.toml`). A broken save is a SaveError: one line on stderr
+and exit status 2, from tui.cli.main.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +21,18 @@ from tui import saves
 from tui.engine.combat import CombatInput, Outcome
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables
+from tui.player import player_name
+from tui.text import dice_text, entry_text, marker_text, one_line, when_text
 
 _SAVES_HELP = "the saves folder (default saves/ or $CRTDESK_SAVES)"
-_FILE_HELP = "the save's name in the saves folder (.toml may be left off)"
+_FILE_HELP = "the save's name in the saves folder, or a path to it (.toml may be left off)"
+_NEW_FILE_HELP = "the new save's name in the saves folder (.toml may be left off)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     """Add the save-file subcommands."""
     new = subparsers.add_parser("new", help="start a game in a new save file")
-    new.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    new.add_argument("file", metavar="FILE", help=_NEW_FILE_HELP)
     new.add_argument("--title", required=True, help="the game's title")
     new.add_argument(
         "--ruleset",
@@ -51,7 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     log.add_argument("--json", action="store_true", help="every field, as JSON")
     log.add_argument("--turn", metavar="N", help="only entries of turn N")
     log.add_argument("--ruleset", metavar="ID", help="only combats of this ruleset")
-    log.add_argument("--player", metavar="NAME", help="only entries by this player (OS user)")
+    log.add_argument(
+        "--player",
+        metavar="NAME",
+        help="only entries by this player ($CRTDESK_PLAYER, else the OS user)",
+    )
     log.add_argument("--markers", action="store_true", help="print the current markers instead")
     log.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     log.set_defaults(func=_cmd_log)
@@ -93,6 +104,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     repair.set_defaults(func=_cmd_repair)
 
 
+def combat_for_game(
+    save: str, saves_dir: str | None, combat: CombatInput, tables: Tables
+) -> CombatInput:
+    """The combat as the saved game plays it (RULINGS): a pod-ultra combat against mines
+    uses the game's mines CDF, and a --mines-cdf that disagrees with the game's is refused.
+    Only such a combat reads the whole save (the game's options are the replay of its log)."""
+    if combat.ruleset != "pod-ultra" or (combat.obstacle != "mines" and combat.mines_cdf is None):
+        return combat
+    path = _path(save, saves_dir)
+    game = saves.load_game(path)
+    value = game.options.get("mines_cdf", tables.data["pod-ultra"]["obstacles"]["mines"])
+    if combat.mines_cdf is None:
+        return replace(combat, mines_cdf=value)
+    if combat.mines_cdf != value:
+        raise InputError(
+            "mines_cdf",
+            combat.mines_cdf,
+            f"{value}, the mines CDF of the game in {path.name}, or no --mines-cdf "
+            f"(`crtdesk option {save} mines_cdf N` changes the game's, and logs it)",
+        )
+    return combat
+
+
 def record_combat(
     save: str,
     saves_dir: str | None,
@@ -104,9 +138,9 @@ def record_combat(
 ) -> str:
     """Append a resolved combat to a save; the line to print."""
     path = _path(save, saves_dir)
-    entry = saves.append_combat(path, combat, outcome, note, target=target)
+    entry = saves.append_combat(path, combat, outcome, note, target=target, who=player_name())
     line = f"Saved as entry {entry['seq']} in {path}"
-    placed = [_marker_text(m) for m in entry.get("markers", [])]
+    placed = [marker_text(m) for m in entry.get("markers", [])]
     if placed:
         line += "; placed " + "; ".join(placed)
     return line
@@ -115,8 +149,48 @@ def record_combat(
 # --- commands -------------------------------------------------------------------------------
 
 
-def _path(name: str, saves_dir: str | None) -> Path:
+# The line that closes a save's header (see README, Save files): how a file named by a path
+# is known to be a save before the store takes a lock file beside it.
+_HEADER_END = re.compile(rb"^# end of header[ \t\r]*$", re.MULTILINE)
+_HEADER_LIMIT = 1 << 20
+
+
+def _path(name: str, saves_dir: str | None, *, existing: bool = True) -> Path:
+    """The file a save named on the command line is in.
+
+    A name is a file in the saves folder. A path (what shell completion types) names an
+    existing save file anywhere, as `crtdesk open` takes it; `.toml` may be left off. A new
+    save (`existing` False) is always a name. Names typed in the desk never come through here.
+    """
+    if existing and any(sep and sep in name for sep in ("/", "\\", os.sep, os.altsep)):
+        return _existing_save(name)
     return saves.save_path(name, saves.saves_folder(saves_dir))
+
+
+def _existing_save(name: str) -> Path:
+    given = Path(name).expanduser()
+    shown = one_line(name)
+    if given.suffix != ".toml":
+        if given.is_file():
+            raise saves.SaveError(
+                f"{shown} is not a crtdesk save file (a save file's name ends in .toml)"
+            )
+        given = given.with_name(given.name + ".toml")
+    if not given.is_file():
+        raise saves.SaveError(
+            f"no save file {shown}; a path must name a save file that exists "
+            "(a new save is named by its file name and made in the saves folder)"
+        )
+    try:
+        with given.open("rb") as handle:
+            head = handle.read(_HEADER_LIMIT)
+    except OSError as err:
+        raise saves.SaveError(f"cannot read {shown}: {err.strerror}") from err
+    if not _HEADER_END.search(head):
+        raise saves.SaveError(
+            f"{shown} is not a crtdesk save file (it has no '# end of header' line)"
+        )
+    return given
 
 
 def _load(args: argparse.Namespace) -> saves.Game:
@@ -127,18 +201,21 @@ def _load(args: argparse.Namespace) -> saves.Game:
 
 
 def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
+    for ruleset in args.rulesets:
+        if ruleset not in RULESET_IDS:
+            raise InputError("rulesets", ruleset, "one of " + ", ".join(RULESET_IDS))
     options = dict(_option_pair(text) for text in args.option)
-    path = _path(args.file, args.saves)
-    game = saves.new_game(path, args.title, args.rulesets, options)
+    path = _path(args.file, args.saves, existing=False)
+    game = saves.new_game(path, args.title, args.rulesets, options, who=player_name())
     shown = ", ".join(f"{k} {v}" for k, v in game.options.items())
-    print(f"Started {_show(game.title)!r} in {path} ({', '.join(game.rulesets)}; {shown})")
+    print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}; {shown})")
     return 0
 
 
 def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     turn = _whole_number("turn", args.turn, 1)
     if args.ruleset is not None and args.ruleset not in RULESET_IDS:
-        raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
+        raise InputError("ruleset_filter", args.ruleset, "one of " + ", ".join(RULESET_IDS))
     game = _load(args)
     if args.markers:
         markers = [_marker_dict(m) for m in game.markers]
@@ -164,10 +241,10 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     before = {m.id: m for m in saves.load_game(path).markers}
-    entry = saves.advance_turn(path)
+    entry = saves.advance_turn(path, who=player_name())
     line = f"Turn {entry['turn']} begins (entry {entry['seq']} in {path})."
-    counted = [f"{i} {_marker_name(before.get(i))}" for i in entry.get("counted_down", [])]
-    expired = [f"{i} {_marker_name(before.get(i))}" for i in entry.get("expired", [])]
+    counted = [_after_turn(i, before, expired=False) for i in entry.get("counted_down", [])]
+    expired = [_after_turn(i, before, expired=True) for i in entry.get("expired", [])]
     if counted:
         line += " Counted down: " + "; ".join(counted) + "."
     if expired:
@@ -176,18 +253,29 @@ def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
     return 0
 
 
+def _after_turn(marker_id: str, before: dict[str, saves.Marker], *, expired: bool) -> str:
+    """A marker as the new turn leaves it: one turn fewer left, or removed."""
+    marker = before.get(marker_id)
+    if marker is None:  # placed by another player between the read and the turn
+        return marker_id
+    left = marker.turns_left
+    return marker_text(replace(marker, turns_left=None if expired or left is None else left - 1))
+
+
 def _cmd_marker_add(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     turns = _whole_number("turns", args.turns, 1)
-    entry = saves.add_marker(path, args.kind, args.target, args.side, turns, args.note)
-    print(f"Placed {_marker_text(entry['marker'])} as entry {entry['seq']} in {path}")
+    entry = saves.add_marker(
+        path, args.kind, args.target, args.side, turns, args.note, who=player_name()
+    )
+    print(f"Placed {marker_text(entry['marker'])} as entry {entry['seq']} in {path}")
     return 0
 
 
 def _cmd_marker_remove(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
-    entry = saves.remove_marker(path, args.marker_id)
-    what = f"{entry['marker_kind']} on {_show(entry['target'])}"
+    entry = saves.remove_marker(path, args.marker_id, who=player_name())
+    what = f"{entry['marker_kind']} on {one_line(entry['target'])}"
     print(f"Removed marker {entry['marker_id']} ({what}) as entry {entry['seq']} in {path}")
     return 0
 
@@ -195,7 +283,7 @@ def _cmd_marker_remove(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_option(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     key, value = _option_pair(f"{args.key}={args.value}")
-    entry = saves.set_option(path, key, value)
+    entry = saves.set_option(path, key, value, who=player_name())
     print(f"Option {key} = {value!r} as entry {entry['seq']} in {path}")
     return 0
 
@@ -243,27 +331,6 @@ def _option_pair(text: str) -> tuple[str, object]:
 
 # --- showing ------------------------------------------------------------------------------
 
-_CONTROL = {i: f"\\x{i:02x}" for i in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
-
-
-def _show(text: object) -> str:
-    """Free text on one table line: control characters shown as escapes."""
-    return str(text).translate(_CONTROL)
-
-
-def _marker_name(marker: saves.Marker | None) -> str:
-    if marker is None:
-        return "(unknown marker)"
-    return f"({marker.kind} on {_show(marker.target)})"
-
-
-def _marker_text(marker: dict[str, Any]) -> str:
-    extra = [marker["side"]] if marker.get("side") else []
-    if marker.get("turns"):
-        extra.append(f"{marker['turns']} turn{'s' if marker['turns'] != 1 else ''}")
-    detail = f" ({', '.join(_show(e) for e in extra)})" if extra else ""
-    return f"{marker['kind']} {marker['id']} on {_show(marker['target'])}{detail}"
-
 
 def _marker_dict(marker: saves.Marker) -> dict[str, Any]:
     return {
@@ -289,88 +356,29 @@ def _game_dict(game: saves.Game) -> dict[str, Any]:
     }
 
 
-def _cell_text(cell: Any) -> str:
-    if cell is None:
-        return ""
-    if isinstance(cell, dict) and {"attacker", "defender"} <= set(cell):
-        return (
-            f"A {' '.join(map(str, cell['attacker']))} / D {' '.join(map(str, cell['defender']))}"
-        )
-    if isinstance(cell, list):
-        return " ".join(map(str, cell))
-    return str(cell)
-
-
-def _dice_text(dice: list[dict[str, Any]]) -> str:
-    parts = []
-    for die in dice:
-        values = die.get("values") or []
-        rolled = str(die.get("total"))
-        if len(values) > 1:
-            rolled = "+".join(map(str, values)) + "=" + rolled
-        who = "desk" if die.get("source") == "desk" else "by hand"
-        parts.append(f"{die.get('dice', '?')} {rolled} {who}")
-    return ", ".join(parts)
-
-
-def _when_text(when: str) -> str:
-    return when[:16].replace("T", " ")
-
-
-def _what(entry: dict[str, Any]) -> tuple[str, str]:
-    """(what happened, the result in words) for one entry."""
-    kind = entry["kind"]
-    note = f" Note: {_show(entry['note'])}" if entry.get("note") else ""
-    if kind == "combat":
-        cell = _cell_text(entry.get("cell"))
-        placed = "".join(f" Placed {_marker_text(m)}." for m in entry.get("markers", []))
-        target = f" Target {_show(entry['target'])}." if entry.get("target") else ""
-        head = f"{cell}: " if cell else ""
-        return entry["ruleset"], f"{head}{_show(entry['explanation'])}{target}{placed}{note}"
-    if kind == "event":
-        what = entry.get("ruleset") or "event"
-        return what, f"{entry['event']}: {_show(entry['text'])}{note}"
-    if kind == "place-marker":
-        return "marker", f"Placed {_marker_text(entry['marker'])}.{note}"
-    if kind == "remove-marker":
-        what = entry.get("marker_kind", "marker")
-        target = _show(entry.get("target", "?"))
-        return "marker", f"Removed {what} {entry['marker_id']} on {target}.{note}"
-    if kind == "turn":
-        parts = [f"Turn {entry['turn']} begins."]
-        if entry.get("counted_down"):
-            parts.append("Counted down: " + ", ".join(entry["counted_down"]) + ".")
-        if entry.get("expired"):
-            parts.append("Expired: " + ", ".join(entry["expired"]) + ".")
-        return "turn", " ".join(parts) + note
-    if kind == "option":
-        return "option", f"{entry['key']} = {_show(repr(entry['value']))}.{note}"
-    return kind, (_show(entry["note"]) if entry.get("note") else kind)
-
-
 def log_text(game: saves.Game, entries: list[dict[str, Any]]) -> str:
     """The log as a table a person reads: one line per entry, the result in words last."""
     options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
     lines = [
-        f"{_show(game.title)} ({game.path})",
+        f"{one_line(game.title)} ({game.path})",
         f"Rulesets {', '.join(game.rulesets)}; turn {game.turn}; created "
-        f"{_when_text(game.created)} UTC; options: {_show(options)}",
+        f"{when_text(game.created)} UTC; options: {one_line(options)}",
     ]
     header = ("#", "turn", "when (UTC)", "who", "what", "odds", "column", "roll", "dice", "result")
     rows = []
     for entry in entries:
-        what, result = _what(entry)
+        what, result = entry_text(entry)
         rows.append(
             (
                 str(entry["seq"]),
                 str(entry["turn"]),
-                _when_text(entry["when"]),
-                _show(entry["who"]),
+                when_text(entry["when"]),
+                one_line(entry["who"]),
                 what,
-                _show(entry.get("odds") or ""),
-                _show(entry.get("column") or ""),
-                _show(entry.get("roll") or ""),
-                _dice_text(entry.get("dice", [])),
+                one_line(entry.get("odds") or ""),
+                one_line(entry.get("column") or ""),
+                one_line(entry.get("roll") or ""),
+                dice_text(entry.get("dice", [])),
                 result,
             )
         )
@@ -389,7 +397,7 @@ def log_text(game: saves.Game, entries: list[dict[str, Any]]) -> str:
 
 def markers_text(game: saves.Game) -> str:
     """The current markers as a table."""
-    title = f"Markers in {_show(game.title)} ({game.path}), turn {game.turn}"
+    title = f"Markers in {one_line(game.title)} ({game.path}), turn {game.turn}"
     if not game.markers:
         return title + "\n(no markers)"
     header = ("id", "kind", "target", "side", "turns left", "placed by", "note")
@@ -397,11 +405,11 @@ def markers_text(game: saves.Game) -> str:
         (
             m.id,
             m.kind,
-            _show(m.target),
-            _show(m.side or ""),
+            one_line(m.target),
+            one_line(m.side or ""),
             "-" if m.turns_left is None else str(m.turns_left),
             f"entry {m.placed_by}",
-            _show(m.note or ""),
+            one_line(m.note or ""),
         )
         for m in game.markers
     ]

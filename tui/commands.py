@@ -21,16 +21,35 @@ class Command:
         return Binding(self.key, self.action, self.label, show=self.show, priority=self.priority)
 
 
-# On a combat screen. The keys are not priority bindings: they reach the screen after the
-# keystrokes typed before them, so a roll sees every digit typed first. Keys avoid ctrl+h/i/j/m (terminals send them as backspace, tab,
-# enter) and ctrl+a/b (tmux and screen prefixes), and keys the text fields use.
-GAME_COMMANDS: tuple[Command, ...] = (
-    Command("help", "f1", "Help", "Show this ruleset's legend, chart and rulings"),
+# On every ruleset screen. The keys are not priority bindings: they reach the screen after the
+# keystrokes typed before them, so a roll sees every digit typed first. Keys avoid
+# ctrl+h/i/j/m (terminals send them as backspace, tab, enter) and ctrl+a/b (tmux and screen
+# prefixes), and keys the text fields use.
+RULESET_COMMANDS: tuple[Command, ...] = (
+    Command("help", "f1", "Help", "Show this ruleset's legend, chart, rulings and keys"),
+    Command("log", "ctrl+l", "Log", "Review this game's log and markers"),
+    Command("back", "escape", "Back", "Back to the saves list"),
+)
+
+# On every combat screen (a ruleset with a form).
+COMBAT_COMMANDS: tuple[Command, ...] = (
     Command("roll", "ctrl+r", "Roll", "Roll the desk's dice for this combat and log it"),
     Command("hand_dice", "ctrl+t", "Hand", "Enter dice rolled by hand at the table"),
     Command("add_attacker", "ctrl+n", "+Att", "Add an attacking unit row"),
     Command("add_defender", "ctrl+g", "+Def", "Add a defending unit row"),
     Command("remove_unit", "ctrl+o", "-Unit", "Remove the focused (or last) unit row"),
+    Command(
+        "trace", "ctrl+f", "Trace", "The last roll in full: every die, every step of the trace"
+    ),
+)
+
+# What a combat screen has, in Footer order.
+COMBAT_SCREEN_COMMANDS: tuple[Command, ...] = (
+    RULESET_COMMANDS[:1] + COMBAT_COMMANDS + RULESET_COMMANDS[1:]
+)
+
+# Only on the Pair-o-Dice Basic, Super and Ultra screens.
+POD_COMMANDS: tuple[Command, ...] = (
     Command(
         "after_roll",
         "f9",
@@ -43,8 +62,6 @@ GAME_COMMANDS: tuple[Command, ...] = (
         "Hero",
         "Hero Site won uncontested, loser lacks the Buddy card: roll the card draw",
     ),
-    Command("log", "ctrl+l", "Log", "Review this game's log and markers"),
-    Command("back", "escape", "Back", "Back to the saves list"),
 )
 
 START_COMMANDS: tuple[Command, ...] = (

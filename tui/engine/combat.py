@@ -1,180 +1,38 @@
-"""The engine's front door: combat inputs, outcomes, and the resolve/distribution calls
-that dispatch to one resolver per ruleset family."""
+"""The engine's front door: the resolve/distribution calls that dispatch to one resolver
+per ruleset family. The combat data (CombatInput, Unit, Outcome, Distribution, plain,
+cell_text) live in tui.engine.model and are re-exported here."""
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
-from fractions import Fraction
+from collections.abc import Callable
 from typing import Any
 
-from tui.engine.dice import DiceRoll, Roller, enumerate_dice
+from tui.engine.dice import Roller, enumerate_dice
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Distribution, Outcome, Unit, cell_text, plain
+from tui.engine.rulesets import boom, daynight, ocs, pod, rivets
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 
-
-@dataclass(frozen=True)
-class Unit:
-    """One unit's combat factor, and in Pair-o-Dice Super/Ultra the terrain of its hex."""
-
-    factor: int
-    terrain: str | None = None
-
-
-@dataclass(frozen=True)
-class CombatInput:
-    """Everything a player enters for one combat. Fields a ruleset does not use stay None."""
-
-    ruleset: str
-    attackers: tuple[Unit, ...] = ()
-    defenders: tuple[Unit, ...] = ()
-    column: str | None = None
-    roll: int | None = None
-    # Pair-o-Dice
-    attacker_card: str | None = None
-    defender_card: str | None = None
-    buddy: str | None = None
-    medal: str | None = None
-    morale_attack: int = 0
-    morale_defense: int = 0
-    obstacle: str | None = None
-    mines_cdf: int | None = None
-    # Big Boom
-    step: str | None = None
-    aaf: int | None = None
-    caf: int | None = None
-    long_range: bool = False
-    # OCS
-    terrain: str | None = None
-    attacker_ar: int = 0
-    defender_ar: int = 0
-    hedgehog: int = 0
-    overrun: bool = False
-    surprise_roll: int | None = None
-    shift_roll: int | None = None
-    defender_unsupplied: bool = False
-    # Day/Night
-    time: str | None = None
-    drm: int = 0
-    # A Day/Night battle's re-rolls: the reserve committed on ENG, pressing on after BTL
-    # with a step loss, and the rows of any re-rolls made by hand.
-    reserve: int | None = None
-    press_on: bool = False
-    rerolls: tuple[int, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """Only the fields that were set, for the log."""
-        blank = CombatInput(self.ruleset)
-        out: dict[str, Any] = {}
-        for key, value in asdict(self).items():
-            if value != getattr(blank, key) or key == "ruleset":
-                out[key] = value
-        if "attackers" in out:
-            out["attackers"] = [_unit_dict(u) for u in self.attackers]
-        if "defenders" in out:
-            out["defenders"] = [_unit_dict(u) for u in self.defenders]
-        return out
-
-
-def _unit_dict(unit: Unit) -> dict[str, Any]:
-    return {"factor": unit.factor, **({"terrain": unit.terrain} if unit.terrain else {})}
-
-
-@dataclass
-class Outcome:
-    """One resolved combat: the cell as printed, what it means, and how the desk got there."""
-
-    ruleset: str
-    attack_total: int | None
-    defense_total: int | float | None
-    odds: str | None
-    column: str | None
-    roll: str | None
-    cell: Any
-    effects: dict[str, Any]
-    explanation: str
-    trace: list[str]
-    dice: list[DiceRoll] = field(default_factory=list)
-    inputs: dict[str, Any] = field(default_factory=dict)
-    # The column found from the odds and the shifts known before any die (OCS surprise
-    # comes later): what a distribution is read against.
-    odds_column: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ruleset": self.ruleset,
-            "attack_total": self.attack_total,
-            "defense_total": self.defense_total,
-            "odds": self.odds,
-            "column": self.column,
-            "roll": self.roll,
-            "cell": plain(self.cell),
-            "effects": plain(self.effects),
-            "explanation": self.explanation,
-            "trace": list(self.trace),
-            "dice": [d.to_dict() for d in self.dice],
-            "inputs": plain(self.inputs),
-            "odds_column": self.odds_column,
-        }
-
-
-@dataclass(frozen=True)
-class Distribution:
-    """The exact chance of every distinct cell for a combat's inputs."""
-
-    ruleset: str
-    odds: str | None
-    column: str | None
-    outcomes: tuple[tuple[Any, Fraction, str], ...]  # (cell, probability, meaning)
-    # The decoded effects of each outcome, in the same order (for compact displays).
-    details: tuple[dict[str, Any], ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ruleset": self.ruleset,
-            "odds": self.odds,
-            "column": self.column,
-            "outcomes": [
-                {
-                    "cell": plain(cell),
-                    "probability": float(p),
-                    "fraction": f"{p.numerator}/{p.denominator}",
-                    "meaning": meaning,
-                }
-                for cell, p, meaning in self.outcomes
-            ],
-        }
-
-
-def plain(value: Any) -> Any:
-    """Tuples and read-only mappings as plain lists and dicts, for JSON and TOML."""
-    if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
-
-
-def cell_text(cell: Any) -> str:
-    """A printed cell on one line: "AL1o1 Do1", "DL2 / DR1", "A - 2 / D 2 -3"."""
-    cell = plain(cell)
-    if cell is None:
-        return "(no cell)"
-    if isinstance(cell, str):
-        return cell
-    if isinstance(cell, dict):
-        return f"A {' '.join(cell['attacker'])} / D {' '.join(cell['defender'])}"
-    return " / ".join(cell)
+__all__ = [
+    "CombatInput",
+    "Distribution",
+    "Outcome",
+    "Unit",
+    "cell_text",
+    "check_inputs",
+    "check_ruleset",
+    "distribution",
+    "plain",
+    "resolve",
+]
 
 
 Resolver = Callable[[CombatInput, Tables, Roller], Outcome]
 
 
 def _resolver(ruleset: str) -> Resolver:
-    from tui.engine.rulesets import boom, daynight, ocs, pod, rivets
-
     if ruleset.startswith("pod-") and ruleset != "pod-boom":
         return pod.resolve
     return {
@@ -216,7 +74,11 @@ _READ_BY: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("step", "aaf", "caf", "long_range"), ("pod-boom",)),
     **dict.fromkeys(_OCS_ONLY, ("ocs",)),
     "terrain": ("ocs", "daynight"),
-    **dict.fromkeys(("time", "drm", "reserve", "press_on", "rerolls"), ("daynight",)),
+    "bcpc": ("rivets",),
+    **dict.fromkeys(
+        ("time", "drm", "reserve", "press_on", "rerolls", "hold", "attacker_retreats"),
+        ("daynight",),
+    ),
 }
 
 
@@ -280,6 +142,7 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
     return Distribution(
         ruleset=combat.ruleset,
         odds=first.odds,
+        ratio=first.ratio,
         column=first.odds_column,
         outcomes=tuple((cell, p, meaning) for cell, p, meaning, _ in merged.values()),
         details=tuple(effects for *_, effects in merged.values()),

@@ -44,34 +44,53 @@ def column_for_ratio(columns: tuple[str, ...], attack: int, defense: int) -> int
 
 @dataclass(frozen=True)
 class Shift:
-    """One column shift: who or what caused it, the columns asked for (+ = attacker's way),
-    and where it landed."""
+    """One column shift asked for: who or what caused it, and the columns (+ = attacker's way)."""
 
     source: str
     asked: int
-    before: str
-    after: str
-    stopped_at_edge: bool
 
     def describe(self) -> str:
-        way = "right" if self.asked > 0 else "left"
-        text = f"{self.source}: {abs(self.asked)} column{'s' if abs(self.asked) != 1 else ''} {way}, {self.before} -> {self.after}"
-        if self.stopped_at_edge:
-            text += " (stopped at the table's edge)"
-        return text
+        return f"{self.source}: {_columns(self.asked)}"
 
 
-def apply_shifts(
-    columns: tuple[str, ...], start: int, shifts: list[tuple[str, int]]
-) -> tuple[int, list[Shift]]:
-    """Move along the columns one shift at a time; each stops at the first or last column."""
-    index = start
-    done: list[Shift] = []
-    for source, amount in shifts:
-        if amount == 0:
-            continue
-        target = index + amount
-        clamped = min(max(target, 0), len(columns) - 1)
-        done.append(Shift(source, amount, columns[index], columns[clamped], clamped != target))
-        index = clamped
-    return index, done
+@dataclass(frozen=True)
+class NetShift:
+    """All the shifts of one combat, netted first and then applied once: the column moves by
+    the net, stopping at the table's first or last column (RULINGS)."""
+
+    shifts: tuple[Shift, ...]
+    net: int
+    before: str
+    after: str
+    index: int
+    stopped_at_edge: bool
+
+    def describe(self) -> list[str]:
+        """One line per shift and one for the net; a single shift is one line."""
+        edge = " (stopped at the table's edge)" if self.stopped_at_edge else ""
+        moved = f"{self.before} -> {self.after}{edge}"
+        if not self.shifts:
+            return []
+        if len(self.shifts) == 1:
+            return [f"{self.shifts[0].describe()}, {moved}"]
+        lines = [shift.describe() for shift in self.shifts]
+        if self.net == 0:
+            lines.append(f"Net 0 columns: the shifts cancel, the column stays {self.before}")
+        else:
+            lines.append(f"Net {_columns(self.net)}, {moved}")
+        return lines
+
+
+def _columns(amount: int) -> str:
+    way = "right" if amount > 0 else "left"
+    return f"{abs(amount)} column{'s' if abs(amount) != 1 else ''} {way}"
+
+
+def apply_shifts(columns: tuple[str, ...], start: int, shifts: list[tuple[str, int]]) -> NetShift:
+    """Net every shift (+ the attacker's way), then move from `start` once, stopping at the
+    first or last column. Shifts of 0 columns are left out."""
+    asked = tuple(Shift(source, amount) for source, amount in shifts if amount)
+    net = sum(shift.asked for shift in asked)
+    target = start + net
+    index = min(max(target, 0), len(columns) - 1)
+    return NetShift(asked, net, columns[start], columns[index], index, index != target)

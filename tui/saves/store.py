@@ -590,9 +590,14 @@ def _create_whole(path: Path, content: bytes) -> None:
             pass
 
 
-def _combat_markers(seq: int, outcome: Outcome, target: str | None) -> list[dict[str, Any]]:
-    placed = []
-    for number, given in enumerate(outcome.effects.get("markers") or [], start=1):
+def _combat_markers(
+    seq: int, outcome: Outcome, target: str | None, targets: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The markers a result places. A marker for one side goes on that side's target when
+    `targets` names it; one for both sides goes on each named side's target."""
+    placed: list[dict[str, Any]] = []
+    targets = targets or {}
+    for given in outcome.effects.get("markers") or []:
         given = dict(given)
         kind = str(given.pop("kind"))
         try:
@@ -602,16 +607,18 @@ def _combat_markers(seq: int, outcome: Outcome, target: str | None) -> list[dict
         turns = given.pop("turns", None)
         side = given.pop("side", None)
         extra = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in given.items())
-        placed.append(
-            {
-                "id": f"{seq}.{number}",
-                "kind": kind,
-                "target": target or UNSPECIFIED_TARGET,
-                "side": side,
-                "turns": turns,
-                "note": extra or None,
-            }
-        )
+        sides = [s for s in ("attacker", "defender") if s in targets and side in (s, "both")]
+        for where, who in [(targets[s], s) for s in sides] or [(target, side)]:
+            placed.append(
+                {
+                    "id": f"{seq}.{len(placed) + 1}",
+                    "kind": kind,
+                    "target": where or UNSPECIFIED_TARGET,
+                    "side": who,
+                    "turns": turns,
+                    "note": extra or None,
+                }
+            )
     return placed
 
 
@@ -622,15 +629,18 @@ def append_combat(
     note: str | None = None,
     *,
     target: str | None = None,
+    targets: dict[str, str] | None = None,
     who: str | None = None,
 ) -> dict:
     """Log one resolved combat; markers the result places (No-entry, DG, exploitation,
-    engaged) go on `target`, or on "(unspecified)". `who` defaults to the OS user.
-    Returns the entry written."""
+    engaged) go on `target` (or per side on `targets`), or on "(unspecified)". `who`
+    defaults to the OS user. Returns the entry written."""
     if note is not None:
         _check_text("note", note)
     if target is not None:
         _check_text("target", target, allow_empty=False)
+    for where in (targets or {}).values():
+        _check_text("target", where, allow_empty=False)
     record = outcome.to_dict()
     if not record.get("inputs"):
         record["inputs"] = combat.to_dict()
@@ -655,7 +665,7 @@ def append_combat(
             "effects": record["effects"],
             "explanation": record["explanation"],
             "trace": record["trace"],
-            "markers": _combat_markers(seq, outcome, target) or None,
+            "markers": _combat_markers(seq, outcome, target, targets) or None,
         }
 
     return _append(path, make, who=who)

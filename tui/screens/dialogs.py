@@ -3,30 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static
 
+from tui.engine import Outcome
+from tui.engine.combat import cell_text
 from tui.engine.tables import RULESET_IDS, Tables
 
 
 class HandDiceScreen(ModalScreen[int | None]):
-    """Ask for the total of the dice rolled at the table."""
+    """Ask for the total of the dice rolled at the table (or the row they read)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, count: int, sides: int) -> None:
+    def __init__(self, dice: str, low: int, high: int, what: str = "") -> None:
         super().__init__(classes="dialog-screen")
-        self.low, self.high = count, count * sides
-        self.dice = f"{count}d{sides}"
+        self.low, self.high = low, high
+        self.dice = dice
+        self.what = what or f"the {dice} total"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Dice rolled by hand: the {self.dice} total ({self.low}-{self.high})")
+            yield Label(f"Dice rolled by hand: {self.what} ({self.low}-{self.high})", markup=False)
             yield Input(placeholder=f"{self.low}-{self.high}", id="hand-total", compact=True)
             yield Static("", markup=False, classes="problems", id="hand-problem")
             yield Label("Enter to resolve, Esc to cancel", classes="hint")
@@ -36,12 +40,41 @@ class HandDiceScreen(ModalScreen[int | None]):
         text = event.value.strip()
         problem = self.query_one("#hand-problem", Static)
         if not (text.isdigit() and self.low <= int(text) <= self.high):
-            problem.update(f"{text!r} is not a {self.dice} total: enter {self.low} to {self.high}")
+            problem.update(f"{text!r} is not allowed: enter {self.low} to {self.high}")
             event.input.set_class(True, "-invalid")
             return
         self.dismiss(int(text))
 
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TraceScreen(ModalScreen[None]):
+    """The last roll in full, at the screen's width: cell, effects, dice and every step."""
+
+    BINDINGS = [Binding("escape,q,ctrl+f", "close", "Close")]
+
+    def __init__(self, outcome: Outcome, entry: dict[str, Any] | None) -> None:
+        super().__init__(classes="trace-screen")
+        self.outcome = outcome
+        self.entry = entry
+
+    def compose(self) -> ComposeResult:
+        outcome = self.outcome
+        lines = [f"Result: {cell_text(outcome.cell)}", "", outcome.explanation, ""]
+        for roll in outcome.dice:
+            source = "the desk" if roll.source == "desk" else "by hand"
+            faces = f" {list(roll.values)}" if roll.values else ""
+            lines.append(f"Dice for {roll.purpose}: {roll.dice}{faces} = {roll.total} ({source})")
+        lines += ["", "Trace:"]
+        lines += [f"{n:3}. {step}" for n, step in enumerate(outcome.trace, start=1)]
+        if self.entry is not None:
+            lines += ["", f"Logged as entry {self.entry.get('seq')}"]
+        with VerticalScroll(classes="trace-body"):
+            yield Static("\n".join(lines), markup=False)
+        yield Footer(compact=True)
+
+    def action_close(self) -> None:
         self.dismiss(None)
 
 
@@ -131,4 +164,60 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChoiceScreen(ModalScreen[str]):
+    """A question answered with one key: each choice is (key, what it does, value). Esc
+    gives the first choice's value (the answer that commits nothing)."""
+
+    def __init__(self, question: str, choices: list[tuple[str, str, str]]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.question = question
+        self.choices = choices
+        for key, label, value in choices:
+            self._bindings.bind(key, f"choose({value!r})", label)
+        self._bindings.bind("escape", f"choose({choices[0][2]!r})", choices[0][1])
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question, markup=False)
+            for key, label, _ in self.choices:
+                yield Static(f"  {key}  {label}", markup=False)
+
+    def action_choose(self, value: str) -> None:
+        self.dismiss(value)
+
+
+class NumberScreen(ModalScreen[int | None]):
+    """Ask for a whole number >= 0; empty (or Esc) means none."""
+
+    BINDINGS = [Binding("escape", "none", "None")]
+
+    def __init__(self, question: str, placeholder: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        self.question = question
+        self.placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question, markup=False)
+            yield Input(placeholder=self.placeholder, id="number", compact=True)
+            yield Static("", markup=False, classes="problems", id="number-problem")
+            yield Label("Enter to go on; empty or Esc for none", classes="hint")
+
+    @on(Input.Submitted)
+    def submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            self.dismiss(None)
+        elif text.isdigit() and text.isascii() and len(text) <= 6:
+            self.dismiss(int(text))
+        else:
+            self.query_one("#number-problem", Static).update(
+                f"{text!r} is not a whole number >= 0: enter one, or leave it empty for none"
+            )
+            event.input.set_class(True, "-invalid")
+
+    def action_none(self) -> None:
         self.dismiss(None)

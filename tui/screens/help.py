@@ -8,27 +8,32 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tui.commands import GAME_COMMANDS
+from tui.commands import COMBAT_SCREEN_COMMANDS, RULESET_COMMANDS, Command
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1,q", "close", "Close")]
 
-    def __init__(self, ruleset: str | None) -> None:
+    def __init__(
+        self, ruleset: str | None, commands: tuple[Command, ...] = RULESET_COMMANDS
+    ) -> None:
         super().__init__(classes="help-screen")
         self.ruleset = ruleset
+        self.commands = commands
 
     def compose(self) -> ComposeResult:
-        from tui.cli import table_text
+        from tui.text import table_text
 
         tables = self.app.tables  # type: ignore[attr-defined]
-        keys = "\n".join(f"  {c.key:8} {c.help}" for c in GAME_COMMANDS)
+        keys = "\n".join(f"  {c.key:8} {c.help}" for c in self.commands)
         with VerticalScroll(classes="help-body"):
             if self.ruleset is None:
+                combat_keys = "\n".join(f"  {c.key:8} {c.help}" for c in COMBAT_SCREEN_COMMANDS)
                 yield Static(
                     "crtdesk: pick a game and press Enter, or n for a new one.\n"
                     "On a combat screen type the factors; the odds update as you type.\n\n"
-                    f"Keys on a combat screen:\n{keys}\n  F2-F8    switch to the game's 1st..7th ruleset\n"
+                    f"Keys here:\n{keys}\n\n"
+                    f"Keys on a combat screen:\n{combat_keys}\n  F2-F8    switch to the game's 1st..7th ruleset\n"
                     "  ctrl+p   command palette; ctrl+q quits",
                     markup=False,
                 )

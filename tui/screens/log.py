@@ -13,26 +13,30 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from tui import saves
-from tui.engine.combat import cell_text
+from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
 
 
 def entry_row(entry: dict[str, Any]) -> tuple[str, ...]:
     """One log entry as a table row: what a player scans for."""
     kind = str(entry.get("kind", ""))
-    when = str(entry.get("when", ""))[:16].replace("T", " ")
     if kind == "combat":
-        what = f"{entry.get('odds') or '-'} {entry.get('column') or ''} r{entry.get('roll') or '-'}: {cell_text(entry.get('cell'))}"
+        what = (
+            f"{entry.get('odds') or '-'} {entry.get('column') or ''} "
+            f"r{entry.get('roll') or '-'}: {cell_text(entry.get('cell'))}"
+        )
         if entry.get("note"):
             what += " (note)"
+        shown = str(entry.get("ruleset", ""))
     else:
-        what = str(entry.get("text") or entry.get("note") or kind)
+        # Other entries say their kind once, and what they did.
+        shown, what = entry_text(entry)
     return (
         str(entry.get("seq", "")),
         str(entry.get("turn", "")),
-        when,
-        str(entry.get("who", "")),
-        str(entry.get("ruleset", "") or kind),
-        what,
+        when_text(str(entry.get("when", ""))),
+        one_line(entry.get("who", "")),
+        shown,
+        one_line(what),
     )
 
 
@@ -66,11 +70,7 @@ class LogScreen(Screen[None]):
             table.add_row(*entry_row(entry))
         if game.entries:
             table.move_cursor(row=len(game.entries) - 1)
-        markers = [
-            f"{m.kind} {m.target} ({m.side or '-'})"
-            + (f", {m.turns_left} turns left" if m.turns_left is not None else "")
-            for m in game.markers
-        ]
+        markers = [marker_text(m) for m in game.markers]
         self.query_one("#log-markers", Static).update(
             "Markers: " + ("; ".join(markers) if markers else "none")
         )
@@ -81,15 +81,9 @@ class LogScreen(Screen[None]):
         entries = getattr(self, "entries", [])
         if 0 <= event.cursor_row < len(entries):
             entry = entries[event.cursor_row]
-            lines = [str(entry.get("explanation") or entry.get("text") or "")]
-            if entry.get("note"):
-                lines.append(f"Note: {entry['note']}")
-            dice = [
-                f"{d.get('dice')} {d.get('total')} ({'desk' if d.get('source') == 'desk' else 'by hand'})"
-                for d in entry.get("dice", [])
-            ]
-            if dice:
-                lines.append("Dice: " + ", ".join(dice))
+            lines = [entry_text(entry)[1]]
+            if entry.get("dice"):
+                lines.append("Dice: " + dice_text(entry["dice"]))
             self.query_one("#log-detail", Static).update("\n".join(lines))
 
     def action_toggle_markers(self) -> None:

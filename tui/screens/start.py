@@ -11,6 +11,18 @@ from textual.widgets import DataTable, Footer, Header, Static
 from tui import saves
 from tui.commands import START_COMMANDS
 from tui.screens.dialogs import NewGameRequest, NewGameScreen
+from tui.screens.ruleset import SHORT_NAMES
+from tui.text import one_line, when_text
+
+# (label, width): fits 80 columns with the table's cell padding and scrollbar. A long title
+# or ruleset list is cut short, never a column.
+COLUMNS = (("file", 13), ("title", 18), ("rulesets", 20), ("turn", 4), ("last (UTC)", 11))
+
+
+def fit(text: str, width: int) -> str:
+    """`text` on one line in `width` cells, cut with an ellipsis when longer."""
+    text = one_line(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 class StartScreen(Screen[None]):
@@ -30,7 +42,8 @@ class StartScreen(Screen[None]):
         self.title = "crtdesk"
         self.sub_title = "saves"
         table = self.query_one(DataTable)
-        table.add_columns("title", "rulesets", "turn", "last entry (UTC)")
+        for label, width in COLUMNS:
+            table.add_column(label, width=width)
         self.reload()
 
     def on_screen_resume(self) -> None:
@@ -44,11 +57,21 @@ class StartScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear()
         for game in self.games:
+            file = fit(game.path.stem, COLUMNS[0][1])
             if game.error:
-                table.add_row(game.title, "cannot be read (Enter shows why)", "-", "-")
+                table.add_row(
+                    file, fit(game.title, COLUMNS[1][1]), "unreadable (Enter: why)", "-", "-"
+                )
                 continue
-            last = (game.last_entry or "-")[:16].replace("T", " ")
-            table.add_row(game.title, " ".join(game.rulesets), str(game.turn), last)
+            rulesets = " ".join(SHORT_NAMES.get(r, r) for r in game.rulesets)
+            last = when_text(game.last_entry)[5:] if game.last_entry else "-"
+            table.add_row(
+                file,
+                fit(game.title, COLUMNS[1][1]),
+                fit(rulesets, COLUMNS[2][1]),
+                str(game.turn),
+                last,
+            )
         table.focus()
 
     def _highlighted(self) -> saves.GameSummary | None:
@@ -88,7 +111,7 @@ class StartScreen(Screen[None]):
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(None))
+        self.app.push_screen(HelpScreen(None, START_COMMANDS))
 
     def action_quit(self) -> None:
         self.app.exit()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import check_whole, explain, finish, units_total
 from tui.engine.tables import Chart, Tables
 

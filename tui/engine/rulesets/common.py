@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome, Unit
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import column_for_ratio, odds_label
 
 
@@ -69,6 +69,14 @@ def ratio_column(
     return odds, index
 
 
+def computed_ratio(combat: CombatInput, odds: str | None) -> str | None:
+    """The rounded ratio a resolver found from the totals: None with a column given by the
+    player, or with a defence of 0 (no ratio: `ratio_column` gives "-")."""
+    if combat.column is not None or odds in (None, "-"):
+        return None
+    return odds
+
+
 _PHRASES: dict[str, Any] = {
     "eliminated": lambda v: "is eliminated",
     "factors_lost": lambda v: "loses all factors" if v == "all" else f"loses {v} factor{_s(v)}",
@@ -129,6 +137,7 @@ def finish(
     column: str | None = None,
     roll: str | None = None,
     odds_column: str | None = None,
+    ratio: str | None = None,
 ) -> Outcome:
     effects.setdefault("attacker", {})
     effects.setdefault("defender", {})
@@ -147,6 +156,7 @@ def finish(
         explanation=explanation,
         trace=trace,
         odds_column=odds_column if odds_column is not None else column,
+        ratio=ratio,
     )
 
 

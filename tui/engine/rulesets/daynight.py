@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
-from tui.engine.dice import Roller, check_roll
+from tui.engine.dice import Roller
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
     check_whole,
+    computed_ratio,
     explain,
     finish,
     pick_column,
@@ -37,11 +38,14 @@ _RESULTS: dict[str, dict[str, dict[str, Any]]] = {
 }
 _NOTES = {
     "FF": "Firefight: the defender loses its step first; nobody moves.",
-    "ENG": "The attacker may commit one exploitation reserve (new odds) and roll again; a second ENG in this battle ends it.",
     "BTL": "Unresolved battle: an attacker with superior morale may take one step loss and roll again at the same odds; a second BTL ends it.",
     "A1X": "Retreating attackers are disorganized.",
     "A2X": "Retreating attackers are disorganized.",
 }
+
+
+# Results where the attacker may retreat (disorganized) instead of losing steps (7.10.8).
+_ATTACKER_MAY_RETREAT = ("A1", "A1X", "A2X")
 
 
 def table_name(time: str | None) -> str:
@@ -94,7 +98,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     battle: list[dict[str, Any]] = []
     seen: set[str] = set()
     voluntary_losses = 0
-    declined: str | None = None  # an ENG or BTL re-roll the attacker did not take
+    declined: str | None = None  # a BTL re-roll the attacker did not take
     while True:
         given = manual[len(battle)] if len(battle) < len(manual) else None
         total = _row(given, combat.drm, rules, roller, trace, "roll" if not battle else "reroll")
@@ -109,17 +113,19 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             break
         seen.add(cell)
         if cell == "ENG":
+            # RULINGS: ENG is always rolled again, with a reserve at new odds or at the same.
             if combat.reserve is None or attack is None or defense is None:
-                trace.append("ENG: the attacker commits no exploitation reserve; the battle ends")
-                declined = cell
-                break
-            attack += combat.reserve
-            trace.append(
-                f"ENG: the attacker commits a reserve of {combat.reserve}: attack {attack}"
-            )
-            odds, index = ratio_column(
-                columns, attack, defense, "-", trace, "the first column is 'or less'"
-            )
+                trace.append(
+                    "ENG: the attacker commits no exploitation reserve; rolled again at the same odds"
+                )
+            else:
+                attack += combat.reserve
+                trace.append(
+                    f"ENG: the attacker commits a reserve of {combat.reserve}: attack {attack}"
+                )
+                odds, index = ratio_column(
+                    columns, attack, defense, "-", trace, "the first column is 'or less'"
+                )
         else:
             if not combat.press_on:
                 trace.append("BTL: the attacker does not press on; the battle ends")
@@ -136,6 +142,17 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     for side, change in _RESULTS[cell].items():
         effects[side].update(change)
+    defender = effects["defender"]
+    if combat.hold is False and "retreat_or_steps" in defender:
+        # No step-loss-and-hold option in the defender's hex: D1/D2 are retreats (7.10).
+        defender["retreat"] = defender.pop("retreat_or_steps")
+    if combat.attacker_retreats:
+        if cell not in _ATTACKER_MAY_RETREAT:
+            allowed = "only on " + ", ".join(_ATTACKER_MAY_RETREAT)
+            raise InputError("attacker_retreats", cell, allowed)
+        # Retreating attackers are disorganized (7.10.8).
+        effects["markers"].append({"kind": "disorganized", "side": "attacker"})
+        effects["notes"].append("The attacker retreats: its units are disorganized.")
     if voluntary_losses:
         steps = effects["attacker"].get("steps_lost", 0) + voluntary_losses
         effects["attacker"]["steps_lost"] = steps
@@ -169,6 +186,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects=effects,
         trace=trace,
         odds_column=odds_column,
+        ratio=computed_ratio(combat, odds),
     )
 
 
@@ -184,7 +202,14 @@ def _row(
     low, high = rules["row_min"], rules["row_max"]
     sides = rules["die_sides"]
     if given is not None:
-        check_roll(field, given, low, high, f"modified 1d{sides} (row {low}..{high})")
+        # RULINGS: a row entered by hand must be one 1d6 + the DRM can reach after the clamp.
+        lowest, highest = (min(max(face + drm, low), high) for face in (1, sides))
+        if isinstance(given, bool) or not isinstance(given, int) or not lowest <= given <= highest:
+            raise InputError(
+                field,
+                given,
+                f"a row from {lowest} to {highest}: 1d{sides} {drm:+d} DRM, read on rows {low} to {high}",
+            )
         roller.record_manual("combat (modified, read row)", f"1d{sides}", given)
         trace.append(f"Row {given} entered by hand")
         return given

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts
 from tui.engine.rulesets.common import (
     check_whole,
+    computed_ratio,
     finish,
     pick_column,
     ratio_column,
@@ -140,8 +141,9 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     side, shift = surprise(combat, tables, roller, trace)
     effects_shifts: list[str] = []
     if shift:
-        index, done = apply_shifts(columns, index, [(f"Surprise ({side})", shift)])
-        effects_shifts = [s.describe() for s in done]
+        moved = apply_shifts(columns, index, [(f"Surprise ({side})", shift)])
+        index = moved.index
+        effects_shifts = moved.describe()
         trace.extend(f"Shift: {s}" for s in effects_shifts)
     column = columns[index]
     if combat.roll is not None:
@@ -173,4 +175,5 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects=effects,
         trace=trace,
         odds_column=odds_column,
+        ratio=computed_ratio(combat, odds),
     )

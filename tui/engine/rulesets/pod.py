@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
-from tui.engine.dice import Roller, parse_dice
+from tui.engine.dice import Roller, check_roll, parse_dice
 from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
 from tui.engine.rulesets.common import (
     finish,
@@ -92,15 +92,43 @@ def _card_ok(ruleset: str, tables: Tables, field: str, card: str | None) -> None
         raise InputError(field, card, "one of " + ", ".join(allowed) + f" in {ruleset}")
 
 
+def _cards_together_ok(combat: CombatInput) -> None:
+    """RULINGS: cards are single. One Joker per combat, Stanfill (#19) is one card (one
+    side at most), and she cancels the result, so a Joker with her is refused."""
+    attacker, defender = combat.attacker_card, combat.defender_card
+    if attacker == defender == "joker":
+        raise InputError(
+            "defender_card",
+            defender,
+            "another card or none: the attacker played the Joker, and a second Joker is refused (one after-roll card per combat)",
+        )
+    if attacker == defender == "stanfill":
+        raise InputError(
+            "defender_card",
+            defender,
+            "another card or none: Margaret Stanfill (#19) is one card, and the attacker played her",
+        )
+    if {attacker, defender} == {"joker", "stanfill"}:
+        field = "attacker_card" if attacker == "joker" else "defender_card"
+        raise InputError(
+            field,
+            "joker",
+            "another card or none: Margaret Stanfill (#19) cancels the result, so no Joker is played with her",
+        )
+
+
 def _side_ok(field: str, value: str | None) -> None:
     if value is not None and value not in SIDES:
         raise InputError(field, value, "attacker or defender")
 
 
 def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int | None:
+    options = tables.data["pod-ultra"]["obstacle_options"]["mines"]
+    if combat.mines_cdf is not None and combat.ruleset != "pod-ultra":
+        raise InputError("mines_cdf", combat.mines_cdf, "no mines CDF outside pod-ultra")
+    if combat.mines_cdf is not None and combat.mines_cdf not in options:
+        raise InputError("mines_cdf", combat.mines_cdf, " or ".join(map(str, options)))
     if combat.obstacle is None:
-        if combat.mines_cdf is not None and combat.ruleset != "pod-ultra":
-            raise InputError("mines_cdf", combat.mines_cdf, "no mines CDF outside pod-ultra")
         return None
     if combat.ruleset != "pod-ultra":
         raise InputError(
@@ -118,9 +146,6 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
     cdf = obstacles[combat.obstacle]
     source = "tables.toml pod-ultra.obstacles"
     if combat.obstacle == "mines" and combat.mines_cdf is not None:
-        options = tables.data["pod-ultra"]["obstacle_options"]["mines"]
-        if combat.mines_cdf not in options:
-            raise InputError("mines_cdf", combat.mines_cdf, " or ".join(map(str, options)))
         cdf = combat.mines_cdf
         source = "the game's mines CDF option"
     trace.append(
@@ -131,7 +156,8 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
 
 def _shifts(combat: CombatInput, tables: Tables) -> list[tuple[str, int]]:
     """Shifts in the order they are played: Buddy, Medal, then the attacker's card and the
-    defender's card (the attacker commits first). + is the attacker's way."""
+    defender's card (the attacker commits first). + is the attacker's way; they are
+    netted before the column moves."""
     pod = tables.data["pod"]
     shifts: list[tuple[str, int]] = []
     if combat.buddy:
@@ -158,6 +184,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     trace: list[str] = []
     _card_ok(ruleset, tables, "attacker_card", combat.attacker_card)
     _card_ok(ruleset, tables, "defender_card", combat.defender_card)
+    _cards_together_ok(combat)
     _side_ok("buddy", combat.buddy)
     _side_ok("medal", combat.medal)
     if combat.medal and not rules["terrain_effects"]:
@@ -166,11 +193,18 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             combat.medal,
             "no Medal of Honor hex in the Basic game (terrain has no combat effect)",
         )
+    count, sides = parse_dice(rules["dice"])
+    if combat.roll is not None:
+        # RULINGS: checked against the dice even when AD or AV reads no die.
+        check_roll("roll", combat.roll, count, count * sides, rules["dice"])
     obstacle_cdf = _obstacle_cdf(combat, tables, trace)
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+    if obstacle_cdf is not None:
+        effects["obstacle"] = {"kind": combat.obstacle, "cdf": obstacle_cdf}
 
     attack = defense = None
     odds: str | None = None
+    ratio: str | None = None
     if combat.column is not None:
         if combat.attackers or combat.defenders:
             attack, defense = _terrain_totals(combat, tables, trace, obstacle_cdf)
@@ -189,7 +223,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             automatic, odds = "AV", "AV"
         else:
             left, right = round_odds(attack, defense)
-            odds = f"{left}-{right}"
+            odds = ratio = f"{left}-{right}"
             trace.append(f"Ratio {attack}:{defense}; odds rounded in the defender's favour: {odds}")
             if right >= rules["automatic_defeat_from"]:
                 automatic = "AD"
@@ -206,17 +240,17 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             trace.append(f"Obstacles are exempt from AV: read the {column} column")
             index = chart.columns.index(column)
         elif automatic is not None:
-            return _automatic(combat, tables, automatic, attack, defense, odds, effects, trace)
+            return _automatic(combat, tables, automatic, attack, defense, ratio, effects, trace)
         else:
             index = chart.columns.index(odds)
             trace.append(f"Column {odds}")
 
-    index, done = apply_shifts(chart.columns, index, _shifts(combat, tables))
-    trace.extend(f"Shift: {s.describe()}" for s in done)
-    column = chart.columns[index]
-    if done:
-        effects["shifts"] = [s.describe() for s in done]
-    count, sides = parse_dice(rules["dice"])
+    moved = apply_shifts(chart.columns, index, _shifts(combat, tables))
+    shifts = moved.describe()
+    trace.extend(f"Shift: {line}" for line in shifts)
+    column = chart.columns[moved.index]
+    if shifts:
+        effects["shifts"] = shifts
     total = roller.roll("combat", count, sides, combat.roll)
     source = "entered by hand" if combat.roll is not None else "rolled by the desk"
     roll = str(total)
@@ -225,18 +259,13 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         f"Dice {count}d{sides}: {total} ({source}); row {roll}, column {column}: {_printed(cell)}"
     )
     _decode(ruleset, tables, cell, effects)
-    jokers = [
-        s
-        for s, c in (("attacker", combat.attacker_card), ("defender", combat.defender_card))
-        if c == "joker"
-    ]
-    for side in jokers:
+    if "joker" in (combat.attacker_card, combat.defender_card):
+        side = "attacker" if combat.attacker_card == "joker" else "defender"
         effects["attacker"], effects["defender"] = effects["defender"], effects["attacker"]
-        effects["swapped"] = not effects.get("swapped", False)
+        effects["swapped"] = True
         trace.append(
             f"Joker played by the {side} after the roll: attacker and defender results swap"
         )
-    if effects.get("swapped"):
         effects["headline"] = ["Joker: the attacker and defender result lines are swapped."]
     if "stanfill" in (combat.attacker_card, combat.defender_card):
         who = "attacker" if combat.attacker_card == "stanfill" else "defender"
@@ -255,6 +284,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         cell=cell,
         effects=effects,
         trace=trace,
+        ratio=ratio,
     )
 
 
@@ -264,10 +294,12 @@ def _automatic(
     automatic: str,
     attack: int,
     defense: int,
-    odds: str,
+    ratio: str | None,
     effects: dict[str, Any],
     trace: list[str],
 ) -> Outcome:
+    """AD or AV: `odds` names the result, `ratio` keeps the rounded odds (none when the
+    defence is 0)."""
     unplayed = [
         name
         for name, value in (
@@ -298,21 +330,29 @@ def _automatic(
         effects["attacker"] = {"advance_up_to": tables.data["pod-basic"]["av_advance"]}
         effects["headline"] = ["Automatic Victory: the defender is destroyed (DD)."]
     else:
+        # RULINGS: the removed defenders' printed factors, before terrain and morale.
+        printed = sum(unit.factor for unit in combat.defenders)
         effects["defender"] = {"eliminated": True}
+        effects["move_in_factors"] = printed
         effects["headline"] = ["Automatic Victory during movement: the defenders are removed."]
         effects["notes"].append(
-            f"Attackers with defence factors equal to the removed {defense} must move into the vacated hex and may not move again."
+            f"Attackers with defence factors equal to the removed defenders' printed {printed} must move into the vacated hex and may not move again."
         )
+        if printed != defense:
+            trace.append(
+                f"Move-in: the removed defenders' printed factors {printed} (not {defense} after terrain and morale)"
+            )
     return finish(
         combat,
         attack_total=attack,
         defense_total=defense,
-        odds=odds,
+        odds=automatic,
         column=None,
         roll=None,
         cell=None,
         effects=effects,
         trace=trace,
+        ratio=ratio,
     )
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.combat import CombatInput, Outcome
-from tui.engine.dice import Roller
+from tui.engine.dice import Roller, check_roll, parse_dice
+from tui.engine.model import CombatInput, Outcome
 from tui.engine.rulesets.common import (
+    computed_ratio,
     finish,
     pick_column,
     ratio_column,
@@ -29,7 +30,12 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     chart = tables.chart("rivets.crt")
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     attack = defense = None
+    ratio: str | None = None
     overrun_from = tables.data["rivets"]["overrun_from"]
+    count, sides = parse_dice(tables.data["rivets"]["dice"])
+    if combat.roll is not None:
+        # RULINGS: checked against the die even when an overrun reads none.
+        check_roll("roll", combat.roll, count, count * sides, tables.data["rivets"]["dice"])
     if combat.column is not None:
         index = pick_column(chart.columns, combat.column, trace)
         odds = combat.column
@@ -42,8 +48,15 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         odds, index = ratio_column(
             chart.columns, attack, defense, "-", trace, "odds worse than 1-5 are resolved on 1-5"
         )
+        ratio = computed_ratio(combat, odds)
         if defense == 0 or attack >= overrun_from * defense:
-            odds = "overrun"
+            if combat.bcpc:
+                trace.append(
+                    f"{overrun_from}-1 or better, but the enemy BCPC cannot be overrun: "
+                    f"the combat is rolled on column {chart.columns[index]}"
+                )
+            else:
+                odds = "overrun"
     column = chart.columns[index]
     column_cells = {chart.cell(row, column) for row in chart.rows}
     if odds == "overrun" and len(column_cells) == 1:
@@ -59,10 +72,10 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects["notes"].append("The enemy BCPC cannot be overrun.")
         roll = None
     else:
-        total = roller.roll("combat", 1, 6, combat.roll)
+        total = roller.roll("combat", count, sides, combat.roll)
         roll = str(total)
         cell = chart.cell(roll, column)
-        trace.append(f"1d6 {total}; row {roll}, column {column}: {cell}")
+        trace.append(f"{count}d{sides} {total}; row {roll}, column {column}: {cell}")
     if cell in _CODES:
         side, change = _CODES[cell]
         effects[side].update(change)
@@ -78,4 +91,5 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         cell=cell,
         effects=effects,
         trace=trace,
+        ratio=ratio,
     )

@@ -1,0 +1,64 @@
+"""The one way the Pilot tests open the desk: `desk(...)` gives the running app at 80x24
+on a fresh saves folder (optionally with a game of the given rulesets), settled."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from tui import saves
+from tui.app import CrtDeskApp
+
+SIZE = (80, 24)
+
+Desk = Callable[..., AbstractAsyncContextManager[tuple[CrtDeskApp, Pilot]]]
+
+
+def make_app(
+    folder: Path, seed: int = 7, rulesets: list[str] | None = None, title: str = "Test game"
+) -> CrtDeskApp:
+    """The desk on `folder`; with `rulesets`, opened on a new game of them."""
+    folder.mkdir(exist_ok=True)
+    if rulesets is None:
+        return CrtDeskApp(saves_dir=folder, rng=random.Random(seed), player="tester")
+    saves.new_game(folder / "game.toml", title, rulesets, {})
+    return CrtDeskApp(
+        saves_dir=folder, game_path=folder / "game.toml", rng=random.Random(seed), player="tester"
+    )
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Desk:
+    """`async with desk(rulesets=[...], seed=7) as (app, pilot):` the running desk."""
+
+    @asynccontextmanager
+    async def opened(
+        rulesets: list[str] | None = None, seed: int = 7, size: tuple[int, int] = SIZE
+    ) -> AsyncIterator[tuple[CrtDeskApp, Pilot]]:
+        app = make_app(tmp_path / "saves", seed, rulesets)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            yield app, pilot
+
+    return opened
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait for every worker (rolls, saves) and the screen updates they post."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    # A result shown can bring a scrollbar in: let that layout settle too.
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+def screen_text(app: CrtDeskApp) -> str:
+    """Every Static on the active screen, as the player reads it."""
+    return "\n".join(str(s.content) for s in app.screen.query("Static").results(Static))

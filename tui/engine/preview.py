@@ -1,0 +1,121 @@
+"""The live odds preview as one engine call: everything a combat screen shows before the
+roll (totals, odds, each shift, the column, an automatic result, and the chance and short
+meaning of every result), so a screen never reads the engine's effects dictionaries."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, resolve
+from tui.engine.tables import Tables, default_tables
+
+_SHORT = {
+    "eliminated": lambda v: "elim",
+    "factors_lost": lambda v: "lose all" if v == "all" else f"lose {v}",
+    "steps_lost": lambda v: f"{v} step",
+    "option": lambda v: f"opt {v}",
+    "retreat": lambda v: f"ret {v}",
+    "advance_up_to": lambda v: f"adv<={v}",
+    "retreat_or_steps": lambda v: f"ret/step {v}",
+    "retreat_or_step": lambda v: "step or ret 1",
+    "exploit_min_ar": lambda v: f"exploit AR{v}+",
+    "disorganized": lambda v: "DG",
+    "engaged": lambda v: "engaged",
+    "bombers_removed": lambda v: f"-{v} bombers",
+}
+
+
+def short_meaning(effects: dict[str, Any]) -> str:
+    """What a result means, in a few words per side: "A: lose 1; D: lose 2, ret 3"."""
+    if effects.get("cancelled"):
+        return "cancelled"
+    parts = []
+    for side, letter in (("attacker", "A"), ("defender", "D")):
+        words = [_SHORT[k](v) for k, v in effects.get(side, {}).items() if k in _SHORT]
+        if words:
+            parts.append(f"{letter}: {', '.join(words)}")
+    return "; ".join(parts) or "no effect"
+
+
+@dataclass(frozen=True)
+class PreviewRow:
+    """One possible result: the cell as printed, its exact chance, and what it means."""
+
+    cell: str
+    probability: Fraction
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What the preview shows for one combat's inputs, before any die is rolled."""
+
+    attack_total: int | float | None
+    defense_total: int | float | None
+    odds: str | None
+    shifts: tuple[str, ...]
+    column: str | None
+    # An automatic result (AD, AV, overrun) read without dice: its explanation.
+    automatic: str | None
+    dice: str
+    rows: tuple[PreviewRow, ...]
+    # What stands for the defending units when they are not read (an Ultra obstacle).
+    defence_note: str | None = None
+
+    @property
+    def headline(self) -> str:
+        return f"Attack {self.attack_total} · Defence {self.defense_total} · odds {self.odds}"
+
+
+def probe(combat: CombatInput, tables: Tables | None = None) -> Outcome:
+    """The combat read without caring for the dice: totals, odds, AD/AV and shifts (none
+    of them depends on a die). Raises InputError for a combat the engine refuses."""
+    # A fixed seed: the probe's dice are never shown, and a preview must not flicker.
+    return resolve(combat, tables or default_tables(), random.Random(0))
+
+
+def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:
+    """The preview of one combat. Raises InputError for a combat the engine refuses."""
+    tables = tables or default_tables()
+    first = probe(combat, tables)
+    effects = first.effects
+    automatic = first.explanation if effects.get("result") else None
+    rows: tuple[PreviewRow, ...] = ()
+    column = first.odds_column
+    if automatic is None:
+        dist = distribution(combat, tables)
+        column = dist.column
+        details = dist.details or tuple({} for _ in dist.outcomes)
+        ranked = sorted(
+            zip(dist.outcomes, details, strict=True),
+            key=lambda pair: -pair[0][1],
+        )
+        rows = tuple(
+            PreviewRow(cell_text(cell), probability, short_meaning(detail))
+            for (cell, probability, _), detail in ranked
+        )
+    dice = tables.data.get(combat.ruleset, {}).get("dice", "")
+    return Preview(
+        attack_total=first.attack_total,
+        defense_total=first.defense_total,
+        odds=first.odds,
+        shifts=tuple(str(s) for s in effects.get("shifts", ())),
+        column=column,
+        automatic=automatic,
+        dice=dice if isinstance(dice, str) else "",
+        rows=rows,
+        defence_note=_defence_note(effects),
+    )
+
+
+def _defence_note(effects: dict) -> str | None:
+    obstacle = effects.get("obstacle")
+    if not obstacle:
+        return None
+    return (
+        f"The {obstacle['kind']} obstacle is the defence (CDF {obstacle['cdf']}): "
+        "the defender rows are not read"
+    )

@@ -1,0 +1,378 @@
+"""The combat screen every ruleset's form is built on: two panes (the form, and the result
+over the live odds preview), unit rows, rolling with the desk's dice or dice entered by
+hand, the trace, and recording in a worker.
+
+A ruleset screen declares only its own form fields (`compose_fields`), how its form
+becomes a `CombatInput` (`build_combat`), and its own extra commands. Data flows one way:
+form -> one reactive `FormReading` -> one engine call (`preview`) -> the preview widget.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import var
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input, Label, RadioSet, Select
+
+from tui import saves
+from tui.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
+from tui.engine import CombatInput, InputError, Outcome, resolve
+from tui.engine.dice import parse_dice
+from tui.engine.preview import Preview, preview
+from tui.engine.rulesets.common import parse_unit
+from tui.engine.tables import Tables
+from tui.screens.dialogs import HandDiceScreen, TraceScreen
+from tui.screens.ruleset import RulesetScreen
+from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
+
+# One save at a time from this desk, in the order they were asked for.
+_SAVE_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class FormReading:
+    """The form as the engine's input, or the problems that stop it."""
+
+    combat: CombatInput | None
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SaveState:
+    """Where the last roll stands in the save file: saving, saved (its entry) or failed."""
+
+    status: str  # "none", "saving", "saved" or "failed"
+    entry: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class CombatScreen(RulesetScreen):
+    """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
+
+    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
+    BINDINGS = [c.binding() for c in COMBAT_COMMANDS]
+
+    # Engine field names -> what the form calls them, for the engine's messages.
+    FIELD_NAMES: ClassVar[dict[str, str]] = {"attack": "Attackers", "defense": "Defenders"}
+    # What a unit's factor is called on this ruleset's counters.
+    FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
+
+    reading: var[FormReading] = var(FormReading(None), init=False, always_update=True)
+    save_state: var[SaveState] = var(SaveState("none"), init=False)
+
+    def __init__(self, ruleset: str) -> None:
+        super().__init__(ruleset)
+        # The last roll, and the combat it resolved.
+        self.last: Outcome | None = None
+        self.last_combat: CombatInput | None = None
+
+    @property
+    def tables(self) -> Tables:
+        return self.desk.tables
+
+    @property
+    def rules(self) -> Any:
+        return self.tables.data[self.ruleset]
+
+    # ------------------------------------------------------------------ layout
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(classes="combat-body"):
+            with VerticalScroll(classes="combat-form"):
+                yield Label("Attackers (^n add, ^o drop)", classes="section")
+                with Vertical(id="attackers"):
+                    yield self.make_unit_row("attacker", 1)
+                yield Label("Defenders (^g add)", classes="section")
+                with Vertical(id="defenders"):
+                    yield self.make_unit_row("defender", 1)
+                yield from self.compose_fields()
+            with VerticalScroll(classes="combat-side"):
+                result = ResultPanel(id="result")
+                result.display = False
+                yield result
+                yield OddsPreview(id="preview")
+
+    def compose_fields(self) -> ComposeResult:
+        """The ruleset's own fields, below the unit lists."""
+        yield from ()
+
+    def make_unit_row(self, side: str, number: int) -> UnitRow:
+        attack, defence = self.FACTOR_NAMES
+        return UnitRow(side, number, (), placeholder=attack if side == "attacker" else defence)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.reading = self.read_form()
+        self.query_one(".factor", Input).focus()
+
+    @property
+    def focus_chain(self) -> list[Widget]:
+        """Every unit's factor first (attackers, then defenders), then the rest in screen
+        order: so "12 Tab 3 ctrl+r" resolves a combat on any ruleset."""
+        chain = super().focus_chain
+
+        def rank(widget: Widget) -> int:
+            if widget.has_class("factor"):
+                return 0 if widget.parent and widget.parent.has_class("attacker") else 1
+            return 2
+
+        return sorted(chain, key=rank)
+
+    # ------------------------------------------------------------------ the form
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    @on(RadioSet.Changed)
+    def form_changed(self) -> None:
+        self.reading = self.read_form()
+        self.query_one(ResultPanel).mark_stale()
+
+    def watch_reading(self, reading: FormReading) -> None:
+        problems = list(reading.problems)
+        shown: Preview | None = None
+        if reading.combat is not None:
+            try:
+                shown = preview(reading.combat, self.tables)
+            except InputError as err:
+                problems.append(err.message(self.FIELD_NAMES.get(err.field, err.field)))
+        self.query_one(OddsPreview).show(shown, problems)
+
+    def read_form(self) -> FormReading:
+        problems: list[str] = []
+        attackers = self.read_units("attacker", problems)
+        defenders = self.read_units("defender", problems)
+        combat = self.build_combat(attackers, defenders, problems)
+        if problems:
+            return FormReading(None, tuple(problems))
+        return FormReading(combat)
+
+    def build_combat(
+        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
+    ) -> CombatInput:
+        """The ruleset's CombatInput from the unit rows and its own fields; a field that
+        cannot be read adds a line to `problems`."""
+        return CombatInput(ruleset=self.ruleset, attackers=attackers, defenders=defenders)
+
+    def unit_rows(self, side: str) -> list[UnitRow]:
+        return list(self.query(f"#{side}s UnitRow").results(UnitRow))
+
+    def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
+        units = []
+        for row in self.unit_rows(side):
+            field = row.factor_input
+            text = field.value.strip()
+            name = row.label
+            try:
+                if not text:
+                    raise InputError(name, "", "a factor (a whole number >= 0)")
+                unit = parse_unit(name, text)
+            except InputError:
+                what = field.placeholder or "factor"
+                problems.append(
+                    f"{name}: enter a {what}"
+                    if not text
+                    else f"{name}: {text!r} is not a whole number >= 0"
+                )
+                field.set_class(bool(text), "-invalid")
+                continue
+            field.set_class(False, "-invalid")
+            units.append(replace(unit, terrain=row.terrain))
+        return tuple(units)
+
+    def whole_number(
+        self, selector: str, problems: list[str], label: str, signed: bool = False
+    ) -> int:
+        """A small number field (empty is 0); a bad one is marked and named."""
+        field = self.query_one(selector, Input)
+        text = field.value.strip()
+        value = 0
+        ok = True
+        if text:
+            try:
+                value = int(text)
+            except ValueError:
+                ok = False
+            ok = ok and (signed or value >= 0)
+        if not ok:
+            allowed = "a whole number (+ or -)" if signed else "a whole number >= 0"
+            problems.append(f"{label}: {text!r} is not {allowed}")
+            value = 0
+        field.set_class(not ok, "-invalid")
+        return value
+
+    def select_value(self, selector: str) -> Any:
+        """A dropdown's value, or None when it shows "-" (or is not on this screen)."""
+        found = self.query(selector)
+        if not found:
+            return None
+        value = found.first(Select).value
+        return None if value in ("", Select.NULL) else value
+
+    # ------------------------------------------------------------------ units
+    async def _add_unit(self, side: str) -> None:
+        box = self.query_one(f"#{side}s", Vertical)
+        row = self.make_unit_row(side, len(box.children) + 1)
+        await box.mount(row)
+        row.factor_input.focus()
+        self.form_changed()
+
+    async def action_add_attacker(self) -> None:
+        await self._add_unit("attacker")
+
+    async def action_add_defender(self) -> None:
+        await self._add_unit("defender")
+
+    async def action_remove_unit(self) -> None:
+        """Remove the focused unit row (the last attacker if no row has focus). Awaited,
+        so keys pressed quickly one after another never remove a side's last row."""
+        row = next((w for w in self.focused_and_ancestors() if isinstance(w, UnitRow)), None)
+        if row is None:
+            row = self.unit_rows("attacker")[-1]
+        box = row.parent
+        assert isinstance(box, Vertical)
+        if len(box.children) == 1:
+            self.notify(
+                "Every combat needs one unit on each side: clear the factor instead.",
+                severity="warning",
+            )
+            return
+        await row.remove()
+        for number, unit in enumerate(box.query(UnitRow).results(UnitRow), start=1):
+            unit.renumber(number)
+        self.form_changed()
+        box.query(".factor").last(Input).focus()
+
+    def focused_and_ancestors(self) -> list[Widget]:
+        """The focused widget and its ancestors, nearest first."""
+        chain: list[Widget] = []
+        node = self.focused
+        while isinstance(node, Widget) and node is not self:
+            chain.append(node)
+            node = node.parent  # type: ignore[assignment]
+        return chain
+
+    # ------------------------------------------------------------------ rolling
+    def action_roll(self) -> None:
+        self.roll_flow(by_hand=False)
+
+    def action_hand_dice(self) -> None:
+        self.roll_flow(by_hand=True)
+
+    def refuse(self, problems: list[str] | tuple[str, ...]) -> None:
+        self.notify("Fix the form first: " + "; ".join(problems), severity="error", markup=False)
+
+    @work(exclusive=True, group="roll")
+    async def roll_flow(self, by_hand: bool) -> None:
+        """Read the form, roll (asking for hand dice where needed), show and record."""
+        combat = self.reading.combat
+        if combat is None:
+            self.refuse(self.reading.problems)
+            return
+        try:
+            played = await self.play(combat, by_hand)
+        except InputError as err:
+            self.refuse([err.message(self.FIELD_NAMES.get(err.field, err.field))])
+            return
+        if played is not None:
+            self.show_outcome(*played)
+
+    async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
+        """Resolve the combat; None if the player cancelled. A ruleset whose combat takes
+        several rolls or choices (a Day/Night battle) walks them here."""
+        if by_hand and not self.automatic(combat):
+            total = await self.ask_hand_roll(self.hand_dice_range(combat))
+            if total is None:
+                return None
+            combat = replace(combat, roll=total)
+        return combat, resolve(combat, self.tables, self.desk.rng)
+
+    def automatic(self, combat: CombatInput) -> bool:
+        """True when the result reads no die (AD, AV, overrun)."""
+        try:
+            return preview(combat, self.tables).automatic is not None
+        except InputError:
+            return False
+
+    def hand_dice_range(self, combat: CombatInput) -> tuple[str, int, int]:
+        """What the hand-dice dialog asks for: the dice, and the lowest and highest total."""
+        count, sides = parse_dice(self.rules["dice"])
+        return f"{count}d{sides}", count, count * sides
+
+    async def ask_hand_roll(self, dice: tuple[str, int, int], what: str = "") -> int | None:
+        name, low, high = dice
+        return await self.app.push_screen_wait(HandDiceScreen(name, low, high, what))
+
+    def show_outcome(self, combat: CombatInput, outcome: Outcome, note: str | None = None) -> None:
+        """Show a roll and record it (in a worker)."""
+        self.last_combat = combat
+        self.last = outcome
+        panel = self.query_one(ResultPanel)
+        panel.display = True
+        panel.show(outcome)
+        self.query_one(".combat-side", VerticalScroll).scroll_home(animate=False)
+        self.record(combat, outcome, note)
+
+    def record(self, combat: CombatInput, outcome: Outcome, note: str | None) -> None:
+        desk = self.desk
+        path, player = desk.game.path, desk.player
+        targets = self.marker_targets()
+        self.save_state = SaveState("saving")
+        self.append_in_worker(
+            lambda: saves.append_combat(path, combat, outcome, note=note, who=player, **targets),
+            self.recorded,
+        )
+
+    def marker_targets(self) -> dict[str, Any]:
+        """Where the markers a result places go (`append_combat`'s keywords)."""
+        return {}
+
+    def append_in_worker(
+        self,
+        write: Callable[[], dict[str, Any]],
+        done: Callable[[SaveState], None],
+    ) -> None:
+        """Append to the save off the UI thread, then apply the entry to the open game."""
+        app = self.desk
+
+        def job() -> None:
+            with _SAVE_LOCK:
+                try:
+                    entry = write()
+                except saves.SaveError as err:
+                    app.call_from_thread(done, SaveState("failed", error=str(err)))
+                    return
+                # Another player's entries in between: catch up off the UI thread.
+                fresh = None if app.follows(entry) else saves.load_game(app.game.path)
+            app.call_from_thread(app.applied, entry, fresh)
+            app.call_from_thread(done, SaveState("saved", entry=entry))
+
+        self.run_worker(job, thread=True, group="save", exit_on_error=False)
+
+    def recorded(self, state: SaveState) -> None:
+        self.save_state = state
+        self.refresh_header()
+        panel = self.query_one(ResultPanel)
+        if state.status == "failed":
+            panel.saved(f"Not saved: {state.error}", failed=True)
+            self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
+        else:
+            assert state.entry is not None
+            text = f"Logged as entry {state.entry.get('seq')} in {self.desk.game.path.name}"
+            panel.saved(text, offer=self.after_roll_hint())
+        self.refresh_bindings()
+
+    def after_roll_hint(self) -> str:
+        """A line under a saved roll naming what may still be played after it."""
+        return ""
+
+    def action_trace(self) -> None:
+        if self.last is None:
+            self.notify("No roll yet: ctrl+r rolls, ctrl+t takes dice rolled by hand.")
+            return
+        self.app.push_screen(TraceScreen(self.last, self.save_state.entry))

@@ -1,0 +1,195 @@
+"""Pair-o-Dice Basic, Super and Ultra: unit terrain, morale, Buddy, Medal, the cards before
+and after the roll, the Hero Site draw, and Ultra obstacles."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Input, Label, Select
+
+from tui import saves
+from tui.commands import POD_COMMANDS, Command
+from tui.engine import CombatInput, Outcome, resolve
+from tui.engine.dice import Roller
+from tui.engine.rulesets.pod import SIDES, after_roll_card, hero_site_draw
+from tui.screens.combat import CombatScreen, SaveState
+from tui.screens.dialogs import AfterRollScreen
+from tui.widgets.combat import UnitRow
+
+SIDE_OPTIONS = [("-", ""), ("attacker", "attacker"), ("defender", "defender")]
+
+
+def field(label: str, *widgets: Widget) -> Horizontal:
+    """One line of the form: a label and its input(s)."""
+    return Horizontal(Label(label, classes="field-label"), *widgets, classes="field")
+
+
+def choice(options: list[tuple[str, Any]], value: Any, id: str) -> Select[Any]:
+    return Select(options, value=value, allow_blank=False, compact=True, id=id)
+
+
+class PodScreen(CombatScreen):
+    """Pair-o-Dice Basic, Super and Ultra."""
+
+    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + POD_COMMANDS
+    BINDINGS = [c.binding() for c in POD_COMMANDS]
+    FIELD_NAMES: ClassVar[dict[str, str]] = {
+        **CombatScreen.FIELD_NAMES,
+        "attacker_card": "Attacker card",
+        "defender_card": "Defender card",
+        "medal": "Medal of Honor",
+        "buddy": "Buddy card",
+        "obstacle": "Obstacle",
+        "mines_cdf": "Mines CDF",
+        "morale_attack": "Morale A",
+        "morale_defense": "Morale D",
+    }
+
+    @property
+    def terrains(self) -> tuple[str, ...]:
+        if not self.rules["terrain_effects"]:
+            return ()
+        return tuple(self.tables.data["pod"]["terrain"])
+
+    def make_unit_row(self, side: str, number: int) -> UnitRow:
+        return UnitRow(side, number, self.terrains)
+
+    def compose_fields(self) -> ComposeResult:
+        rules = self.rules
+        if self.ruleset == "pod-ultra":
+            ultra = self.tables.data["pod-ultra"]
+            obstacles = [("-", "")] + [(k, k) for k in ultra["obstacles"]]
+            yield field("Obstacle", choice(obstacles, "", "obstacle"))
+            mines = ultra["obstacle_options"]["mines"]
+            current = self.desk.game.options.get("mines_cdf", ultra["obstacles"]["mines"])
+            yield field("Mines CDF", choice([(str(m), m) for m in mines], current, "mines-cdf"))
+        yield field(
+            "Morale +/- A",
+            Input(placeholder="0", compact=True, id="morale-attack", classes="small"),
+            Label(" D "),
+            Input(placeholder="0", compact=True, id="morale-defense", classes="small"),
+        )
+        yield field("Buddy card", choice(SIDE_OPTIONS, "", "buddy"))
+        if rules["terrain_effects"]:
+            yield field("Medal of Honor", choice(SIDE_OPTIONS, "", "medal"))
+        before = [c for c in rules["special_cards"] if c not in rules["after_roll_cards"]]
+        if before:
+            cards = [("-", "")] + [(c.title(), c) for c in before]
+            yield field("Attacker card", choice(cards, "", "attacker-card"))
+            yield field("Defender card", choice(cards, "", "defender-card"))
+
+    # ------------------------------------------------------------------ the form
+    @on(Select.Changed, "#mines-cdf")
+    def mines_option_changed(self, event: Select.Changed) -> None:
+        """The mines CDF is a per-game option: a change is kept (and logged) in the save."""
+        default = self.tables.data["pod-ultra"]["obstacles"]["mines"]
+        if isinstance(event.value, int) and event.value != self.desk.game.options.get(
+            "mines_cdf", default
+        ):
+            self.desk.set_game_option("mines_cdf", event.value)
+
+    def build_combat(
+        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
+    ) -> CombatInput:
+        obstacle = self.select_value("#obstacle")
+        return CombatInput(
+            ruleset=self.ruleset,
+            attackers=attackers,
+            defenders=() if obstacle else defenders,
+            attacker_card=self.select_value("#attacker-card"),
+            defender_card=self.select_value("#defender-card"),
+            buddy=self.select_value("#buddy"),
+            medal=self.select_value("#medal"),
+            morale_attack=self.whole_number("#morale-attack", problems, "Morale A", signed=True),
+            morale_defense=self.whole_number("#morale-defense", problems, "Morale D", signed=True),
+            obstacle=obstacle,
+            mines_cdf=self.select_value("#mines-cdf") if obstacle == "mines" else None,
+        )
+
+    def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
+        # An obstacle is the whole defence: the defender rows are not read, and show it.
+        if side == "defender" and self.ruleset == "pod-ultra":
+            obstacle = bool(self.select_value("#obstacle"))
+            for row in self.unit_rows("defender"):
+                row.disabled = obstacle
+            if obstacle:
+                return ()
+        return super().read_units(side, problems)
+
+    # ------------------------------------------------------------------ after the roll
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "after_roll":
+            # Shown only while the last roll, saved, allows a card after it.
+            return bool(self.after_roll_offers())
+        return super().check_action(action, parameters)
+
+    def after_roll_offers(self) -> dict[str, str]:
+        """Side -> the card it may still play after the last roll (only a saved roll)."""
+        if self.last is None or self.last_combat is None or self.save_state.status != "saved":
+            return {}
+        offers = {
+            side: after_roll_card(self.last_combat, self.last, self.tables, side) for side in SIDES
+        }
+        return {side: card for side, card in offers.items() if card}
+
+    def after_roll_hint(self) -> str:
+        cards = sorted({card.title() for card in self.after_roll_offers().values()})
+        return f"F9: play {' or '.join(cards)} after the roll" if cards else ""
+
+    def action_after_roll(self, side: str | None = None) -> None:
+        offers = self.after_roll_offers()
+        if not offers:
+            self.notify("No card can be played after this roll.", severity="warning")
+            return
+        if side is None:
+            self.app.push_screen(AfterRollScreen(offers), self.action_after_roll)
+            return
+        if side not in offers or self.last_combat is None or self.last is None:
+            return
+        card = offers[side]
+        amended = replace(self.last_combat, **{f"{side}_card": card}, roll=int(self.last.roll or 0))
+        entry = self.save_state.entry or {}
+        note = f"{card.title()} played by the {side} after the roll of entry {entry.get('seq')}"
+        outcome = self.resolve_again(amended)
+        self.show_outcome(amended, outcome, note)
+
+    def resolve_again(self, combat: CombatInput) -> Outcome:
+        """The last roll read again with a card after it: the same dice, as they came."""
+        outcome = resolve(combat, self.tables, self.desk.rng)
+        if self.last is not None:
+            outcome.dice = list(self.last.dice)
+        return outcome
+
+    def action_hero_draw(self) -> None:
+        roller = Roller(self.desk.rng)
+        count = hero_site_draw(roller)
+        message = (
+            f"Hero Site won uncontested: the desk rolled {count}. "
+            f"The loser offers {count} Buddy card{'s' if count != 1 else ''} face down; "
+            "the victor draws one."
+        )
+        desk, ruleset = self.desk, self.ruleset
+
+        def done(state: SaveState) -> None:
+            if state.status == "failed":
+                self.notify(f"Not saved: {state.error}", severity="error", markup=False)
+            else:
+                seq = state.entry.get("seq") if state.entry else "?"
+                self.notify(f"{message} (logged as entry {seq})", markup=False, timeout=8)
+
+        self.append_in_worker(
+            lambda: saves.append_event(
+                desk.game.path,
+                "hero-site-draw",
+                message,
+                ruleset=ruleset,
+                dice=list(roller.rolls),
+                who=desk.player,
+            ),
+            done,
+        )

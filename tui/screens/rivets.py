@@ -1,0 +1,30 @@
+"""Rivets: attack and defence strengths per unit, odds 1-5 to 6-1, an overrun at 6-1 or
+better unless the defender is the enemy BCPC."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.widgets import Checkbox
+
+from tui.engine import CombatInput
+from tui.screens.combat import CombatScreen
+
+
+class RivetsScreen(CombatScreen):
+    FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
+    FIELD_NAMES: ClassVar[dict[str, str]] = {**CombatScreen.FIELD_NAMES, "bcpc": "Enemy BCPC"}
+
+    def compose_fields(self) -> ComposeResult:
+        yield Checkbox("Enemy BCPC (never overrun)", id="bcpc", compact=True)
+
+    def build_combat(
+        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
+    ) -> CombatInput:
+        return CombatInput(
+            ruleset=self.ruleset,
+            attackers=attackers,
+            defenders=defenders,
+            bcpc=self.query_one("#bcpc", Checkbox).value,
+        )

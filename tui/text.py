@@ -1,0 +1,228 @@
+"""How the desk's things read as text, one reading each: a cell, dice, a time stamp, a
+marker, a log entry, a result's effects in a few words, and a printed chart.
+
+Headless (no textual, no rich), so the CLI and the screens print the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+# A cell and a result in a few words are the engine's own text; read here too.
+from tui.engine.model import NO_CELL as NO_CELL
+from tui.engine.model import cell_text as cell_text
+from tui.engine.model import plain
+from tui.engine.preview import short_meaning as short_meaning
+from tui.engine.tables import Chart, Tables
+
+# Control characters, and the others str.splitlines() breaks at (NEL, line and paragraph
+# separators), shown as escapes.
+_CONTROL = (
+    {i: f"\\x{i:02x}" for i in [*range(32), *range(127, 160)]}
+    | {10: "\\n", 13: "\\r", 9: "\\t"}
+    | {0x2028: "\\u2028", 0x2029: "\\u2029"}
+)
+
+
+def one_line(text: object) -> str:
+    """Free text on one line: control characters shown as escapes."""
+    return str(text).translate(_CONTROL)
+
+
+# --- cells and dice -------------------------------------------------------------------------
+
+
+class _Die(Protocol):
+    dice: str
+    values: tuple[int, ...]
+    total: int
+    source: str
+
+
+def die_text(die: _Die | Mapping[str, Any]) -> str:
+    """One roll: "1d6 3 (by hand)", "2d6 4+6=10 (desk)".
+
+    Takes the engine's DiceRoll or its dict form as kept in a save file.
+    """
+    if isinstance(die, Mapping):
+        dice, values = die.get("dice", "?"), die.get("values") or []
+        total, source = die.get("total"), die.get("source")
+    else:
+        dice, values, total, source = die.dice, die.values, die.total, die.source
+    rolled = str(total)
+    if len(values) > 1:
+        rolled = "+".join(map(str, values)) + "=" + rolled
+    return f"{dice} {rolled} ({'desk' if source == 'desk' else 'by hand'})"
+
+
+def dice_text(dice: Sequence[_Die | Mapping[str, Any]]) -> str:
+    """Every roll of a combat, in the order rolled."""
+    return ", ".join(die_text(die) for die in dice)
+
+
+def when_text(when: str) -> str:
+    """A saved UTC time stamp to the minute: "2026-11-22 19:16"."""
+    return when[:16].replace("T", " ")
+
+
+# --- markers and log entries ----------------------------------------------------------------
+
+
+class _Marker(Protocol):
+    id: str
+    kind: str
+    target: str
+    side: str | None
+    turns_left: int | None
+
+
+def _turns(count: int, left: str = "") -> str:
+    return f"{count} turn{'s' if count != 1 else ''}{left}"
+
+
+def marker_text(marker: _Marker | Mapping[str, Any]) -> str:
+    """A marker: "DG 2.1 on 0712 (Axis, 1 turn)".
+
+    A marker as placed (a dict from a log entry) gives the turns it lasts; a marker in play
+    (the save store's Marker) gives the turns it has left.
+    """
+    if isinstance(marker, Mapping):
+        kind, ident, target = marker["kind"], marker["id"], marker["target"]
+        side, turns = marker.get("side"), marker.get("turns")
+        lasts = _turns(turns) if turns else None
+    else:
+        kind, ident, target, side = marker.kind, marker.id, marker.target, marker.side
+        left = marker.turns_left
+        lasts = _turns(left, " left") if left is not None else None
+    extra = [one_line(side)] if side else []
+    if lasts:
+        extra.append(lasts)
+    detail = f" ({', '.join(extra)})" if extra else ""
+    return f"{kind} {ident} on {one_line(target)}{detail}"
+
+
+def entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """One log entry: (what it is, what happened in words)."""
+    kind = entry["kind"]
+    note = f" Note: {one_line(entry['note'])}" if entry.get("note") else ""
+    if kind == "combat":
+        placed = "".join(f" Placed {marker_text(m)}." for m in entry.get("markers", []))
+        target = f" Target {one_line(entry['target'])}." if entry.get("target") else ""
+        cell = cell_text(entry.get("cell"))
+        return entry["ruleset"], f"{cell}: {one_line(entry['explanation'])}{target}{placed}{note}"
+    if kind == "event":
+        what = entry.get("ruleset") or "event"
+        return what, f"{entry['event']}: {one_line(entry['text'])}{note}"
+    if kind == "place-marker":
+        return "marker", f"Placed {marker_text(entry['marker'])}.{note}"
+    if kind == "remove-marker":
+        what = entry.get("marker_kind", "marker")
+        target = one_line(entry.get("target", "?"))
+        return "marker", f"Removed {what} {entry['marker_id']} on {target}.{note}"
+    if kind == "turn":
+        parts = [f"Turn {entry['turn']} begins."]
+        if entry.get("counted_down"):
+            parts.append("Counted down: " + ", ".join(entry["counted_down"]) + ".")
+        if entry.get("expired"):
+            parts.append("Expired: " + ", ".join(entry["expired"]) + ".")
+        return "turn", " ".join(parts) + note
+    if kind == "option":
+        return "option", f"{entry['key']} = {one_line(repr(entry['value']))}.{note}"
+    return kind, (one_line(entry["note"]) if entry.get("note") else kind)
+
+
+# --- effects in a few words -----------------------------------------------------------------
+
+# --- the printed charts ---------------------------------------------------------------------
+
+
+def table_json(ruleset: str, tables: Tables) -> dict[str, Any]:
+    """The tables of one ruleset in the shapes the CLI contract names."""
+    data = tables.data
+
+    def grid(chart: Chart) -> dict[str, Any]:
+        return {"columns": list(chart.columns), "rows": plain(chart.rows)}
+
+    if ruleset in ("pod-basic", "pod-super", "pod-ultra"):
+        key = data[ruleset].get("same_chart_as", ruleset)
+        return grid(tables.chart(f"{key}.crt"))
+    if ruleset == "pod-boom":
+        return {
+            "accuracy": plain(data["pod-boom"]["accuracy"]),
+            "attrition": grid(tables.chart("pod-boom.attrition")),
+            "direction": plain(data["pod-boom"]["direction"]),
+            "crt": grid(tables.chart("pod-boom.crt")),
+        }
+    if ruleset == "rivets":
+        return grid(tables.chart("rivets.crt"))
+
+    def terrain(key: str) -> dict[str, Any]:
+        chart = tables.terrain_chart(key)
+        return {"columns_by_terrain": plain(chart.columns_by_terrain), "rows": plain(chart.rows)}
+
+    if ruleset == "ocs":
+        return terrain("ocs.crt")
+    return {"day": terrain("daynight.day"), "night": terrain("daynight.night")}
+
+
+def _grid_lines(
+    title: str, columns: list[str], rows: dict[str, list[Any]], row_label: str
+) -> list[str]:
+    texts = {k: [cell_text(c) for c in v] for k, v in rows.items()}
+    widths = [max([len(col)] + [len(texts[k][i]) for k in texts]) for i, col in enumerate(columns)]
+    key_width = max([len(row_label)] + [len(k) for k in rows])
+    lines = [
+        title,
+        f"{row_label:>{key_width}}  "
+        + "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)),
+    ]
+    for key, cells in texts.items():
+        lines.append(
+            f"{key:>{key_width}}  "
+            + "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
+        )
+    return lines
+
+
+def table_text(ruleset: str, tables: Tables) -> str:
+    """A ruleset's charts and legend as printed text, one table after another."""
+    shape = table_json(ruleset, tables)
+    title = tables.title(ruleset)
+    lines: list[str] = []
+    if ruleset == "pod-boom":
+        lines += [f"{title}: Boom Accuracy (1d6)"] + [
+            f"  {k}  {v}" for k, v in shape["accuracy"].items()
+        ]
+        attrition = shape["attrition"]
+        lines += _grid_lines(
+            "\nBomber Mission Attrition (1d6 by AA factors)",
+            attrition["columns"],
+            attrition["rows"],
+            "1d6",
+        )
+        lines += ["\nDirection (1d6)"] + [f"  {k}  {v}" for k, v in shape["direction"].items()]
+        crt = shape["crt"]
+        lines += _grid_lines(
+            "\nBatteries, Bombers and Ship Guns (loss interdiction, by CAF)",
+            crt["columns"],
+            crt["rows"],
+            "1d6",
+        )
+    elif ruleset == "ocs":
+        for terrain_name, columns in shape["columns_by_terrain"].items():
+            lines += _grid_lines(f"{title}: {terrain_name}", columns, shape["rows"], "2d6+DRM")
+            lines.append("")
+    elif ruleset == "daynight":
+        for time in ("day", "night"):
+            part = shape[time]
+            for terrain_name, columns in part["columns_by_terrain"].items():
+                lines += _grid_lines(
+                    f"{title}: {time}, {terrain_name}", columns, part["rows"], "1d6+DRM"
+                )
+                lines.append("")
+    else:
+        lines += _grid_lines(title, shape["columns"], shape["rows"], "roll")
+    legend = tables.legends[ruleset]
+    lines += ["", "Legend:"] + [f"  {e.code:5} {e.means} (seed {e.seed})" for e in legend]
+    return "\n".join(line.rstrip() for line in lines)
