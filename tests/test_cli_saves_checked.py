@@ -126,7 +126,7 @@ def test_unknown_options_are_refused_with_the_known_ones(torch: Path, capsys) ->
     "argv",
     [["log", "blank"], ["log", "blank", "--markers"], ["turn", "blank"], ["repair", "blank"]]
     + [[*STRIKE, "5", "--save", "blank"], ["marker", "blank", "add", "DG", "0712"]]
-    + [["option", "blank", "mines_cdf", "3"]],
+    + [["option", "blank", "mines_cdf", "3"], ["log", "saves/blank.toml"]],
 )
 def test_an_empty_save_says_it_is_empty(folder: Path, capsys, argv: list[str]) -> None:
     folder.mkdir()
@@ -136,3 +136,46 @@ def test_an_empty_save_says_it_is_empty(folder: Path, capsys, argv: list[str]) -
     assert err.count("\n") == 1
     assert err.startswith("crtdesk: saves/blank.toml is empty (0 bytes)")
     assert (folder / "blank.toml").read_bytes() == b""
+
+
+# --- crtdesk open ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def desk_runs(monkeypatch: pytest.MonkeyPatch) -> list[Path | None]:
+    """The save each desk that `crtdesk open` would start is opened on (no desk starts)."""
+    from tui import app
+
+    started: list[Path | None] = []
+    monkeypatch.setattr(app.CrtDeskApp, "run", lambda self: started.append(self.game_path))
+    return started
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        ("notes.txt", b"dear diary\n", "is not a crtdesk save file (a save file's name ends"),
+        ("other.toml", b'title = "x"\n', "is not a crtdesk save file (it has no '# end of"),
+        ("blank.toml", b"", "is empty (0 bytes), not a crtdesk save"),
+    ],
+)
+def test_open_refuses_a_path_that_is_not_a_save_and_makes_no_lock(
+    tmp_path: Path, folder: Path, capsys, desk_runs: list, name: str, content: bytes, said: str
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / name).write_bytes(content)
+    code, out, err = run(capsys, "open", f"elsewhere/{name}")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith(f"crtdesk: elsewhere/{name} {said}")
+    assert names(elsewhere) == [name] and (elsewhere / name).read_bytes() == content
+    assert desk_runs == []
+
+
+def test_open_takes_a_save_by_name_or_by_path(torch: Path, capsys, desk_runs: list) -> None:
+    assert run(capsys, "open", "torch") == (0, "", "")
+    assert run(capsys, "open", "saves/torch.toml") == (0, "", "")
+    assert [path.resolve() for path in desk_runs] == [torch.resolve()] * 2
+    code, out, err = run(capsys, "open", "nothing")
+    assert (code, out) == (2, "") and "no save file saves/nothing.toml" in err
+    assert len(desk_runs) == 2

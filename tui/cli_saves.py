@@ -155,6 +155,13 @@ _HEADER_END = re.compile(rb"^# end of header[ \t\r]*$", re.MULTILINE)
 _HEADER_LIMIT = 1 << 20
 
 
+def save_file(name: str, saves_dir: str | None) -> Path:
+    """The existing save a name or a path typed on the command line names, by the check every
+    save command makes (`crtdesk open` too): a path must name a crtdesk save file, seen to be
+    one before a lock file is made beside it. SaveError (one line) when it is not."""
+    return _path(name, saves_dir)
+
+
 def _path(name: str, saves_dir: str | None, *, existing: bool = True) -> Path:
     """The file a save named on the command line is in.
 
@@ -186,6 +193,8 @@ def _existing_save(name: str) -> Path:
             head = handle.read(_HEADER_LIMIT)
     except OSError as err:
         raise saves.SaveError(f"cannot read {shown}: {err.strerror}") from err
+    if not head.strip():
+        raise saves.SaveError(f"{shown} is empty ({len(head)} bytes), not a crtdesk save")
     if not _HEADER_END.search(head):
         raise saves.SaveError(
             f"{shown} is not a crtdesk save file (it has no '# end of header' line)"
