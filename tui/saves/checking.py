@@ -91,6 +91,7 @@ _COMBAT_OPTIONAL = {
     "odds_column": str,
     "roll": str,
     "markers": list,
+    "amends": int,  # the seq of an earlier combat this one reads again (a card after the roll)
 }
 
 
@@ -185,10 +186,14 @@ def _marker_problem(marker: Any) -> str | None:
 def _check(path: Path, data: bytes, parsed: _Parsed) -> None:
     _check_header(path, data, parsed.header)
     previous = 0
+    combats: set[int] = set()
     for entry, offset in zip(parsed.entries, parsed.offsets, strict=True):
         problem = _check_entry(entry)
         if problem is None and entry["seq"] <= previous:
             problem = f"entry number {entry['seq']} does not follow entry {previous}", "seq"
+        if problem is None and entry["kind"] == "combat" and "amends" in entry:
+            if entry["amends"] not in combats:
+                problem = f"'amends' names entry {entry['amends']}, not an earlier combat", "amends"
         if problem:
             message, key = problem
             number = entry.get("seq") if isinstance(entry, dict) else None
@@ -196,6 +201,8 @@ def _check(path: Path, data: bytes, parsed: _Parsed) -> None:
             line = _key_line(data, offset, key)
             raise SaveError(f"{path}: line {line}: {where}: {message}")
         previous = entry["seq"]
+        if entry["kind"] == "combat":
+            combats.add(previous)
 
 
 def _option_problem(key: Any, value: Any, known_only: bool = False) -> str | None:

@@ -458,22 +458,22 @@ def _append(
         fd = _open(path, writable=True)
         try:
             game = None
-            checked = False
+            parsed = None
             cut = None
             if not whole:
                 header, last, tail = _read_ends(fd, path)
-                checked = _still_verified(lock.record(), os.fstat(fd), tail)
-            if not checked:
-                data = _read_all(fd)
-                _refuse_empty(path, data)
-                cut = _torn_cut(data)
-                parsed = _parse(path, data[:cut])  # a broken save stops here, untouched
-                tail = data[:cut][-_TAIL:]
+            if whole or not _still_verified(lock.record(), os.fstat(fd), tail):
+                parsed, cut, tail = _read_whole(fd, path)  # a broken save stops here, untouched
                 header = parsed.header
                 last = parsed.entries[-1] if parsed.entries else None
                 if whole:
                     game = _replay(path, parsed, [])
-            fields = make(header, last, game)
+            try:
+                fields = make(header, last, game)
+            except _NeedsGame:  # `make` needs more than the ends after all: read it whole
+                if parsed is None:
+                    parsed, cut, tail = _read_whole(fd, path)
+                fields = make(header, last, _replay(path, parsed, []))
             entry = {
                 "seq": (last["seq"] if last else 0) + 1,
                 "kind": fields.pop("kind"),
@@ -493,6 +493,19 @@ def _append(
         finally:
             os.close(fd)
     return _without_none(entry)
+
+
+class _NeedsGame(Exception):
+    """Raised by an append's `make` given no game that needs the whole log after all."""
+
+
+def _read_whole(fd: int, path: Path) -> tuple[_Parsed, int | None, bytes]:
+    """The whole file checked as a load checks it (a torn last entry left out), where a torn
+    entry starts (None if there is none), and the last bytes of what is kept."""
+    data = _read_all(fd)
+    _refuse_empty(path, data)
+    cut = _torn_cut(data)
+    return _parse(path, data[:cut]), cut, data[:cut][-_TAIL:]
 
 
 def _write_entry(fd: int, path: Path, entry: dict[str, Any]) -> bytes:
@@ -631,10 +644,16 @@ def append_combat(
     target: str | None = None,
     targets: dict[str, str] | None = None,
     who: str | None = None,
+    amends: int | None = None,
 ) -> dict:
     """Log one resolved combat; markers the result places (No-entry, DG, exploitation,
     engaged) go on `target` (or per side on `targets`), or on "(unspecified)". `who`
-    defaults to the OS user. Returns the entry written."""
+    defaults to the OS user. Returns the entry written.
+
+    `amends` names an earlier combat this one reads again (a card played after its roll):
+    it must be a combat of the same ruleset in this save, and this combat keeps its dice,
+    sources included. Amending the last entry reads only the ends of the file; an older
+    one reads it whole."""
     if note is not None:
         _check_text("note", note)
     if target is not None:
@@ -645,12 +664,18 @@ def append_combat(
     if not record.get("inputs"):
         record["inputs"] = combat.to_dict()
 
+    if amends is not None and (type(amends) is not int or amends < 1):
+        raise SaveError(f"amends must be the number of an earlier combat entry, not {amends!r}")
+
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         _check_ruleset_in_play(header, combat.ruleset)
         seq = (last["seq"] if last else 0) + 1
+        if amends is not None:
+            _check_amends(path, amends, record, last, game)
         return {
             "kind": "combat",
             "ruleset": record["ruleset"],
+            "amends": amends,
             "note": note,
             "target": target,
             "inputs": record["inputs"],
@@ -669,6 +694,49 @@ def append_combat(
         }
 
     return _append(path, make, who=who)
+
+
+def _check_amends(
+    path: Path, seq: int, record: dict[str, Any], last: dict | None, game: Game | None
+) -> None:
+    """Refuse an amendment of anything but an earlier combat of the same ruleset, or one
+    whose dice are not that combat's. Raises _NeedsGame when the entry is not the last and
+    the whole log is not at hand."""
+    if last is not None and last["seq"] == seq:
+        amended: dict | None = last
+    elif game is None:
+        raise _NeedsGame
+    else:
+        amended = next((e for e in game.entries if e["seq"] == seq), None)
+    if amended is None:
+        there = f"the last is entry {last['seq']}" if last else "the log is empty"
+        raise SaveError(f"{path}: not saved: amends {seq}, but there is no entry {seq} ({there})")
+    if amended["kind"] != "combat":
+        raise SaveError(
+            f"{path}: not saved: amends {seq}, but entry {seq} is a {amended['kind']} entry, "
+            "not a combat"
+        )
+    if amended["ruleset"] != record["ruleset"]:
+        raise SaveError(
+            f"{path}: not saved: amends {seq}, a {amended['ruleset']} combat, "
+            f"with a {record['ruleset']} one"
+        )
+    if _without_none(record["dice"]) != amended.get("dice", []):
+        raise SaveError(
+            f"{path}: not saved: amends {seq} with other dice ({_dice_words(record['dice'])}) "
+            f"than its own ({_dice_words(amended.get('dice', []))}); an amendment keeps "
+            "the roll it reads again"
+        )
+
+
+def _dice_words(dice: list[dict[str, Any]]) -> str:
+    return (
+        ", ".join(
+            f"{die.get('dice')} {'+'.join(map(str, die.get('values', [])))} {die.get('source')}"
+            for die in dice
+        )
+        or "none"
+    )
 
 
 def advance_turn(path: Path, *, who: str | None = None) -> dict:
