@@ -100,6 +100,25 @@ def test_log_of_a_torn_save_writes_nothing_and_repair_keeps_it_aside(torch: Path
     assert code == 0 and err == ""
 
 
+@pytest.mark.parametrize(
+    "argv", [*APPENDS, ["turn", "torch"]], ids=["resolve --save", "marker add", "option", "turn"]
+)
+def test_an_append_that_cuts_a_torn_entry_off_says_so_on_stderr(
+    torch: Path, capsys, argv: list[str]
+) -> None:
+    with torch.open("ab") as handle:
+        handle.write(b'\n[[log]]\nseq = 4\nkind = "com')
+    code, out, err = run(capsys, *argv)
+    [backup] = torch.parent.glob("torch.toml.bak-*")
+    assert code == 0 and "entry 4" in out
+    assert err == (
+        "crtdesk: saves/torch.toml: the torn last entry (28 bytes, a write cut short) was cut "
+        f"off; the whole file as it was is kept in saves/{backup.name}\n"
+    )
+    code, out, err = run(capsys, *argv)
+    assert (code, err) == (0, "") and "entry 5" in out
+
+
 def test_repair_of_a_broken_or_missing_save_exits_2(torch: Path, capsys) -> None:
     code, out, err = run(capsys, "repair", "nothing")
     assert code == 2 and out == "" and "no save file saves/nothing.toml" in err

@@ -173,6 +173,29 @@ def test_the_next_write_repairs_what_a_load_reported(game: Path) -> None:
     assert saves.load_game(game).warnings == []
 
 
+@pytest.mark.parametrize("append", list(APPENDS))
+def test_the_write_that_repairs_says_so_in_its_notices(game: Path, append: str) -> None:
+    torn = tear(game)
+    notices: list[str] = []
+    with_notices: dict[str, Callable[[Path], object]] = {
+        "append_combat": lambda path: saves.append_combat(path, *boom(5), notices=notices),
+        "add_marker": lambda path: saves.add_marker(path, "DG", "0101", notices=notices),
+        "set_option": lambda path: saves.set_option(path, "mines_cdf", 3, notices=notices),
+        "append_event": lambda path: saves.append_event(path, "e", "t", notices=notices),
+        "advance_turn": lambda path: saves.advance_turn(path, notices=notices),
+        "remove_marker": lambda path: saves.remove_marker(path, "1.1", notices=notices),
+    }
+    with_notices[append](game)
+    [backup] = backups(game)
+    assert notices == [
+        f"{game}: the torn last entry ({len(torn)} bytes, a write cut short) was cut off; "
+        f"the whole file as it was is kept in {backup}"
+    ]
+    notices.clear()
+    saves.add_marker(game, "DG", "0202", notices=notices)  # nothing torn now: nothing said
+    assert notices == [] and backups(game) == [backup]
+
+
 def test_a_refused_change_leaves_a_torn_save_as_it_is(game: Path) -> None:
     tear(game)
     before = game.read_bytes()

@@ -13,6 +13,8 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -138,7 +140,10 @@ def record_combat(
 ) -> str:
     """Append a resolved combat to a save; the line to print."""
     path = _path(save, saves_dir)
-    entry = saves.append_combat(path, combat, outcome, note, target=target, who=player_name())
+    with _notices() as notices:
+        entry = saves.append_combat(
+            path, combat, outcome, note, target=target, who=player_name(), notices=notices
+        )
     line = f"Saved as entry {entry['seq']} in {path}"
     placed = [marker_text(m) for m in entry.get("markers", [])]
     if placed:
@@ -202,6 +207,18 @@ def _existing_save(name: str) -> Path:
     return given
 
 
+@contextmanager
+def _notices() -> Iterator[list[str]]:
+    """A list for what a write did besides its entry (a torn last entry cut off and kept),
+    said on stderr, one line each, once the write is done or refused."""
+    notices: list[str] = []
+    try:
+        yield notices
+    finally:
+        for notice in notices:
+            print(f"crtdesk: {notice}", file=sys.stderr)
+
+
 def _load(args: argparse.Namespace) -> saves.Game:
     game = saves.load_game(_path(args.file, args.saves))
     for warning in game.warnings:
@@ -250,7 +267,8 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     before = {m.id: m for m in saves.load_game(path).markers}
-    entry = saves.advance_turn(path, who=player_name())
+    with _notices() as notices:
+        entry = saves.advance_turn(path, who=player_name(), notices=notices)
     line = f"Turn {entry['turn']} begins (entry {entry['seq']} in {path})."
     counted = [_after_turn(i, before, expired=False) for i in entry.get("counted_down", [])]
     expired = [_after_turn(i, before, expired=True) for i in entry.get("expired", [])]
@@ -274,16 +292,25 @@ def _after_turn(marker_id: str, before: dict[str, saves.Marker], *, expired: boo
 def _cmd_marker_add(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     turns = _whole_number("turns", args.turns, 1)
-    entry = saves.add_marker(
-        path, args.kind, args.target, args.side, turns, args.note, who=player_name()
-    )
+    with _notices() as notices:
+        entry = saves.add_marker(
+            path,
+            args.kind,
+            args.target,
+            args.side,
+            turns,
+            args.note,
+            who=player_name(),
+            notices=notices,
+        )
     print(f"Placed {marker_text(entry['marker'])} as entry {entry['seq']} in {path}")
     return 0
 
 
 def _cmd_marker_remove(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
-    entry = saves.remove_marker(path, args.marker_id, who=player_name())
+    with _notices() as notices:
+        entry = saves.remove_marker(path, args.marker_id, who=player_name(), notices=notices)
     what = f"{entry['marker_kind']} on {one_line(entry['target'])}"
     print(f"Removed marker {entry['marker_id']} ({what}) as entry {entry['seq']} in {path}")
     return 0
@@ -292,7 +319,8 @@ def _cmd_marker_remove(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_option(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     key, value = _option_pair(f"{args.key}={args.value}")
-    entry = saves.set_option(path, key, value, who=player_name())
+    with _notices() as notices:
+        entry = saves.set_option(path, key, value, who=player_name(), notices=notices)
     print(f"Option {key} = {value!r} as entry {entry['seq']} in {path}")
     return 0
 

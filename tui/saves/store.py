@@ -7,7 +7,8 @@ aside, then appends. So that an append stays O(1), the lock file holds a one-lin
 of the file as last checked or written by this store (its identity, size, modification and
 change times, and a checksum of its last bytes): while the file still matches it, only its
 ends are read; after any other write (an editor, a copy, a writer killed before it could
-update the record) the whole file is checked once, as a load checks it.
+update the record) the whole file is checked once, as a load checks it. Every append takes
+`notices`, a list that gets one line when the write first cut a torn last entry off.
 
 Headless: never imports textual or rich.
 """
@@ -445,13 +446,18 @@ Maker = Callable[[dict[str, Any], dict[str, Any] | None, Game | None], dict[str,
 
 
 def _append(
-    path: Path, make: Maker, *, whole: bool = False, who: str | None = None
+    path: Path,
+    make: Maker,
+    *,
+    whole: bool = False,
+    who: str | None = None,
+    notices: list[str] | None = None,
 ) -> dict[str, Any]:
     """Append one entry under the exclusive lock. `make(header, last_entry, game)` gives the
     entry's own fields; `game` is the full replay when `whole`, else None. A save a load
     would refuse is refused, untouched, and so is an entry `make` refuses; a torn last entry
-    is set aside just before the entry is written. Unless `whole`, a save that still matches
-    the lock file's record is read only at its ends (O(1))."""
+    is set aside just before the entry is written, and said so in `notices` (one line). Unless
+    `whole`, a save that still matches the lock file's record is read only at its ends (O(1))."""
     path = Path(path)
     _require(path)
     with _locked(path, exclusive=True) as lock:
@@ -487,7 +493,13 @@ def _append(
             if problem:
                 raise SaveError(f"{path}: not saved: {problem[0]}")
             if cut is not None:
-                _repair(fd, path, cut)
+                dropped = os.fstat(fd).st_size - cut
+                backup = _repair(fd, path, cut)
+                if notices is not None:
+                    notices.append(
+                        f"{path}: the torn last entry ({dropped} bytes, a write cut short) "
+                        f"was cut off; the whole file as it was is kept in {backup}"
+                    )
             block = _write_entry(fd, path, entry)
             lock.remember(os.fstat(fd), (tail + block)[-_TAIL:])
         finally:
@@ -645,6 +657,7 @@ def append_combat(
     targets: dict[str, str] | None = None,
     who: str | None = None,
     amends: int | None = None,
+    notices: list[str] | None = None,
 ) -> dict:
     """Log one resolved combat; markers the result places (No-entry, DG, exploitation,
     engaged) go on `target` (or per side on `targets`), or on "(unspecified)". `who`
@@ -693,7 +706,7 @@ def append_combat(
             "markers": _combat_markers(seq, outcome, target, targets) or None,
         }
 
-    return _append(path, make, who=who)
+    return _append(path, make, who=who, notices=notices)
 
 
 def _check_amends(
@@ -739,7 +752,7 @@ def _dice_words(dice: list[dict[str, Any]]) -> str:
     )
 
 
-def advance_turn(path: Path, *, who: str | None = None) -> dict:
+def advance_turn(path: Path, *, who: str | None = None, notices: list[str] | None = None) -> dict:
     """Start the next turn: every timed marker counts down one, those at 0 are removed."""
 
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
@@ -754,7 +767,7 @@ def advance_turn(path: Path, *, who: str | None = None) -> dict:
             "expired": expired or None,
         }
 
-    return _append(path, make, whole=True, who=who)
+    return _append(path, make, whole=True, who=who, notices=notices)
 
 
 def add_marker(
@@ -766,6 +779,7 @@ def add_marker(
     note: str | None = None,
     *,
     who: str | None = None,
+    notices: list[str] | None = None,
 ) -> dict:
     """Place a marker by hand. Its id is the entry's number and `.1`."""
     kind = canonical_kind(kind)
@@ -792,10 +806,12 @@ def add_marker(
             "marker": {k: v for k, v in marker.items() if v is not None},
         }
 
-    return _append(path, make, who=who)
+    return _append(path, make, who=who, notices=notices)
 
 
-def remove_marker(path: Path, marker_id: str, *, who: str | None = None) -> dict:
+def remove_marker(
+    path: Path, marker_id: str, *, who: str | None = None, notices: list[str] | None = None
+) -> dict:
     """Lift a marker by hand (e.g. Hero #15 Engineer/Frogman repairing a No-entry hex)."""
     marker_id = str(marker_id).strip()
 
@@ -812,10 +828,17 @@ def remove_marker(path: Path, marker_id: str, *, who: str | None = None) -> dict
             "target": found.target,
         }
 
-    return _append(path, make, whole=True, who=who)
+    return _append(path, make, whole=True, who=who, notices=notices)
 
 
-def set_option(path: Path, key: str, value: object, *, who: str | None = None) -> dict:
+def set_option(
+    path: Path,
+    key: str,
+    value: object,
+    *,
+    who: str | None = None,
+    notices: list[str] | None = None,
+) -> dict:
     """Set a per-game option (e.g. mines_cdf 3); logged like everything else. An option this
     desk does not know is refused, with the known ones."""
     problem = _option_problem(key, value, known_only=True)
@@ -827,7 +850,7 @@ def set_option(path: Path, key: str, value: object, *, who: str | None = None) -
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         return {"kind": "option", "key": key, "value": value}
 
-    return _append(path, make, who=who)
+    return _append(path, make, who=who, notices=notices)
 
 
 def append_event(
@@ -838,6 +861,7 @@ def append_event(
     ruleset: str | None = None,
     dice: list[DiceRoll | dict[str, Any]] | None = None,
     who: str | None = None,
+    notices: list[str] | None = None,
 ) -> dict:
     """Log something the desk did that is not a combat, with its dice: e.g. the die rolled
     for a Hero Site won uncontested (event "hero-site-draw"). Returns the entry written."""
@@ -853,4 +877,4 @@ def append_event(
             _check_ruleset_in_play(header, ruleset)
         return {"kind": "event", "event": event, "ruleset": ruleset, "text": text, "dice": rolls}
 
-    return _append(path, make, who=who)
+    return _append(path, make, who=who, notices=notices)
