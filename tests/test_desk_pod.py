@@ -322,3 +322,20 @@ async def test_the_footer_fits_80_columns_with_every_key_it_lists(desk: Desk) ->
         assert max(key.region.right for key in footer_keys) <= 80
         # The unit-row keys are named beside the headings instead.
         assert "^n add" in screen_text(app) and "^g add" in screen_text(app)
+
+
+async def test_an_open_dropdown_is_framed_and_hides_no_label(desk: Desk) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        from textual.widgets import Label
+        from textual.widgets._select import SelectOverlay
+
+        screen = app.screen
+        buddy = screen.query_one("#buddy", Select)
+        buddy.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert buddy.expanded
+        overlay = buddy.query_one(SelectOverlay)
+        assert overlay.styles.border_top[0] == "round"
+        for label in screen.query(".field-label").results(Label):
+            assert not overlay.region.overlaps(label.region), str(label.content)
