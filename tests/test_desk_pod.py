@@ -339,3 +339,23 @@ async def test_an_open_dropdown_is_framed_and_hides_no_label(desk: Desk) -> None
         assert overlay.styles.border_top[0] == "round"
         for label in screen.query(".field-label").results(Label):
             assert not overlay.region.overlaps(label.region), str(label.content)
+
+
+async def test_a_roll_that_could_not_be_saved_offers_no_card_after_it(desk: Desk) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        screen = app.screen
+        set_factors(screen, "6", "2")
+        app.game.path.unlink()  # the save went away under the desk
+        await pilot.press("ctrl+t", "8", "enter")
+        await settle(pilot)
+        assert screen.save_state.status == "failed"
+        panel = screen.query_one(ResultPanel)
+        assert panel.has_class("-save-failed") and "Not saved" in result(screen)
+        assert "F9" not in result(screen) and screen.after_roll_offers() == {}
+        await pilot.press("f9")
+        await pilot.pause()
+        assert notes(app)[-1] == "The last roll was not saved: no card can be played after it."
+        # The form changing marks the result stale.
+        set_factors(screen, "7", "2")
+        await pilot.pause()
+        assert panel.has_class("-stale")
