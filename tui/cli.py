@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from tui.engine.combat import CombatInput, Outcome, distribution, resolve
 from tui.engine.errors import InputError
-from tui.engine.rulesets.common import parse_unit
+from tui.engine.rulesets.common import parse_unit, whole_number
 from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
 from tui.text import cell_text, die_text, one_line, table_json, table_text
 
@@ -92,7 +92,7 @@ def _integer(field: str, text: str | None, low: int | None = None) -> int | None
     if not digits.isdigit() or not digits.isascii():
         allowed = "a whole number" + (f" >= {low}" if low is not None else ", + or -")
         raise InputError(field, text, allowed)
-    number = int(value)
+    number = whole_number(field, text, value)
     if low is not None and number < low:
         raise InputError(field, text, f"a whole number >= {low}")
     return number
