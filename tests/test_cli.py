@@ -373,6 +373,16 @@ def bad_cases():
             "2 to 12",
             id=f"{command}-ocs-surprise-off-the-table",
         )
+        for surprise in ("7", "12"):  # nobody gains surprise, the attacker does
+            yield pytest.param(
+                command,
+                ["ocs", *("--attack", "3", "--defense", "1", "--surprise-roll", surprise)]
+                + ["--shift-roll", "9"],
+                "--shift-roll",
+                "9",
+                "1 to 6",
+                id=f"{command}-ocs-shift-roll-off-the-die-surprise-{surprise}",
+            )
         yield pytest.param(
             command,
             ["pod-super", "--attack", "3", "--defense", "1", "--attacker-card", "deuce"],

@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from seed_transcription import DAYNIGHT, OCS, POD_BASIC, POD_BOOM, POD_SUPER, RIVETS
 
-from tui.engine import CombatInput, InputError, Unit, resolve
+from tui.engine import CombatInput, InputError, Unit, distribution, resolve
 from tui.engine.odds import label_ratio
 
 
@@ -650,6 +650,25 @@ def test_ocs_surprise_uses_the_ar_difference_and_the_hedgehog():
     # In a hedgehog the defender's AR counts one more: 8 + 3 - 2 = 9, nobody.
     outcome = ocs(attacker_ar=3, defender_ar=1, hedgehog=1, surprise_roll=8, roll=8)
     assert "surprise" not in outcome.effects
+
+
+@pytest.mark.parametrize("surprise_roll", [12, 7, 2, None])
+@pytest.mark.parametrize("shift_roll", [0, 7, 9])
+def test_ocs_a_shift_roll_no_die_gives_is_refused_with_or_without_surprise(
+    surprise_roll, shift_roll
+):
+    # Surprise 12: the attacker's; 7: nobody's; 2: the defender's; None: the desk rolls it.
+    with pytest.raises(InputError) as caught:
+        ocs(surprise_roll=surprise_roll, shift_roll=shift_roll, roll=7)
+    assert caught.value.field == "shift_roll" and "from 1 to 6" in caught.value.allowed
+    with pytest.raises(InputError, match="shift_roll"):
+        distribution(CombatInput("ocs", attackers=units(4), defenders=units(2), shift_roll=9))
+
+
+def test_ocs_a_good_shift_roll_without_surprise_is_noted_unused():
+    outcome = ocs(surprise_roll=7, shift_roll=6, roll=7)
+    assert "surprise" not in outcome.effects and outcome.column == "2:1"
+    assert "The shift roll 6 is not used" in outcome.trace
 
 
 def test_ocs_surprise_shift_stops_at_the_edge():
