@@ -760,3 +760,14 @@ def test_press_on_on_a_hand_roll_that_is_not_btl_is_refused(capsys, roll):
     status, out, err = run(capsys, "resolve", *argv[:-1], "6", "--json")
     assert (status, err) == (0, "")
     assert json.loads(out)["effects"]["attacker"]["steps_lost"] >= 1
+
+
+@pytest.mark.parametrize("command", ["resolve", "odds"])
+def test_a_morale_change_that_takes_the_attack_to_zero_names_morale_attack(capsys, command):
+    argv = ["pod-super", "--attack", "5", "--morale-attack", "-10", "--defense", "2"]
+    status, out, err = run(capsys, command, *argv)
+    assert (status, out) == (2, "")
+    assert err == (
+        "crtdesk: --morale-attack: -10 is not allowed; expected at least -4: the attack "
+        "totals 5 before morale, and 0 factors is not an attack\n"
+    )

@@ -289,6 +289,24 @@ def test_morale_adjusts_the_totals():
     assert (outcome.attack_total, outcome.defense_total, outcome.odds) == (4, 3, "1-1")
 
 
+@pytest.mark.parametrize("ruleset", ["pod-basic", "pod-super", "pod-ultra"])
+@pytest.mark.parametrize("morale", [-5, -10])
+def test_a_morale_change_that_takes_the_attack_to_zero_is_named(ruleset, morale):
+    with pytest.raises(InputError) as caught:
+        pod(ruleset, [3, 2], [2], roll=2, morale_attack=morale)
+    assert caught.value.field == "morale_attack" and caught.value.value == morale
+    assert (
+        "at least -4" in caught.value.allowed and "totals 5 before morale" in caught.value.allowed
+    )
+    assert pod(ruleset, [3, 2], [2], roll=2, morale_attack=-4).attack_total == 1
+
+
+def test_an_attack_of_zero_before_morale_is_still_the_attack():
+    with pytest.raises(InputError) as caught:
+        pod("pod-super", [0], [2], roll=7, morale_attack=-1)
+    assert caught.value.field == "attack"
+
+
 # RULINGS: Ace 3 columns, King 2, Queen 2, Jack 1; Buddy and Medal one each.
 CARD_COLUMNS = {"ace": 3, "king": 2, "queen": 2, "jack": 1, "joker": 0, "stanfill": 0}
 SUPER_COLUMNS = POD_SUPER["columns"]
