@@ -185,4 +185,5 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
         column=first.odds_column,
         outcomes=tuple((cell, p, meaning) for cell, p, meaning, _ in merged.values()),
         details=tuple(effects for *_, effects in merged.values()),
+        inputs=combat.to_dict(),
     )

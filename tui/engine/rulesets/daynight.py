@@ -159,10 +159,18 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     if combat.hold is False and "retreat_or_steps" in defender:
         # No step-loss-and-hold option in the defender's hex: D1/D2 are retreats (7.10).
         defender["retreat"] = defender.pop("retreat_or_steps")
-    if combat.attacker_retreats:
-        if cell not in _ATTACKER_MAY_RETREAT:
-            allowed = "only on " + ", ".join(_ATTACKER_MAY_RETREAT)
-            raise InputError("attacker_retreats", cell, allowed)
+    if combat.attacker_retreats and cell not in _ATTACKER_MAY_RETREAT:
+        may = ", ".join(_ATTACKER_MAY_RETREAT)
+        if all(by_hand):
+            # Every roll was entered by hand, so the player knows the battle's result.
+            raise InputError(
+                "attacker_retreats",
+                True,
+                f"only on {may} (a retreat instead of a step loss), and this battle "
+                f"ended on {cell} (row {roll})",
+            )
+        trace.append(f"The attacker would retreat on {may}; the battle ended on {cell}: not used")
+    elif combat.attacker_retreats:
         # Retreating attackers are disorganized (7.10.8).
         effects["markers"].append({"kind": "disorganized", "side": "attacker"})
         effects["notes"].append("The attacker retreats: its units are disorganized.")
