@@ -62,3 +62,8 @@ async def settle(pilot: Pilot) -> None:
 def screen_text(app: CrtDeskApp) -> str:
     """Every Static on the active screen, as the player reads it."""
     return "\n".join(str(s.content) for s in app.screen.query("Static").results(Static))
+
+
+def notes(app: CrtDeskApp) -> list[str]:
+    """The notifications shown, oldest first."""
+    return [str(n.message) for n in app._notifications]

@@ -373,6 +373,16 @@ def bad_cases():
             "2 to 12",
             id=f"{command}-ocs-surprise-off-the-table",
         )
+        for surprise in ("7", "12"):  # nobody gains surprise, the attacker does
+            yield pytest.param(
+                command,
+                ["ocs", *("--attack", "3", "--defense", "1", "--surprise-roll", surprise)]
+                + ["--shift-roll", "9"],
+                "--shift-roll",
+                "9",
+                "1 to 6",
+                id=f"{command}-ocs-shift-roll-off-the-die-surprise-{surprise}",
+            )
         yield pytest.param(
             command,
             ["pod-super", "--attack", "3", "--defense", "1", "--attacker-card", "deuce"],
@@ -735,3 +745,30 @@ def test_odds_json_names_the_automatic_result(capsys):
     _, out, _ = run(capsys, "odds", "pod-super", "--attack", "1", "--defense", "5", "--json")
     data = json.loads(out)
     assert (data["odds"], data["ratio"]) == ("AD", "1-5")
+
+
+@pytest.mark.parametrize("roll", ["1", "4"])
+def test_press_on_on_a_hand_roll_that_is_not_btl_is_refused(capsys, roll):
+    # 5 vs 2 by day in Clear is 2-1: row 1 reads D1, row 4 D1+ (no BTL).
+    argv = ["daynight", "--attack", "5", "--defense", "2", "--press-on", "--roll", roll]
+    for command in ("resolve", "odds"):
+        status, out, err = run(capsys, command, *argv)
+        assert (status, out) == (2, "")
+        assert len(err.splitlines()) == 1
+        assert err.startswith("crtdesk: --press-on: ") and "only applies to BTL" in err
+        assert f"(row {roll})" in err
+    # Row 6 there is BTL: pressing on applies.
+    status, out, err = run(capsys, "resolve", *argv[:-1], "6", "--json")
+    assert (status, err) == (0, "")
+    assert json.loads(out)["effects"]["attacker"]["steps_lost"] >= 1
+
+
+@pytest.mark.parametrize("command", ["resolve", "odds"])
+def test_a_morale_change_that_takes_the_attack_to_zero_names_morale_attack(capsys, command):
+    argv = ["pod-super", "--attack", "5", "--morale-attack", "-10", "--defense", "2"]
+    status, out, err = run(capsys, command, *argv)
+    assert (status, out) == (2, "")
+    assert err == (
+        "crtdesk: --morale-attack: -10 is not allowed; expected at least -4: the attack "
+        "totals 5 before morale, and 0 factors is not an attack\n"
+    )

@@ -198,7 +198,9 @@ def test_turn_and_markers(folder: Path, capsys) -> None:
         'hit "hard"',
     )
     assert code == 0, err
-    assert out.strip() == "Placed DG 2.1 on 0712 (Axis, 1 turn) as entry 2 in saves/torch.toml"
+    assert out.strip() == (
+        'Placed DG 2.1 on 0712 (Axis, 1 turn): hit "hard" as entry 2 in saves/torch.toml'
+    )
     code, out, _ = run(capsys, "log", "torch", "--markers")
     lines = out.splitlines()
     assert lines[1].split() == [
@@ -217,7 +219,7 @@ def test_turn_and_markers(folder: Path, capsys) -> None:
     code, out, _ = run(capsys, "turn", "torch")
     assert code == 0 and out.startswith("Turn 2 begins (entry 3")
     assert "Counted down: no-entry 1.1 on (unspecified) (both, 1 turn left)." in out
-    assert "Expired and removed: DG 2.1 on 0712 (Axis)." in out
+    assert 'Expired and removed: DG 2.1 on 0712 (Axis): hit "hard".' in out
     code, out, _ = run(capsys, "log", "torch", "--markers", "--json")
     assert [(m["id"], m["turns_left"]) for m in json.loads(out)] == [("1.1", 1)]
     code, out, _ = run(capsys, "marker", "torch", "remove", "1.1", "--saves", "saves")
@@ -325,7 +327,7 @@ def test_free_text_in_the_log_table_stays_on_one_line(folder: Path, capsys) -> N
     code, out, _ = run(capsys, "log", "t")
     assert code == 0
     assert out.splitlines()[0] == 'A\\nB [[log]] "q" (saves/t.toml)'
-    assert out.splitlines()[-1].endswith("Placed low 1.1 on 1st\\nPanzer.")
+    assert out.splitlines()[-1].endswith("Placed low 1.1 on 1st\\nPanzer: x]]\\y.")
     code, out, _ = run(capsys, "log", "t", "--json")
     assert json.loads(out)["title"] == 'A\nB [[log]] "q"'
 

@@ -110,3 +110,31 @@ def test_battle_distribution_matches_every_way_the_dice_can_fall(reserve, press_
     expected = {cell: Fraction(n, 6**3) for cell, n in counts.items()}
     got = {cell: p for cell, p, _ in distribution(combat).outcomes}
     assert got == expected and sum(got.values()) == 1
+
+
+@pytest.mark.parametrize(("rows", "read"), [((3,), "FF (row 3)"), ((5, 4), "ENG (row 5), D1+")])
+def test_press_on_on_a_hand_rolled_battle_with_no_btl_is_refused(
+    rows: tuple[int, ...], read: str
+) -> None:
+    # Every roll entered by hand: the player knows no BTL came up, so pressing on is a slip.
+    combat = CombatInput(
+        **{**BASE.__dict__, "roll": rows[0], "rerolls": rows[1:], "press_on": True}
+    )
+    with pytest.raises(InputError) as caught:
+        resolve(combat)
+    assert caught.value.field == "press_on"
+    assert "only applies to BTL" in caught.value.allowed and read in caught.value.allowed
+    with pytest.raises(InputError, match="only applies to BTL"):
+        distribution(combat)
+
+
+def test_press_on_with_the_desks_dice_is_a_standing_order() -> None:
+    # The desk's dice: the player could not know, so a battle with no BTL leaves it unused.
+    combat = CombatInput(**{**BASE.__dict__, "press_on": True})
+    outcome = resolve(combat, rng=ScriptedDice((3,)))  # type: ignore[arg-type]
+    assert outcome.cell == day_clear(3, "2-1") == "FF"
+    assert outcome.effects["attacker"]["steps_lost"] == 1  # no voluntary step loss
+    assert "no BTL came up: not used" in outcome.trace[-1]
+    # A hand roll that ENGs, re-rolled by the desk: not every roll was known either.
+    mixed = CombatInput(**{**BASE.__dict__, "roll": 5, "press_on": True})
+    assert resolve(mixed, rng=ScriptedDice((3,))).cell == "FF"  # type: ignore[arg-type]

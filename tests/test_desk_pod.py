@@ -4,11 +4,12 @@ each, with the saved entry checked in the save file."""
 from __future__ import annotations
 
 import pytest
-from conftest import Desk, screen_text, settle
+from conftest import Desk, notes, screen_text, settle
 from textual.widgets import Input, Select, Static
 
 from tui import saves
 from tui.app import CrtDeskApp
+from tui.screens.dialogs import ChoiceScreen
 from tui.screens.pod import PodScreen
 from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
 
@@ -181,8 +182,12 @@ async def test_joker_after_the_roll_swaps_the_lines(desk: Desk) -> None:
         assert entry["effects"]["attacker"] == {"factors_lost": 2, "retreat": 3}
         assert "Joker" in (entry.get("note") or "")
         assert "swapped" in result(screen)
-        # A second after-roll card is not offered.
-        assert screen.check_action("after_roll", ()) is False
+        # A second after-roll card is not offered, and F9 says so.
+        assert screen.after_roll_offers() == {}
+        await pilot.press("f9")
+        await pilot.pause()
+        assert isinstance(app.screen, type(screen))
+        assert "No card can be played after this roll." in notes(app)[-1]
 
 
 async def test_stanfill_after_the_roll_cancels_a_basic_result(desk: Desk) -> None:
@@ -272,3 +277,85 @@ async def test_ultra_obstacle_disables_the_defender_rows_and_says_why(desk: Desk
         await pilot.pause()
         assert not any(row.disabled for row in units(screen, "defender"))
         assert "obstacle" not in preview(screen) and "Defence 4" in preview(screen)
+
+
+async def test_f9_with_nothing_to_play_says_so(desk: Desk) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        await pilot.press("f9")
+        await pilot.pause()
+        assert notes(app) == ["No roll yet: F9 plays a card after a roll."]
+
+
+async def test_hero_draw_asks_before_it_rolls(desk: Desk) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        screen = app.screen
+        before = app.rng.getstate()
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is screen and app.rng.getstate() == before
+        assert saves.load_game(app.game.path).entries == []
+        await pilot.press("ctrl+y", "y")
+        await settle(pilot)
+        assert [e["kind"] for e in saves.load_game(app.game.path).entries] == ["event"]
+
+
+async def test_the_palette_switches_rulesets(desk: Desk) -> None:
+    async with desk(rulesets=["pod-super", "rivets"]) as (app, pilot):
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert "Switch to Rivets (f3)" in commands
+        assert not any(t.startswith("Switch to Super") for t in commands)
+        commands["Switch to Rivets (f3)"].callback()
+        await pilot.pause()
+        assert app.screen.ruleset == "rivets"
+
+
+async def test_the_footer_fits_80_columns_with_every_key_it_lists(desk: Desk) -> None:
+    async with desk(rulesets=["pod-ultra"]) as (app, pilot):
+        from textual.widgets._footer import FooterKey
+
+        footer_keys = list(app.screen.query(FooterKey).results(FooterKey))
+        shown = {key.action for key in footer_keys}
+        assert {"roll", "hand_dice", "after_roll", "hero_draw", "trace"} <= shown
+        assert max(key.region.right for key in footer_keys) <= 80
+        # The unit-row keys are named beside the headings instead.
+        assert "^n add" in screen_text(app) and "^g add" in screen_text(app)
+
+
+async def test_an_open_dropdown_is_framed_and_hides_no_label(desk: Desk) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        from textual.widgets import Label
+        from textual.widgets._select import SelectOverlay
+
+        screen = app.screen
+        buddy = screen.query_one("#buddy", Select)
+        buddy.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert buddy.expanded
+        overlay = buddy.query_one(SelectOverlay)
+        assert overlay.styles.border_top[0] == "round"
+        for label in screen.query(".field-label").results(Label):
+            assert not overlay.region.overlaps(label.region), str(label.content)
+
+
+async def test_a_roll_that_could_not_be_saved_offers_no_card_after_it(desk: Desk) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        screen = app.screen
+        set_factors(screen, "6", "2")
+        app.game.path.unlink()  # the save went away under the desk
+        await pilot.press("ctrl+t", "8", "enter")
+        await settle(pilot)
+        assert screen.save_state.status == "failed"
+        panel = screen.query_one(ResultPanel)
+        assert panel.has_class("-save-failed") and "Not saved" in result(screen)
+        assert "F9" not in result(screen) and screen.after_roll_offers() == {}
+        await pilot.press("f9")
+        await pilot.pause()
+        assert notes(app)[-1] == "The last roll was not saved: no card can be played after it."
+        # The form changing marks the result stale.
+        set_factors(screen, "7", "2")
+        await pilot.pause()
+        assert panel.has_class("-stale")

@@ -6,17 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import make_app, settle
+from conftest import make_app, notes, settle
 from textual.pilot import Pilot
 
 from tui import saves
-from tui.app import CrtDeskApp
 from tui.screens.log import LogScreen
 from tui.screens.rivets import RivetsScreen
-
-
-def notes(app: CrtDeskApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
 
 
 async def roll_by_hand(pilot: Pilot, attack: str, defense: str, die: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from textual.widgets import DataTable, Input, SelectionList, Static
+from textual.widgets import DataTable, Input, Label, SelectionList, Static
 
 from tui import saves
 from tui.app import CrtDeskApp
@@ -102,7 +102,8 @@ async def test_log_review_shows_the_combats_and_the_hero_draw(tmp_path: Path) ->
         screen.query_one("#defenders .factor", Input).value = "2"
         await pilot.pause()
         await pilot.press("ctrl+r")
-        await pilot.press("ctrl+y")
+        await pilot.press("ctrl+y", "y")
+        await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         entries = saves.load_game(folder / "g.toml").entries
         assert [e["kind"] for e in entries] == ["combat", "event"]
@@ -139,3 +140,35 @@ async def test_every_game_action_is_in_the_command_palette(tmp_path: Path) -> No
         # And each has its key bound on the screen.
         keys = set(app.screen._bindings.key_to_bindings)
         assert {c.key for c in COMBAT_SCREEN_COMMANDS + POD_COMMANDS} <= keys
+
+
+async def test_new_game_dialog_enter_creates_from_anywhere_and_ticks_differ_in_shape(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "other.toml", "Other", ["rivets"], {})
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("n", *"Bastogne")
+        await pilot.pause()
+        dialog = app.screen
+        # The label and the value of the mines option are apart.
+        label = dialog.query_one("#new-mines").parent.query_one(Label)
+        assert len(str(label.content)) < label.region.width
+        choices = dialog.query_one(SelectionList)
+        choices.deselect_all()
+        choices.select("rivets")
+        await pilot.pause()
+        # Unticked rows show an empty box, ticked ones an X: a difference in shape.
+        rows = {choices.get_option_at_index(i).value: i for i in range(choices.option_count)}
+        ticked = choices.render_line(rows["rivets"]).text
+        unticked = choices.render_line(rows["ocs"]).text
+        assert ticked[:3] != unticked[:3] and "X" in ticked[:3] and "X" not in unticked[:3]
+        choices.focus()
+        await pilot.press("space")  # Space still ticks the highlighted ruleset
+        await pilot.press("enter")  # Enter creates, from the ruleset list too
+        await pilot.pause()
+        game = saves.load_game(app.game.path)
+        assert game.title == "Bastogne" and set(game.rulesets) == {"rivets", "pod-basic"}

@@ -166,7 +166,7 @@ def test_rivets_distributions(attackers, defenders):
     defenders=some_units(1, 10),
     terrain=st.sampled_from(["forest", "woods", "rough", "clear"]),
     time=st.sampled_from(["day", "night"]),
-    drm=st.integers(-8, 8),
+    drm=st.integers(-6, 6),
 )
 def test_daynight_distributions(attackers, defenders, terrain, time, drm):
     combat = CombatInput(

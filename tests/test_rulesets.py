@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from seed_transcription import DAYNIGHT, OCS, POD_BASIC, POD_BOOM, POD_SUPER, RIVETS
 
-from tui.engine import CombatInput, InputError, Unit, resolve
+from tui.engine import CombatInput, InputError, Unit, distribution, resolve
 from tui.engine.odds import label_ratio
 
 
@@ -287,6 +287,24 @@ def test_basic_has_no_terrain_and_no_medal():
 def test_morale_adjusts_the_totals():
     outcome = pod("pod-super", [6], [2], roll=7, morale_attack=-2, morale_defense=1)
     assert (outcome.attack_total, outcome.defense_total, outcome.odds) == (4, 3, "1-1")
+
+
+@pytest.mark.parametrize("ruleset", ["pod-basic", "pod-super", "pod-ultra"])
+@pytest.mark.parametrize("morale", [-5, -10])
+def test_a_morale_change_that_takes_the_attack_to_zero_is_named(ruleset, morale):
+    with pytest.raises(InputError) as caught:
+        pod(ruleset, [3, 2], [2], roll=2, morale_attack=morale)
+    assert caught.value.field == "morale_attack" and caught.value.value == morale
+    assert (
+        "at least -4" in caught.value.allowed and "totals 5 before morale" in caught.value.allowed
+    )
+    assert pod(ruleset, [3, 2], [2], roll=2, morale_attack=-4).attack_total == 1
+
+
+def test_an_attack_of_zero_before_morale_is_still_the_attack():
+    with pytest.raises(InputError) as caught:
+        pod("pod-super", [0], [2], roll=7, morale_attack=-1)
+    assert caught.value.field == "attack"
 
 
 # RULINGS: Ace 3 columns, King 2, Queen 2, Jack 1; Buddy and Medal one each.
@@ -652,6 +670,25 @@ def test_ocs_surprise_uses_the_ar_difference_and_the_hedgehog():
     assert "surprise" not in outcome.effects
 
 
+@pytest.mark.parametrize("surprise_roll", [12, 7, 2, None])
+@pytest.mark.parametrize("shift_roll", [0, 7, 9])
+def test_ocs_a_shift_roll_no_die_gives_is_refused_with_or_without_surprise(
+    surprise_roll, shift_roll
+):
+    # Surprise 12: the attacker's; 7: nobody's; 2: the defender's; None: the desk rolls it.
+    with pytest.raises(InputError) as caught:
+        ocs(surprise_roll=surprise_roll, shift_roll=shift_roll, roll=7)
+    assert caught.value.field == "shift_roll" and "from 1 to 6" in caught.value.allowed
+    with pytest.raises(InputError, match="shift_roll"):
+        distribution(CombatInput("ocs", attackers=units(4), defenders=units(2), shift_roll=9))
+
+
+def test_ocs_a_good_shift_roll_without_surprise_is_noted_unused():
+    outcome = ocs(surprise_roll=7, shift_roll=6, roll=7)
+    assert "surprise" not in outcome.effects and outcome.column == "2:1"
+    assert "The shift roll 6 is not used" in outcome.trace
+
+
 def test_ocs_surprise_shift_stops_at_the_edge():
     outcome = ocs(attack=40, defense=2, terrain="open", surprise_roll=12, shift_roll=6, roll=7)
     assert outcome.odds_column == "13:1" and outcome.column == "13:1"
@@ -761,7 +798,7 @@ def test_daynight_eng_is_always_rolled_again():
         (0, (1, 6), (0, 7)),
         (-3, (0, 3), (4, 6)),
         (5, (6, 7), (5, 0)),
-        (-9, (0,), (1,)),
+        (-6, (0,), (1,)),
         (2, (3, 7), (2,)),
     ],
 )

@@ -204,6 +204,12 @@ BREAKAGES = [
         id="column-removed",
     ),
     pytest.param(
+        "factor_max = 999\n",
+        "factor_max = 0\n",
+        ["limits.factor_max", "whole number >= 1"],
+        id="limit-zero",
+    ),
+    pytest.param(
         "format = 1\n",
         "format = 1\n[[[ not toml\n",
         ["not valid TOML"],

@@ -126,6 +126,17 @@ def test_markers_as_placed_and_in_play() -> None:
     assert text.marker_text(lasting) == "no-entry 1.1 on a\\nb"
 
 
+def test_a_marker_note_is_shown_placed_and_in_play() -> None:
+    placed = {"id": "4.1", "kind": "no-entry", "target": "0412", "turns": 2, "note": "bridge"}
+    assert text.marker_text(placed) == "no-entry 4.1 on 0412 (2 turns): bridge"
+    in_play = saves.Marker(
+        id="4.1", kind="no-entry", target="0412", side=None, placed_by=4, turns_left=1, note="x\ny"
+    )
+    assert text.marker_text(in_play) == "no-entry 4.1 on 0412 (1 turn left): x\\ny"
+    entry = {"seq": 4, "kind": "place-marker", "turn": 2, "marker": placed}
+    assert text.entry_text(entry) == ("marker", "Placed no-entry 4.1 on 0412 (2 turns): bridge.")
+
+
 def test_a_combat_entry_reads_cell_first() -> None:
     entry = {
         "kind": "combat",

@@ -19,7 +19,7 @@ from tui.engine import Tables, default_tables
 from tui.engine.tables import RULESET_IDS
 from tui.player import player_name
 from tui.screens import screen_for
-from tui.screens.ruleset import RulesetScreen
+from tui.screens.ruleset import RULESET_KEYS, SHORT_NAMES, RulesetScreen
 from tui.screens.start import StartScreen
 
 DEFAULT_GAME_TITLE = "First game"
@@ -149,6 +149,14 @@ class CrtDeskApp(App[None]):
                 command.help,
                 partial(screen.run_action, command.action),
             )
+        if isinstance(screen, RulesetScreen) and self.game is not None:
+            for key, ruleset in zip(RULESET_KEYS, self.game.rulesets, strict=False):
+                if ruleset != screen.ruleset:
+                    yield SystemCommand(
+                        f"Switch to {SHORT_NAMES[ruleset]} ({key})",
+                        f"The {self.tables.title(ruleset)} screen",
+                        partial(self.show_ruleset, ruleset),
+                    )
 
 
 def run_desk(file: str | None, saves_dir: str | None) -> int:

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from tui.engine.combat import CombatInput, Outcome, distribution, resolve
 from tui.engine.errors import InputError
-from tui.engine.rulesets.common import parse_unit
+from tui.engine.rulesets.common import parse_unit, whole_number
 from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
 from tui.text import cell_text, die_text, one_line, table_json, table_text
 
@@ -53,6 +53,9 @@ FLAGS = {
     "drm": "--drm",
     "reserve": "--reserve",
     "press_on": "--press-on",
+    "bcpc": "--bcpc",
+    "hold": "--hold",
+    "attacker_retreats": "--attacker-retreats",
     "reroll": "--reroll",
     "rerolls": "--reroll",
     "seed": "--seed",
@@ -79,7 +82,9 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_values(action, arg_strings)
 
 
-def _flag(field: str) -> str:
+def _flag(field: str, value: object = None) -> str:
+    if field == "hold" and value is False:
+        return "--no-hold"
     return FLAGS.get(field, "--" + field.replace("_", "-"))
 
 
@@ -92,7 +97,7 @@ def _integer(field: str, text: str | None, low: int | None = None) -> int | None
     if not digits.isdigit() or not digits.isascii():
         allowed = "a whole number" + (f" >= {low}" if low is not None else ", + or -")
         raise InputError(field, text, allowed)
-    number = int(value)
+    number = whole_number(field, text, value)
     if low is not None and number < low:
         raise InputError(field, text, f"a whole number >= {low}")
     return number
@@ -143,6 +148,12 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
         help="target over half the bomber's range (adds the long-range AA bonus)",
     )
     boom.add_argument("--caf", metavar="N", help="CAF on target (crt step)")
+    rivets = parser.add_argument_group("Rivets")
+    rivets.add_argument(
+        "--bcpc",
+        action="store_true",
+        help="rivets: the defenders are the enemy BCPC, which is never overrun (6-1+ is rolled)",
+    )
     ocs = parser.add_argument_group("OCS and Day/Night")
     ocs.add_argument(
         "--terrain",
@@ -173,6 +184,20 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
     )
     ocs.add_argument(
         "--press-on", action="store_true", help="daynight: on BTL, take a step loss and roll again"
+    )
+    ocs.add_argument(
+        "--hold",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="daynight: the defender's hex gives the step-loss-and-hold option, so D1/D2 may "
+        "be taken as step losses; --no-hold: it does not, D1/D2 are retreats (default: "
+        "not said, both readings named)",
+    )
+    ocs.add_argument(
+        "--attacker-retreats",
+        action="store_true",
+        help="daynight: on A1/A1X/A2X the attacker retreats, disorganized, instead of "
+        "losing a step",
     )
     ocs.add_argument(
         "--reroll",
@@ -220,6 +245,9 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
         reserve=_integer("reserve", args.reserve, 0),
         press_on=args.press_on,
         rerolls=tuple(_integer("reroll", text) for text in args.reroll),  # type: ignore[misc]
+        bcpc=args.bcpc,
+        hold=args.hold,
+        attacker_retreats=args.attacker_retreats,
     )
 
 
@@ -377,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tables = default_tables()
         return args.func(args, tables)
     except InputError as err:
-        _say(err.message(_flag(err.field)))
+        _say(err.message(_flag(err.field, err.value)))
     except (UsageError, TablesError) as err:
         _say(str(err))
     except _save_errors() as err:

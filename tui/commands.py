@@ -35,9 +35,11 @@ RULESET_COMMANDS: tuple[Command, ...] = (
 COMBAT_COMMANDS: tuple[Command, ...] = (
     Command("roll", "ctrl+r", "Roll", "Roll the desk's dice for this combat and log it"),
     Command("hand_dice", "ctrl+t", "Hand", "Enter dice rolled by hand at the table"),
-    Command("add_attacker", "ctrl+n", "+Att", "Add an attacking unit row"),
-    Command("add_defender", "ctrl+g", "+Def", "Add a defending unit row"),
-    Command("remove_unit", "ctrl+o", "-Unit", "Remove the focused (or last) unit row"),
+    # The unit-row keys are shown beside the Attackers and Defenders headings, not in the
+    # Footer: so every Footer fits 80 columns.
+    Command("add_attacker", "ctrl+n", "+Att", "Add an attacking unit row", show=False),
+    Command("add_defender", "ctrl+g", "+Def", "Add a defending unit row", show=False),
+    Command("remove_unit", "ctrl+o", "-Unit", "Remove the focused (or last) unit row", show=False),
     Command(
         "trace", "ctrl+f", "Trace", "The last roll in full: every die, every step of the trace"
     ),

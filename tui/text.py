@@ -82,24 +82,25 @@ def _turns(count: int, left: str = "") -> str:
 
 
 def marker_text(marker: _Marker | Mapping[str, Any]) -> str:
-    """A marker: "DG 2.1 on 0712 (Axis, 1 turn)".
+    """A marker: "DG 2.1 on 0712 (Axis, 1 turn)", and ": its note" when it has one.
 
     A marker as placed (a dict from a log entry) gives the turns it lasts; a marker in play
     (the save store's Marker) gives the turns it has left.
     """
     if isinstance(marker, Mapping):
         kind, ident, target = marker["kind"], marker["id"], marker["target"]
-        side, turns = marker.get("side"), marker.get("turns")
+        side, turns, note = marker.get("side"), marker.get("turns"), marker.get("note")
         lasts = _turns(turns) if turns else None
     else:
         kind, ident, target, side = marker.kind, marker.id, marker.target, marker.side
-        left = marker.turns_left
+        left, note = marker.turns_left, marker.note
         lasts = _turns(left, " left") if left is not None else None
     extra = [one_line(side)] if side else []
     if lasts:
         extra.append(lasts)
     detail = f" ({', '.join(extra)})" if extra else ""
-    return f"{kind} {ident} on {one_line(target)}{detail}"
+    noted = f": {one_line(note)}" if note else ""
+    return f"{kind} {ident} on {one_line(target)}{detail}{noted}"
 
 
 def entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:

@@ -22,6 +22,7 @@ __all__ = [
     "Unit",
     "cell_text",
     "check_inputs",
+    "check_limits",
     "check_ruleset",
     "distribution",
     "plain",
@@ -102,6 +103,42 @@ def check_inputs(combat: CombatInput) -> None:
                     raise InputError(name, f"{unit.factor}@{unit.terrain}", allowed)
 
 
+def check_limits(combat: CombatInput, tables: Tables) -> None:
+    """Refuse a number beyond what a game could reach (tables.toml: limits.factor_max, OCS
+    action ratings and hedgehog levels, the Day/Night DRM), naming the allowed range.
+    A value below a field's floor, or not a whole number, is left to the resolver."""
+    factor = tables.data["limits"]["factor_max"]
+    ocs, daynight = tables.data["ocs"], tables.data["daynight"]
+    rating, hedgehog, drm = ocs["action_rating_max"], ocs["hedgehog_max"], daynight["drm_max"]
+    per_unit = f"a whole number from 0 to {factor} per unit"
+    ranges: list[tuple[str, object, int, int, str]] = [
+        *(("attack", unit.factor, 0, factor, per_unit) for unit in combat.attackers),
+        *(("defense", unit.factor, 0, factor, per_unit) for unit in combat.defenders),
+        ("morale_attack", combat.morale_attack, -factor, factor, ""),
+        ("morale_defense", combat.morale_defense, -factor, factor, ""),
+        ("aaf", combat.aaf, 0, factor, ""),
+        ("caf", combat.caf, 1, factor, ""),
+        ("reserve", combat.reserve, 0, factor, ""),
+        ("attacker_ar", combat.attacker_ar, 0, rating, "an action rating from 0 to {high}"),
+        ("defender_ar", combat.defender_ar, 0, rating, "an action rating from 0 to {high}"),
+        ("hedgehog", combat.hedgehog, 0, hedgehog, "a hedgehog level from 0 (none) to {high}"),
+        (
+            "drm",
+            combat.drm,
+            -drm,
+            drm,
+            "a net DRM from {low} to +{high}: beyond it every roll reads the same edge row",
+        ),
+    ]
+    for name, value, low, high, allowed in ranges:
+        if isinstance(value, bool) or not isinstance(value, int):
+            continue
+        beyond = value > high or (low < 0 and value < low)
+        if beyond:
+            text = allowed or "a whole number from {low} to {high}"
+            raise InputError(name, value, text.format(low=low, high=high))
+
+
 def resolve(
     combat: CombatInput,
     tables: Tables | None = None,
@@ -111,6 +148,7 @@ def resolve(
     check_ruleset(combat.ruleset)
     check_inputs(combat)
     tables = tables or default_tables()
+    check_limits(combat, tables)
     roller = Roller(rng)
     outcome = _resolver(combat.ruleset)(combat, tables, roller)
     outcome.dice = list(roller.rolls)
@@ -123,6 +161,7 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
     check_ruleset(combat.ruleset)
     check_inputs(combat)
     tables = tables or default_tables()
+    check_limits(combat, tables)
     resolver = _resolver(combat.ruleset)
     merged: dict[str, list[Any]] = {}
     first: Outcome | None = None
@@ -146,4 +185,5 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
         column=first.odds_column,
         outcomes=tuple((cell, p, meaning) for cell, p, meaning, _ in merged.values()),
         details=tuple(effects for *_, effects in merged.values()),
+        inputs=combat.to_dict(),
     )

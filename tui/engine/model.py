@@ -140,6 +140,8 @@ class Distribution:
     # The decoded effects of each outcome, in the same order (for compact displays).
     details: tuple[dict[str, Any], ...] = ()
     ratio: str | None = None  # as Outcome.ratio
+    # The inputs that were set (CombatInput.to_dict), as Outcome.inputs.
+    inputs: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -147,6 +149,7 @@ class Distribution:
             "odds": self.odds,
             "ratio": self.ratio,
             "column": self.column,
+            "inputs": plain(self.inputs),
             "outcomes": [
                 {
                     "cell": plain(cell),

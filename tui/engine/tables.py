@@ -302,6 +302,8 @@ _CONSTANTS: dict[str, type] = {
     "ocs.row_min": int,
     "ocs.row_max": int,
     "ocs.hedgehog_surprise_bonus": int,
+    "ocs.action_rating_max": int,
+    "ocs.hedgehog_max": int,
     "ocs.surprise.overrun.attacker_from": int,
     "ocs.surprise.overrun.defender_to": int,
     "ocs.surprise.regular.attacker_from": int,
@@ -313,7 +315,12 @@ _CONSTANTS: dict[str, type] = {
     "daynight.die_sides": int,
     "daynight.row_min": int,
     "daynight.row_max": int,
+    "daynight.drm_max": int,
+    "limits.factor_max": int,
 }
+# Limits the engine checks inputs against: each must be at least 1 (0 would refuse every
+# combat).
+_LIMITS = ("limits.factor_max", "ocs.action_rating_max", "ocs.hedgehog_max", "daynight.drm_max")
 
 
 def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
@@ -331,6 +338,9 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
             check.get((ruleset, "rulings", i), str)
     for key, kind in _CONSTANTS.items():
         check.get(tuple(key.split(".")), kind)
+    for key in _LIMITS:
+        if check.get(tuple(key.split(".")), int) < 1:
+            check.fail(tuple(key.split(".")), "expected a whole number >= 1")
     for terrain, value in check.get(("pod", "terrain"), dict).items():
         check.get(("pod", "terrain", terrain), int)
         del value

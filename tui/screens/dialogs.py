@@ -5,12 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.segment import Segment
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static
+from textual.widgets._toggle_button import ToggleButton
 
 from tui.engine import Outcome
 from tui.engine.combat import cell_text
@@ -112,10 +116,30 @@ class NewGameRequest:
     options: dict[str, object]
 
 
-class NewGameScreen(ModalScreen[NewGameRequest | None]):
-    """Title, rulesets in play and per-game options for a new save file."""
+class TickList(SelectionList[str]):
+    """A SelectionList whose unticked rows show an empty box: ticked and unticked differ in
+    shape, not only in colour, so they read the same with NO_COLOR."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        index = self.scroll_offset.y + y
+        if index >= self.option_count or self.get_option_at_index(index).value in self.selected:
+            return strip
+        segments = list(strip)
+        if len(segments) > 1 and segments[1].text == ToggleButton.BUTTON_INNER:
+            segments[1] = Segment(" " * len(segments[1].text), segments[1].style)
+            return Strip(segments, strip.cell_length)
+        return strip
+
+
+class NewGameScreen(ModalScreen[NewGameRequest | None]):
+    """Title, rulesets in play and per-game options for a new save file. Enter creates the
+    game from any field (Space ticks a ruleset); Esc cancels."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("enter", "create", "Create", priority=True),
+    ]
 
     def __init__(self, tables: Tables) -> None:
         super().__init__(classes="dialog-screen")
@@ -127,7 +151,7 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
             yield Label("New game")
             yield Input(placeholder="Title", id="new-title", compact=True)
             yield Label("Rulesets in play (space toggles)")
-            yield SelectionList[str](
+            yield TickList(
                 *[(f"{r}  {self.tables.title(r)}", r, True) for r in RULESET_IDS],
                 id="new-rulesets",
                 compact=True,
@@ -146,9 +170,20 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
-    @on(Input.Submitted)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "create":
+            # Enter keeps its own meaning on an open dropdown and on the Cancel button.
+            focused: Widget | None = self.focused
+            while focused is not None and not isinstance(focused, Select):
+                focused = focused.parent if isinstance(focused.parent, Widget) else None
+            if isinstance(focused, Select) and focused.expanded:
+                return False
+            if isinstance(self.focused, Button) and self.focused.id == "cancel":
+                return False
+        return True
+
     @on(Button.Pressed, "#create")
-    def create(self) -> None:
+    def action_create(self) -> None:
         title = self.query_one("#new-title", Input).value.strip()
         rulesets = list(self.query_one("#new-rulesets", SelectionList).selected)
         problem = self.query_one("#new-problem", Static)

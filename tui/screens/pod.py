@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
@@ -18,7 +18,7 @@ from tui.engine import CombatInput, Outcome, resolve
 from tui.engine.dice import Roller
 from tui.engine.rulesets.pod import SIDES, after_roll_card, hero_site_draw
 from tui.screens.combat import CombatScreen, SaveState
-from tui.screens.dialogs import AfterRollScreen
+from tui.screens.dialogs import AfterRollScreen, ChoiceScreen
 from tui.widgets.combat import UnitRow
 
 SIDE_OPTIONS = [("-", ""), ("attacker", "attacker"), ("defender", "defender")]
@@ -122,12 +122,6 @@ class PodScreen(CombatScreen):
         return super().read_units(side, problems)
 
     # ------------------------------------------------------------------ after the roll
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "after_roll":
-            # Shown only while the last roll, saved, allows a card after it.
-            return bool(self.after_roll_offers())
-        return super().check_action(action, parameters)
-
     def after_roll_offers(self) -> dict[str, str]:
         """Side -> the card it may still play after the last roll (only a saved roll)."""
         if self.last is None or self.last_combat is None or self.save_state.status != "saved":
@@ -137,6 +131,13 @@ class PodScreen(CombatScreen):
         }
         return {side: card for side, card in offers.items() if card}
 
+    def no_card_reason(self) -> str:
+        if self.last is None:
+            return "No roll yet: F9 plays a card after a roll."
+        if self.save_state.status != "saved":
+            return "The last roll was not saved: no card can be played after it."
+        return "No card can be played after this roll."
+
     def after_roll_hint(self) -> str:
         cards = sorted({card.title() for card in self.after_roll_offers().values()})
         return f"F9: play {' or '.join(cards)} after the roll" if cards else ""
@@ -144,7 +145,7 @@ class PodScreen(CombatScreen):
     def action_after_roll(self, side: str | None = None) -> None:
         offers = self.after_roll_offers()
         if not offers:
-            self.notify("No card can be played after this roll.", severity="warning")
+            self.notify(self.no_card_reason(), severity="warning", markup=False)
             return
         if side is None:
             self.app.push_screen(AfterRollScreen(offers), self.action_after_roll)
@@ -165,7 +166,20 @@ class PodScreen(CombatScreen):
             outcome.dice = list(self.last.dice)
         return outcome
 
-    def action_hero_draw(self) -> None:
+    @work(exclusive=True, group="hero")
+    async def action_hero_draw(self) -> None:
+        """Ask first: the draw rolls a die and logs it."""
+        answer = await self.app.push_screen_wait(
+            ChoiceScreen(
+                "Hero Site won uncontested and the loser lacks the Buddy card:\n"
+                "roll the desk's die for the draw and log it?",
+                [("n", "No, roll nothing", "no"), ("y", "Yes, roll and log it", "yes")],
+            )
+        )
+        if answer == "yes":
+            self.hero_draw()
+
+    def hero_draw(self) -> None:
         roller = Roller(self.desk.rng)
         count = hero_site_draw(roller)
         message = (

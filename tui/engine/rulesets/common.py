@@ -166,4 +166,13 @@ def parse_unit(field: str, text: str) -> Unit:
     factor = factor.strip()
     if not factor.isdigit() or not factor.isascii() or (at and not terrain.strip()):
         raise InputError(field, text, "a whole number >= 0 (or N@terrain in pod-super/pod-ultra)")
-    return Unit(int(factor), terrain.strip().lower() or None)
+    return Unit(whole_number(field, text, factor), terrain.strip().lower() or None)
+
+
+def whole_number(field: str, text: str, digits: str) -> int:
+    """`digits` (ASCII, an optional sign) as an int; more digits than Python reads into
+    one (over 4300) are refused as the value typed, not a traceback."""
+    try:
+        return int(digits)
+    except ValueError:
+        raise InputError(field, text, "a whole number of at most 4300 digits") from None

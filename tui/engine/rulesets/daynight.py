@@ -96,11 +96,13 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             )
     manual = [combat.roll, *combat.rerolls]
     battle: list[dict[str, Any]] = []
+    by_hand: list[bool] = []  # per roll of the battle: entered by hand
     seen: set[str] = set()
     voluntary_losses = 0
     declined: str | None = None  # a BTL re-roll the attacker did not take
     while True:
         given = manual[len(battle)] if len(battle) < len(manual) else None
+        by_hand.append(given is not None)
         total = _row(given, combat.drm, rules, roller, trace, "roll" if not battle else "reroll")
         column = columns[index]
         cell = chart.cell(str(total), terrain, column)
@@ -138,6 +140,17 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         raise InputError(
             "reroll", extra, f"no more rolls: this battle ended after {len(battle)} roll(s)"
         )
+    read = [step["cell"] for step in battle]
+    if combat.press_on and "BTL" not in read:
+        if all(by_hand):
+            # Every roll was entered by hand, so the player knows no BTL came up.
+            rows = ", ".join(f"{step['cell']} (row {step['roll']})" for step in battle)
+            raise InputError(
+                "press_on",
+                True,
+                f"only on a BTL: pressing on only applies to BTL, and this battle read {rows}",
+            )
+        trace.append("Press on after BTL was ordered, but no BTL came up: not used")
     column, roll = battle[-1]["column"], battle[-1]["roll"]
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     for side, change in _RESULTS[cell].items():
@@ -146,10 +159,18 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     if combat.hold is False and "retreat_or_steps" in defender:
         # No step-loss-and-hold option in the defender's hex: D1/D2 are retreats (7.10).
         defender["retreat"] = defender.pop("retreat_or_steps")
-    if combat.attacker_retreats:
-        if cell not in _ATTACKER_MAY_RETREAT:
-            allowed = "only on " + ", ".join(_ATTACKER_MAY_RETREAT)
-            raise InputError("attacker_retreats", cell, allowed)
+    if combat.attacker_retreats and cell not in _ATTACKER_MAY_RETREAT:
+        may = ", ".join(_ATTACKER_MAY_RETREAT)
+        if all(by_hand):
+            # Every roll was entered by hand, so the player knows the battle's result.
+            raise InputError(
+                "attacker_retreats",
+                True,
+                f"only on {may} (a retreat instead of a step loss), and this battle "
+                f"ended on {cell} (row {roll})",
+            )
+        trace.append(f"The attacker would retreat on {may}; the battle ended on {cell}: not used")
+    elif combat.attacker_retreats:
         # Retreating attackers are disorganized (7.10.8).
         effects["markers"].append({"kind": "disorganized", "side": "attacker"})
         effects["notes"].append("The attacker retreats: its units are disorganized.")

@@ -63,6 +63,8 @@ def surprise(
     else:
         trace.append("Nobody gains surprise")
         if combat.shift_roll is not None:
+            # A roll by hand is checked even when nothing reads it (RULINGS).
+            check_roll("shift_roll", combat.shift_roll, 1, 6, "1d6")
             trace.append(f"The shift roll {combat.shift_roll} is not used")
         return None, 0
     shift = roller.roll("surprise shift", 1, 6, combat.shift_roll, "shift_roll")

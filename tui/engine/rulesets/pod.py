@@ -214,7 +214,16 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         if obstacle_cdf is None:
             require_defense(combat.defenders)
         attack, defense = _terrain_totals(combat, tables, trace, obstacle_cdf)
+        before_morale = attack
         attack = _morale(attack, combat.morale_attack, "Attacker", trace)
+        if attack <= 0 < before_morale:
+            # The morale change took the attack to 0: name it, not the factors.
+            raise InputError(
+                "morale_attack",
+                combat.morale_attack,
+                f"at least {1 - before_morale}: the attack totals {before_morale} before "
+                "morale, and 0 factors is not an attack",
+            )
         defense = _morale(defense, combat.morale_defense, "Defender", trace)
         require_attack(attack, combat.attackers)
         automatic = None
