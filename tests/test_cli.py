@@ -557,7 +557,8 @@ BASE_ARGV = {
     "marker": ["marker", "torch", "add", "DG", "0101"],
     "marker add": ["marker", "torch", "add", "DG", "0101"],
     "marker remove": ["marker", "torch", "remove", "1.1"],
-    "option": ["option", "torch", "note", "x"],
+    "option": ["option", "torch", "mines_cdf", "3"],
+    "repair": ["repair", "torch"],
 }
 
 
