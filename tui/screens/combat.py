@@ -308,23 +308,34 @@ class CombatScreen(RulesetScreen):
         name, low, high = dice
         return await self.app.push_screen_wait(HandDiceScreen(name, low, high, what))
 
-    def show_outcome(self, combat: CombatInput, outcome: Outcome, note: str | None = None) -> None:
-        """Show a roll and record it (in a worker)."""
+    def show_outcome(
+        self,
+        combat: CombatInput,
+        outcome: Outcome,
+        note: str | None = None,
+        amends: int | None = None,
+    ) -> None:
+        """Show a roll and record it (in a worker); `amends` names the logged combat this one
+        reads again (a card played after its roll)."""
         self.last_combat = combat
         self.last = outcome
         panel = self.query_one(ResultPanel)
         panel.display = True
         panel.show(outcome)
         self.query_one(".combat-side", VerticalScroll).scroll_home(animate=False)
-        self.record(combat, outcome, note)
+        self.record(combat, outcome, note, amends)
 
-    def record(self, combat: CombatInput, outcome: Outcome, note: str | None) -> None:
+    def record(
+        self, combat: CombatInput, outcome: Outcome, note: str | None, amends: int | None = None
+    ) -> None:
         desk = self.desk
         path, player = desk.game.path, desk.player
         targets = self.marker_targets()
         self.save_state = SaveState("saving")
         self.append_in_worker(
-            lambda: saves.append_combat(path, combat, outcome, note=note, who=player, **targets),
+            lambda: saves.append_combat(
+                path, combat, outcome, note=note, who=player, amends=amends, **targets
+            ),
             self.recorded,
         )
 
