@@ -125,10 +125,13 @@ class CrtDeskApp(App[None]):
     def set_game_option(self, key: str, value: object) -> None:
         assert self.game is not None
         try:
-            entry = saves.set_option(self.game.path, key, value, who=self.player)
+            notices: list[str] = []
+            entry = saves.set_option(self.game.path, key, value, who=self.player, notices=notices)
         except saves.SaveError as err:
             self.notify(f"Not saved: {err}", severity="error", markup=False, timeout=10)
             return
+        for notice in notices:
+            self.notify(notice, severity="warning", markup=False, timeout=15)
         fresh = None if self.follows(entry) else saves.load_game(self.game.path)
         self.applied(entry, fresh)
         self.notify(f"Game option {key} set to {value} (logged).", markup=False)

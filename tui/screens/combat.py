@@ -333,8 +333,15 @@ class CombatScreen(RulesetScreen):
         targets = self.marker_targets()
         self.save_state = SaveState("saving")
         self.append_in_worker(
-            lambda: saves.append_combat(
-                path, combat, outcome, note=note, who=player, amends=amends, **targets
+            lambda notices: saves.append_combat(
+                path,
+                combat,
+                outcome,
+                note=note,
+                who=player,
+                amends=amends,
+                notices=notices,
+                **targets,
             ),
             self.recorded,
         )
@@ -345,19 +352,27 @@ class CombatScreen(RulesetScreen):
 
     def append_in_worker(
         self,
-        write: Callable[[], dict[str, Any]],
+        write: Callable[[list[str]], dict[str, Any]],
         done: Callable[[SaveState], None],
     ) -> None:
-        """Append to the save off the UI thread, then apply the entry to the open game."""
+        """Append to the save off the UI thread, then apply the entry to the open game.
+        `write` is given a list for the store's notices (a torn last entry cut off first):
+        each is shown."""
         app = self.desk
 
         def job() -> None:
+            notices: list[str] = []
             with _SAVE_LOCK:
                 try:
-                    entry = write()
+                    entry = write(notices)
                 except saves.SaveError as err:
                     app.call_from_thread(done, SaveState("failed", error=str(err)))
                     return
+                finally:
+                    for notice in notices:
+                        app.call_from_thread(
+                            app.notify, notice, severity="warning", markup=False, timeout=15
+                        )
                 # Another player's entries in between: catch up off the UI thread.
                 fresh = None if app.follows(entry) else saves.load_game(app.game.path)
             app.call_from_thread(app.applied, entry, fresh)

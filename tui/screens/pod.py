@@ -197,13 +197,14 @@ class PodScreen(CombatScreen):
                 self.notify(f"{message} (logged as entry {seq})", markup=False, timeout=8)
 
         self.append_in_worker(
-            lambda: saves.append_event(
+            lambda notices: saves.append_event(
                 desk.game.path,
                 "hero-site-draw",
                 message,
                 ruleset=ruleset,
                 dice=list(roller.rolls),
                 who=desk.player,
+                notices=notices,
             ),
             done,
         )
