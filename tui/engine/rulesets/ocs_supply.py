@@ -6,6 +6,7 @@ retreat of 2+ hexes, and the units an e# result marks for exploitation."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -176,6 +177,21 @@ def require_supply(combat: CombatInput) -> None:
                 "internal",
                 "on-map supply: the unit is Exhausted, its internal stocks are spent",
             )
+
+
+def stocks_from_markers(
+    units: tuple[Unit, ...], markers: Iterable[tuple[str, str]]
+) -> tuple[Unit, ...]:
+    """Each named unit with the internal-stocks marker a save has on it, as (target, kind)
+    pairs (Exhausted over Low), unless the unit already says."""
+    held: dict[str, str] = {}
+    for target, kind in markers:
+        kind = kind.lower()
+        if kind in STOCKS and held.get(target) != "exhausted":
+            held[target] = kind
+    return tuple(
+        replace(u, stocks=held[u.name]) if u.name in held and u.stocks is None else u for u in units
+    )
 
 
 def stocks_after(unit: Unit) -> str | None:
