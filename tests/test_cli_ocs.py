@@ -26,6 +26,8 @@ def test_per_unit_resolve_prints_the_supply_and_executes_the_choices(capsys) -> 
     assert "Result: Ao1 e4 DL1o2" in out
     assert "Supply: attacker 5T, defender 1T" in out
     assert "marked for exploitation: 21 Pz" in out
+    assert "The defender takes option 2 as 2 hexes retreated and 0 steps lost." in out
+    assert "Markers: exploitation on 21 Pz; DG on 2 NZ." in out
     code, out, _ = run(
         capsys, *["resolve", "ocs", *UNITS, *DICE, "--attacker-retreat", "1", "--json"]
     )

@@ -89,6 +89,13 @@ def test_surprise_thresholds(overrun: bool, hedgehog: int, raw: int, side: str |
     assert outcome.effects.get("surprise", {}).get("side") == side
 
 
+def test_surprise_side_reads_the_units_ars() -> None:
+    # 21 Pz's AR 4 against 2 NZ's 3: +1, so a raw 9 is 10 (attacker), a raw 4 is 5 (defender).
+    assert ocs_supply.surprise_side(BASE, TABLES, 9) == "attacker"
+    assert ocs_supply.surprise_side(BASE, TABLES, 8) is None
+    assert ocs_supply.surprise_side(BASE, TABLES, 4) == "defender"
+
+
 def test_the_shift_stops_at_the_tables_edges() -> None:
     # 52 vs 1 on Open is past 13:1, the last column; attacker surprise with a 6 stays there.
     right = resolve(

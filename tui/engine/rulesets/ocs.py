@@ -257,7 +257,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects["surprise"] = {"side": side, "shift": abs(shift)}
     if effects_shifts:
         effects["shifts"] = effects_shifts
-    return finish(
+    outcome = finish(
         combat,
         attack_total=attack,
         defense_total=defense,
@@ -270,3 +270,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         odds_column=odds_column,
         ratio=computed_ratio(combat, odds),
     )
+    # What the cell means, then how it was carried out (supply, options, markers).
+    effects["cell_summary"] = outcome.explanation
+    outcome.explanation = " ".join([outcome.explanation, *effects.get("executed", [])])
+    return outcome

@@ -212,6 +212,16 @@ def surprise_limits(combat: CombatInput, tables: Tables) -> tuple[int, int, int]
     return difference, limits["attacker_from"], limits["defender_to"]
 
 
+def surprise_side(combat: CombatInput, tables: Tables, raw: int) -> str | None:
+    """Who gains surprise on a surprise 2d6 of `raw`: "attacker", "defender" or None."""
+    difference, attacker_from, defender_to = surprise_limits(with_unit_ars(combat), tables)
+    if raw + difference >= attacker_from:
+        return "attacker"
+    if raw + difference <= defender_to:
+        return "defender"
+    return None
+
+
 def surprise_chances(
     difference: int, attacker_from: int, defender_to: int
 ) -> tuple[Fraction, Fraction, Fraction]:
@@ -428,6 +438,52 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
                 markers += [{"kind": "DG", "side": side, "target": n} for n in names]
         effects["markers"] = markers
     effects["notes"] = effects.get("notes", []) + notes
+    effects["executed"] = executed_lines(
+        effects, attacker_t, defender_t, effects["markers"] if named else []
+    )
+
+
+def executed_lines(
+    effects: dict[str, Any],
+    attacker_t: int | None,
+    defender_t: int,
+    markers: list[dict[str, Any]],
+) -> list[str]:
+    """The result as carried out, in plain words, one sentence per step."""
+    paid = f"{attacker_t}T" if attacker_t is not None else "not known"
+    lines = [f"Supply paid: attacker {paid}, defender {defender_t}T."]
+    for side in ("attacker", "defender"):
+        taken = effects.get("options", {}).get(side)
+        if not taken or not taken["chosen"]:
+            continue
+        if taken.get("ignored"):
+            lines.append(
+                f"The defender ignores its option {taken['option']} (the attacker retreated)."
+            )
+            continue
+        steps = taken["steps"]
+        lines.append(
+            f"The {side} takes option {taken['option']} as {_hexes(taken['retreat'])} retreated "
+            f"and {steps} step{'s' if steps != 1 else ''} lost."
+        )
+    exploitation = effects.get("exploitation")
+    if exploitation:
+        if exploitation["void"]:
+            lines.append(f"No exploitation: {exploitation['void']}.")
+        else:
+            lines.append(
+                f"Exploitation (AR {exploitation['min_ar']}+): "
+                f"{', '.join(exploitation['units']) or 'no unit qualifies'}."
+            )
+    placed: dict[str, list[str]] = {}
+    for marker in markers:
+        kind = STOCKS.get(marker["kind"], marker["kind"])
+        placed.setdefault(kind, []).append(marker["target"])
+    if placed:
+        lines.append(
+            "Markers: " + "; ".join(f"{kind} on {', '.join(t)}" for kind, t in placed.items()) + "."
+        )
+    return lines
 
 
 def _hexes(count: int) -> str:
