@@ -6,6 +6,7 @@ retreat of 2+ hexes, and the units an e# result marks for exploitation."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -243,6 +244,15 @@ def exploitation_bar(combat: CombatInput) -> str | None:
     if combat.nonadjacent_hexsides:
         return "an attack across two non-adjacent hexsides never exploits"
     return None
+
+
+def exploit_levels(tables: Tables) -> tuple[int, ...]:
+    """Every e# the chart prints, highest first (e4, e3, e2)."""
+    chart = tables.terrain_chart("ocs.crt")
+    found = {
+        int(m) for row in chart.rows.values() for cell in row for m in re.findall(r"e(\d+)", cell)
+    }
+    return tuple(sorted(found, reverse=True))
 
 
 def exploiters(combat: CombatInput, min_ar: int) -> tuple[str, ...]:
