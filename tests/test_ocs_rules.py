@@ -304,3 +304,10 @@ def test_the_folded_distribution_equals_brute_force(combat: CombatInput) -> None
         enumerated[outcome.cell] = enumerated.get(outcome.cell, Fraction(0)) + chance
     assert exact == enumerated
     assert ocs.cell_chances.cache_info().hits + ocs.cell_chances.cache_info().misses > 0
+
+
+def test_help_names_the_defender_halves_source_and_the_desk_rulings() -> None:
+    rulings = " ".join(TABLES.data["ocs"]["rulings"])
+    assert "data/ocs-combat-table-full.csv" in rulings
+    assert "a public transcription of the printed chart" in rulings
+    assert "/work" not in rulings and "Desk ruling, supply" in rulings
