@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.widgets import Checkbox, Input
 
 from tui.engine import CombatInput, InputError, Outcome, Unit, resolve
@@ -65,6 +66,18 @@ class OcsScreen(CombatScreen):
     def make_preview(self) -> OddsPreview:
         return OcsOddsPreview(id="preview")
 
+    def on_mount(self) -> None:
+        # Held, not queried: the form is read on every keystroke.
+        self.boxes = {
+            side: self.query_one(f"#{side}s", Vertical) for side in ("attacker", "defender")
+        }
+        self.cycles = {c.id: c for c in self.query(Cycle).results(Cycle) if c.id}
+        self.checks = {c.id: c for c in self.query(Checkbox).results(Checkbox) if c.id}
+        super().on_mount()
+
+    def unit_rows(self, side: str) -> list[Any]:
+        return [row for row in self.boxes[side].children if isinstance(row, OcsUnitRow)]
+
     @on(Cycle.Changed)
     def cycle_changed(self) -> None:
         self.form_changed()
@@ -82,7 +95,8 @@ class OcsScreen(CombatScreen):
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
         held = self.held_markers()
         units: list[Unit] = []
-        for row in self.query(f"#{side}s OcsUnitRow").results(OcsUnitRow):
+        for row in self.unit_rows(side):
+            assert isinstance(row, OcsUnitRow)
             name = row.unit_name
             markers = held.get(name, [])
             row.show_markers(markers)
@@ -135,10 +149,8 @@ class OcsScreen(CombatScreen):
         return tuple(units)
 
     def refresh_ar_choices(self, side: str, units: list[Unit]) -> None:
-        found = self.query(f"#ar-{side}")
-        if found:
-            options = [(HIGHEST, "")] + [(u.name or "", u.name or "") for u in units]
-            found.first(Cycle).set_options(options)
+        options = [(HIGHEST, "")] + [(u.name or "", u.name or "") for u in units]
+        self.cycles[f"ar-{side}"].set_options(options)
 
     def build_combat(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
@@ -148,14 +160,14 @@ class OcsScreen(CombatScreen):
             ruleset=self.ruleset,
             attackers=attackers,
             defenders=defenders,
-            terrain=self.query_one("#terrain", Cycle).value,
+            terrain=self.cycles["terrain"].value,
             hedgehog=self.whole_number("#hedgehog", problems, "Hedgehog"),
-            overrun=self.query_one("#overrun", Checkbox).value,
-            defender_unsupplied=self.query_one("#def-supply", Cycle).value == "withheld",
-            attacker_ar_unit=self.query_one("#ar-attacker", Cycle).value or None,
-            defender_ar_unit=self.query_one("#ar-defender", Cycle).value or None,
+            overrun=self.checks["overrun"].value,
+            defender_unsupplied=self.cycles["def-supply"].value == "withheld",
+            attacker_ar_unit=self.cycles["ar-attacker"].value or None,
+            defender_ar_unit=self.cycles["ar-defender"].value or None,
             attack_hexes=hexes,
-            nonadjacent_hexsides=self.query_one("#nonadjacent", Checkbox).value,
+            nonadjacent_hexsides=self.checks["nonadjacent"].value,
         )
 
     def watch_reading(self, reading: FormReading) -> None:

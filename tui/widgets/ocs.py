@@ -62,6 +62,8 @@ class Cycle(Static, can_focus=True):
 
     def set_options(self, options: Sequence[tuple[str, str]]) -> None:
         """New options, keeping the value chosen if it is still one of them."""
+        if list(options) == self.options:
+            return
         current = self.value
         self.options = list(options)
         values = [v for _, v in self.options]
@@ -104,36 +106,52 @@ class OcsUnitRow(UnitRow):
         super().__init__(side, number, (), placeholder="str", **kwargs)
 
     def compose(self) -> ComposeResult:
+        # Held, not queried: the form is read on every keystroke.
+        self.inputs = {
+            "unit-name": Input(placeholder="name", compact=True, classes="unit-name"),
+            "factor": Input(placeholder="str", compact=True, classes="factor"),
+            "steps": Input(placeholder="stp", compact=True, classes="steps"),
+            "ar": Input(placeholder="AR", compact=True, classes="ar"),
+        }
+        self.cycles: dict[str, Cycle] = {}
+        self.markers_shown = Static("", markup=False, classes="unit-markers")
+        self.marker_text = ""
         with Horizontal():
             yield Label(self.label, classes="unit-label")
-            yield Input(placeholder="name", compact=True, classes="unit-name")
-            yield Input(placeholder="str", compact=True, classes="factor")
-            yield Input(placeholder="stp", compact=True, classes="steps")
-            yield Input(placeholder="AR", compact=True, classes="ar")
+            yield from self.inputs.values()
         with Horizontal():
             yield Label("", classes="unit-label")
             if self.side == "attacker":
-                yield Cycle(TYPES, classes="unit-type")
-                yield Cycle(SUPPLIES, classes="unit-supply")
+                self.cycles["type"] = Cycle(TYPES, classes="unit-type")
+                self.cycles["supply"] = Cycle(SUPPLIES, classes="unit-supply")
+                yield from self.cycles.values()
             else:
                 yield Label("RE ", classes="re-label")
-                yield Input(placeholder="?", compact=True, classes="re")
-            yield Static("", markup=False, classes="unit-markers")
+                self.inputs["re"] = Input(placeholder="?", compact=True, classes="re")
+                yield self.inputs["re"]
+            yield self.markers_shown
 
     def field(self, name: str) -> Input:
-        return self.query_one(f".{name}", Input)
+        return self.inputs[name]
+
+    @property
+    def factor_input(self) -> Input:
+        return self.inputs["factor"]
 
     def choice(self, name: str) -> str | None:
-        found = self.query(f".unit-{name}")
-        return found.first(Cycle).value if found else None
+        cycle = self.cycles.get(name)
+        return cycle.value if cycle else None
 
     @property
     def unit_name(self) -> str:
         """The name typed, else the row's label ("A1")."""
-        return self.field("unit-name").value.strip() or self.label
+        return self.inputs["unit-name"].value.strip() or self.label
 
     def show_markers(self, kinds: Sequence[str]) -> None:
-        self.query_one(".unit-markers", Static).update(" ".join(kinds))
+        text = " ".join(kinds)
+        if text != self.marker_text:
+            self.marker_text = text
+            self.markers_shown.update(text)
 
 
 class OcsOddsPreview(OddsPreview):
