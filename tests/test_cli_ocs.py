@@ -88,3 +88,22 @@ def test_internal_stocks_across_two_saved_combats(tmp_path: Path, capsys) -> Non
     capsys.readouterr()
     code, _, err = run(capsys, *args)
     assert code == 2 and "Exhausted" in err
+
+
+def test_a_supply_phase_lifts_the_stocks_markers_and_the_unit_attacks_again(
+    tmp_path: Path, capsys
+) -> None:
+    folder = str(tmp_path)
+    assert cli.main(["new", "g", "--title", "G", "--ruleset", "ocs", "--saves", folder]) == 0
+    args = ["resolve", "ocs", "--attacker", "21 Pz:6:3:4:combat:internal"]
+    args += ["--defender", "2 NZ:2:2:1:3", *DICE, "--save", "g", "--saves", folder]
+    assert cli.main(args) == 0 and cli.main(args) == 0
+    for marker in saves.load_game(tmp_path / "g.toml").markers:
+        if marker.kind in ("low", "exhausted"):
+            assert cli.main(["marker", "g", "--saves", folder, "remove", marker.id]) == 0
+    capsys.readouterr()
+    assert cli.main(args) == 0  # stocks paid off: first use again, Low
+    game = saves.load_game(tmp_path / "g.toml")
+    assert [(m.kind, m.target) for m in game.markers if m.kind in ("low", "exhausted")] == [
+        ("low", "21 Pz")
+    ]

@@ -3,12 +3,15 @@ result 2d6 + DRM), the option choices, supply and internal stocks across two com
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conftest import Desk, settle
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Static
 
 from tui import saves
 from tui.app import CrtDeskApp
+from tui.engine import resolve
 from tui.screens.dialogs import ChoiceScreen, HandDiceScreen
 from tui.screens.ocs import OcsScreen
 from tui.widgets.ocs import Cycle, OcsUnitRow
@@ -180,3 +183,40 @@ async def test_internal_stocks_go_low_then_exhausted_across_two_combats(desk: De
         assert stocks == [("low", "21 Pz"), ("exhausted", "21 Pz")]
         assert "Exhausted" in str(first.query_one(".unit-markers", Static).content)
         assert "Not allowed: 21 Pz cannot attack: it is Exhausted" in preview(screen)
+
+
+async def test_desk_dice_are_kept_across_the_option_choices(desk: Desk) -> None:
+    async with desk(rulesets=["ocs"], seed=7) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, OcsScreen)
+        await fill(pilot, screen)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        asked = 0
+        while isinstance(app.screen, ChoiceScreen):
+            asked += 1
+            await pilot.press("0")
+            await pilot.pause()
+        await settle(pilot)
+        entry = last_entry(app)
+        dice = entry["dice"]
+        # One surprise 2d6, a shift 1d6 only with surprise, one result 2d6: each once.
+        purposes = [d["purpose"] for d in dice]
+        assert purposes[0] == "surprise" and purposes[-1] == "combat"
+        assert len(purposes) == (3 if "surprise" in entry["effects"] else 2)
+        assert all(d["source"] == "desk" for d in dice)
+        # The same dice by hand read the same cell.
+        rolls = {d["purpose"]: d["total"] for d in dice}
+        again = resolve(
+            replace(
+                screen.last_combat,
+                surprise_roll=rolls["surprise"],
+                shift_roll=rolls.get("surprise shift"),
+                roll=rolls["combat"] + 1,
+            ),
+            app.tables,
+        )
+        assert again.cell == entry["cell"]
+        assert asked >= 1 and asked == sum(
+            1 for side in entry["effects"].get("options", {}).values() if side.get("chosen")
+        )
