@@ -86,8 +86,8 @@ async def test_regular_attack_with_surprise_step_loss_and_exploitation(desk: Des
         # 2d6 + 1 >= 10 for attacker surprise: 10/36; <= 5: 6/36.
         assert "Surprise A 28% · D 17% · none 56%" in shown
         assert "e4 21 Pz; e3 21 Pz, Ariete" in shown
-        # Surprise 9 + 1 = 10: the attacker's; shift 1 to 7:1; a modified 8 reads Ao1 e4 DL1o2.
-        await hand_dice(pilot, "9", "1", "8")
+        # Surprise 9 + 1 = 10: the attacker's; shift 1 to 7:1; 2d6 7 + 1 reads Ao1 e4 DL1o2.
+        await hand_dice(pilot, "9", "1", "7")
         await choose(pilot, "0", "The attacker takes its option 1")
         await choose(pilot, "1", "The defender takes its option 2")
         await settle(pilot)
@@ -116,7 +116,7 @@ async def test_an_overrun_uses_the_overrun_thresholds(desk: Desk) -> None:
         await pilot.pause()
         assert "Surprise A 42% · D 28%" in preview(screen)
         # 8 + 1 = 9 is surprise in an overrun (not in a regular attack); shift 2 to 9:1.
-        await hand_dice(pilot, "8", "2", "5")
+        await hand_dice(pilot, "8", "2", "4")
         while isinstance(app.screen, ChoiceScreen):
             await pilot.press("0")
             await pilot.pause()
@@ -132,7 +132,7 @@ async def test_attacker_retreat_voids_exploitation_and_the_defender_ignores(desk
         screen = app.screen
         assert isinstance(screen, OcsScreen)
         await fill(pilot, screen)
-        await hand_dice(pilot, "9", "1", "8")
+        await hand_dice(pilot, "9", "1", "7")
         await choose(pilot, "1", "The attacker takes its option 1")
         await choose(pilot, "i", "may ignore its option 2")
         await settle(pilot)
@@ -170,7 +170,7 @@ async def test_internal_stocks_go_low_then_exhausted_across_two_combats(desk: De
         assert "Stocks: 21 Pz → Low" in preview(screen)
         assert "Supply A 2T" in preview(screen)  # only Ariete pays from the map
         for _ in range(2):
-            await hand_dice(pilot, "7", "3")  # no surprise; a modified 3 at 5:1: AL1o1 Do1
+            await hand_dice(pilot, "7", "2")  # no surprise; 2d6 2 + 1 at 5:1: AL1 Do1
             while isinstance(app.screen, ChoiceScreen):
                 await pilot.press("0")
                 await pilot.pause()

@@ -205,12 +205,12 @@ class OcsScreen(CombatScreen):
                 combat = replace(combat, shift_roll=shift)
             rated = ocs_supply.with_unit_ars(combat)
             drm = rated.attacker_ar - rated.defender_ar - rated.hedgehog
-            total = await self.ask_hand_roll(
-                (f"2d6{drm:+d}", 2 + drm, 12 + drm), f"the result roll plus the DRM {drm:+d}"
+            raw = await self.ask_hand_roll(
+                ("2d6", 2, 12), f"the result 2d6 (the DRM {drm:+d} is added)"
             )
-            if total is None:
+            if raw is None:
                 return None
-            combat = replace(combat, roll=total)
+            combat = replace(combat, roll=raw + drm)
         outcome = self.read(combat, by_hand, kept)
         options = outcome.effects.get("options", {})
         attacker = options.get("attacker")
