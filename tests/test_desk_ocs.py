@@ -88,8 +88,8 @@ async def test_regular_attack_with_surprise_step_loss_and_exploitation(desk: Des
         assert "e4 21 Pz; e3 21 Pz, Ariete" in shown
         # Surprise 9 + 1 = 10: the attacker's; shift 1 to 7:1; 2d6 7 + 1 reads Ao1 e4 DL1o2.
         await hand_dice(pilot, "9", "1", "7")
-        await choose(pilot, "0", "The attacker takes its option 1")
-        await choose(pilot, "1", "The defender takes its option 2")
+        await choose(pilot, "0", "the attacker takes its option 1")
+        await choose(pilot, "1", "the defender takes its option 2")
         await settle(pilot)
         entry = last_entry(app)
         assert (entry["column"], entry["cell"]) == ("7:1", "Ao1 e4 DL1o2")
@@ -101,6 +101,7 @@ async def test_regular_attack_with_surprise_step_loss_and_exploitation(desk: Des
         assert not any(t == saves.UNSPECIFIED_TARGET for _, t in markers(app))
         shown = result(screen)
         assert "Roll 8 on 7:1: Ao1 e4 DL1o2" in shown
+        assert "Surprise to the attacker: 1 column its way, 5:1 to 7:1." in shown
         assert "The attacker takes option 1 as 0 hexes retreated and 1 step lost." in shown
         assert "Exploit" in str(
             rows(screen, "attacker")[0].query_one(".unit-markers", Static).content
@@ -133,7 +134,7 @@ async def test_attacker_retreat_voids_exploitation_and_the_defender_ignores(desk
         assert isinstance(screen, OcsScreen)
         await fill(pilot, screen)
         await hand_dice(pilot, "9", "1", "7")
-        await choose(pilot, "1", "The attacker takes its option 1")
+        await choose(pilot, "1", "the attacker takes its option 1")
         await choose(pilot, "i", "may ignore its option 2")
         await settle(pilot)
         entry = last_entry(app)

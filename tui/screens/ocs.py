@@ -205,9 +205,7 @@ class OcsScreen(CombatScreen):
                 combat = replace(combat, shift_roll=shift)
             rated = ocs_supply.with_unit_ars(combat)
             drm = rated.attacker_ar - rated.defender_ar - rated.hedgehog
-            raw = await self.ask_hand_roll(
-                ("2d6", 2, 12), f"the result 2d6 (the DRM {drm:+d} is added)"
-            )
+            raw = await self.ask_hand_roll(("2d6", 2, 12), f"the result 2d6, DRM {drm:+d} added")
             if raw is None:
                 return None
             combat = replace(combat, roll=raw + drm)
@@ -215,9 +213,8 @@ class OcsScreen(CombatScreen):
         options = outcome.effects.get("options", {})
         attacker = options.get("attacker")
         if attacker and not attacker["chosen"]:
-            combat = replace(
-                combat, attacker_option_retreat=await self.ask_option("attacker", attacker)
-            )
+            retreat = await self.ask_option("attacker", attacker, outcome.cell)
+            combat = replace(combat, attacker_option_retreat=retreat)
             outcome = self.read(combat, by_hand, kept)
             options = outcome.effects.get("options", {})
         defender = options.get("defender")
@@ -233,9 +230,8 @@ class OcsScreen(CombatScreen):
                 if answer == "ignore":
                     combat = replace(combat, defender_ignores_options=True)
             if not combat.defender_ignores_options:
-                combat = replace(
-                    combat, defender_option_retreat=await self.ask_option("defender", defender)
-                )
+                retreat = await self.ask_option("defender", defender, outcome.cell)
+                combat = replace(combat, defender_option_retreat=retreat)
             outcome = self.read(combat, by_hand, kept)
         return combat, outcome
 
@@ -244,7 +240,7 @@ class OcsScreen(CombatScreen):
         dice: random.Random = _BattleDice(None if by_hand else self.desk.rng, kept)
         return resolve(combat, self.tables, dice)
 
-    async def ask_option(self, side: str, option: dict[str, Any]) -> int:
+    async def ask_option(self, side: str, option: dict[str, Any], cell: str) -> int:
         """How a side takes its option: the hexes retreated (the rest in steps lost)."""
         size = option["option"]
         choices = []
@@ -261,7 +257,7 @@ class OcsScreen(CombatScreen):
                 words.append("no exploitation")
             choices.append((str(hexes), ", ".join(words), str(hexes)))
         answer = await self.app.push_screen_wait(
-            ChoiceScreen(f"The {side} takes its option {size} (o{size}): how?", choices)
+            ChoiceScreen(f"{cell}: the {side} takes its option {size}. How?", choices)
         )
         return int(answer)
 

@@ -272,5 +272,11 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     )
     # What the cell means, then how it was carried out (supply, options, markers).
     effects["cell_summary"] = outcome.explanation
-    outcome.explanation = " ".join([outcome.explanation, *effects.get("executed", [])])
+    surprised = []
+    if side:
+        surprised.append(
+            f"Surprise to the {side}: {abs(shift)} column{'s' if abs(shift) != 1 else ''} "
+            f"its way, {odds_column} to {column}."
+        )
+    outcome.explanation = " ".join([*surprised, outcome.explanation, *effects.get("executed", [])])
     return outcome
