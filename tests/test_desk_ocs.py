@@ -150,6 +150,11 @@ async def test_an_attack_without_supply_is_refused(desk: Desk) -> None:
         screen = app.screen
         assert isinstance(screen, OcsScreen)
         await fill(pilot, screen)
+        # The AR unit is the highest by default; the player may pick another.
+        assert "DRM +1" in preview(screen)
+        screen.query_one("#ar-attacker", Cycle).select("Ariete")
+        await pilot.pause()
+        assert "DRM +0" in preview(screen)
         rows(screen, "attacker")[1].query_one(".unit-supply", Cycle).select("none")
         await pilot.pause()
         assert "Not allowed: Ariete cannot attack: it has no combat supply" in preview(screen)
