@@ -94,7 +94,7 @@ class OcsUnitRow(UnitRow):
     DEFAULT_CSS = """
     OcsUnitRow { height: 2; layout: vertical; }
     OcsUnitRow > Horizontal { height: 1; }
-    OcsUnitRow .unit-label { width: 3; }
+    OcsUnitRow .unit-label, OcsUnitRow .unit-indent { width: 3; }
     OcsUnitRow .unit-name { width: 11; }
     OcsUnitRow .factor { width: 5; }
     OcsUnitRow .steps, OcsUnitRow .ar, OcsUnitRow .re { width: 4; }
@@ -120,7 +120,7 @@ class OcsUnitRow(UnitRow):
             yield Label(self.label, classes="unit-label")
             yield from self.inputs.values()
         with Horizontal():
-            yield Label("", classes="unit-label")
+            yield Label("", classes="unit-indent")
             if self.side == "attacker":
                 self.cycles["type"] = Cycle(TYPES, classes="unit-type")
                 self.cycles["supply"] = Cycle(SUPPLIES, classes="unit-supply")
