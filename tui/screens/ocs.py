@@ -213,7 +213,7 @@ class OcsScreen(CombatScreen):
         options = outcome.effects.get("options", {})
         attacker = options.get("attacker")
         if attacker and not attacker["chosen"]:
-            retreat = await self.ask_option("attacker", attacker, outcome.cell)
+            retreat = await self.ask_option("attacker", attacker, outcome)
             combat = replace(combat, attacker_option_retreat=retreat)
             outcome = self.read(combat, by_hand, kept)
             options = outcome.effects.get("options", {})
@@ -230,7 +230,7 @@ class OcsScreen(CombatScreen):
                 if answer == "ignore":
                     combat = replace(combat, defender_ignores_options=True)
             if not combat.defender_ignores_options:
-                retreat = await self.ask_option("defender", defender, outcome.cell)
+                retreat = await self.ask_option("defender", defender, outcome)
                 combat = replace(combat, defender_option_retreat=retreat)
             outcome = self.read(combat, by_hand, kept)
         return combat, outcome
@@ -240,7 +240,7 @@ class OcsScreen(CombatScreen):
         dice: random.Random = _BattleDice(None if by_hand else self.desk.rng, kept)
         return resolve(combat, self.tables, dice)
 
-    async def ask_option(self, side: str, option: dict[str, Any], cell: str) -> int:
+    async def ask_option(self, side: str, option: dict[str, Any], outcome: Outcome) -> int:
         """How a side takes its option: the hexes retreated (the rest in steps lost)."""
         size = option["option"]
         choices = []
@@ -257,7 +257,11 @@ class OcsScreen(CombatScreen):
                 words.append("no exploitation")
             choices.append((str(hexes), ", ".join(words), str(hexes)))
         answer = await self.app.push_screen_wait(
-            ChoiceScreen(f"{cell}: the {side} takes its option {size}. How?", choices)
+            ChoiceScreen(
+                f"Dice: {', '.join(f'{d.purpose} {d.dice} {d.total}' for d in outcome.dice)}\nRoll {outcome.roll} on {outcome.column}: "
+                f"{outcome.cell}: the {side} takes its option {size}. How?",
+                choices,
+            )
         )
         return int(answer)
 
