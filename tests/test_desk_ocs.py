@@ -82,7 +82,7 @@ async def test_regular_attack_with_surprise_step_loss_and_exploitation(desk: Des
         await fill(pilot, screen)
         shown = preview(screen)
         assert "A 10 : D 2 = 5:1, Open column 5:1" in shown
-        assert "DRM +1 · Supply A 5T, D 1T" in shown
+        assert "DRM +1 · Supply A 5T, D 1T · allowed" in shown
         # 2d6 + 1 >= 10 for attacker surprise: 10/36; <= 5: 6/36.
         assert "Surprise A 28% · D 17% · none 56%" in shown
         assert "e4 21 Pz; e3 21 Pz, Ariete" in shown
@@ -159,6 +159,7 @@ async def test_an_attack_without_supply_is_refused(desk: Desk) -> None:
         await pilot.pause()
         assert "Not allowed: Ariete cannot attack: it has no combat supply" in preview(screen)
         assert "A 10 : D 2 = 5:1" in preview(screen)  # the odds still shown
+        assert "· refused" in preview(screen)
         await pilot.press("ctrl+t")
         await settle(pilot)
         assert not isinstance(app.screen, HandDiceScreen)

@@ -182,7 +182,10 @@ class OcsOddsPreview(OddsPreview):
             f"{terrain} column {preview.column}"
         ]
         paid = f"{extra.attacker_supply}T" if extra.attacker_supply is not None else "?"
-        lines.append(f"DRM {extra.drm:+d} · Supply A {paid}, D {extra.defender_supply}T")
+        allowed = "refused" if extra.refusal else "allowed"
+        lines.append(
+            f"DRM {extra.drm:+d} · Supply A {paid}, D {extra.defender_supply}T · {allowed}"
+        )
         lines.append(
             f"Surprise A {_pct(extra.attacker_surprise)} · D {_pct(extra.defender_surprise)}"
             f" · none {_pct(extra.no_surprise)}"
