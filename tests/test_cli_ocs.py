@@ -107,3 +107,9 @@ def test_a_supply_phase_lifts_the_stocks_markers_and_the_unit_attacks_again(
     assert [(m.kind, m.target) for m in game.markers if m.kind in ("low", "exhausted")] == [
         ("low", "21 Pz")
     ]
+
+
+def test_a_retreat_beyond_the_option_names_its_flag(capsys) -> None:
+    code, _, err = run(capsys, "resolve", "ocs", *UNITS, *DICE, "--attacker-retreat", "2")
+    assert code == 2 and err.startswith("crtdesk: --attacker-retreat: 2 is not allowed")
+    assert "0 to 1 hexes" in err

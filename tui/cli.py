@@ -48,6 +48,8 @@ FLAGS = {
     "defender_ar": "--defender-ar",
     "hedgehog": "--hedgehog",
     "surprise_roll": "--surprise-roll",
+    "attacker_option_retreat": "--attacker-retreat",
+    "defender_option_retreat": "--defender-retreat",
     "shift_roll": "--shift-roll",
     "time": "--time",
     "drm": "--drm",
