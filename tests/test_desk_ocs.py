@@ -85,7 +85,7 @@ async def test_regular_attack_with_surprise_step_loss_and_exploitation(desk: Des
         assert "DRM +1 · Supply A 5T, D 1T · allowed" in shown
         # 2d6 + 1 >= 10 for attacker surprise: 10/36; <= 5: 6/36.
         assert "Surprise A 28% · D 17% · none 56%" in shown
-        assert "e4 21 Pz; e3 21 Pz, Ariete" in shown
+        assert "Exploit: e4 21 Pz; e3/e2 21 Pz, Ariete" in shown
         # Surprise 9 + 1 = 10: the attacker's; shift 1 to 7:1; 2d6 7 + 1 reads Ao1 e4 DL1o2.
         await hand_dice(pilot, "9", "1", "7")
         await choose(pilot, "0", "the attacker takes its option 1")

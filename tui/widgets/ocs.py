@@ -195,7 +195,17 @@ class OcsOddsPreview(OddsPreview):
         if extra.exploitation_bar:
             lines.append(f"No exploitation: {extra.exploitation_bar}")
         else:
-            marks = [f"e{level} {', '.join(names) or '-'}" for level, names in extra.exploiters]
+            # Levels that mark the same units share one entry: "e3/e2 21 Pz, Ariete".
+            groups: list[tuple[list[int], tuple[str, ...]]] = []
+            for level, names in extra.exploiters:
+                if groups and groups[-1][1] == names:
+                    groups[-1][0].append(level)
+                else:
+                    groups.append(([level], names))
+            marks = [
+                f"{'/'.join(f'e{n}' for n in levels)} {', '.join(names) or '-'}"
+                for levels, names in groups
+            ]
             lines.append("Exploit: " + "; ".join(marks))
         head.update("\n".join(lines))
         rows = ["Final cell, surprise and DRM folded in:"]
