@@ -253,6 +253,26 @@ def test_the_defender_may_ignore_its_options_only_after_an_attacker_retreat() ->
     assert pending.effects["options"]["defender"]["may_ignore"] is True
 
 
+def test_an_attacker_destroyed_before_options_lets_the_defender_ignore_them() -> None:
+    # 2 vs 2 is 1:1; a modified 6 reads "AL1o1 Do1": L1 takes the one step of a 1-step unit.
+    one_step = replace(
+        BASE,
+        attackers=units(("Recce", 2, 1, 4)),
+        defenders=defenders(("2 NZ", 2, 2, 1.0, 3)),
+        roll=6,
+    )
+    outcome = resolve(replace(one_step, defender_ignores_options=True), TABLES)
+    assert outcome.cell == "AL1o1 Do1"
+    assert outcome.effects["attacker"]["eliminated"] is True
+    assert "attacker" not in outcome.effects.get("options", {})
+    assert outcome.effects["options"]["defender"]["ignored"] is True
+    assert "(the attacker was destroyed)" in outcome.explanation
+    # Two steps survive a loss of one: the attacker takes its option, the defender its own.
+    two_steps = replace(one_step, attackers=units(("Recce", 2, 2, 4)))
+    kept = resolve(replace(two_steps, defender_ignores_options=True), TABLES)
+    assert kept.effects["options"]["defender"]["chosen"] is False
+
+
 def test_an_option_retreat_beyond_the_option_is_refused() -> None:
     with pytest.raises(InputError):
         resolve(replace(BASE, attacker_option_retreat=2), TABLES)

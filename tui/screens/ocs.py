@@ -222,7 +222,7 @@ class OcsScreen(CombatScreen):
             if defender.get("may_ignore"):
                 answer = await self.app.push_screen_wait(
                     ChoiceScreen(
-                        f"The attacker retreated: the defender may ignore its option "
+                        f"The attacker {defender['because']}: the defender may ignore its option "
                         f"{defender['option']} (RULINGS), or take it.",
                         [("i", "ignore its options", "ignore"), ("t", "take them", "take")],
                     )

@@ -341,9 +341,14 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
     defender_units = [unit_name(u, "defender", n) for n, u in enumerate(combat.defenders, 1)]
     options: dict[str, Any] = {}
     notes: list[str] = []
-    # The attacker takes its option first.
+    # The attacker takes its option first, unless its losses destroy it before options.
     attacker_retreat = 0
     option = effects["attacker"].get("option")
+    destroyed = attacker_destroyed(combat, effects)
+    if destroyed:
+        effects["attacker"]["eliminated"] = True
+        trace.append("The attacker's step losses destroy it before it takes any option")
+        option = None
     if option is not None:
         chosen = combat.attacker_option_retreat
         if chosen is not None and chosen > option:
@@ -364,20 +369,24 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
                 f"{option - chosen} step{'s' if option - chosen != 1 else ''} lost"
             )
     elif combat.attacker_option_retreat is not None:
-        trace.append("The attacker has no option in this result: its choice is not used")
+        trace.append("The attacker takes no option in this result: its choice is not used")
     # Then the defender; it may ignore its options after an attacker retreat.
     defender_retreat = 0
     option = effects["defender"].get("option")
     if option is not None:
-        may_waive = attacker_retreat > 0
+        may_waive = attacker_retreat > 0 or destroyed
         chosen = combat.defender_option_retreat
         if chosen is not None and chosen > option:
             raise InputError("defender_option_retreat", chosen, f"0 to {option} hexes")
         if combat.defender_ignores_options and may_waive:
-            options["defender"] = {"option": option, "chosen": True, "ignored": True}
-            trace.append(
-                f"The attacker retreated: the defender ignores its option {option} (RULINGS)"
-            )
+            why = "was destroyed" if destroyed else "retreated"
+            options["defender"] = {
+                "option": option,
+                "chosen": True,
+                "ignored": True,
+                "because": why,
+            }
+            trace.append(f"The attacker {why}: the defender ignores its option {option} (RULINGS)")
         else:
             if combat.defender_ignores_options:
                 trace.append(
@@ -386,6 +395,8 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
                 )
             if chosen is None:
                 options["defender"] = {"option": option, "chosen": False, "may_ignore": may_waive}
+                if may_waive:
+                    options["defender"]["because"] = "was destroyed" if destroyed else "retreated"
                 notes.append(f"The defender still chooses how to take option {option}.")
             else:
                 defender_retreat = chosen
@@ -423,6 +434,8 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
         bar = exploitation_bar(combat)
         if bar is None and attacker_retreat > 0:
             bar = "the attacker took its option as a retreat"
+        if bar is None and destroyed:
+            bar = "the attacker was destroyed"
         if bar is not None:
             effects["exploitation"] = {"min_ar": min_ar, "units": [], "void": bar}
             trace.append(f"e{min_ar}: no exploitation, {bar}")
@@ -468,7 +481,8 @@ def executed_lines(
             continue
         if taken.get("ignored"):
             lines.append(
-                f"The defender ignores its option {taken['option']} (the attacker retreated)."
+                f"The defender ignores its option {taken['option']} "
+                f"(the attacker {taken['because']})."
             )
             continue
         steps = taken["steps"]
@@ -494,6 +508,16 @@ def executed_lines(
             "Markers: " + "; ".join(f"{kind} on {', '.join(t)}" for kind, t in placed.items()) + "."
         )
     return lines
+
+
+def attacker_destroyed(combat: CombatInput, effects: dict[str, Any]) -> bool:
+    """True when the result's attacker step losses take every attacking step (the units'
+    steps known), so it is destroyed before taking options (RULINGS)."""
+    lost = effects["attacker"].get("steps_lost")
+    steps = [u.steps for u in combat.attackers]
+    if not lost or not steps or any(s is None for s in steps):
+        return False
+    return lost >= sum(steps)  # type: ignore[arg-type]
 
 
 def _hexes(count: int) -> str:
