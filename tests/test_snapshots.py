@@ -106,3 +106,23 @@ def test_new_combat_screen(snap_compare, folder: Path, ruleset: str) -> None:
 
     app = _new_screen_game(folder, ruleset)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_ocs_screen(snap_compare, folder: Path) -> None:
+    """Two attackers and one defender: the form and the preview's first results fit."""
+
+    async def run_before(pilot: Pilot) -> None:
+        from tui.widgets.ocs import OcsUnitRow
+
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        units = [("21 Pz", "6", "3", "4"), ("Ariete", "4", "2", "3"), ("2 NZ", "2", "2", "3")]
+        rows = list(pilot.app.screen.query(OcsUnitRow).results(OcsUnitRow))
+        for row, values in zip(rows, units, strict=True):
+            for key, value in zip(("unit-name", "factor", "steps", "ar"), values, strict=True):
+                row.field(key).value = value
+        rows[-1].field("re").value = "1"
+        await steady(pilot)
+
+    app = _new_screen_game(folder, "ocs")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

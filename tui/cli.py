@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from tui.engine.combat import CombatInput, Outcome, distribution, resolve
+from tui.engine.combat import CombatInput, Outcome, Unit, distribution, resolve
 from tui.engine.errors import InputError
 from tui.engine.rulesets.common import parse_unit, whole_number
 from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
@@ -48,6 +48,8 @@ FLAGS = {
     "defender_ar": "--defender-ar",
     "hedgehog": "--hedgehog",
     "surprise_roll": "--surprise-roll",
+    "attacker_option_retreat": "--attacker-retreat",
+    "defender_option_retreat": "--defender-retreat",
     "shift_roll": "--shift-roll",
     "time": "--time",
     "drm": "--drm",
@@ -85,6 +87,8 @@ class _Parser(argparse.ArgumentParser):
 def _flag(field: str, value: object = None) -> str:
     if field == "hold" and value is False:
         return "--no-hold"
+    if " " in field:  # one OCS unit's field ("Ariete supply"): its name says which
+        return field
     return FLAGS.get(field, "--" + field.replace("_", "-"))
 
 
@@ -175,6 +179,48 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="ocs: the defender withholds combat supply and defends at half strength",
     )
+    ocs.add_argument(
+        "--attacker",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="ocs: an attacking unit NAME:STRENGTH:STEPS:AR[:TYPE[:SUPPLY]] (repeat); TYPE "
+        "combat|hq|dak-brigade, SUPPLY on-map|internal|none (defaults combat, on-map)",
+    )
+    ocs.add_argument(
+        "--defender",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="ocs: a defending unit NAME:STRENGTH:STEPS:RE:AR (repeat)",
+    )
+    ocs.add_argument(
+        "--attacker-ar-unit", metavar="NAME", help="ocs: the attacker's AR unit (default highest)"
+    )
+    ocs.add_argument(
+        "--defender-ar-unit", metavar="NAME", help="ocs: the defender's AR unit (default highest)"
+    )
+    ocs.add_argument("--attack-hexes", metavar="N", help="ocs: hexes the attack comes from")
+    ocs.add_argument(
+        "--nonadjacent-hexsides",
+        action="store_true",
+        help="ocs: the attacking hexes lie on two non-adjacent hexsides (no exploitation)",
+    )
+    ocs.add_argument(
+        "--attacker-retreat",
+        metavar="N",
+        help="ocs: hexes of the attacker's option taken as a retreat (the rest in steps)",
+    )
+    ocs.add_argument(
+        "--defender-retreat",
+        metavar="N",
+        help="ocs: hexes of the defender's option taken as a retreat (the rest in steps)",
+    )
+    ocs.add_argument(
+        "--defender-ignores-options",
+        action="store_true",
+        help="ocs: after the attacker retreats, the defender ignores its options",
+    )
     ocs.add_argument("--time", metavar="T", help="daynight: day|night")
     ocs.add_argument("--drm", metavar="N", help="daynight: the net die roll modifier")
     ocs.add_argument(
@@ -214,10 +260,14 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
     if args.ruleset not in RULESET_IDS:
         raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
     roll = getattr(args, "roll", None)
+    attackers = tuple(parse_unit("attack", text) for text in args.attack)
+    attackers += tuple(_ocs_attacker(text) for text in args.attacker)
+    defenders = tuple(parse_unit("defense", text) for text in args.defense)
+    defenders += tuple(_ocs_defender(text) for text in args.defender)
     return CombatInput(
         ruleset=args.ruleset,
-        attackers=tuple(parse_unit("attack", text) for text in args.attack),
-        defenders=tuple(parse_unit("defense", text) for text in args.defense),
+        attackers=attackers,
+        defenders=defenders,
         column=args.column,
         roll=_integer("roll", roll),
         attacker_card=args.attacker_card.lower() if args.attacker_card else None,
@@ -238,6 +288,13 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
         hedgehog=_integer("hedgehog", args.hedgehog, 0) or 0,
         overrun=args.overrun,
         defender_unsupplied=args.defender_unsupplied,
+        attacker_ar_unit=args.attacker_ar_unit,
+        defender_ar_unit=args.defender_ar_unit,
+        attack_hexes=_integer("attack_hexes", args.attack_hexes, 1) or 1,
+        nonadjacent_hexsides=args.nonadjacent_hexsides,
+        attacker_option_retreat=_integer("attacker_retreat", args.attacker_retreat, 0),
+        defender_option_retreat=_integer("defender_retreat", args.defender_retreat, 0),
+        defender_ignores_options=args.defender_ignores_options,
         surprise_roll=_integer("surprise_roll", args.surprise_roll),
         shift_roll=_integer("shift_roll", args.shift_roll),
         time=args.time,
@@ -248,6 +305,44 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
         bcpc=args.bcpc,
         hold=args.hold,
         attacker_retreats=args.attacker_retreats,
+    )
+
+
+def _ocs_fields(flag: str, text: str, names: tuple[str, ...], least: int) -> list[str]:
+    parts = [part.strip() for part in text.split(":")]
+    if not least <= len(parts) <= len(names) or not parts[0]:
+        raise InputError(flag, text, ":".join(names) + f" (the first {least} given)")
+    return parts
+
+
+def _ocs_attacker(text: str) -> Unit:
+    """An OCS attacking unit as typed: NAME:STRENGTH:STEPS:AR[:TYPE[:SUPPLY]]."""
+    names = ("NAME", "STRENGTH", "STEPS", "AR", "TYPE", "SUPPLY")
+    name, strength, steps, ar, *rest = _ocs_fields("attacker", text, names, 4)
+    return Unit(
+        _integer(f"{name} strength", strength, 0),  # type: ignore[arg-type]
+        name=name,
+        steps=_integer(f"{name} steps", steps, 0),
+        ar=_integer(f"{name} AR", ar, 0),
+        kind=(rest[0].lower() if rest else "combat"),
+        supply=(rest[1].lower() if len(rest) > 1 else "on-map"),
+    )
+
+
+def _ocs_defender(text: str) -> Unit:
+    """An OCS defending unit as typed: NAME:STRENGTH:STEPS:RE:AR."""
+    names = ("NAME", "STRENGTH", "STEPS", "RE", "AR")
+    name, strength, steps, re_text, ar = _ocs_fields("defender", text, names, 5)
+    try:
+        size = float(re_text)
+    except ValueError:
+        raise InputError(f"{name} RE", re_text, "a number >= 0 (1, 0.5, 2)") from None
+    return Unit(
+        _integer(f"{name} strength", strength, 0),  # type: ignore[arg-type]
+        name=name,
+        steps=_integer(f"{name} steps", steps, 0),
+        ar=_integer(f"{name} AR", ar, 0),
+        re=size,
     )
 
 
@@ -269,7 +364,13 @@ def outcome_text(outcome: Outcome) -> str:
     ):
         if value is not None:
             head.append(f"{name} {value}")
-    lines = ["  ".join(head), f"Result: {cell_text(outcome.cell)}", outcome.explanation, "Trace:"]
+    lines = ["  ".join(head), f"Result: {cell_text(outcome.cell)}", outcome.explanation]
+    supply = outcome.effects.get("supply")
+    if supply:
+        paid = supply.get("attacker")
+        attacker = f"{paid}T" if paid is not None else "not known (give --attacker with steps)"
+        lines.append(f"Supply: attacker {attacker}, defender {supply['defender']}T")
+    lines.append("Trace:")
     lines += [f"  {step}" for step in outcome.trace]
     lines += [f"  dice: {die.purpose}: {die_text(die)}" for die in outcome.dice]
     return "\n".join(lines)

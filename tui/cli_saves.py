@@ -22,6 +22,7 @@ from typing import Any
 from tui import saves
 from tui.engine.combat import CombatInput, Outcome
 from tui.engine.errors import InputError
+from tui.engine.rulesets import ocs_supply
 from tui.engine.tables import RULESET_IDS, Tables
 from tui.player import player_name
 from tui.text import dice_text, entry_text, marker_text, one_line, when_text
@@ -111,7 +112,16 @@ def combat_for_game(
 ) -> CombatInput:
     """The combat as the saved game plays it (RULINGS): a pod-ultra combat against mines
     uses the game's mines CDF, and a --mines-cdf that disagrees with the game's is refused.
-    Only such a combat reads the whole save (the game's options are the replay of its log)."""
+    Only such a combat reads the whole save (the game's options are the replay of its log).
+    An OCS combat of named units reads their Low and Exhausted markers from the save."""
+    if combat.ruleset == "ocs" and any(u.name for u in combat.attackers):
+        game = saves.load_game(_path(save, saves_dir))
+        return replace(
+            combat,
+            attackers=ocs_supply.stocks_from_markers(
+                combat.attackers, [(m.target, m.kind) for m in game.markers]
+            ),
+        )
     if combat.ruleset != "pod-ultra" or (combat.obstacle != "mines" and combat.mines_cdf is None):
         return combat
     path = _path(save, saves_dir)

@@ -70,7 +70,16 @@ _OCS_ONLY = (
     "surprise_roll",
     "shift_roll",
     "defender_unsupplied",
+    "attacker_ar_unit",
+    "defender_ar_unit",
+    "attack_hexes",
+    "nonadjacent_hexsides",
+    "attacker_option_retreat",
+    "defender_option_retreat",
+    "defender_ignores_options",
 )
+# What only an OCS counter says about a unit (name, steps, AR, type, supply, RE, stocks).
+_OCS_UNIT = ("name", "steps", "ar", "kind", "supply", "re", "stocks")
 # Inputs only some rulesets read: anything else set is refused, never silently ignored.
 _READ_BY: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(_POD_ONLY, _POD),
@@ -97,6 +106,14 @@ def check_inputs(combat: CombatInput) -> None:
     if ruleset == "pod-boom" and combat.defenders:
         first = combat.defenders[0].factor
         raise InputError("defense", first, "nothing in pod-boom: the CAF picks the column")
+    if ruleset != "ocs":
+        for name, units in (("attack", combat.attackers), ("defense", combat.defenders)):
+            for unit in units:
+                for key in _OCS_UNIT:
+                    if getattr(unit, key) is not None:
+                        raise InputError(
+                            f"{name} {key}", getattr(unit, key), "nothing: only ocs reads it"
+                        )
     if ruleset not in _POD:
         for name, units in (("attack", combat.attackers), ("defense", combat.defenders)):
             for unit in units:
@@ -174,6 +191,12 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
     check_inputs(combat)
     tables = tables or default_tables()
     check_limits(combat, tables)
+    if combat.ruleset == "ocs" and (combat.surprise_roll, combat.shift_roll, combat.roll) == (
+        None,
+        None,
+        None,
+    ):
+        return ocs.distribution(combat, tables)
     resolver = _resolver(combat.ruleset)
     merged: dict[str, list[Any]] = {}
     first: Outcome | None = None

@@ -15,10 +15,22 @@ from tui.engine.dice import DiceRoll
 
 @dataclass(frozen=True)
 class Unit:
-    """One unit's combat factor, and in Pair-o-Dice Super/Ultra the terrain of its hex."""
+    """One unit's combat factor, and in Pair-o-Dice Super/Ultra the terrain of its hex.
+
+    OCS counters say more (all optional, so a plain factor still works): the unit's name,
+    steps, action rating, type ("combat", "hq", "dak-brigade"), how it pays combat supply
+    ("on-map", "internal", "none"), its size in RE, and the internal-stocks marker it
+    already carries ("low", "exhausted")."""
 
     factor: int
     terrain: str | None = None
+    name: str | None = None
+    steps: int | None = None
+    ar: int | None = None
+    kind: str | None = None
+    supply: str | None = None
+    re: float | None = None
+    stocks: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,17 @@ class CombatInput:
     surprise_roll: int | None = None
     shift_roll: int | None = None
     defender_unsupplied: bool = False
+    # OCS per-unit combats: the unit whose AR each side uses (by name; default the highest),
+    # the attacking hexes and whether they lie on two non-adjacent hexsides, and each
+    # side's option as hexes retreated (the rest of the option is steps lost; None: not
+    # chosen yet), and whether the defender ignores its options after the attacker retreats.
+    attacker_ar_unit: str | None = None
+    defender_ar_unit: str | None = None
+    attack_hexes: int = 1
+    nonadjacent_hexsides: bool = False
+    attacker_option_retreat: int | None = None
+    defender_option_retreat: int | None = None
+    defender_ignores_options: bool = False
     # Rivets: the defender is the enemy BCPC, which cannot be overrun.
     bcpc: bool = False
     # Day/Night
@@ -83,7 +106,8 @@ class CombatInput:
 
 
 def _unit_dict(unit: Unit) -> dict[str, Any]:
-    return {"factor": unit.factor, **({"terrain": unit.terrain} if unit.terrain else {})}
+    blank = Unit(unit.factor)
+    return {k: v for k, v in asdict(unit).items() if k == "factor" or v != getattr(blank, k)}
 
 
 @dataclass

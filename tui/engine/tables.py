@@ -309,6 +309,7 @@ _CONSTANTS: dict[str, type] = {
     "ocs.surprise.regular.attacker_from": int,
     "ocs.surprise.regular.defender_to": int,
     "ocs.supply.attacker_per_step": int,
+    "ocs.supply.dak_brigade": int,
     "ocs.supply.defender_per_combat": int,
     "ocs.supply.defender_small": int,
     "rivets.overrun_from": int,

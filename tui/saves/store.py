@@ -631,9 +631,12 @@ def _combat_markers(
             pass  # a kind the engine knows and this list does not yet: keep it as given
         turns = given.pop("turns", None)
         side = given.pop("side", None)
+        # A marker the engine places on one named unit (OCS) goes on that unit.
+        unit = given.pop("target", None)
         extra = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in given.items())
         sides = [s for s in ("attacker", "defender") if s in targets and side in (s, "both")]
-        for where, who in [(targets[s], s) for s in sides] or [(target, side)]:
+        places = [(targets[s], s) for s in sides] or [(target, side)]
+        for where, who in [(unit, side)] if unit else places:
             placed.append(
                 {
                     "id": f"{seq}.{len(placed) + 1}",

@@ -18,6 +18,10 @@ def screen_for(ruleset: str) -> RulesetScreen:
         from tui.screens.rivets import RivetsScreen
 
         return RivetsScreen(ruleset)
+    if ruleset == "ocs":
+        from tui.screens.ocs import OcsScreen
+
+        return OcsScreen(ruleset)
     if ruleset == "daynight":
         from tui.screens.daynight import DayNightScreen
 

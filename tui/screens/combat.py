@@ -96,7 +96,11 @@ class CombatScreen(RulesetScreen):
                 result = ResultPanel(id="result")
                 result.display = False
                 yield result
-                yield OddsPreview(id="preview")
+                yield self.make_preview()
+
+    def make_preview(self) -> OddsPreview:
+        """The live odds preview under the result (a ruleset may show more)."""
+        return OddsPreview(id="preview")
 
     def compose_fields(self) -> ComposeResult:
         """The ruleset's own fields, below the unit lists."""

@@ -3,15 +3,20 @@ attacker and defender halves of the result."""
 
 from __future__ import annotations
 
+import random
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
-from tui.engine.dice import Roller, check_roll
+from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Outcome
+from tui.engine.model import CombatInput, Distribution, Outcome
 from tui.engine.odds import apply_shifts
+from tui.engine.rulesets import ocs_supply
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,
+    explain,
     finish,
     pick_column,
     ratio_column,
@@ -103,8 +108,98 @@ def decode(cell: str, tables: Tables) -> dict[str, Any]:
     return effects
 
 
+def cell_effects(
+    combat: CombatInput, cell: str, tables: Tables, trace: list[str]
+) -> dict[str, Any]:
+    """A cell's effects for this combat, executed (supply, options, DG, exploitation)."""
+    effects = decode(cell, tables)
+    effects.setdefault("attacker", {})
+    effects.setdefault("defender", {})
+    ocs_supply.execute(combat, effects, tables, trace)
+    return effects
+
+
+# Tables the cache has seen, by id, kept alive so an id is never reused for other tables.
+_TABLES: dict[int, Tables] = {}
+
+
+@lru_cache(maxsize=512)
+def cell_chances(
+    tables_id: int,
+    terrain: str,
+    index: int,
+    drm: int,
+    difference: int,
+    attacker_from: int,
+    defender_to: int,
+) -> tuple[tuple[str, Fraction], ...]:
+    """The exact chance of each cell, with the surprise roll, its shift die and the result
+    roll folded in (9.2): what decides it is the odds column, the DRM and the surprise
+    thresholds. Cached: the preview asks again on every keystroke."""
+    tables = _TABLES[tables_id]
+    chart = tables.terrain_chart("ocs.crt")
+    columns = chart.columns_by_terrain[terrain]
+    last = len(columns) - 1
+    # The chance of each final column index.
+    at: dict[int, Fraction] = {}
+    for total, chance in total_distribution(2, 6):
+        total += difference
+        if total >= attacker_from:
+            moves = [(min(index + k, last), chance / 6) for k in range(1, 7)]
+        elif total <= defender_to:
+            moves = [(max(index - k, 0), chance / 6) for k in range(1, 7)]
+        else:
+            moves = [(index, chance)]
+        for where, p in moves:
+            at[where] = at.get(where, Fraction(0)) + p
+    cells: dict[str, Fraction] = {}
+    for where, p in at.items():
+        for total, chance in total_distribution(2, 6):
+            cell = chart.cell(row_key(total + drm, tables), terrain, columns[where])
+            cells[cell] = cells.get(cell, Fraction(0)) + p * chance
+    return tuple(sorted(cells.items(), key=lambda pair: (-pair[1], pair[0])))
+
+
+def distribution(combat: CombatInput, tables: Tables) -> Distribution:
+    """The exact distribution of the final cell when no die is entered by hand, folded
+    (`cell_chances`) rather than enumerated: the same as enumerating all three rolls."""
+    first = resolve(combat, tables, Roller(random.Random(0)))
+    rated = ocs_supply.with_unit_ars(combat)
+    terrain = first.effects["terrain"]
+    columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
+    _TABLES.setdefault(id(tables), tables)
+    chances = cell_chances(
+        id(tables),
+        terrain,
+        columns.index(first.odds_column),
+        rated.attacker_ar - rated.defender_ar - rated.hedgehog,
+        *ocs_supply.surprise_limits(rated, tables),
+    )
+    details = []
+    for cell, _ in chances:
+        effects = cell_effects(rated, cell, tables, [])
+        effects["summary"] = explain(effects)
+        details.append(effects)
+    return Distribution(
+        ruleset=combat.ruleset,
+        odds=first.odds,
+        ratio=first.ratio,
+        column=first.odds_column,
+        columns=(first.odds_column,),
+        outcomes=tuple(
+            (cell, p, effects["summary"])
+            for (cell, p), effects in zip(chances, details, strict=True)
+        ),
+        details=tuple(details),
+        inputs=combat.to_dict(),
+    )
+
+
 def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     trace: list[str] = []
+    ocs_supply.check_units(combat)
+    ocs_supply.require_supply(combat)
+    combat = ocs_supply.with_unit_ars(combat)
     terrain = terrain_name(combat.terrain)
     chart = tables.terrain_chart("ocs.crt")
     columns = chart.columns_by_terrain[terrain]
@@ -160,13 +255,13 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     roll = row_key(total, tables)
     cell = chart.cell(roll, terrain, column)
     trace.append(f"Row {roll}, column {column}: {cell}")
-    effects = decode(cell, tables)
+    effects = cell_effects(combat, cell, tables, trace)
     effects["terrain"] = terrain
     if side:
         effects["surprise"] = {"side": side, "shift": abs(shift)}
     if effects_shifts:
         effects["shifts"] = effects_shifts
-    return finish(
+    outcome = finish(
         combat,
         attack_total=attack,
         defense_total=defense,
@@ -179,3 +274,13 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         odds_column=odds_column,
         ratio=computed_ratio(combat, odds),
     )
+    # What the cell means, then how it was carried out (supply, options, markers).
+    effects["cell_summary"] = outcome.explanation
+    surprised = []
+    if side:
+        surprised.append(
+            f"Surprise to the {side}: {abs(shift)} column{'s' if abs(shift) != 1 else ''} "
+            f"its way, {odds_column} to {column}."
+        )
+    outcome.explanation = " ".join([*surprised, outcome.explanation, *effects.get("executed", [])])
+    return outcome

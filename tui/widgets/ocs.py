@@ -1,0 +1,219 @@
+"""The OCS form's widgets: a one-key choice (`Cycle`), a unit row of two lines (name,
+strength, steps, AR; then type and supply, or RE, and the markers the save has on the
+unit), and the preview with surprise, supply, exploitation and the final cells."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Input, Label, Static
+
+from tui.engine.preview import Preview
+from tui.engine.rulesets.ocs_supply import OcsPreview
+from tui.widgets.combat import OddsPreview, UnitRow, bar
+
+
+class Cycle(Static, can_focus=True):
+    """A choice among a few values: space, enter or right for the next, left for the one
+    before. Lighter than a Select, and one key to change."""
+
+    DEFAULT_CSS = """
+    Cycle { width: auto; min-width: 8; height: 1; padding: 0 1; background: $boost; }
+    Cycle:focus { background: $accent; color: $text; }
+    """
+    BINDINGS = [
+        Binding("space,enter,right", "step(1)", "Next", show=False),
+        Binding("left", "step(-1)", "Previous", show=False),
+    ]
+
+    @dataclass
+    class Changed(Message):
+        cycle: Cycle
+        value: str
+
+        @property
+        def control(self) -> Cycle:
+            return self.cycle
+
+    def __init__(
+        self, options: Sequence[tuple[str, str]], value: str | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.options = list(options)
+        values = [v for _, v in self.options]
+        self.index = values.index(value) if value in values else 0
+
+    def on_mount(self) -> None:
+        self.update(self.label)
+
+    @property
+    def value(self) -> str:
+        return self.options[self.index][1]
+
+    @property
+    def label(self) -> str:
+        return self.options[self.index][0]
+
+    def set_options(self, options: Sequence[tuple[str, str]]) -> None:
+        """New options, keeping the value chosen if it is still one of them."""
+        if list(options) == self.options:
+            return
+        current = self.value
+        self.options = list(options)
+        values = [v for _, v in self.options]
+        self.index = values.index(current) if current in values else 0
+        self.update(self.label)
+
+    def select(self, value: str) -> None:
+        values = [v for _, v in self.options]
+        self.index = values.index(value)
+        self.update(self.label)
+        self.post_message(self.Changed(self, self.value))
+
+    def action_step(self, by: int) -> None:
+        self.index = (self.index + by) % len(self.options)
+        self.update(self.label)
+        self.post_message(self.Changed(self, self.value))
+
+
+TYPES = [("combat", "combat"), ("HQ", "hq"), ("DAK bde", "dak-brigade")]
+SUPPLIES = [("on-map", "on-map"), ("stocks", "internal"), ("none", "none")]
+
+
+class OcsUnitRow(UnitRow):
+    """One OCS unit on two lines: name, strength, steps and AR; then for an attacker its
+    type and how it pays supply, for a defender its size in RE; and the markers the save
+    already has on it."""
+
+    DEFAULT_CSS = """
+    OcsUnitRow { height: 2; layout: vertical; }
+    OcsUnitRow > Horizontal { height: 1; }
+    OcsUnitRow .unit-label, OcsUnitRow .unit-indent { width: 3; }
+    OcsUnitRow .unit-name { width: 11; }
+    OcsUnitRow .factor { width: 5; }
+    OcsUnitRow .steps, OcsUnitRow .ar, OcsUnitRow .re { width: 4; }
+    OcsUnitRow .unit-markers { width: 1fr; color: $warning; padding-left: 1; }
+    OcsUnitRow Cycle { margin-right: 1; }
+    """
+
+    def __init__(self, side: str, number: int, **kwargs: Any) -> None:
+        super().__init__(side, number, (), placeholder="str", **kwargs)
+
+    def compose(self) -> ComposeResult:
+        # Held, not queried: the form is read on every keystroke.
+        self.inputs = {
+            "unit-name": Input(placeholder="name", compact=True, classes="unit-name"),
+            "factor": Input(placeholder="str", compact=True, classes="factor"),
+            "steps": Input(placeholder="stp", compact=True, classes="steps"),
+            "ar": Input(placeholder="AR", compact=True, classes="ar"),
+        }
+        self.cycles: dict[str, Cycle] = {}
+        self.markers_shown = Static("", markup=False, classes="unit-markers")
+        self.marker_text = ""
+        with Horizontal():
+            yield Label(self.label, classes="unit-label")
+            yield from self.inputs.values()
+        with Horizontal():
+            yield Label("", classes="unit-indent")
+            if self.side == "attacker":
+                self.cycles["type"] = Cycle(TYPES, classes="unit-type")
+                self.cycles["supply"] = Cycle(SUPPLIES, classes="unit-supply")
+                yield from self.cycles.values()
+            else:
+                yield Label("RE ", classes="re-label")
+                self.inputs["re"] = Input(placeholder="?", compact=True, classes="re")
+                yield self.inputs["re"]
+            yield self.markers_shown
+
+    def field(self, name: str) -> Input:
+        return self.inputs[name]
+
+    @property
+    def factor_input(self) -> Input:
+        return self.inputs["factor"]
+
+    def choice(self, name: str) -> str | None:
+        cycle = self.cycles.get(name)
+        return cycle.value if cycle else None
+
+    @property
+    def unit_name(self) -> str:
+        """The name typed, else the row's label ("A1")."""
+        return self.inputs["unit-name"].value.strip() or self.label
+
+    def show_markers(self, kinds: Sequence[str]) -> None:
+        text = " ".join(kinds)
+        if text != self.marker_text:
+            self.marker_text = text
+            self.markers_shown.update(text)
+
+
+class OcsOddsPreview(OddsPreview):
+    """The OCS preview: odds and DRM, the chances of surprise, the supply each side pays,
+    whether the attack is allowed, what an e# would mark, and each final cell's chance."""
+
+    def show_ocs(
+        self,
+        preview: Preview | None,
+        extra: OcsPreview | None,
+        problems: Sequence[str],
+        terrain: str = "Open",
+    ) -> None:
+        head = self.query_one(".odds-head", Static)
+        shown = self.query_one(".problems", Static)
+        chances = self.query_one(".chances", Static)
+        problems = list(problems)
+        if extra is not None and extra.refusal:
+            problems.insert(0, f"Not allowed: {extra.refusal}")
+        shown.update("\n".join(problems))
+        shown.display = bool(problems)
+        if preview is None or extra is None:
+            head.update("Odds: waiting for a valid form")
+            chances.update("")
+            return
+        lines = [
+            f"A {preview.attack_total} : D {preview.defense_total} = {preview.odds}, "
+            f"{terrain} column {preview.column}"
+        ]
+        paid = f"{extra.attacker_supply}T" if extra.attacker_supply is not None else "?"
+        allowed = "refused" if extra.refusal else "allowed"
+        lines.append(
+            f"DRM {extra.drm:+d} · Supply A {paid}, D {extra.defender_supply}T · {allowed}"
+        )
+        lines.append(
+            f"Surprise A {_pct(extra.attacker_surprise)} · D {_pct(extra.defender_surprise)}"
+            f" · none {_pct(extra.no_surprise)}"
+        )
+        if extra.stocks:
+            lines.append("Stocks: " + ", ".join(f"{n} → {s}" for n, s in extra.stocks))
+        if extra.exploitation_bar:
+            lines.append(f"No exploitation: {extra.exploitation_bar}")
+        else:
+            # Levels that mark the same units share one entry: "e3/e2 21 Pz, Ariete".
+            groups: list[tuple[list[int], tuple[str, ...]]] = []
+            for level, names in extra.exploiters:
+                if groups and groups[-1][1] == names:
+                    groups[-1][0].append(level)
+                else:
+                    groups.append(([level], names))
+            marks = [
+                f"{'/'.join(f'e{n}' for n in levels)} {', '.join(names) or '-'}"
+                for levels, names in groups
+            ]
+            lines.append("Exploit: " + "; ".join(marks))
+        head.update("\n".join(lines))
+        rows = ["Final cell, surprise and DRM folded in:"]
+        for row in preview.rows:
+            chance = float(row.probability)
+            rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
+        chances.update("\n".join(rows))
+
+
+def _pct(value: Any) -> str:
+    return f"{float(value) * 100:.0f}%"
