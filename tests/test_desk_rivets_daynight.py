@@ -302,3 +302,12 @@ async def test_the_trace_is_one_key_away_and_full_width(desk: Desk) -> None:
         await pilot.press("ctrl+f")
         await pilot.pause()
         assert isinstance(app.screen, RivetsScreen)
+
+
+async def test_a_tick_box_differs_in_shape_not_only_colour(desk: Desk) -> None:
+    async with desk(rulesets=["rivets"]) as (app, pilot):
+        box = app.screen.query_one("#bcpc", Checkbox)
+        assert box.render().plain.startswith("▐ ▌")
+        box.value = True
+        await pilot.pause()
+        assert box.render().plain.startswith("▐X▌")

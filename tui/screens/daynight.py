@@ -17,6 +17,7 @@ from tui.engine.rulesets.daynight import TERRAIN_IDS, TIMES
 from tui.screens.combat import CombatScreen
 from tui.screens.dialogs import ChoiceScreen, NumberScreen
 from tui.screens.pod import choice, field
+from tui.widgets.ticks import Tick
 
 # Results the attacker may take as a retreat (disorganized) instead of step losses.
 ATTACKER_MAY_RETREAT = ("A1", "A1X", "A2X")
@@ -63,7 +64,7 @@ class DayNightScreen(CombatScreen):
         yield field("Turn", choice(times, TIMES[0], "time"))
         yield field("Def. terrain", choice(terrains, "clear", "terrain"))
         yield field("Net DRM", Input(placeholder="0", compact=True, id="drm", classes="small"))
-        yield Checkbox("Step-loss-and-hold hex (7.2)", id="hold", compact=True)
+        yield Tick("Step-loss-and-hold hex (7.2)", id="hold", compact=True)
         yield field("Attackers at", Input(placeholder="hex/units", compact=True, id="at-attacker"))
         yield field("Defenders at", Input(placeholder="hex/units", compact=True, id="at-defender"))
 

@@ -5,20 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rich.segment import Segment
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static
-from textual.widgets._toggle_button import ToggleButton
 
 from tui.engine import Outcome
 from tui.engine.combat import cell_text
 from tui.engine.tables import RULESET_IDS, Tables
+from tui.widgets.ticks import TickList
 
 
 class HandDiceScreen(ModalScreen[int | None]):
@@ -114,22 +112,6 @@ class NewGameRequest:
     title: str
     rulesets: list[str]
     options: dict[str, object]
-
-
-class TickList(SelectionList[str]):
-    """A SelectionList whose unticked rows show an empty box: ticked and unticked differ in
-    shape, not only in colour, so they read the same with NO_COLOR."""
-
-    def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        index = self.scroll_offset.y + y
-        if index >= self.option_count or self.get_option_at_index(index).value in self.selected:
-            return strip
-        segments = list(strip)
-        if len(segments) > 1 and segments[1].text == ToggleButton.BUTTON_INNER:
-            segments[1] = Segment(" " * len(segments[1].text), segments[1].style)
-            return Strip(segments, strip.cell_length)
-        return strip
 
 
 class NewGameScreen(ModalScreen[NewGameRequest | None]):

@@ -25,6 +25,7 @@ from tui.screens.dialogs import ChoiceScreen
 from tui.screens.pod import field
 from tui.widgets.combat import OddsPreview
 from tui.widgets.ocs import Cycle, OcsOddsPreview, OcsUnitRow
+from tui.widgets.ticks import Tick
 
 # Save marker kinds shown on a unit row, as the row shows them.
 SHOWN_MARKERS = {"low": "Low", "exhausted": "Exhausted", "DG": "DG", "exploitation": "Exploit"}
@@ -47,9 +48,9 @@ class OcsScreen(CombatScreen):
         yield field(
             "Att. hexes",
             Input(placeholder="1", compact=True, id="attack-hexes", classes="small"),
-            Checkbox("2 non-adj.", id="nonadjacent", compact=True),
+            Tick("2 non-adj.", id="nonadjacent", compact=True),
         )
-        yield Checkbox("Overrun (not a regular attack)", id="overrun", compact=True)
+        yield Tick("Overrun (not a regular attack)", id="overrun", compact=True)
         yield field(
             "Hedgehog", Input(placeholder="0", compact=True, id="hedgehog", classes="small")
         )

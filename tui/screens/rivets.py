@@ -10,6 +10,7 @@ from textual.widgets import Checkbox
 
 from tui.engine import CombatInput
 from tui.screens.combat import CombatScreen
+from tui.widgets.ticks import Tick
 
 
 class RivetsScreen(CombatScreen):
@@ -17,7 +18,7 @@ class RivetsScreen(CombatScreen):
     FIELD_NAMES: ClassVar[dict[str, str]] = {**CombatScreen.FIELD_NAMES, "bcpc": "Enemy BCPC"}
 
     def compose_fields(self) -> ComposeResult:
-        yield Checkbox("Enemy BCPC (never overrun)", id="bcpc", compact=True)
+        yield Tick("Enemy BCPC (never overrun)", id="bcpc", compact=True)
 
     def build_combat(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
