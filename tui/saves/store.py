@@ -498,14 +498,19 @@ def _combat_markers(
             pass  # a kind the engine knows and this list does not yet: keep it as given
         turns = given.pop("turns", None)
         side = given.pop("side", None)
+        # Big Boom units gone astray strike the hex one step from the target.
+        astray = given.pop("astray", None)
         extra = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in given.items())
         sides = [s for s in ("attacker", "defender") if s in targets and side in (s, "both")]
         for where, who in [(targets[s], s) for s in sides] or [(target, side)]:
+            where = where or UNSPECIFIED_TARGET
+            if astray:
+                where = f"one hex {astray} of {where}"
             placed.append(
                 {
                     "id": f"{seq}.{len(placed) + 1}",
                     "kind": kind,
-                    "target": where or UNSPECIFIED_TARGET,
+                    "target": where,
                     "side": who,
                     "turns": turns,
                     "note": extra or None,

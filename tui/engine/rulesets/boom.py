@@ -3,6 +3,9 @@ Bombers and Ship Guns CRT, one step at a time or as the whole chain."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from tui.engine.dice import Roller
@@ -52,33 +55,56 @@ def _attrition(
 
 
 def _crt(
-    caf: int, tables: Tables, roller: Roller, trace: list[str], manual: int | None
+    caf: int,
+    tables: Tables,
+    roller: Roller,
+    trace: list[str],
+    manual: int | None,
+    where: str = "on target",
 ) -> tuple[str, str, Any]:
     chart = tables.chart("pod-boom.crt")
     index = largest_column(chart, caf)
     if index is None:
         raise InputError("caf", caf, f"a CAF on target of at least {chart.columns[0]}")
     column = chart.columns[index]
-    roll = roller.roll("boom combat resolution", 1, 6, manual)
+    purpose = "boom combat resolution" + ("" if where == "on target" else f" ({where})")
+    roll = roller.roll(purpose, 1, 6, manual)
     cell = chart.cell(str(roll), column)
     trace.append(
-        f"CAF {caf} on target: column {column} (largest not above {caf}); 1d6 {roll}: "
+        f"CAF {caf} {where}: column {column} (largest not above {caf}); 1d6 {roll}: "
         f"loss {cell[0]}, interdiction {cell[1]}"
     )
     return column, str(roll), cell
 
 
-def _crt_effects(cell: Any, effects: dict[str, Any]) -> None:
+def direction_short(name: str) -> str:
+    """A Direction row as a compass point: "North-East (top right)" -> "NE"."""
+    words = name.split(" (")[0].split("-")
+    return "".join(word[0].upper() for word in words if word)
+
+
+def _crt_effects(cell: Any, effects: dict[str, Any], astray: str | None = None) -> None:
+    """A CRT cell's effects: on the target hex, or (`astray`, a compass point) on the hex
+    one step that way from it, where the astray units landed."""
     loss, interdiction = cell
+    hit = effects["defender"] if astray is None else effects.setdefault("astray", {})
     if loss == "All":
-        effects["defender"]["eliminated"] = True
+        hit["eliminated"] = True
     elif loss != "-":
-        effects["defender"]["factors_lost"] = int(loss)
+        hit["factors_lost"] = int(loss)
     if interdiction != "-":
         turns = None if interdiction == "All" else int(interdiction)
-        effects["markers"].append({"kind": "no-entry", "side": "both", "turns": turns})
+        marker: dict[str, Any] = {"kind": "no-entry", "side": "both", "turns": turns}
+        if astray is not None:
+            marker["astray"] = astray
+        effects["markers"].append(marker)
         effects["notes"].append(
-            "No-entry marker on the hex: neither side may enter "
+            (
+                "No-entry marker on the hex"
+                if astray is None
+                else f"No-entry marker one hex {astray}"
+            )
+            + ": neither side may enter "
             + (
                 "for the rest of the game"
                 if turns is None
@@ -212,21 +238,42 @@ def _chain(
     roll = roller.roll("Boom Accuracy", 1, 6)
     accuracy = tables.data["pod-boom"]["accuracy_effect"][str(roll)]
     misses = {"all": 0, "miss": len(units), "half": len(units) // 2}[accuracy]
-    hitting = units[: len(units) - misses]
+    hitting, astray = units[: len(units) - misses], units[len(units) - misses :]
     trace.append(f"Boom Accuracy 1d6 {roll}: {tables.data['pod-boom']['accuracy'][str(roll)]}")
+    where = None
     if misses:
         direction = roller.roll("Direction", 1, 6)
-        where = tables.data["pod-boom"]["direction"][str(direction)]
+        name = tables.data["pod-boom"]["direction"][str(direction)]
+        where = direction_short(name)
         trace.append(
-            f"{misses} unit(s) land one hex {where} (Direction 1d6 {direction}), the last listed first"
+            f"{misses} unit(s) land one hex {name} (Direction 1d6 {direction}), the last listed first"
         )
-        effects["notes"].append(f"{misses} unit(s) land one hex {where} of the target.")
+        effects["notes"].append(f"{misses} unit(s) land one hex {name} of the target.")
+    crt = tables.chart("pod-boom.crt")
     caf = sum(hitting)
-    if caf <= 0 or largest_column(tables.chart("pod-boom.crt"), caf) is None:
+    found: tuple[str, str, Any] | None = None
+    if caf > 0 and largest_column(crt, caf) is not None:
+        found = _crt(caf, tables, roller, trace, None)
+        _crt_effects(found[2], effects)
+    else:
         trace.append(f"CAF on target {caf}: no combat on the target hex")
+    if where is not None:
+        astray_caf = sum(astray)
+        if astray_caf > 0 and largest_column(crt, astray_caf) is not None:
+            column, crt_roll, cell = _crt(
+                astray_caf, tables, roller, trace, None, f"one hex {where}"
+            )
+            _crt_effects(cell, effects, where)
+            effects["astray"] |= {"direction": where, "caf": astray_caf, "column": column}
+            effects["astray"]["cell"] = list(cell)
+            effects["notes"].append(
+                f"Astray CAF {astray_caf} one hex {where}: {_cell_words(cell)}."
+            )
+        else:
+            trace.append(f"CAF {astray_caf} one hex {where}: no combat there")
+    if found is None:
         return _nothing_hits(combat, total, effects, trace)
-    column, crt_roll, cell = _crt(caf, tables, roller, trace, None)
-    _crt_effects(cell, effects)
+    column, crt_roll, cell = found
     on_target: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     _crt_effects(cell, on_target)
     effects["cell_summary"] = explain(on_target)
@@ -239,6 +286,15 @@ def _chain(
         effects=effects,
         trace=trace,
     )
+
+
+def _cell_words(cell: Any) -> str:
+    loss, interdiction = cell
+    lost = {"-": "no loss", "All": "every unit lost"}.get(loss, f"{loss} factors lost")
+    closed = {"-": "no interdiction", "All": "closed for the rest of the game"}.get(
+        interdiction, f"closed {interdiction} turn(s)"
+    )
+    return f"{lost}, {closed}"
 
 
 def _nothing_hits(
@@ -258,3 +314,97 @@ def _nothing_hits(
         effects=effects,
         trace=trace,
     )
+
+
+# --- the whole mission before any die is rolled ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChainPreview:
+    """A mission's chances, folded exactly over every die: bombers lost to attrition, and
+    the defender's loss and the interdiction turns on the target hex (None: no CAF reached
+    it). Each is (value, chance) pairs in the chart's order."""
+
+    aa_total: int | None
+    attrition_column: str | None
+    units_lost: tuple[tuple[int, Fraction], ...]
+    losses: tuple[tuple[str | None, Fraction], ...]
+    interdiction: tuple[tuple[str | None, Fraction], ...]
+
+
+_CHAIN_CACHE: dict[tuple[Any, ...], tuple[Tables, ChainPreview]] = {}
+
+
+def _cell_order(value: str | None) -> tuple[int, int]:
+    if value is None:
+        return (3, 0)
+    if value == "-":
+        return (0, 0)
+    return (2, 0) if value == "All" else (1, int(value))
+
+
+def chain_preview(
+    units: tuple[int, ...], aaf: int | None, long_range: bool, tables: Tables
+) -> ChainPreview:
+    """The whole chain's chances for these units (in the order listed), the AA factor
+    total (None: batteries and ships, no attrition) and whether the target is over half
+    the bomber's range. Cached on those inputs; raises InputError for inputs the chain
+    refuses."""
+    key = (id(tables), tuple(units), aaf, long_range)
+    cached = _CHAIN_CACHE.get(key)
+    if cached is not None and cached[0] is tables:
+        return cached[1]
+    if not units:
+        raise InputError("attack", None, "at least one bomber, battery or ship unit")
+    for factor in units:
+        check_whole("attack", factor)
+    if sum(units) <= 0:
+        raise InputError("attack", sum(units), "an attack total of at least 1")
+    rules = tables.data["pod-boom"]
+    sixth = Fraction(1, 6)
+    faces = [str(face) for face in range(1, 7)]
+    aa_total = column = None
+    branches: list[tuple[int, Fraction]] = [(0, Fraction(1))]
+    if aaf is not None:
+        check_whole("aaf", aaf)
+        aa_total = aaf + (rules["long_range_aa_bonus"] if long_range else 0)
+        chart = tables.chart("pod-boom.attrition")
+        index = largest_column(chart, aa_total)
+        assert index is not None  # the first column is 0
+        column = chart.columns[index]
+        branches = []
+        for face in faces:
+            cell = chart.cell(face, column)
+            branches.append((0 if cell == "-" else min(int(cell), len(units)), sixth))
+    crt = tables.chart("pod-boom.crt")
+    lost: Counter[int] = Counter()
+    losses: Counter[str | None] = Counter()
+    interdiction: Counter[str | None] = Counter()
+    for removed, chance in branches:
+        lost[removed] += chance
+        flying = units[: len(units) - removed]
+        for face in faces if flying else ():
+            effect = rules["accuracy_effect"][face]
+            misses = {"all": 0, "miss": len(flying), "half": len(flying) // 2}[effect]
+            caf = sum(flying[: len(flying) - misses])
+            index = largest_column(crt, caf) if caf > 0 else None
+            if index is None:
+                losses[None] += chance * sixth
+                interdiction[None] += chance * sixth
+                continue
+            for crt_face in faces:
+                loss, turns = crt.cell(crt_face, crt.columns[index])
+                losses[loss] += chance * sixth * sixth
+                interdiction[turns] += chance * sixth * sixth
+        if not flying:
+            losses[None] += chance
+            interdiction[None] += chance
+    found = ChainPreview(
+        aa_total=aa_total,
+        attrition_column=column,
+        units_lost=tuple(sorted(lost.items())),
+        losses=tuple(sorted(losses.items(), key=lambda pair: _cell_order(pair[0]))),
+        interdiction=tuple(sorted(interdiction.items(), key=lambda pair: _cell_order(pair[0]))),
+    )
+    _CHAIN_CACHE[key] = (tables, found)
+    return found
