@@ -624,9 +624,14 @@ def add_marker(
     return _append(path, make, who=who)
 
 
-def remove_marker(path: Path, marker_id: str, *, who: str | None = None) -> dict:
-    """Lift a marker by hand (e.g. Hero #15 Engineer/Frogman repairing a No-entry hex)."""
+def remove_marker(
+    path: Path, marker_id: str, *, note: str | None = None, who: str | None = None
+) -> dict:
+    """Lift a marker by hand (e.g. Hero #15 Engineer/Frogman repairing a No-entry hex,
+    said in `note`)."""
     marker_id = str(marker_id).strip()
+    if note is not None:
+        _check_text("note", note)
 
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         assert game is not None
@@ -636,6 +641,7 @@ def remove_marker(path: Path, marker_id: str, *, who: str | None = None) -> dict
             raise SaveError(f"no marker {marker_id!r} in {path}; current markers: {known}")
         return {
             "kind": "remove-marker",
+            "note": note,
             "marker_id": marker_id,
             "marker_kind": found.kind,
             "target": found.target,

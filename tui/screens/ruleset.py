@@ -3,18 +3,42 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from tui import saves
 from tui.commands import RULESET_COMMANDS, Command
+from tui.screens.dialogs import ChoiceScreen
+from tui.screens.markers import MarkerPickScreen, MarkerRequest, PlaceMarkerScreen
+from tui.text import marker_text
+from tui.widgets.markers import MarkerPanel
 
 if TYPE_CHECKING:
     from tui.app import CrtDeskApp
+
+# One save at a time from this desk, in the order they were asked for.
+_SAVE_LOCK = threading.Lock()
+
+ENGINEER_FROGMAN = "Hero #15 Engineer/Frogman"
+
+
+@dataclass(frozen=True)
+class SaveState:
+    """Where the last roll stands in the save file: saving, saved (its entry) or failed."""
+
+    status: str  # "none", "saving", "saved" or "failed"
+    entry: dict[str, Any] | None = None
+    error: str | None = None
+
 
 RULESET_KEYS = ("f2", "f3", "f4", "f5", "f6", "f7", "f8")
 SHORT_NAMES = {
@@ -84,6 +108,110 @@ class RulesetScreen(Screen[None]):
         self.sub_title = (
             f"Turn {game.turn} · {self.desk.player} · {self.desk.tables.title(self.ruleset)}"
         )
+        for panel in self.query(MarkerPanel).results(MarkerPanel):
+            panel.show(game.turn, game.markers)
+
+    def compose_markers(self) -> ComposeResult:
+        """The marker panel: the turn and every marker in play in this game."""
+        yield MarkerPanel(classes="marker-panel")
+
+    # ------------------------------------------------------------------ saving
+    def append_in_worker(
+        self,
+        write: Callable[[], dict[str, Any]],
+        done: Callable[[SaveState], None],
+    ) -> None:
+        """Append to the save off the UI thread, then apply the entry to the open game."""
+        app = self.desk
+
+        def job() -> None:
+            with _SAVE_LOCK:
+                try:
+                    entry = write()
+                except saves.SaveError as err:
+                    app.call_from_thread(done, SaveState("failed", error=str(err)))
+                    return
+                # Another player's entries in between: catch up off the UI thread.
+                fresh = None if app.follows(entry) else saves.load_game(app.game.path)
+            app.call_from_thread(app.applied, entry, fresh)
+            app.call_from_thread(done, SaveState("saved", entry=entry))
+
+        self.run_worker(job, thread=True, group="save", exit_on_error=False)
+
+    def log_marker_change(self, write: Callable[[], dict[str, Any]], said: str) -> None:
+        """Append a turn or marker entry; the header and marker panel follow it."""
+
+        def done(state: SaveState) -> None:
+            self.refresh_header()
+            if state.status == "failed":
+                self.notify(f"Not saved: {state.error}", severity="error", markup=False)
+            else:
+                seq = state.entry.get("seq") if state.entry else "?"
+                self.notify(f"{said} (logged as entry {seq})", markup=False)
+
+        self.append_in_worker(write, done)
+
+    # ------------------------------------------------------------------ turns and markers
+    def action_next_turn(self) -> None:
+        path, who = self.desk.game.path, self.desk.player
+        self.log_marker_change(
+            lambda: saves.advance_turn(path, who=who), f"Turn {self.desk.game.turn + 1} begins"
+        )
+
+    @work(exclusive=True, group="markers")
+    async def action_frogman(self) -> None:
+        closed = [m for m in self.desk.game.markers if m.kind == "no-entry"]
+        if not closed:
+            self.notify(f"No No-entry hex to repair: {ENGINEER_FROGMAN} needs one.")
+            return
+        marker_id = closed[0].id
+        if len(closed) > 1:
+            marker_id = await self.app.push_screen_wait(
+                MarkerPickScreen(f"{ENGINEER_FROGMAN}: which No-entry hex?", closed)
+            )
+            if marker_id is None:
+                return
+        marker = next(m for m in closed if m.id == marker_id)
+        self.lift(marker_id, f"{ENGINEER_FROGMAN} repairs the hex", marker_text(marker))
+
+    @work(exclusive=True, group="markers")
+    async def action_marker_by_hand(self) -> None:
+        markers = self.desk.game.markers
+        choices = [("n", "nothing (or Esc)", ""), ("p", "place a marker", "place")]
+        if markers:
+            choices.append(("l", "lift a marker", "lift"))
+        answer = await self.app.push_screen_wait(ChoiceScreen("A marker by hand:", choices))
+        if answer == "lift":
+            marker_id = await self.app.push_screen_wait(
+                MarkerPickScreen("Lift which marker?", markers)
+            )
+            if marker_id is not None:
+                marker = next(m for m in markers if m.id == marker_id)
+                self.lift(marker_id, None, marker_text(marker))
+        elif answer == "place":
+            request = await self.app.push_screen_wait(PlaceMarkerScreen(self.marker_hex()))
+            if request is not None:
+                self.place(request)
+
+    def marker_hex(self) -> str:
+        """The hex a marker placed by hand is offered on (a screen's target field)."""
+        return ""
+
+    def lift(self, marker_id: str, note: str | None, shown: str) -> None:
+        path, who = self.desk.game.path, self.desk.player
+        self.log_marker_change(
+            lambda: saves.remove_marker(path, marker_id, note=note, who=who),
+            f"{note + ': ' if note else ''}lifted {shown}",
+        )
+
+    def place(self, request: MarkerRequest) -> None:
+        path, who = self.desk.game.path, self.desk.player
+        self.log_marker_change(
+            lambda: saves.add_marker(
+                path, request.kind, request.target, request.side, request.turns, who=who
+            ),
+            f"Placed {request.kind} on {request.target}",
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch_ruleset":
@@ -114,6 +242,7 @@ class ChartScreen(RulesetScreen):
         from tui.text import table_text
 
         with VerticalScroll(classes="chart-body"):
+            yield from self.compose_markers()
             yield Static(
                 f"The {self.desk.tables.title(self.ruleset)} form is not on the desk yet. "
                 f"Resolve its combats with `crtdesk resolve {self.ruleset} ...` "
