@@ -9,8 +9,6 @@ form -> one reactive `FormReading` -> one engine call (`preview`) -> the preview
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -29,11 +27,8 @@ from tui.engine.preview import Preview, preview
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import Tables
 from tui.screens.dialogs import HandDiceScreen, TraceScreen
-from tui.screens.ruleset import RulesetScreen
+from tui.screens.ruleset import RulesetScreen, SaveState
 from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
-
-# One save at a time from this desk, in the order they were asked for.
-_SAVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -42,15 +37,6 @@ class FormReading:
 
     combat: CombatInput | None
     problems: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class SaveState:
-    """Where the last roll stands in the save file: saving, saved (its entry) or failed."""
-
-    status: str  # "none", "saving", "saved" or "failed"
-    entry: dict[str, Any] | None = None
-    error: str | None = None
 
 
 class CombatScreen(RulesetScreen):
@@ -93,6 +79,7 @@ class CombatScreen(RulesetScreen):
                     yield self.make_unit_row("defender", 1)
                 yield from self.compose_fields()
             with VerticalScroll(classes="combat-side"):
+                yield from self.compose_markers()
                 result = ResultPanel(id="result")
                 result.display = False
                 yield result
@@ -331,28 +318,6 @@ class CombatScreen(RulesetScreen):
     def marker_targets(self) -> dict[str, Any]:
         """Where the markers a result places go (`append_combat`'s keywords)."""
         return {}
-
-    def append_in_worker(
-        self,
-        write: Callable[[], dict[str, Any]],
-        done: Callable[[SaveState], None],
-    ) -> None:
-        """Append to the save off the UI thread, then apply the entry to the open game."""
-        app = self.desk
-
-        def job() -> None:
-            with _SAVE_LOCK:
-                try:
-                    entry = write()
-                except saves.SaveError as err:
-                    app.call_from_thread(done, SaveState("failed", error=str(err)))
-                    return
-                # Another player's entries in between: catch up off the UI thread.
-                fresh = None if app.follows(entry) else saves.load_game(app.game.path)
-            app.call_from_thread(app.applied, entry, fresh)
-            app.call_from_thread(done, SaveState("saved", entry=entry))
-
-        self.run_worker(job, thread=True, group="save", exit_on_error=False)
 
     def recorded(self, state: SaveState) -> None:
         self.save_state = state
