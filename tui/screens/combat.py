@@ -49,6 +49,11 @@ class CombatScreen(RulesetScreen):
     FIELD_NAMES: ClassVar[dict[str, str]] = {"attack": "Attackers", "defense": "Defenders"}
     # What a unit's factor is called on this ruleset's counters.
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
+    # The headings over the two unit lists.
+    SECTION_LABELS: ClassVar[tuple[str, str]] = (
+        "Attackers (^n add, ^o drop)",
+        "Defenders (^g add)",
+    )
 
     reading: var[FormReading] = var(FormReading(None), init=False, always_update=True)
     save_state: var[SaveState] = var(SaveState("none"), init=False)
@@ -71,10 +76,10 @@ class CombatScreen(RulesetScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="combat-body"):
             with VerticalScroll(classes="combat-form"):
-                yield Label("Attackers (^n add, ^o drop)", classes="section")
+                yield Label(self.SECTION_LABELS[0], classes="section")
                 with Vertical(id="attackers"):
                     yield self.make_unit_row("attacker", 1)
-                yield Label("Defenders (^g add)", classes="section")
+                yield Label(self.SECTION_LABELS[1], classes="section")
                 with Vertical(id="defenders"):
                     yield self.make_unit_row("defender", 1)
                 yield from self.compose_fields()
