@@ -26,6 +26,12 @@ def largest_column(chart: Chart, value: int) -> int | None:
     return found
 
 
+def over_half_range(distance: int, bomber_range: int) -> bool:
+    """True when the target, `distance` hexes from the nearest Airbase England hex, is
+    over half the bomber's range (the AA total then gets the long-range bonus)."""
+    return 2 * distance > bomber_range
+
+
 def _aa_total(combat: CombatInput, tables: Tables, trace: list[str]) -> int:
     if combat.aaf is None:
         raise InputError("aaf", None, "the AA factor total (--aaf N, a whole number >= 0)")
