@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 # One save at a time from this desk, in the order they were asked for.
 _SAVE_LOCK = threading.Lock()
 
-ENGINEER_FROGMAN = "Hero #15 Engineer/Frogman"
-
 
 @dataclass(frozen=True)
 class SaveState:
@@ -160,19 +158,20 @@ class RulesetScreen(Screen[None]):
 
     @work(exclusive=True, group="markers")
     async def action_frogman(self) -> None:
+        card = self.desk.tables.data["pod-boom"]["repair_card"]
         closed = [m for m in self.desk.game.markers if m.kind == "no-entry"]
         if not closed:
-            self.notify(f"No No-entry hex to repair: {ENGINEER_FROGMAN} needs one.")
+            self.notify(f"No No-entry hex to repair: {card} needs one.")
             return
         marker_id = closed[0].id
         if len(closed) > 1:
             marker_id = await self.app.push_screen_wait(
-                MarkerPickScreen(f"{ENGINEER_FROGMAN}: which No-entry hex?", closed)
+                MarkerPickScreen(f"{card}: which No-entry hex?", closed)
             )
             if marker_id is None:
                 return
         marker = next(m for m in closed if m.id == marker_id)
-        self.lift(marker_id, f"{ENGINEER_FROGMAN} repairs the hex", marker_text(marker))
+        self.lift(marker_id, f"{card} repairs the hex", marker_text(marker))
 
     @work(exclusive=True, group="markers")
     async def action_marker_by_hand(self) -> None:

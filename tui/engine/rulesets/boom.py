@@ -89,7 +89,9 @@ def direction_short(name: str) -> str:
     return "".join(word[0].upper() for word in words if word)
 
 
-def _crt_effects(cell: Any, effects: dict[str, Any], astray: str | None = None) -> None:
+def _crt_effects(
+    cell: Any, effects: dict[str, Any], tables: Tables, astray: str | None = None
+) -> None:
     """A CRT cell's effects: on the target hex, or (`astray`, a compass point) on the hex
     one step that way from it, where the astray units landed."""
     loss, interdiction = cell
@@ -116,7 +118,7 @@ def _crt_effects(cell: Any, effects: dict[str, Any], astray: str | None = None) 
                 if turns is None
                 else f"for {turns} turn{'s' if turns != 1 else ''}"
             )
-            + " (Hero #15 Engineer/Frogman repairs it at once)."
+            + f" ({tables.data['pod-boom']['repair_card']} repairs it at once)."
         )
 
 
@@ -191,7 +193,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             raise InputError("caf", None, "the CAF on target (--caf N)")
         check_whole("caf", caf, 1)
         column, roll, cell = _crt(caf, tables, roller, trace, combat.roll)
-        _crt_effects(cell, effects)
+        _crt_effects(cell, effects, tables)
         return finish(
             combat,
             attack_total=caf,
@@ -260,7 +262,7 @@ def _chain(
     found: tuple[str, str, Any] | None = None
     if caf > 0 and largest_column(crt, caf) is not None:
         found = _crt(caf, tables, roller, trace, None)
-        _crt_effects(found[2], effects)
+        _crt_effects(found[2], effects, tables)
     else:
         trace.append(f"CAF on target {caf}: no combat on the target hex")
     if where is not None:
@@ -269,7 +271,7 @@ def _chain(
             column, crt_roll, cell = _crt(
                 astray_caf, tables, roller, trace, None, f"one hex {where}"
             )
-            _crt_effects(cell, effects, where)
+            _crt_effects(cell, effects, tables, where)
             effects["astray"] |= {"direction": where, "caf": astray_caf, "column": column}
             effects["astray"]["cell"] = list(cell)
             effects["notes"].append(
@@ -281,7 +283,7 @@ def _chain(
         return _nothing_hits(combat, total, effects, trace)
     column, crt_roll, cell = found
     on_target: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
-    _crt_effects(cell, on_target)
+    _crt_effects(cell, on_target, tables)
     effects["cell_summary"] = explain(on_target)
     return finish(
         combat,
