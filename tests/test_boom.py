@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tui import saves
 from tui.engine import CombatInput, InputError, resolve
+from tui.engine.combat import distribution
 from tui.engine.dice import enumerate_dice
 from tui.engine.model import Unit
 from tui.engine.rulesets import boom
@@ -170,3 +171,23 @@ def test_chain_preview_refuses_what_the_chain_refuses(
     with pytest.raises(InputError) as caught:
         boom.chain_preview(units, aaf, False, TABLES)
     assert caught.value.field == field
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    factors=st.lists(st.integers(1, 9), min_size=1, max_size=4),
+    aaf=st.one_of(st.none(), st.integers(0, 7)),
+)
+def test_the_chain_distribution_folded_equals_every_die_enumerated(
+    factors: list[int], aaf: int | None
+) -> None:
+    """`distribution` folds the chain: the same cells, chances and meanings as resolving
+    every way all five dice can fall."""
+    combat = mission(*factors, aaf=aaf)
+    enumerated: dict[str, list[Any]] = {}
+    for outcome, chance in enumerate_dice(lambda r: boom.resolve(combat, TABLES, r)):
+        key = repr(outcome.cell)
+        found = enumerated.setdefault(key, [Fraction(0), outcome.effects["cell_summary"]])
+        found[0] += chance
+    folded = distribution(combat, TABLES)
+    assert {repr(c): [p, m] for c, p, m in folded.outcomes} == enumerated

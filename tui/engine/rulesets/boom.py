@@ -3,6 +3,7 @@ Bombers and Ship Guns CRT, one step at a time or as the whole chain."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -10,7 +11,7 @@ from typing import Any
 
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Outcome
+from tui.engine.model import CombatInput, Distribution, Outcome, plain
 from tui.engine.rulesets.common import check_whole, explain, finish, units_total
 from tui.engine.tables import Chart, Tables
 
@@ -338,6 +339,8 @@ class ChainPreview:
     units_lost: tuple[tuple[int, Fraction], ...]
     losses: tuple[tuple[str | None, Fraction], ...]
     interdiction: tuple[tuple[str | None, Fraction], ...]
+    # The CRT cell read on the target hex (None: no CAF reached it), by chance.
+    cells: tuple[tuple[Any, Fraction], ...] = ()
 
 
 _CHAIN_CACHE: dict[tuple[Any, ...], tuple[Tables, ChainPreview]] = {}
@@ -388,6 +391,12 @@ def chain_preview(
     lost: Counter[int] = Counter()
     losses: Counter[str | None] = Counter()
     interdiction: Counter[str | None] = Counter()
+    cells: dict[str, list[Any]] = {}
+
+    def count_cell(cell: Any, chance: Fraction) -> None:
+        key = json.dumps(plain(cell))
+        cells.setdefault(key, [cell, Fraction(0)])[1] += chance
+
     for removed, chance in branches:
         lost[removed] += chance
         flying = units[: len(units) - removed]
@@ -399,20 +408,51 @@ def chain_preview(
             if index is None:
                 losses[None] += chance * sixth
                 interdiction[None] += chance * sixth
+                count_cell(None, chance * sixth)
                 continue
             for crt_face in faces:
-                loss, turns = crt.cell(crt_face, crt.columns[index])
+                cell = crt.cell(crt_face, crt.columns[index])
+                loss, turns = cell
                 losses[loss] += chance * sixth * sixth
                 interdiction[turns] += chance * sixth * sixth
+                count_cell(cell, chance * sixth * sixth)
         if not flying:
             losses[None] += chance
             interdiction[None] += chance
+            count_cell(None, chance)
     found = ChainPreview(
         aa_total=aa_total,
         attrition_column=column,
         units_lost=tuple(sorted(lost.items())),
         losses=tuple(sorted(losses.items(), key=lambda pair: _cell_order(pair[0]))),
         interdiction=tuple(sorted(interdiction.items(), key=lambda pair: _cell_order(pair[0]))),
+        cells=tuple((cell, chance) for cell, chance in cells.values()),
     )
     _CHAIN_CACHE[key] = (tables, found)
     return found
+
+
+def chain_distribution(combat: CombatInput, tables: Tables) -> Distribution:
+    """The whole chain's cells on the target hex, folded (`chain_preview`): the same
+    cells, chances and meanings as enumerating every die, without the dice that do not
+    decide the target hex's cell (the Direction and the astray hex's CRT)."""
+    units = tuple(unit.factor for unit in combat.attackers)
+    found = chain_preview(units, combat.aaf, combat.long_range, tables)
+    outcomes: list[tuple[Any, Fraction, str]] = []
+    details: list[dict[str, Any]] = []
+    for cell, chance in found.cells:
+        effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+        if cell is None:
+            meaning = "No CAF reached the target hex."
+        else:
+            _crt_effects(cell, effects, tables)
+            meaning = explain(effects)
+        outcomes.append((cell, chance, meaning))
+        details.append(effects)
+    return Distribution(
+        ruleset=combat.ruleset,
+        odds=None,
+        column=None,
+        outcomes=tuple(outcomes),
+        details=tuple(details),
+    )
