@@ -152,3 +152,20 @@ async def test_an_all_interdiction_never_expires(desk: Desk) -> None:
             await settle(pilot)
         assert app.game.turn == 5
         assert markers(app) == [("0911", None)]
+
+
+async def test_typing_a_mission_fills_the_fields_in_order_and_the_preview_follows(
+    desk: Desk,
+) -> None:
+    async with desk(rulesets=["pod-boom"]) as (app, pilot):
+        screen = app.screen
+        await pilot.press("4", "tab", "3", "tab", *"0712", "tab", "8", "tab", "5")
+        await pilot.pause()
+        assert screen.target == "0712"
+        assert screen.query_one("#range", Input).value == "8"
+        assert screen.query_one("#distance", Input).value == "5"
+        shown = text_of(screen.query_one(OddsPreview))
+        assert "AA 3 + 2 far = 5: attrition column 4" in shown
+        await pilot.press("backspace", "4")  # 4 of 8 is not over half the range
+        await pilot.pause()
+        assert "AA 3: attrition column 2" in text_of(screen.query_one(OddsPreview))

@@ -106,13 +106,14 @@ class CombatScreen(RulesetScreen):
     @property
     def focus_chain(self) -> list[Widget]:
         """Every unit's factor first (attackers, then defenders), then the rest in screen
-        order: so "12 Tab 3 ctrl+r" resolves a combat on any ruleset."""
+        order, the scrolling panes last: so "12 Tab 3 ctrl+r" resolves a combat on any
+        ruleset, and Tab after the last unit reaches the next field."""
         chain = super().focus_chain
 
         def rank(widget: Widget) -> int:
             if widget.has_class("factor"):
                 return 0 if widget.parent and widget.parent.has_class("attacker") else 1
-            return 2
+            return 3 if isinstance(widget, VerticalScroll) else 2
 
         return sorted(chain, key=rank)
 
