@@ -21,6 +21,7 @@ from tui.engine.rulesets.boom import ChainPreview, chain_preview, over_half_rang
 from tui.engine.rulesets.common import parse_unit
 from tui.screens.combat import CombatScreen, FormReading
 from tui.screens.pod import choice, field
+from tui.text import dice_text
 from tui.widgets.combat import OddsPreview, ResultPanel, bar
 
 MISSIONS = [
@@ -214,12 +215,18 @@ class BoomScreen(CombatScreen):
         return combat, outcome
 
     def show_outcome(self, combat: CombatInput, outcome: Outcome, note: str | None = None) -> None:
+        """The result, then each step of the chain with its roll (the trace past the
+        units), and where the astray units struck, named from the target hex."""
         super().show_outcome(combat, outcome, note)
+        lines = [outcome.effects.get("cell_summary") or outcome.explanation]
+        lines += [f"· {step}" for step in outcome.trace[1:]]
         astray = outcome.effects.get("astray")
         if astray:
-            where = f"one hex {astray['direction']} of {self.target or 'the target'}"
-            effects = self.query_one(ResultPanel).query_one(".result-effects", Static)
-            effects.update(f"{effects.content}\nAstray hex: {where}")
+            lines.append(
+                f"Astray hex: one hex {astray['direction']} of {self.target or 'the target'}"
+            )
+        lines.append(f"Dice: {dice_text(outcome.dice)}")
+        self.query_one(ResultPanel).query_one(".result-effects", Static).update("\n".join(lines))
 
     def marker_targets(self) -> dict[str, Any]:
         return {"target": self.target} if self.target else {}
