@@ -820,3 +820,22 @@ def test_the_desk_may_name_the_player(game: Path) -> None:
     assert [e["who"] for e in saves.load_game(game).entries] == ["Rommel", "Monty", saves._who()]
     with pytest.raises(SaveError, match="player name may not be empty"):
         saves.set_option(game, "mines_cdf", 3, who=" ")
+
+
+def test_a_turn_logged_under_an_earlier_count_down_replays_as_it_was_played(
+    game: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save written when a 1-turn marker was lifted as the next turn began keeps that
+    marker lifted when it is loaded now."""
+    saves.add_marker(game, "no-entry", "0712", side="both", turns=1)
+
+    def earlier(markers: dict[str, saves.Marker]) -> list[str]:
+        for marker in markers.values():
+            marker.turns_left -= 1
+        return [m.id for m in markers.values() if m.turns_left <= 0]
+
+    monkeypatch.setattr("tui.saves.store._count_down", earlier)
+    entry = saves.advance_turn(game)
+    assert entry["expired"] == ["1.1"]
+    monkeypatch.undo()
+    assert saves.load_game(game).markers == []

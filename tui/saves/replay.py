@@ -106,8 +106,10 @@ def _apply(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) -> Non
         markers.pop(entry["marker_id"], None)
     elif kind == "turn":
         game.turn = entry["turn"]
-        for marker_id in _count_down(markers):
-            markers.pop(marker_id)
+        # The markers the entry lifted are lifted too: a turn logged under an earlier
+        # count-down keeps the game as it was played.
+        for marker_id in _count_down(markers) + list(entry.get("expired") or []):
+            markers.pop(marker_id, None)
     elif kind == "option":
         game.options[entry["key"]] = entry["value"]
 
