@@ -114,6 +114,9 @@ async def test_battery_shot_marker_counts_down_until_the_turn_the_ruling_names(
         shown = text_of(screen.query_one(OddsPreview))
         assert "No attrition (batteries and ships)" in shown
         assert not screen.query_one("#defenders").display
+        await pilot.press("ctrl+g")  # no AA row for a battery
+        await pilot.pause()
+        assert len(screen.unit_rows("defender")) == 1
         # Batteries skip attrition: accuracy 1, all on target; CAF 9 roll 2 at 8: "4 2".
         asked = await hand_dice(pilot, "1", "2")
         assert asked == ["Boom Accuracy", "boom combat resolution"]

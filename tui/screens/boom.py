@@ -141,6 +141,12 @@ class BoomScreen(CombatScreen):
             widget.display = bombers
         self.query(".section").last(Label).display = bombers
 
+    async def action_add_defender(self) -> None:
+        if self.mission != "bombers":
+            self.notify("Only bombers meet AA on their route: batteries and ships skip attrition.")
+            return
+        await super().action_add_defender()
+
     # ------------------------------------------------------------------ the form
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
         if side == "attacker":
