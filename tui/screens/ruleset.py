@@ -136,16 +136,19 @@ class RulesetScreen(Screen[None]):
 
         self.run_worker(job, thread=True, group="save", exit_on_error=False)
 
-    def log_marker_change(self, write: Callable[[], dict[str, Any]], said: str) -> None:
-        """Append a turn or marker entry; the header and marker panel follow it."""
+    def log_marker_change(
+        self, write: Callable[[], dict[str, Any]], said: str | Callable[[dict[str, Any]], str]
+    ) -> None:
+        """Append a turn or marker entry; the header and marker panel follow it. `said`
+        is what the player is told (or makes it from the entry written)."""
 
         def done(state: SaveState) -> None:
             self.refresh_header()
-            if state.status == "failed":
+            if state.status == "failed" or state.entry is None:
                 self.notify(f"Not saved: {state.error}", severity="error", markup=False)
-            else:
-                seq = state.entry.get("seq") if state.entry else "?"
-                self.notify(f"{said} (logged as entry {seq})", markup=False)
+                return
+            text = said if isinstance(said, str) else said(state.entry)
+            self.notify(f"{text} (logged as entry {state.entry.get('seq')})", markup=False)
 
         self.append_in_worker(write, done)
 
@@ -153,7 +156,11 @@ class RulesetScreen(Screen[None]):
     def action_next_turn(self) -> None:
         path, who = self.desk.game.path, self.desk.player
         self.log_marker_change(
-            lambda: saves.advance_turn(path, who=who), f"Turn {self.desk.game.turn + 1} begins"
+            lambda: saves.advance_turn(path, who=who),
+            lambda entry: (
+                f"Turn {entry['turn']} begins"
+                + (f"; lifted {', '.join(entry['expired'])}" if entry.get("expired") else "")
+            ),
         )
 
     @work(exclusive=True, group="markers")
