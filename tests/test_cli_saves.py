@@ -218,12 +218,15 @@ def test_turn_and_markers(folder: Path, capsys) -> None:
     assert lines[3].split() == ["2.1", "DG", "0712", "Axis", "1", "entry", "2", "hit", '"hard"']
     code, out, _ = run(capsys, "turn", "torch")
     assert code == 0 and out.startswith("Turn 2 begins (entry 3")
-    assert "Counted down: no-entry 1.1 on (unspecified) (both, 1 turn left)." in out
-    assert 'Expired and removed: DG 2.1 on 0712 (Axis): hit "hard".' in out
+    assert "Counted down: no-entry 1.1 on (unspecified) (both, 1 turn left); " in out
+    assert 'DG 2.1 on 0712 (Axis, through this turn): hit "hard".' in out
     code, out, _ = run(capsys, "log", "torch", "--markers", "--json")
-    assert [(m["id"], m["turns_left"]) for m in json.loads(out)] == [("1.1", 1)]
+    assert [(m["id"], m["turns_left"]) for m in json.loads(out)] == [("1.1", 1), ("2.1", 0)]
+    # A 1-turn marker placed in turn 1 holds through turn 2 and is lifted when turn 3 begins.
+    code, out, _ = run(capsys, "turn", "torch")
+    assert code == 0 and 'Expired and removed: DG 2.1 on 0712 (Axis): hit "hard".' in out
     code, out, _ = run(capsys, "marker", "torch", "remove", "1.1", "--saves", "saves")
-    assert code == 0 and out.startswith("Removed marker 1.1 (no-entry on (unspecified)) as entry 4")
+    assert code == 0 and out.startswith("Removed marker 1.1 (no-entry on (unspecified)) as entry 5")
     code, out, _ = run(capsys, "log", "torch", "--markers")
     assert "(no markers)" in out
 

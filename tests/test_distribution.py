@@ -78,11 +78,21 @@ def brute_force(combat: CombatInput) -> dict[str, Fraction]:
             cell = read(surprise_roll=s1 + s2, shift_roll=shift, roll=r1 + r2 + drm)
             reads.append((cell, weight))
         return tally(reads)
-    # The Big Boom chain rolls up to four dice (attrition, accuracy, direction, CRT) and
-    # takes no hand-entered roll: script the desk's dice instead.
+    # The Big Boom chain rolls up to five dice (attrition, accuracy, direction, the CRT on
+    # target and on the astray hex) and takes no hand-entered roll: script the desk's dice,
+    # one more die at a time, as far as each way of falling reads.
     reads = []
-    for faces in product(FACES, repeat=4):
-        reads.append((resolve(combat, rng=ScriptedDice(faces)).cell, Fraction(1, 6**4)))
+
+    def walk(faces: tuple[int, ...]) -> None:
+        dice = ScriptedDice(faces + (1,) * 6)
+        cell = resolve(combat, rng=dice).cell
+        if len(faces) + 6 - len(dice.faces) <= len(faces):
+            reads.append((cell, Fraction(1, 6 ** len(faces))))
+            return
+        for face in FACES:
+            walk((*faces, face))
+
+    walk(())
     return tally(reads)
 
 
@@ -277,7 +287,7 @@ def test_a_boom_chain_claims_no_single_column():
     # or none when both miss), so the chain's outcomes come from several CRT columns.
     combat = CombatInput("pod-boom", attackers=(Unit(6), Unit(4)))
     read = set()
-    for faces in product(FACES, repeat=3):
+    for faces in product(FACES, repeat=5):
         read.add(resolve(combat, rng=ScriptedDice(faces)).odds_column)
     assert len(read) > 1
     result = distribution(combat)

@@ -899,11 +899,25 @@ def test_boom_crt_effects_and_no_entry_marker():
 
 def test_boom_chain_half_miss_drifts_the_last_units():
     # Three units 4, 2, 2: accuracy 3 (half, rounded down: 1 unit misses), direction 5,
-    # so 4 + 2 = 6 CAF hit; CRT roll 2 at column 6: "4 2".
-    outcome = resolve(CombatInput("pod-boom", attackers=units(4, 2, 2)), rng=ScriptedDice(3, 5, 2))
+    # so 4 + 2 = 6 CAF hit; CRT roll 2 at column 6: "4 2". The astray 2 CAF strike the
+    # hex one West: CRT roll 4 at column 2: "1 1".
+    outcome = resolve(
+        CombatInput("pod-boom", attackers=units(4, 2, 2)), rng=ScriptedDice(3, 5, 2, 4)
+    )
     assert outcome.column == "6"
     assert as_plain(outcome.cell) == ["4", "2"]
     assert "West" in outcome.explanation
+    assert outcome.effects["astray"] == {
+        "direction": "W",
+        "caf": 2,
+        "column": "2",
+        "cell": ["1", "1"],
+        "factors_lost": 1,
+    }
+    assert outcome.effects["markers"] == [
+        {"kind": "no-entry", "side": "both", "turns": 2},
+        {"kind": "no-entry", "side": "both", "turns": 1, "astray": "W"},
+    ]
 
 
 def test_boom_chain_attrition_removes_bombers_first():
@@ -916,10 +930,16 @@ def test_boom_chain_attrition_removes_bombers_first():
 
 
 def test_boom_chain_full_miss():
-    # Accuracy 2: every unit lands one hex away; no CAF on target.
-    outcome = resolve(CombatInput("pod-boom", attackers=units(8)), rng=ScriptedDice(2, 1))
+    # Accuracy 2: every unit lands one hex away (direction 1, North-East); no CAF on
+    # target, and the 8 CAF strike the hex one NE: CRT roll 3 at column 8, "6 4".
+    outcome = resolve(CombatInput("pod-boom", attackers=units(8)), rng=ScriptedDice(2, 1, 3))
     assert outcome.cell is None
     assert "North-East" in outcome.explanation
+    assert outcome.effects["defender"] == {}
+    assert outcome.effects["astray"]["cell"] == ["6", "4"]
+    assert outcome.effects["markers"] == [
+        {"kind": "no-entry", "side": "both", "turns": 4, "astray": "NE"}
+    ]
 
 
 def test_attack_of_zero_is_refused_everywhere():

@@ -180,13 +180,36 @@ def test_big_boom_interdiction_places_a_no_entry_marker_that_counts_down(game: P
         2,
         1,
     )
+    # Placed in turn 1: the hex is closed for the rest of turn 1, then turns 2 and 3.
     turn = saves.advance_turn(game)
     assert (turn["turn"], turn["counted_down"]) == (2, ["1.1"])
     assert saves.load_game(game).markers[0].turns_left == 1
     turn = saves.advance_turn(game)
+    assert (turn["turn"], turn["counted_down"], turn.get("expired")) == (3, ["1.1"], None)
+    assert saves.load_game(game).markers[0].turns_left == 0
+    turn = saves.advance_turn(game)
     assert turn["expired"] == ["1.1"]
     loaded = saves.load_game(game)
-    assert loaded.markers == [] and loaded.turn == 3
+    assert loaded.markers == [] and loaded.turn == 4
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_an_n_turn_marker_placed_in_turn_3_is_lifted_when_turn_4_plus_n_begins(
+    game: Path, turns: int
+) -> None:
+    """The ruling's example: a 1-turn marker placed in turn 3 closes the hex through turn 4
+    and is lifted when turn 5 begins; N turns, through turn 3 + N."""
+    saves.advance_turn(game)
+    saves.advance_turn(game)
+    saves.add_marker(game, "no-entry", "0712", side="both", turns=turns)
+    in_play = {}
+    for _ in range(turns + 2):
+        entry = saves.advance_turn(game)
+        loaded = saves.load_game(game)
+        in_play[entry["turn"]] = [m.target for m in loaded.markers]
+        assert bool(entry.get("expired")) == (entry["turn"] == 4 + turns)
+    assert {t for t, hexes in in_play.items() if hexes == ["0712"]} == set(range(4, 4 + turns))
+    assert in_play[4 + turns] == []
 
 
 def test_markers_without_a_target_are_on_unspecified(game: Path) -> None:
@@ -301,17 +324,18 @@ def test_apply_entry_keeps_a_loaded_game_equal_to_a_fresh_load(game: Path) -> No
         lambda: saves.append_combat(game, *boom(roll=2), target="0712"),  # No-entry, 2 turns
         lambda: saves.add_marker(game, "DG", "21st Panzer", side="Axis", turns=1),
         lambda: saves.add_marker(game, "hero-site", "1204"),
-        lambda: saves.advance_turn(game),  # counts 1.1 down to 1; 2.1 expires
+        lambda: saves.advance_turn(game),  # counts 1.1 down to 1 and 2.1 to 0
         lambda: saves.set_option(game, "mines_cdf", 3),
         lambda: saves.append_event(game, "hero-site-draw", "Axis offers 4 cards"),
         lambda: saves.remove_marker(game, "3.1"),
-        lambda: saves.advance_turn(game),  # 1.1 expires
+        lambda: saves.advance_turn(game),  # 1.1 down to 0; 2.1 expires
     ]
     for step in steps:
         entry = step()
         saves.apply_entry(loaded, entry)
         assert loaded == saves.load_game(game), entry["kind"]
-    assert (loaded.turn, loaded.options["mines_cdf"], loaded.markers) == (3, 3, [])
+    assert (loaded.turn, loaded.options["mines_cdf"]) == (3, 3)
+    assert [(m.id, m.turns_left) for m in loaded.markers] == [("1.1", 0)]
     assert [e["kind"] for e in loaded.entries] == [
         "combat",
         "place-marker",
@@ -331,7 +355,7 @@ def test_apply_entry_counts_markers_down_on_a_turn(game: Path) -> None:
     marker = loaded.markers[0]
     saves.apply_entry(loaded, saves.advance_turn(game))
     assert loaded.turn == 2
-    assert [(m.id, m.turns_left) for m in loaded.markers] == [("1.1", 1)]
+    assert [(m.id, m.turns_left) for m in loaded.markers] == [("1.1", 1), ("2.1", 0)]
     assert loaded.markers[0] is marker  # updated in place, like the replay
     assert loaded == saves.load_game(game)
 
@@ -813,3 +837,22 @@ def test_the_desk_may_name_the_player(game: Path) -> None:
     assert [e["who"] for e in saves.load_game(game).entries] == ["Rommel", "Monty", saves._who()]
     with pytest.raises(SaveError, match="player name may not be empty"):
         saves.set_option(game, "mines_cdf", 3, who=" ")
+
+
+def test_a_turn_logged_under_an_earlier_count_down_replays_as_it_was_played(
+    game: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save written when a 1-turn marker was lifted as the next turn began keeps that
+    marker lifted when it is loaded now."""
+    saves.add_marker(game, "no-entry", "0712", side="both", turns=1)
+
+    def earlier(markers: dict[str, saves.Marker]) -> list[str]:
+        for marker in markers.values():
+            marker.turns_left -= 1
+        return [m.id for m in markers.values() if m.turns_left <= 0]
+
+    monkeypatch.setattr("tui.saves.store._count_down", earlier)
+    entry = saves.advance_turn(game)
+    assert entry["expired"] == ["1.1"]
+    monkeypatch.undo()
+    assert saves.load_game(game).markers == []

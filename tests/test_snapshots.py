@@ -126,3 +126,27 @@ def test_ocs_screen(snap_compare, folder: Path) -> None:
 
     app = _new_screen_game(folder, "ocs")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_boom_screen(snap_compare, folder: Path) -> None:
+    """A bomber mission typed and rolled: the marker panel, the result with its astray
+    hex, and the whole mission's chances below it."""
+
+    async def run_before(pilot: Pilot) -> None:
+        screen = pilot.app.screen
+        await pilot.press("ctrl+n", "ctrl+n")
+        await pilot.pause()
+        for field, value in zip(
+            screen.query("#attackers .factor").results(Input), "422", strict=True
+        ):
+            field.value = value
+        screen.query_one("#defenders .factor", Input).value = "3"
+        screen.query_one("#target", Input).value = "0712"
+        screen.query_one("#range", Input).value = "8"
+        screen.query_one("#distance", Input).value = "5"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await steady(pilot)
+
+    app = _new_screen_game(folder, "pod-boom")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,9 @@ def test_markers_as_placed_and_in_play() -> None:
         id="2.1", kind="DG", target="0712", side="Axis", placed_by=2, turns_left=3, note=None
     )
     assert text.marker_text(in_play) == "DG 2.1 on 0712 (Axis, 3 turns left)"
+    # At 0 the marker still holds for the turn in play; it is lifted when the next begins.
+    ending = replace(in_play, turns_left=0)
+    assert text.marker_text(ending) == "DG 2.1 on 0712 (Axis, through this turn)"
     lasting = saves.Marker(
         id="1.1", kind="no-entry", target="a\nb", side=None, placed_by=1, turns_left=None, note=None
     )

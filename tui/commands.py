@@ -27,6 +27,27 @@ class Command:
 # prefixes), and keys the text fields use.
 RULESET_COMMANDS: tuple[Command, ...] = (
     Command("help", "f1", "Help", "Show this ruleset's legend, chart, rulings and keys"),
+    Command(
+        "next_turn",
+        "ctrl+s",
+        "Turn",
+        "Start the next turn: every timed marker counts down, the expired ones are lifted",
+        show=False,
+    ),
+    Command(
+        "frogman",
+        "ctrl+z",
+        "Frogman",
+        "Play Hero #15 Engineer/Frogman on a No-entry hex: its marker is lifted at once",
+        show=False,
+    ),
+    Command(
+        "marker_by_hand",
+        "ctrl+backslash",
+        "Marker",
+        "Place a marker by hand, or lift one",
+        show=False,
+    ),
     Command("log", "ctrl+l", "Log", "Review this game's log and markers"),
     Command("back", "escape", "Back", "Back to the saves list"),
 )

@@ -94,7 +94,7 @@ def marker_text(marker: _Marker | Mapping[str, Any]) -> str:
     else:
         kind, ident, target, side = marker.kind, marker.id, marker.target, marker.side
         left, note = marker.turns_left, marker.note
-        lasts = _turns(left, " left") if left is not None else None
+        lasts = None if left is None else _turns(left, " left") if left else "through this turn"
     extra = [one_line(side)] if side else []
     if lasts:
         extra.append(lasts)

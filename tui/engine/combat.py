@@ -198,6 +198,10 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
     ):
         return ocs.distribution(combat, tables)
     resolver = _resolver(combat.ruleset)
+    if combat.ruleset == "pod-boom" and combat.step is None:
+        # The whole Big Boom chain, folded: one read first refuses what the chain refuses.
+        resolver(combat, tables, Roller(random.Random(0)))
+        return boom.chain_distribution(combat, tables)
     merged: dict[str, list[Any]] = {}
     first: Outcome | None = None
     columns: dict[str | None, None] = {}  # every column read, in the order first met

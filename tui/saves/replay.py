@@ -106,8 +106,10 @@ def _apply(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) -> Non
         markers.pop(entry["marker_id"], None)
     elif kind == "turn":
         game.turn = entry["turn"]
-        for marker_id in _count_down(markers):
-            markers.pop(marker_id)
+        # The markers the entry lifted are lifted too: a turn logged under an earlier
+        # count-down keeps the game as it was played.
+        for marker_id in _count_down(markers) + list(entry.get("expired") or []):
+            markers.pop(marker_id, None)
     elif kind == "option":
         game.options[entry["key"]] = entry["value"]
 
@@ -134,11 +136,15 @@ def _replay(path: Path, parsed: _Parsed, warnings: list[str]) -> Game:
 
 
 def _count_down(markers: dict[str, Marker]) -> list[str]:
-    """Count every timed marker down by one turn; the ids that reach 0 (and expire)."""
+    """Count every timed marker down by one turn; the ids that run out (and expire).
+
+    A marker's turns left are the turns it lasts after the one it is in: an N-turn marker
+    holds for the rest of the turn it is placed in and then N more turns, so a 1-turn
+    marker placed in turn 3 is at 0 in turn 4 and is lifted when turn 5 begins."""
     expired = []
     for marker in markers.values():
         if marker.turns_left is not None:
             marker.turns_left -= 1
-            if marker.turns_left <= 0:
+            if marker.turns_left < 0:
                 expired.append(marker.id)
     return expired

@@ -633,15 +633,20 @@ def _combat_markers(
         side = given.pop("side", None)
         # A marker the engine places on one named unit (OCS) goes on that unit.
         unit = given.pop("target", None)
+        # Big Boom units gone astray strike the hex one step from the target.
+        astray = given.pop("astray", None)
         extra = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in given.items())
         sides = [s for s in ("attacker", "defender") if s in targets and side in (s, "both")]
         places = [(targets[s], s) for s in sides] or [(target, side)]
         for where, who in [(unit, side)] if unit else places:
+            where = where or UNSPECIFIED_TARGET
+            if astray:
+                where = f"one hex {astray} of {where}"
             placed.append(
                 {
                     "id": f"{seq}.{len(placed) + 1}",
                     "kind": kind,
-                    "target": where or UNSPECIFIED_TARGET,
+                    "target": where,
                     "side": who,
                     "turns": turns,
                     "note": extra or None,
@@ -813,10 +818,18 @@ def add_marker(
 
 
 def remove_marker(
-    path: Path, marker_id: str, *, who: str | None = None, notices: list[str] | None = None
+    path: Path,
+    marker_id: str,
+    *,
+    note: str | None = None,
+    who: str | None = None,
+    notices: list[str] | None = None,
 ) -> dict:
-    """Lift a marker by hand (e.g. Hero #15 Engineer/Frogman repairing a No-entry hex)."""
+    """Lift a marker by hand (e.g. Hero #15 Engineer/Frogman repairing a No-entry hex,
+    said in `note`)."""
     marker_id = str(marker_id).strip()
+    if note is not None:
+        _check_text("note", note)
 
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         assert game is not None
@@ -826,6 +839,7 @@ def remove_marker(
             raise SaveError(f"no marker {marker_id!r} in {path}; current markers: {known}")
         return {
             "kind": "remove-marker",
+            "note": note,
             "marker_id": marker_id,
             "marker_kind": found.kind,
             "target": found.target,

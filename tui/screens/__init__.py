@@ -14,6 +14,10 @@ def screen_for(ruleset: str) -> RulesetScreen:
         from tui.screens.pod import PodScreen
 
         return PodScreen(ruleset)
+    if ruleset == "pod-boom":
+        from tui.screens.boom import BoomScreen
+
+        return BoomScreen(ruleset)
     if ruleset == "rivets":
         from tui.screens.rivets import RivetsScreen
 

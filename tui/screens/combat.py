@@ -9,8 +9,6 @@ form -> one reactive `FormReading` -> one engine call (`preview`) -> the preview
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -29,11 +27,8 @@ from tui.engine.preview import Preview, preview
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import Tables
 from tui.screens.dialogs import HandDiceScreen, TraceScreen
-from tui.screens.ruleset import RulesetScreen
+from tui.screens.ruleset import RulesetScreen, SaveState
 from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
-
-# One save at a time from this desk, in the order they were asked for.
-_SAVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -42,15 +37,6 @@ class FormReading:
 
     combat: CombatInput | None
     problems: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class SaveState:
-    """Where the last roll stands in the save file: saving, saved (its entry) or failed."""
-
-    status: str  # "none", "saving", "saved" or "failed"
-    entry: dict[str, Any] | None = None
-    error: str | None = None
 
 
 class CombatScreen(RulesetScreen):
@@ -63,6 +49,11 @@ class CombatScreen(RulesetScreen):
     FIELD_NAMES: ClassVar[dict[str, str]] = {"attack": "Attackers", "defense": "Defenders"}
     # What a unit's factor is called on this ruleset's counters.
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
+    # The headings over the two unit lists.
+    SECTION_LABELS: ClassVar[tuple[str, str]] = (
+        "Attackers (^n add, ^o drop)",
+        "Defenders (^g add)",
+    )
 
     reading: var[FormReading] = var(FormReading(None), init=False, always_update=True)
     save_state: var[SaveState] = var(SaveState("none"), init=False)
@@ -85,14 +76,15 @@ class CombatScreen(RulesetScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="combat-body"):
             with VerticalScroll(classes="combat-form"):
-                yield Label("Attackers (^n add, ^o drop)", classes="section")
+                yield Label(self.SECTION_LABELS[0], classes="section")
                 with Vertical(id="attackers"):
                     yield self.make_unit_row("attacker", 1)
-                yield Label("Defenders (^g add)", classes="section")
+                yield Label(self.SECTION_LABELS[1], classes="section")
                 with Vertical(id="defenders"):
                     yield self.make_unit_row("defender", 1)
                 yield from self.compose_fields()
             with VerticalScroll(classes="combat-side"):
+                yield from self.compose_markers()
                 result = ResultPanel(id="result")
                 result.display = False
                 yield result
@@ -118,13 +110,14 @@ class CombatScreen(RulesetScreen):
     @property
     def focus_chain(self) -> list[Widget]:
         """Every unit's factor first (attackers, then defenders), then the rest in screen
-        order: so "12 Tab 3 ctrl+r" resolves a combat on any ruleset."""
+        order, the scrolling panes last: so "12 Tab 3 ctrl+r" resolves a combat on any
+        ruleset, and Tab after the last unit reaches the next field."""
         chain = super().focus_chain
 
         def rank(widget: Widget) -> int:
             if widget.has_class("factor"):
                 return 0 if widget.parent and widget.parent.has_class("attacker") else 1
-            return 2
+            return 3 if isinstance(widget, VerticalScroll) else 2
 
         return sorted(chain, key=rank)
 
@@ -353,36 +346,6 @@ class CombatScreen(RulesetScreen):
     def marker_targets(self) -> dict[str, Any]:
         """Where the markers a result places go (`append_combat`'s keywords)."""
         return {}
-
-    def append_in_worker(
-        self,
-        write: Callable[[list[str]], dict[str, Any]],
-        done: Callable[[SaveState], None],
-    ) -> None:
-        """Append to the save off the UI thread, then apply the entry to the open game.
-        `write` is given a list for the store's notices (a torn last entry cut off first):
-        each is shown."""
-        app = self.desk
-
-        def job() -> None:
-            notices: list[str] = []
-            with _SAVE_LOCK:
-                try:
-                    entry = write(notices)
-                except saves.SaveError as err:
-                    app.call_from_thread(done, SaveState("failed", error=str(err)))
-                    return
-                finally:
-                    for notice in notices:
-                        app.call_from_thread(
-                            app.notify, notice, severity="warning", markup=False, timeout=15
-                        )
-                # Another player's entries in between: catch up off the UI thread.
-                fresh = None if app.follows(entry) else saves.load_game(app.game.path)
-            app.call_from_thread(app.applied, entry, fresh)
-            app.call_from_thread(done, SaveState("saved", entry=entry))
-
-        self.run_worker(job, thread=True, group="save", exit_on_error=False)
 
     def recorded(self, state: SaveState) -> None:
         self.save_state = state

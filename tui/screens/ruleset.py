@@ -3,18 +3,40 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from tui import saves
 from tui.commands import RULESET_COMMANDS, Command
+from tui.screens.dialogs import ChoiceScreen
+from tui.screens.markers import MarkerPickScreen, MarkerRequest, PlaceMarkerScreen
+from tui.text import marker_text
+from tui.widgets.markers import MarkerPanel
 
 if TYPE_CHECKING:
     from tui.app import CrtDeskApp
+
+# One save at a time from this desk, in the order they were asked for.
+_SAVE_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SaveState:
+    """Where the last roll stands in the save file: saving, saved (its entry) or failed."""
+
+    status: str  # "none", "saving", "saved" or "failed"
+    entry: dict[str, Any] | None = None
+    error: str | None = None
+
 
 RULESET_KEYS = ("f2", "f3", "f4", "f5", "f6", "f7", "f8")
 SHORT_NAMES = {
@@ -84,6 +106,136 @@ class RulesetScreen(Screen[None]):
         self.sub_title = (
             f"Turn {game.turn} · {self.desk.player} · {self.desk.tables.title(self.ruleset)}"
         )
+        for panel in self.query(MarkerPanel).results(MarkerPanel):
+            panel.show(game.turn, game.markers)
+
+    def compose_markers(self) -> ComposeResult:
+        """The marker panel: the turn and every marker in play in this game."""
+        yield MarkerPanel(classes="marker-panel")
+
+    # ------------------------------------------------------------------ saving
+    def append_in_worker(
+        self,
+        write: Callable[[list[str]], dict[str, Any]],
+        done: Callable[[SaveState], None],
+    ) -> None:
+        """Append to the save off the UI thread, then apply the entry to the open game.
+        `write` is given a list for the store's notices (a torn last entry cut off first):
+        each is shown."""
+        app = self.desk
+
+        def job() -> None:
+            notices: list[str] = []
+            with _SAVE_LOCK:
+                try:
+                    entry = write(notices)
+                except saves.SaveError as err:
+                    app.call_from_thread(done, SaveState("failed", error=str(err)))
+                    return
+                finally:
+                    for notice in notices:
+                        app.call_from_thread(
+                            app.notify, notice, severity="warning", markup=False, timeout=15
+                        )
+                # Another player's entries in between: catch up off the UI thread.
+                fresh = None if app.follows(entry) else saves.load_game(app.game.path)
+            app.call_from_thread(app.applied, entry, fresh)
+            app.call_from_thread(done, SaveState("saved", entry=entry))
+
+        self.run_worker(job, thread=True, group="save", exit_on_error=False)
+
+    def log_marker_change(
+        self,
+        write: Callable[[list[str]], dict[str, Any]],
+        said: str | Callable[[dict[str, Any]], str],
+    ) -> None:
+        """Append a turn or marker entry; the header and marker panel follow it. `said`
+        is what the player is told (or makes it from the entry written)."""
+
+        def done(state: SaveState) -> None:
+            self.refresh_header()
+            if state.status == "failed" or state.entry is None:
+                self.notify(f"Not saved: {state.error}", severity="error", markup=False)
+                return
+            text = said if isinstance(said, str) else said(state.entry)
+            self.notify(f"{text} (logged as entry {state.entry.get('seq')})", markup=False)
+
+        self.append_in_worker(write, done)
+
+    # ------------------------------------------------------------------ turns and markers
+    def action_next_turn(self) -> None:
+        path, who = self.desk.game.path, self.desk.player
+        self.log_marker_change(
+            lambda notices: saves.advance_turn(path, who=who, notices=notices),
+            lambda entry: (
+                f"Turn {entry['turn']} begins"
+                + (f"; lifted {', '.join(entry['expired'])}" if entry.get("expired") else "")
+            ),
+        )
+
+    @work(exclusive=True, group="markers")
+    async def action_frogman(self) -> None:
+        card = self.desk.tables.data["pod-boom"]["repair_card"]
+        closed = [m for m in self.desk.game.markers if m.kind == "no-entry"]
+        if not closed:
+            self.notify(f"No No-entry hex to repair: {card} needs one.")
+            return
+        marker_id = closed[0].id
+        if len(closed) > 1:
+            marker_id = await self.app.push_screen_wait(
+                MarkerPickScreen(f"{card}: which No-entry hex?", closed)
+            )
+            if marker_id is None:
+                return
+        marker = next(m for m in closed if m.id == marker_id)
+        self.lift(marker_id, f"{card} repairs the hex", marker_text(marker))
+
+    @work(exclusive=True, group="markers")
+    async def action_marker_by_hand(self) -> None:
+        markers = self.desk.game.markers
+        choices = [("n", "nothing (or Esc)", ""), ("p", "place a marker", "place")]
+        if markers:
+            choices.append(("l", "lift a marker", "lift"))
+        answer = await self.app.push_screen_wait(ChoiceScreen("A marker by hand:", choices))
+        if answer == "lift":
+            marker_id = await self.app.push_screen_wait(
+                MarkerPickScreen("Lift which marker?", markers)
+            )
+            if marker_id is not None:
+                marker = next(m for m in markers if m.id == marker_id)
+                self.lift(marker_id, None, marker_text(marker))
+        elif answer == "place":
+            request = await self.app.push_screen_wait(PlaceMarkerScreen(self.marker_hex()))
+            if request is not None:
+                self.place(request)
+
+    def marker_hex(self) -> str:
+        """The hex a marker placed by hand is offered on (a screen's target field)."""
+        return ""
+
+    def lift(self, marker_id: str, note: str | None, shown: str) -> None:
+        path, who = self.desk.game.path, self.desk.player
+        self.log_marker_change(
+            lambda notices: saves.remove_marker(
+                path, marker_id, note=note, who=who, notices=notices
+            ),
+            f"{note + ': ' if note else ''}lifted {shown}",
+        )
+
+    def place(self, request: MarkerRequest) -> None:
+        path, who = self.desk.game.path, self.desk.player
+        self.log_marker_change(
+            lambda notices: saves.add_marker(
+                path,
+                request.kind,
+                request.target,
+                request.side,
+                request.turns,
+                who=who,
+                notices=notices,
+            ),
+            f"Placed {request.kind} on {request.target}",
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch_ruleset":
@@ -114,6 +266,7 @@ class ChartScreen(RulesetScreen):
         from tui.text import table_text
 
         with VerticalScroll(classes="chart-body"):
+            yield from self.compose_markers()
             yield Static(
                 f"The {self.desk.tables.title(self.ruleset)} form is not on the desk yet. "
                 f"Resolve its combats with `crtdesk resolve {self.ruleset} ...` "

@@ -133,6 +133,14 @@ class OddsPreview(Vertical):
             rows.append(f"  {row.meaning}")
         chances.update("\n".join(rows))
 
+    def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
+        """A preview a ruleset words itself (a chain of tables rather than one column)."""
+        shown = self.query_one(".problems", Static)
+        shown.update("\n".join(problems))
+        shown.display = bool(problems)
+        self.query_one(".odds-head", Static).update(head)
+        self.query_one(".chances", Static).update(chances)
+
 
 class ResultPanel(Vertical):
     """The last roll: the cell, each side's effects in words, the dice, and whether it is

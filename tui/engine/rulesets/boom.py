@@ -3,11 +3,15 @@ Bombers and Ship Guns CRT, one step at a time or as the whole chain."""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Outcome
+from tui.engine.model import CombatInput, Distribution, Outcome, plain
 from tui.engine.rulesets.common import check_whole, explain, finish, units_total
 from tui.engine.tables import Chart, Tables
 
@@ -21,6 +25,12 @@ def largest_column(chart: Chart, value: int) -> int | None:
         if int(label) <= value:
             found = index
     return found
+
+
+def over_half_range(distance: int, bomber_range: int) -> bool:
+    """True when the target, `distance` hexes from the nearest Airbase England hex, is
+    over half the bomber's range (the AA total then gets the long-range bonus)."""
+    return 2 * distance > bomber_range
 
 
 def _aa_total(combat: CombatInput, tables: Tables, trace: list[str]) -> int:
@@ -52,39 +62,64 @@ def _attrition(
 
 
 def _crt(
-    caf: int, tables: Tables, roller: Roller, trace: list[str], manual: int | None
+    caf: int,
+    tables: Tables,
+    roller: Roller,
+    trace: list[str],
+    manual: int | None,
+    where: str = "on target",
 ) -> tuple[str, str, Any]:
     chart = tables.chart("pod-boom.crt")
     index = largest_column(chart, caf)
     if index is None:
         raise InputError("caf", caf, f"a CAF on target of at least {chart.columns[0]}")
     column = chart.columns[index]
-    roll = roller.roll("boom combat resolution", 1, 6, manual)
+    purpose = "boom combat resolution" + ("" if where == "on target" else f" ({where})")
+    roll = roller.roll(purpose, 1, 6, manual)
     cell = chart.cell(str(roll), column)
     trace.append(
-        f"CAF {caf} on target: column {column} (largest not above {caf}); 1d6 {roll}: "
+        f"CAF {caf} {where}: column {column} (largest not above {caf}); 1d6 {roll}: "
         f"loss {cell[0]}, interdiction {cell[1]}"
     )
     return column, str(roll), cell
 
 
-def _crt_effects(cell: Any, effects: dict[str, Any]) -> None:
+def direction_short(name: str) -> str:
+    """A Direction row as a compass point: "North-East (top right)" -> "NE"."""
+    words = name.split(" (")[0].split("-")
+    return "".join(word[0].upper() for word in words if word)
+
+
+def _crt_effects(
+    cell: Any, effects: dict[str, Any], tables: Tables, astray: str | None = None
+) -> None:
+    """A CRT cell's effects: on the target hex, or (`astray`, a compass point) on the hex
+    one step that way from it, where the astray units landed."""
     loss, interdiction = cell
+    hit = effects["defender"] if astray is None else effects.setdefault("astray", {})
     if loss == "All":
-        effects["defender"]["eliminated"] = True
+        hit["eliminated"] = True
     elif loss != "-":
-        effects["defender"]["factors_lost"] = int(loss)
+        hit["factors_lost"] = int(loss)
     if interdiction != "-":
         turns = None if interdiction == "All" else int(interdiction)
-        effects["markers"].append({"kind": "no-entry", "side": "both", "turns": turns})
+        marker: dict[str, Any] = {"kind": "no-entry", "side": "both", "turns": turns}
+        if astray is not None:
+            marker["astray"] = astray
+        effects["markers"].append(marker)
         effects["notes"].append(
-            "No-entry marker on the hex: neither side may enter "
+            (
+                "No-entry marker on the hex"
+                if astray is None
+                else f"No-entry marker one hex {astray}"
+            )
+            + ": neither side may enter "
             + (
                 "for the rest of the game"
                 if turns is None
                 else f"for {turns} turn{'s' if turns != 1 else ''}"
             )
-            + " (Hero #15 Engineer/Frogman repairs it at once)."
+            + f" ({tables.data['pod-boom']['repair_card']} repairs it at once)."
         )
 
 
@@ -159,7 +194,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             raise InputError("caf", None, "the CAF on target (--caf N)")
         check_whole("caf", caf, 1)
         column, roll, cell = _crt(caf, tables, roller, trace, combat.roll)
-        _crt_effects(cell, effects)
+        _crt_effects(cell, effects, tables)
         return finish(
             combat,
             attack_total=caf,
@@ -212,23 +247,44 @@ def _chain(
     roll = roller.roll("Boom Accuracy", 1, 6)
     accuracy = tables.data["pod-boom"]["accuracy_effect"][str(roll)]
     misses = {"all": 0, "miss": len(units), "half": len(units) // 2}[accuracy]
-    hitting = units[: len(units) - misses]
+    hitting, astray = units[: len(units) - misses], units[len(units) - misses :]
     trace.append(f"Boom Accuracy 1d6 {roll}: {tables.data['pod-boom']['accuracy'][str(roll)]}")
+    where = None
     if misses:
         direction = roller.roll("Direction", 1, 6)
-        where = tables.data["pod-boom"]["direction"][str(direction)]
+        name = tables.data["pod-boom"]["direction"][str(direction)]
+        where = direction_short(name)
         trace.append(
-            f"{misses} unit(s) land one hex {where} (Direction 1d6 {direction}), the last listed first"
+            f"{misses} unit(s) land one hex {name} (Direction 1d6 {direction}), the last listed first"
         )
-        effects["notes"].append(f"{misses} unit(s) land one hex {where} of the target.")
+        effects["notes"].append(f"{misses} unit(s) land one hex {name} of the target.")
+    crt = tables.chart("pod-boom.crt")
     caf = sum(hitting)
-    if caf <= 0 or largest_column(tables.chart("pod-boom.crt"), caf) is None:
+    found: tuple[str, str, Any] | None = None
+    if caf > 0 and largest_column(crt, caf) is not None:
+        found = _crt(caf, tables, roller, trace, None)
+        _crt_effects(found[2], effects, tables)
+    else:
         trace.append(f"CAF on target {caf}: no combat on the target hex")
+    if where is not None:
+        astray_caf = sum(astray)
+        if astray_caf > 0 and largest_column(crt, astray_caf) is not None:
+            column, crt_roll, cell = _crt(
+                astray_caf, tables, roller, trace, None, f"one hex {where}"
+            )
+            _crt_effects(cell, effects, tables, where)
+            effects["astray"] |= {"direction": where, "caf": astray_caf, "column": column}
+            effects["astray"]["cell"] = list(cell)
+            effects["notes"].append(
+                f"Astray CAF {astray_caf} one hex {where}: {_cell_words(cell)}."
+            )
+        else:
+            trace.append(f"CAF {astray_caf} one hex {where}: no combat there")
+    if found is None:
         return _nothing_hits(combat, total, effects, trace)
-    column, crt_roll, cell = _crt(caf, tables, roller, trace, None)
-    _crt_effects(cell, effects)
+    column, crt_roll, cell = found
     on_target: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
-    _crt_effects(cell, on_target)
+    _crt_effects(cell, on_target, tables)
     effects["cell_summary"] = explain(on_target)
     return finish(
         combat,
@@ -239,6 +295,15 @@ def _chain(
         effects=effects,
         trace=trace,
     )
+
+
+def _cell_words(cell: Any) -> str:
+    loss, interdiction = cell
+    lost = {"-": "no loss", "All": "every unit lost"}.get(loss, f"{loss} factors lost")
+    closed = {"-": "no interdiction", "All": "closed for the rest of the game"}.get(
+        interdiction, f"closed {interdiction} turn(s)"
+    )
+    return f"{lost}, {closed}"
 
 
 def _nothing_hits(
@@ -257,4 +322,146 @@ def _nothing_hits(
         cell=None,
         effects=effects,
         trace=trace,
+    )
+
+
+# --- the whole mission before any die is rolled ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChainPreview:
+    """A mission's chances, folded exactly over every die: bombers lost to attrition, and
+    the defender's loss and the interdiction turns on the target hex (None: no CAF reached
+    it). Each is (value, chance) pairs in the chart's order."""
+
+    aa_total: int | None
+    attrition_column: str | None
+    units_lost: tuple[tuple[int, Fraction], ...]
+    losses: tuple[tuple[str | None, Fraction], ...]
+    interdiction: tuple[tuple[str | None, Fraction], ...]
+    # The CRT cell read on the target hex (None: no CAF reached it), by chance.
+    cells: tuple[tuple[Any, Fraction], ...] = ()
+    # Every CRT column a cell is read on (None: no CAF reached the target hex).
+    columns: frozenset[str | None] = frozenset()
+
+
+_CHAIN_CACHE: dict[tuple[Any, ...], tuple[Tables, ChainPreview]] = {}
+
+
+def _cell_order(value: str | None) -> tuple[int, int]:
+    if value is None:
+        return (3, 0)
+    if value == "-":
+        return (0, 0)
+    return (2, 0) if value == "All" else (1, int(value))
+
+
+def chain_preview(
+    units: tuple[int, ...], aaf: int | None, long_range: bool, tables: Tables
+) -> ChainPreview:
+    """The whole chain's chances for these units (in the order listed), the AA factor
+    total (None: batteries and ships, no attrition) and whether the target is over half
+    the bomber's range. Cached on those inputs; raises InputError for inputs the chain
+    refuses."""
+    key = (id(tables), tuple(units), aaf, long_range)
+    cached = _CHAIN_CACHE.get(key)
+    if cached is not None and cached[0] is tables:
+        return cached[1]
+    if not units:
+        raise InputError("attack", None, "at least one bomber, battery or ship unit")
+    for factor in units:
+        check_whole("attack", factor)
+    if sum(units) <= 0:
+        raise InputError("attack", sum(units), "an attack total of at least 1")
+    rules = tables.data["pod-boom"]
+    sixth = Fraction(1, 6)
+    faces = [str(face) for face in range(1, 7)]
+    aa_total = column = None
+    branches: list[tuple[int, Fraction]] = [(0, Fraction(1))]
+    if aaf is not None:
+        check_whole("aaf", aaf)
+        aa_total = aaf + (rules["long_range_aa_bonus"] if long_range else 0)
+        chart = tables.chart("pod-boom.attrition")
+        index = largest_column(chart, aa_total)
+        assert index is not None  # the first column is 0
+        column = chart.columns[index]
+        branches = []
+        for face in faces:
+            cell = chart.cell(face, column)
+            branches.append((0 if cell == "-" else min(int(cell), len(units)), sixth))
+    crt = tables.chart("pod-boom.crt")
+    lost: Counter[int] = Counter()
+    losses: Counter[str | None] = Counter()
+    interdiction: Counter[str | None] = Counter()
+    cells: dict[str, list[Any]] = {}
+    columns: set[str | None] = set()
+
+    def count_cell(cell: Any, chance: Fraction) -> None:
+        key = json.dumps(plain(cell))
+        cells.setdefault(key, [cell, Fraction(0)])[1] += chance
+
+    for removed, chance in branches:
+        lost[removed] += chance
+        flying = units[: len(units) - removed]
+        for face in faces if flying else ():
+            effect = rules["accuracy_effect"][face]
+            misses = {"all": 0, "miss": len(flying), "half": len(flying) // 2}[effect]
+            caf = sum(flying[: len(flying) - misses])
+            index = largest_column(crt, caf) if caf > 0 else None
+            columns.add(None if index is None else crt.columns[index])
+            if index is None:
+                losses[None] += chance * sixth
+                interdiction[None] += chance * sixth
+                count_cell(None, chance * sixth)
+                continue
+            for crt_face in faces:
+                cell = crt.cell(crt_face, crt.columns[index])
+                loss, turns = cell
+                losses[loss] += chance * sixth * sixth
+                interdiction[turns] += chance * sixth * sixth
+                count_cell(cell, chance * sixth * sixth)
+        if not flying:
+            columns.add(None)
+            losses[None] += chance
+            interdiction[None] += chance
+            count_cell(None, chance)
+    found = ChainPreview(
+        aa_total=aa_total,
+        attrition_column=column,
+        units_lost=tuple(sorted(lost.items())),
+        losses=tuple(sorted(losses.items(), key=lambda pair: _cell_order(pair[0]))),
+        interdiction=tuple(sorted(interdiction.items(), key=lambda pair: _cell_order(pair[0]))),
+        cells=tuple((cell, chance) for cell, chance in cells.values()),
+        columns=frozenset(columns),
+    )
+    _CHAIN_CACHE[key] = (tables, found)
+    return found
+
+
+def chain_distribution(combat: CombatInput, tables: Tables) -> Distribution:
+    """The whole chain's cells on the target hex, folded (`chain_preview`): the same
+    cells, chances and meanings as enumerating every die, without the dice that do not
+    decide the target hex's cell (the Direction and the astray hex's CRT)."""
+    units = tuple(unit.factor for unit in combat.attackers)
+    found = chain_preview(units, combat.aaf, combat.long_range, tables)
+    outcomes: list[tuple[Any, Fraction, str]] = []
+    details: list[dict[str, Any]] = []
+    for cell, chance in found.cells:
+        effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+        if cell is None:
+            meaning = "No CAF reached the target hex."
+        else:
+            _crt_effects(cell, effects, tables)
+            meaning = explain(effects)
+        outcomes.append((cell, chance, meaning))
+        details.append(effects)
+    columns = sorted(found.columns, key=lambda c: (c is None, int(c) if c else 0))
+    return Distribution(
+        ruleset=combat.ruleset,
+        odds=None,
+        column=columns[0] if len(columns) == 1 else None,
+        columns=tuple(columns),
+        outcomes=tuple(outcomes),
+        details=tuple(details),
+        inputs=combat.to_dict(),
     )

@@ -1,0 +1,241 @@
+"""Pair-o-Dice Big Boom: Allied bombers, German batteries or Allied ships against a target
+hex. The preview folds the whole chain (attrition, accuracy, direction, combat) as you
+type; rolling runs it with every die shown, and its No-entry markers go on the target hex
+or on the hex the astray units hit, named from it ("one hex NE of 0712")."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Input, Label, Select, Static
+
+from tui.engine import CombatInput, InputError, Outcome, resolve
+from tui.engine.dice import parse_dice
+from tui.engine.rulesets.boom import ChainPreview, chain_preview, over_half_range
+from tui.engine.rulesets.common import parse_unit
+from tui.screens.combat import CombatScreen, FormReading
+from tui.screens.pod import choice, field
+from tui.text import dice_text
+from tui.widgets.combat import OddsPreview, ResultPanel, bar
+
+MISSIONS = [
+    ("Allied bombers", "bombers"),
+    ("German batteries", "batteries"),
+    ("Allied ships", "ships"),
+]
+# Up to this many bombers lost to attrition are shown, chance 0 included (the chart's most).
+MOST_SHOWN_LOST = 3
+
+
+class _HandDice(random.Random):
+    """Dice entered by hand, one at a time: the n-th die of every read is the n-th kept;
+    past them a placeholder is read and `wanted` set, so the desk asks for the next."""
+
+    def __init__(self, kept: list[int]) -> None:
+        super().__init__(0)
+        self.kept = kept
+        self.used = 0
+        self.wanted = False
+
+    def randint(self, a: int, b: int) -> int:
+        self.used += 1
+        if self.used <= len(self.kept):
+            return self.kept[self.used - 1]
+        self.wanted = True
+        return a
+
+
+def _percent_row(chance: Fraction, label: str) -> str:
+    value = float(chance)
+    return f"{value * 100:5.1f}% {bar(value)} {label}"
+
+
+def _loss_label(value: str | None) -> str:
+    if value is None:
+        return "no CAF on target"
+    return {"-": "no loss", "All": "every unit"}.get(value, f"lose {value}")
+
+
+def _turns_label(value: str | None) -> str:
+    if value is None:
+        return "no CAF on target"
+    if value == "-":
+        return "none"
+    if value == "All":
+        return "rest of the game"
+    return f"{value} turn{'s' if value != '1' else ''}"
+
+
+def preview_text(chain: ChainPreview, combat: CombatInput, target: str) -> tuple[str, str]:
+    """The preview of one mission: (the head, the chances)."""
+    units = [unit.factor for unit in combat.attackers]
+    head = [f"CAF {sum(units)} in {len(units)} unit{'s' if len(units) != 1 else ''}"]
+    chances: list[str] = []
+    if chain.aa_total is None or combat.aaf is None:
+        head.append("No attrition (batteries and ships)")
+    else:
+        bonus = chain.aa_total - combat.aaf
+        aa = f"AA {combat.aaf} + {bonus} far = {chain.aa_total}" if bonus else f"AA {combat.aaf}"
+        head.append(f"{aa}: attrition column {chain.attrition_column}")
+        lost = dict(chain.units_lost)
+        chances.append("Bombers lost to attrition (1d6):")
+        for count in range(MOST_SHOWN_LOST + 1):
+            chances.append(_percent_row(lost.get(count, Fraction(0)), f"{count} lost"))
+    where = target or "the target"
+    chances.append(f"Whole mission, loss on {where}:")
+    chances.extend(_percent_row(p, _loss_label(v)) for v, p in chain.losses)
+    chances.append(f"No-entry turns on {where}:")
+    chances.extend(_percent_row(p, _turns_label(v)) for v, p in chain.interdiction)
+    return "\n".join(head), "\n".join(chances)
+
+
+class BoomScreen(CombatScreen):
+    """Big Boom: the mission's units, its AA and range (bombers), and the target hex."""
+
+    FACTOR_NAMES: ClassVar[tuple[str, str]] = ("CAF", "AA")
+    SECTION_LABELS: ClassVar[tuple[str, str]] = (
+        "Units, CAF each (^n add, ^o drop)",
+        "AA units on the route (^g add)",
+    )
+    FIELD_NAMES: ClassVar[dict[str, str]] = {
+        **CombatScreen.FIELD_NAMES,
+        "attack": "Units",
+        "aaf": "AA units",
+        "caf": "CAF",
+    }
+
+    def compose_fields(self) -> ComposeResult:
+        yield field("Target hex", Input(placeholder="e.g. 0712", compact=True, id="target"))
+        yield Horizontal(
+            Label("Bomber range", classes="field-label"),
+            Input(placeholder="hexes", compact=True, id="range", classes="small"),
+            classes="field bombers-only",
+        )
+        # The distance from the nearest Airbase England hex.
+        yield Horizontal(
+            Label("From airbase", classes="field-label"),
+            Input(placeholder="hexes", compact=True, id="distance", classes="small"),
+            classes="field bombers-only",
+        )
+        yield field("Mission", choice(MISSIONS, "bombers", "mission"))
+
+    @property
+    def mission(self) -> str:
+        return self.select_value("#mission") or "bombers"
+
+    @property
+    def target(self) -> str:
+        return self.query_one("#target", Input).value.strip()
+
+    @on(Select.Changed, "#mission")
+    def mission_changed(self) -> None:
+        """Batteries and ships skip attrition: their AA, range and distance are hidden."""
+        bombers = self.mission == "bombers"
+        for widget in self.query(".bombers-only, #defenders"):
+            widget.display = bombers
+        self.query(".section").last(Label).display = bombers
+
+    async def action_add_defender(self) -> None:
+        if self.mission != "bombers":
+            self.notify("Only bombers meet AA on their route: batteries and ships skip attrition.")
+            return
+        await super().action_add_defender()
+
+    # ------------------------------------------------------------------ the form
+    def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
+        if side == "attacker":
+            return super().read_units(side, problems)
+        if self.mission != "bombers":
+            return ()
+        # AA rows left empty are no AA unit: a mission with no AA on its route is column 0.
+        units = []
+        for row in self.unit_rows("defender"):
+            text = row.factor_input.value.strip()
+            try:
+                units.append(parse_unit(row.label, text) if text else None)
+                row.factor_input.set_class(False, "-invalid")
+            except InputError:
+                problems.append(f"{row.label}: {text!r} is not a whole number >= 0")
+                row.factor_input.set_class(True, "-invalid")
+        return tuple(u for u in units if u is not None)
+
+    def build_combat(
+        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
+    ) -> CombatInput:
+        if self.mission != "bombers":
+            return CombatInput(ruleset=self.ruleset, attackers=attackers)
+        bomber_range = self.whole_number("#range", problems, "Bomber range")
+        distance = self.whole_number("#distance", problems, "From airbase")
+        if not self.query_one("#range", Input).value.strip():
+            problems.append("Bomber range: enter the bombers' range in hexes")
+        return CombatInput(
+            ruleset=self.ruleset,
+            attackers=attackers,
+            aaf=sum(unit.factor for unit in defenders),
+            long_range=over_half_range(distance, bomber_range),
+        )
+
+    @on(Input.Changed, "#target")
+    def target_changed(self) -> None:
+        self.watch_reading(self.reading)
+
+    def watch_reading(self, reading: FormReading) -> None:
+        problems = list(reading.problems)
+        shown = self.query_one(OddsPreview)
+        combat = reading.combat
+        if combat is not None:
+            units = tuple(unit.factor for unit in combat.attackers)
+            try:
+                chain = chain_preview(units, combat.aaf, combat.long_range, self.tables)
+            except InputError as err:
+                problems.append(err.message(self.FIELD_NAMES.get(err.field, err.field)))
+            else:
+                shown.show_text(*preview_text(chain, combat, self.target), problems)
+                return
+        shown.show_text("Mission: waiting for a valid form", "", problems)
+
+    # ------------------------------------------------------------------ rolling
+    async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
+        """The whole chain; by hand, the desk asks for each die as the chain reaches it."""
+        if not by_hand:
+            return combat, resolve(combat, self.tables, self.desk.rng)
+        kept: list[int] = []
+        while True:
+            dice = _HandDice(kept)
+            outcome = resolve(combat, self.tables, dice)
+            if not dice.wanted:
+                break
+            wanted = outcome.dice[len(kept)]
+            count, sides = parse_dice(wanted.dice)
+            total = await self.ask_hand_roll((wanted.dice, count, count * sides), wanted.purpose)
+            if total is None:
+                return None
+            kept.append(total)
+        outcome.dice = [replace(die, values=(), source="manual") for die in outcome.dice]
+        return combat, outcome
+
+    def show_outcome(self, combat: CombatInput, outcome: Outcome, note: str | None = None) -> None:
+        """The result, then each step of the chain with its roll (the trace past the
+        units), and where the astray units struck, named from the target hex."""
+        super().show_outcome(combat, outcome, note)
+        lines = [outcome.effects.get("cell_summary") or outcome.explanation]
+        lines += [f"· {step}" for step in outcome.trace[1:]]
+        astray = outcome.effects.get("astray")
+        if astray:
+            lines.append(
+                f"Astray hex: one hex {astray['direction']} of {self.target or 'the target'}"
+            )
+        lines.append(f"Dice: {dice_text(outcome.dice)}")
+        self.query_one(ResultPanel).query_one(".result-effects", Static).update("\n".join(lines))
+
+    def marker_targets(self) -> dict[str, Any]:
+        return {"target": self.target} if self.target else {}
+
+    def marker_hex(self) -> str:
+        return self.target
