@@ -1,4 +1,4 @@
-"""Save-file commands for the CLI (new, log, turn, marker, option) and `resolve --save`.
+"""Save-file commands for the CLI (new, log, turn, marker, option, note) and `resolve --save`.
 
 Every command names a save as the player typed it (`campaign` or `campaign.toml`), found in
 the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
@@ -95,6 +95,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     option.add_argument("value", metavar="VALUE", help="e.g. 3")
     option.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     option.set_defaults(func=_cmd_option)
+
+    note = subparsers.add_parser(
+        "note", help="annotate a logged entry (the entry is kept as it is)"
+    )
+    note.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    note.add_argument("seq", metavar="SEQ", help="the number of the entry annotated (see `log`)")
+    note.add_argument("text", metavar="TEXT", help="the note")
+    note.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    note.set_defaults(func=_cmd_note)
 
 
 def combat_for_game(
@@ -278,6 +287,20 @@ def _cmd_option(args: argparse.Namespace, tables: Tables) -> int:
     key, value = _option_pair(f"{args.key}={args.value}")
     entry = saves.set_option(path, key, value, who=player_name())
     print(f"Option {key} = {value!r} as entry {entry['seq']} in {path}")
+    return 0
+
+
+def _cmd_note(args: argparse.Namespace, tables: Tables) -> int:
+    text = args.seq.strip()
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise saves.SaveError(
+            f"SEQ {one_line(args.seq)!r} is not an entry number; expected a whole number of "
+            "1 or more (the # column of `crtdesk log`)"
+        )
+    seq = int(text)
+    path = _path(args.file, args.saves)
+    entry = saves.append_note(path, seq, args.text, who=player_name())
+    print(f"Noted on entry {seq} as entry {entry['seq']} in {path}: {one_line(entry['text'])}")
     return 0
 
 
