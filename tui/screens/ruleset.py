@@ -99,9 +99,9 @@ class RulesetScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.ruleset, self.DESK_COMMANDS))
 
     def action_log(self) -> None:
-        from tui.screens.log import LogScreen
+        from tui.screens.review import ReviewScreen
 
-        self.app.push_screen(LogScreen(self.desk.game.path))
+        self.app.push_screen(ReviewScreen(self.desk.game.path))
 
     def action_back(self) -> None:
         self.desk.show_start()
