@@ -232,3 +232,39 @@ def test_crtdesk_review_needs_a_save(capsys: pytest.CaptureFixture[str], tmp_pat
     assert main(["review", "missing", "--saves", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "missing: no such save file" in err and err.count("\n") == 1
+
+
+async def test_f12_notes_the_last_roll_from_a_combat_screen(tmp_path: Path) -> None:
+    from conftest import make_app, notes
+
+    folder = tmp_path / "saves"
+    app = make_app(folder, rulesets=["rivets"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f12")
+        await pilot.pause()
+        assert not isinstance(app.screen, NoteScreen)
+        assert "No roll logged yet" in notes(app)[-1]
+        await pilot.press("8", "tab", "4", "ctrl+t")
+        await pilot.pause()
+        await pilot.press("3", "enter")
+        await settle(pilot)
+        await pilot.press("f12")
+        await pilot.pause()
+        assert isinstance(app.screen, NoteScreen)
+        await pilot.press("o", "k", "enter")
+        await settle(pilot)
+        assert notes(app)[-1] == "Note on entry 1 logged as entry 2."
+        on_file = saves.load_game(folder / "game.toml").entries
+        assert [e["kind"] for e in on_file] == ["combat", "note"]
+        assert on_file[1]["annotates"] == 1 and on_file[1]["text"] == "ok"
+        assert app.game.entries == on_file
+
+
+def test_a_filter_key_keeps_the_other_parts_typed() -> None:
+    from tui.screens.review import _quoted
+
+    typed = " ".join(_quoted(t) for t in ["player:ann b", "turn:2", "dice odd"])
+    wanted, problem = parse_filter(typed)
+    assert problem is None
+    assert (wanted.player, wanted.turns, wanted.words) == ("ann b", (2, 2), ("dice odd",))

@@ -43,6 +43,8 @@ COMBAT_COMMANDS: tuple[Command, ...] = (
     Command(
         "trace", "ctrl+f", "Trace", "The last roll in full: every die, every step of the trace"
     ),
+    # F12: the ctrl keys left are the text fields' own (ctrl+e, ctrl+k, ctrl+w, ...).
+    Command("note", "f12", "Note", "A note on the last roll logged (a new entry)", show=False),
 )
 
 # What a combat screen has, in Footer order.

@@ -261,6 +261,14 @@ def parse_filter(text: str) -> tuple[Filter, str | None]:
     return Filter(turns, ruleset, player, tuple(words)), None
 
 
+def _quoted(token: str) -> str:
+    """A filter token as typed again: `player:'ann b'` for a value with a space."""
+    key, sep, value = token.partition(":")
+    if sep and key.lower() in _KEYS:
+        return f"{key}:{shlex.quote(value)}"
+    return shlex.quote(token)
+
+
 # --- the screen -----------------------------------------------------------------------------
 
 
@@ -353,14 +361,10 @@ class ReviewScreen(Screen[None]):
         self.rebuild(keep=None)
 
     def on_resize(self, event: Resize) -> None:
-        if self.loaded is not None and self._layout_for(event.size.width) != self._layout_for(
+        if self.loaded is not None and shown_columns(event.size.width) != shown_columns(
             self.layout_width
         ):
             self.rebuild(keep=self.highlighted_seq())
-
-    @staticmethod
-    def _layout_for(width: int) -> list[tuple[str, str, int]]:
-        return shown_columns(width)
 
     # ------------------------------------------------------------------ rows
     def rebuild(self, keep: int | None) -> None:
@@ -468,10 +472,9 @@ class ReviewScreen(Screen[None]):
         except ValueError:
             tokens = field.value.split()
         kept = [t for t in tokens if _KEYS.get(t.partition(":")[0].lower()) != key]
-        token = f"{key}:{shlex.quote(value)}"
-        if not any(t in (f"{key}:{value}",) for t in tokens):
-            kept.append(token)
-        self.set_filter_text(" ".join(kept))
+        if f"{key}:{value}" not in tokens:
+            kept.append(f"{key}:{value}")
+        self.set_filter_text(" ".join(_quoted(t) for t in kept))
 
     def action_filter(self) -> None:
         # At once, not after the next message: keys typed right after "/" go to the bar.
@@ -536,51 +539,52 @@ class ReviewScreen(Screen[None]):
             self.append_note(entry["seq"], text)
 
     def append_note(self, seq: int, text: str) -> None:
-        """Append the note in a thread worker; the review (and the open game) then show it."""
-        path, player = self.path, getattr(self.app, "player", None)
+        """Append the note in a thread worker; the review (and the open game, when it is
+        this save) then show it."""
+        desk = self.app
+        path, player = self.path, getattr(desk, "player", None)
+        game = getattr(desk, "game", None)
+        same_game = game is not None and Path(game.path) == path
 
         def job() -> None:
             try:
                 entry = saves.append_note(path, seq, text, who=player)
             except saves.SaveError as err:
-                self.app.call_from_thread(
+                desk.call_from_thread(
                     self.notify, f"Not saved: {err}", severity="error", markup=False, timeout=10
                 )
                 return
-            self.app.call_from_thread(self.noted, entry)
+            if same_game:
+                # Another player's entries in between: the open game catches up here.
+                fresh = None if desk.follows(entry) else saves.load_game(path)  # type: ignore[attr-defined]
+                desk.call_from_thread(desk.applied, entry, fresh)  # type: ignore[attr-defined]
+            desk.call_from_thread(self.noted, entry)
 
         self.run_worker(job, thread=True, group="review-note-save", exit_on_error=False)
 
     def noted(self, entry: dict[str, Any]) -> None:
-        desk = self.app
-        game = getattr(desk, "game", None)
-        if game is not None and Path(game.path) == self.path and desk.follows(entry):  # type: ignore[attr-defined]
-            desk.applied(entry)  # type: ignore[attr-defined]
+        """Show a note just appended: its row, and on the entry it annotates."""
         self.notify(f"Note logged as entry {entry['seq']}.", markup=False)
         loaded = self.loaded
         if loaded is None:
             return
         entries = loaded.game.entries
-        if entries and entries[-1]["seq"] + 1 != entry["seq"]:
-            # Other entries came in between: read the log again (off the UI thread).
-            self.load()
+        if (entries[-1]["seq"] if entries else 0) + 1 != entry["seq"]:
+            self.load()  # other entries came in between: read the log again, off this thread
             return
-        if entries is not getattr(game, "entries", None):
-            entries.append(entry)
-        loaded.index.add(entry)
-        cells = entry_cells(entry, loaded.index)
+        saves.apply_entry(loaded.game, entry)
+        index = loaded.index
+        index.add(entry)
+        cells = entry_cells(entry, index)
         loaded.cells.append(cells)
-        loaded.search.append(_search_text(entry, cells, loaded.index))
+        loaded.search.append(_search_text(entry, cells, index))
         # The annotated entry's note column and search text now include the note.
-        annotated = next(
-            (i for i in range(len(entries) - 1, -1, -1) if entries[i]["seq"] == entry["annotates"]),
-            None,
-        )
-        if annotated is not None:
-            loaded.cells[annotated] = entry_cells(entries[annotated], loaded.index)
-            loaded.search[annotated] = _search_text(
-                entries[annotated], loaded.cells[annotated], loaded.index
-            )
+        for position in range(len(entries) - 2, -1, -1):
+            if entries[position]["seq"] == entry["annotates"]:
+                annotated = entries[position]
+                loaded.cells[position] = entry_cells(annotated, index)
+                loaded.search[position] = _search_text(annotated, loaded.cells[position], index)
+                break
         self.sub_title = f"Turn {loaded.game.turn} · {len(entries)} entries"
         self.rebuild(keep=self.highlighted_seq())
 
