@@ -268,3 +268,19 @@ def test_a_filter_key_keeps_the_other_parts_typed() -> None:
     wanted, problem = parse_filter(typed)
     assert problem is None
     assert (wanted.player, wanted.turns, wanted.words) == ("ann b", (2, 2), ("dice odd",))
+
+
+async def test_a_save_that_cannot_be_read_is_named_with_its_line(folder: Path) -> None:
+    path, _ = campaign(folder, 12)
+    path.write_text(path.read_text().replace('title = "Long campaign"', 'title = "Long'))
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.push_screen(ReviewScreen(path))
+        await settle(pilot)
+        screen = app.screen
+        assert status(screen) == "Not read" and screen.loaded is None
+        assert detail(screen).startswith(f"{path}: line ") and "not valid TOML" in detail(screen)
+        await pilot.press("n", "t", "g")  # nothing to act on: no crash, no dialog
+        await pilot.pause()
+        assert app.screen is screen

@@ -507,6 +507,9 @@ class ReviewScreen(Screen[None]):
 
     @work(exclusive=True, group="review-jump")
     async def action_jump(self) -> None:
+        if not self.shown_rows:
+            self.notify("No entries shown to jump among.", markup=False)
+            return
         turn = await self.app.push_screen_wait(NumberScreen("Jump to turn:", "a turn number"))
         if turn is not None:
             self.jump_to_turn(turn)
