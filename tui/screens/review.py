@@ -235,8 +235,8 @@ def parse_filter(text: str) -> tuple[Filter, str | None]:
     """The filter typed, and the first problem in it (one line), if any."""
     try:
         tokens = shlex.split(text)
-    except ValueError:
-        return Filter(), f'unclosed quote in {text!r}; close it, e.g. player:"ann b"'
+    except ValueError:  # a lone quote, as in "defender's": the words as typed
+        tokens = text.split()
     turns, ruleset, player, words = None, None, None, []
     for token in tokens:
         key, sep, value = token.partition(":")
