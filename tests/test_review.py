@@ -284,3 +284,19 @@ async def test_a_save_that_cannot_be_read_is_named_with_its_line(folder: Path) -
         await pilot.press("n", "t", "g")  # nothing to act on: no crash, no dialog
         await pilot.pause()
         assert app.screen is screen
+
+
+async def test_l_on_the_start_screen_reviews_the_highlighted_game(folder: Path) -> None:
+    campaign(folder, 30)
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.title == "Log: Long campaign"
+        assert screen.table.row_count == 30 and screen.highlighted_seq() == 30
+        assert screen.table.row_text(0).split()[:4] == ["1", "1", "bob", "Basic"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen and app.game is None
