@@ -559,6 +559,7 @@ BASE_ARGV = {
     "marker remove": ["marker", "torch", "remove", "1.1"],
     "option": ["option", "torch", "mines_cdf", "3"],
     "repair": ["repair", "torch"],
+    "note": ["note", "torch", "1", "x"],
 }
 
 

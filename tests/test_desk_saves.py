@@ -10,7 +10,7 @@ from conftest import make_app, notes, settle
 from textual.pilot import Pilot
 
 from tui import saves
-from tui.screens.log import LogScreen
+from tui.screens.review import ReviewScreen
 from tui.screens.rivets import RivetsScreen
 
 
@@ -75,6 +75,7 @@ async def test_another_players_turn_is_caught_up_by_the_next_entry(tmp_path: Pat
         assert app.game.turn == 2 and [e["seq"] for e in app.game.entries] == [1, 2]
         assert screen.sub_title.startswith("Turn 2 ")
         await pilot.press("ctrl+l")
+        await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        assert isinstance(app.screen, LogScreen)
+        assert isinstance(app.screen, ReviewScreen)
         assert app.screen.sub_title.startswith("Turn 2 · 2 entries")

@@ -11,8 +11,8 @@ from textual.widgets import DataTable, Input, Label, SelectionList, Static
 from tui import saves
 from tui.app import CrtDeskApp
 from tui.commands import COMBAT_SCREEN_COMMANDS, POD_COMMANDS
-from tui.screens.log import LogScreen
 from tui.screens.pod import PodScreen
+from tui.screens.review import ReviewScreen
 from tui.screens.start import StartScreen
 
 SIZE = (80, 24)
@@ -112,15 +112,17 @@ async def test_log_review_shows_the_combats_and_the_hero_draw(tmp_path: Path) ->
         assert f"the desk rolled {draw['dice'][0]['total']}" in draw["text"]
         await pilot.press("ctrl+l")
         await pilot.pause()
-        assert isinstance(app.screen, LogScreen)
-        table = app.screen.query_one(DataTable)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        table = app.screen.table
         assert table.row_count == 2
-        first = table.get_row_at(0)
-        assert first[3] == "tester" and first[4] == "pod-basic"
-        assert f"3-1 3-1 r{entries[0]['roll']}" in first[5]
+        first = table.row_text(0).split()
+        assert first[:3] == ["1", "1", "tester"] and first[3:5] == ["Basic", "3-1"]
+        assert first[5] == f"{entries[0]['roll']}" and first[6] == entries[0]["cell"][0]
         await pilot.press("up")
         await pilot.pause()
-        detail = str(app.screen.query_one("#log-detail", Static).content)
+        detail = str(app.screen.query_one("#review-detail", Static).content)
         assert entries[0]["explanation"] in detail
         assert f"Dice: 1d6 {entries[0]['dice'][0]['total']} (desk)" in detail
         await pilot.press("escape")

@@ -150,3 +150,25 @@ def test_boom_screen(snap_compare, folder: Path) -> None:
 
     app = _new_screen_game(folder, "pod-boom")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_review_screen(snap_compare, folder: Path, size: tuple[int, int]) -> None:
+    from review_save import campaign
+
+    campaign(folder, 1000)
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        pilot.app.screen.set_filter_text("turn:1")
+        pilot.app.screen.table.move_cursor(4)  # entry 5: a card was played after its roll
+        await steady(pilot)
+
+    app = CrtDeskApp(
+        saves_dir=Path("saves"),
+        game_path=Path("saves/campaign.toml"),
+        rng=random.Random(3),
+        player="tester",
+        review=True,
+    )
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

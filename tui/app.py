@@ -36,8 +36,10 @@ class CrtDeskApp(App[None]):
         rng: random.Random | None = None,
         player: str | None = None,
         tables: Tables | None = None,
+        review: bool = False,
     ) -> None:
         super().__init__()
+        self.review_on_open = review  # `crtdesk review`: the game's log review first
         self.saves_dir = saves_dir or saves.saves_folder()
         self.game_path = game_path
         self.rng = rng or random.Random()
@@ -50,6 +52,10 @@ class CrtDeskApp(App[None]):
         self.push_screen(StartScreen())
         if self.game_path is not None:
             self.open_game(self.game_path)
+            if self.review_on_open and self.game is not None:
+                from tui.screens.review import ReviewScreen
+
+                self.push_screen(ReviewScreen(self.game.path))
         elif not saves.list_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
             self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
@@ -144,7 +150,7 @@ class CrtDeskApp(App[None]):
             if isinstance(screen, RulesetScreen)
             else START_COMMANDS
             if isinstance(screen, StartScreen)
-            else ()
+            else getattr(screen, "DESK_COMMANDS", ())
         )
         for command in commands:
             yield SystemCommand(
@@ -162,8 +168,9 @@ class CrtDeskApp(App[None]):
                     )
 
 
-def run_desk(file: str | None, saves_dir: str | None) -> int:
-    """Open the desk on the saves folder, or directly on one save file."""
+def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> int:
+    """Open the desk on the saves folder, or directly on one save file (on its log review
+    with `review`)."""
     folder = saves.saves_folder(saves_dir)
     game_path = None
     if file:
@@ -171,5 +178,5 @@ def run_desk(file: str | None, saves_dir: str | None) -> int:
         # line before any lock file is made beside it.
         game_path = save_file(file, saves_dir)
         saves.load_game(game_path)  # a broken file is reported here, in one line
-    CrtDeskApp(saves_dir=folder, game_path=game_path).run()
+    CrtDeskApp(saves_dir=folder, game_path=game_path, review=review).run()
     return 0

@@ -464,6 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="crtdesk", description="A combat desk for hex-and-counter wargames.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     sub.add_parser("open", help="open the desk on a save file: crtdesk open FILE [--saves DIR]")
+    sub.add_parser("review", help="open the desk on a save's log review: crtdesk review FILE")
     rulesets = sub.add_parser("rulesets", help="list the rulesets")
     rulesets.add_argument("--json", action="store_true")
     rulesets.set_defaults(func=_cmd_rulesets)
@@ -506,6 +507,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"argument {arg!r} holds a NUL character; no value may")
         if not argv or argv[0] == "open" or argv[0].startswith("--saves"):
             return _open_desk(argv)
+        if argv[0] == "review":
+            return _open_desk(argv, review=True)
         parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
@@ -540,8 +543,9 @@ def _save_errors() -> tuple[type[Exception], ...]:
     return (SaveError,)
 
 
-def _open_desk(argv: list[str]) -> int:
-    """`crtdesk [--saves DIR]`, or `crtdesk open FILE`: the Textual desk."""
+def _open_desk(argv: list[str], review: bool = False) -> int:
+    """`crtdesk [--saves DIR]`, or `crtdesk open FILE`: the Textual desk; `crtdesk review
+    FILE` opens it on that save's log review."""
     try:
         from tui.app import run_desk
     except ImportError:
@@ -550,14 +554,21 @@ def _open_desk(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
-    parser = _Parser(prog="crtdesk open", description="Open the combat desk.")
+    parser = _Parser(
+        prog="crtdesk review" if review else "crtdesk open",
+        description="Review a game's log on the desk." if review else "Open the combat desk.",
+    )
     parser.add_argument(
-        "file", nargs="?", help="a save file: a path, or a name in the saves folder"
+        "file",
+        nargs=None if review else "?",
+        help="a save file: a path, or a name in the saves folder",
     )
     parser.add_argument(
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )
-    args = parser.parse_args(argv[1:] if argv and argv[0] == "open" else argv)
+    args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
+    if review:
+        return run_desk(args.file, args.saves, review=True)
     return run_desk(args.file, args.saves)
 
 

@@ -1,4 +1,5 @@
-"""Save-file commands for the CLI (new, log, turn, marker, option, repair) and `resolve --save`.
+"""Save-file commands for the CLI (new, log, turn, marker, option, note, repair) and
+`resolve --save`.
 
 Every command names a save as the player typed it (`campaign` or `campaign.toml`), found in
 the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
@@ -105,6 +106,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     repair.add_argument("file", metavar="FILE", help=_FILE_HELP)
     repair.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     repair.set_defaults(func=_cmd_repair)
+    note = subparsers.add_parser(
+        "note", help="annotate a logged entry (the entry is kept as it is)"
+    )
+    note.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    note.add_argument("seq", metavar="SEQ", help="the number of the entry annotated (see `log`)")
+    note.add_argument("text", metavar="TEXT", help="the note")
+    note.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    note.set_defaults(func=_cmd_note)
 
 
 def combat_for_game(
@@ -347,6 +356,20 @@ def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
             f"Kept {kept} ({done.kept} bytes) in {done.path}; the torn last entry "
             f"({done.dropped} bytes) is kept with the whole file as it was in {done.backup}"
         )
+    return 0
+
+
+def _cmd_note(args: argparse.Namespace, tables: Tables) -> int:
+    text = args.seq.strip()
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise saves.SaveError(
+            f"SEQ {one_line(args.seq)!r} is not an entry number; expected a whole number of "
+            "1 or more (the # column of `crtdesk log`)"
+        )
+    seq = int(text)
+    path = _path(args.file, args.saves)
+    entry = saves.append_note(path, seq, args.text, who=player_name())
+    print(f"Noted on entry {seq} as entry {entry['seq']} in {path}: {one_line(entry['text'])}")
     return 0
 
 

@@ -64,6 +64,8 @@ COMBAT_COMMANDS: tuple[Command, ...] = (
     Command(
         "trace", "ctrl+f", "Trace", "The last roll in full: every die, every step of the trace"
     ),
+    # F12: the ctrl keys left are the text fields' own (ctrl+e, ctrl+k, ctrl+w, ...).
+    Command("note", "f12", "Note", "A note on the last roll logged (a new entry)", show=False),
 )
 
 # What a combat screen has, in Footer order.
@@ -93,4 +95,23 @@ START_COMMANDS: tuple[Command, ...] = (
     Command("review_log", "l", "Log", "Review the highlighted game's log"),
     Command("help", "f1", "Help", "How to use the desk"),
     Command("quit", "q", "Quit", "Leave the desk"),
+)
+
+# On the log review. Figures on the log (luck) and a report are to come as more commands here.
+REVIEW_COMMANDS: tuple[Command, ...] = (
+    # A priority key: the keys typed right after it go to the filter bar, not the table.
+    Command(
+        "filter",
+        "slash",
+        "Filter",
+        "Filter: turn:3 or turn:2-4, ruleset:ID, player:NAME, words",
+        priority=True,
+    ),
+    Command("this_turn", "t", "Turn", "Only the highlighted entry's turn (again: every turn)"),
+    Command("this_ruleset", "r", "Ruleset", "Only the highlighted entry's ruleset", show=False),
+    Command("this_player", "p", "Player", "Only the highlighted entry's player", show=False),
+    Command("jump", "g", "Go to turn", "Jump to the first entry of a turn"),
+    Command("note", "n", "Note", "Annotate the highlighted entry (a new entry; it stays as it is)"),
+    Command("toggle_markers", "m", "Markers", "Show or hide the markers in play", show=False),
+    Command("back", "escape", "Back", "Back (from the filter bar: back to the table)"),
 )

@@ -131,6 +131,8 @@ def entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
         if entry.get("expired"):
             parts.append("Expired: " + ", ".join(entry["expired"]) + ".")
         return "turn", " ".join(parts) + note
+    if kind == "note":
+        return "note", f"On entry {entry['annotates']}: {one_line(entry['text'])}"
     if kind == "option":
         return "option", f"{entry['key']} = {one_line(repr(entry['value']))}.{note}"
     return kind, (one_line(entry["note"]) if entry.get("note") else kind)

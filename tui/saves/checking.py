@@ -15,7 +15,7 @@ from tui.saves.errors import SaveError
 # Per-game options this desk reads, with the values each allows (None: any scalar).
 KNOWN_OPTIONS: dict[str, tuple[object, ...] | None] = {"mines_cdf": (2, 3)}
 DEFAULT_OPTIONS: dict[str, object] = {"mines_cdf": 2}
-ENTRY_KINDS = ("combat", "event", "place-marker", "remove-marker", "turn", "option")
+ENTRY_KINDS = ("combat", "event", "place-marker", "remove-marker", "turn", "option", "note")
 
 
 def _type_name(value: Any) -> str:
@@ -161,10 +161,24 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
         problem = _option_problem(entry["key"], entry["value"])
         if problem:
             return problem, "value"
+    elif kind == "note":
+        problem = _note_problem(entry)
+        if problem:
+            return problem
     elif kind == "turn":
         expired = entry.get("expired", [])
         if not isinstance(expired, list) or not all(isinstance(i, str) for i in expired):
             return "'expired' must be an array of marker ids", "expired"
+    return None
+
+
+def _note_problem(entry: dict[str, Any]) -> tuple[str, str] | None:
+    """A note names an earlier entry (`annotates`) and says something about it (`text`)."""
+    target = entry.get("annotates")
+    if type(target) is not int or not 1 <= target < entry["seq"]:
+        return f"'annotates' must be the number of an earlier entry, not {target!r}", "annotates"
+    if not isinstance(entry.get("text"), str):
+        return "a note needs 'text' (text)", "text"
     return None
 
 

@@ -895,3 +895,27 @@ def append_event(
         return {"kind": "event", "event": event, "ruleset": ruleset, "text": text, "dice": rolls}
 
     return _append(path, make, who=who, notices=notices)
+
+
+def append_note(
+    path: Path,
+    seq: int,
+    text: str,
+    *,
+    who: str | None = None,
+    notices: list[str] | None = None,
+) -> dict:
+    """Annotate entry `seq` with a note: a new entry (kind "note", `annotates`, `text`); the
+    entry it names is never edited. SaveError if no entry has that number (entries are
+    numbered 1, 2, 3, ... so the last one's number says it, without reading the others)."""
+    if type(seq) is not int or seq < 1:
+        raise SaveError(f"entry number {seq!r} must be a whole number of 1 or more")
+    _check_text("note", text, allow_empty=False)
+
+    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+        if last is None or seq > last["seq"]:
+            known = f"entries 1 to {last['seq']}" if last else "no entries yet"
+            raise SaveError(f"no entry {seq} in {path} ({known})")
+        return {"kind": "note", "annotates": seq, "text": text}
+
+    return _append(path, make, who=who, notices=notices)

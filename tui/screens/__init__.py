@@ -30,6 +30,4 @@ def screen_for(ruleset: str) -> RulesetScreen:
         from tui.screens.daynight import DayNightScreen
 
         return DayNightScreen(ruleset)
-    from tui.screens.ruleset import ChartScreen
-
-    return ChartScreen(ruleset)
+    raise ValueError(f"no screen for ruleset {ruleset!r}")

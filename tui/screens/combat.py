@@ -26,7 +26,7 @@ from tui.engine.dice import parse_dice
 from tui.engine.preview import Preview, preview
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import Tables
-from tui.screens.dialogs import HandDiceScreen, TraceScreen
+from tui.screens.dialogs import HandDiceScreen, NoteScreen, TraceScreen
 from tui.screens.ruleset import RulesetScreen, SaveState
 from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
 
@@ -369,3 +369,27 @@ class CombatScreen(RulesetScreen):
             self.notify("No roll yet: ctrl+r rolls, ctrl+t takes dice rolled by hand.")
             return
         self.app.push_screen(TraceScreen(self.last, self.save_state.entry))
+
+    @work(exclusive=True, group="note")
+    async def action_note(self) -> None:
+        """Annotate the last roll logged: the note is a new entry naming it."""
+        entry = self.save_state.entry if self.save_state.status == "saved" else None
+        if entry is None:
+            self.notify("No roll logged yet: F12 notes the last roll once it is saved.")
+            return
+        seq = entry["seq"]
+        text = await self.app.push_screen_wait(NoteScreen(f"entry {seq}, the last roll logged"))
+        if not text:
+            return
+        path, player = self.desk.game.path, self.desk.player
+
+        def done(state: SaveState) -> None:
+            if state.status == "failed":
+                self.notify(f"Not saved: {state.error}", severity="error", markup=False)
+            else:
+                noted = state.entry.get("seq") if state.entry else "?"
+                self.notify(f"Note on entry {seq} logged as entry {noted}.", markup=False)
+
+        self.append_in_worker(
+            lambda notices: saves.append_note(path, seq, text, who=player, notices=notices), done
+        )

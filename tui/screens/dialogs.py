@@ -238,3 +238,27 @@ class NumberScreen(ModalScreen[int | None]):
 
     def action_none(self) -> None:
         self.dismiss(None)
+
+
+class NoteScreen(ModalScreen[str | None]):
+    """Ask for a note on a logged entry; empty (or Esc) writes nothing."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, about: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.about = about
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(f"Note on {self.about}", markup=False)
+            yield Input(placeholder="the note (kept as a new entry)", id="note-text", compact=True)
+            yield Label("Enter to log it; empty or Esc to cancel", classes="hint")
+
+    @on(Input.Submitted)
+    def submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        self.dismiss(text or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
@@ -251,27 +250,9 @@ class RulesetScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.ruleset, self.DESK_COMMANDS))
 
     def action_log(self) -> None:
-        from tui.screens.log import LogScreen
+        from tui.screens.review import ReviewScreen
 
-        self.app.push_screen(LogScreen(self.desk.game.path))
+        self.app.push_screen(ReviewScreen(self.desk.game.path))
 
     def action_back(self) -> None:
         self.desk.show_start()
-
-
-class ChartScreen(RulesetScreen):
-    """A ruleset whose combat form is still to come: its chart, and how to resolve it."""
-
-    def compose_body(self) -> ComposeResult:
-        from tui.text import table_text
-
-        with VerticalScroll(classes="chart-body"):
-            yield from self.compose_markers()
-            yield Static(
-                f"The {self.desk.tables.title(self.ruleset)} form is not on the desk yet. "
-                f"Resolve its combats with `crtdesk resolve {self.ruleset} ...` "
-                f"(see `crtdesk resolve --help`). Its chart:",
-                markup=False,
-                classes="notice",
-            )
-            yield Static(table_text(self.ruleset, self.desk.tables), markup=False, classes="chart")

@@ -102,11 +102,11 @@ class StartScreen(Screen[None]):
             self.app.create_game(request.title, request.rulesets, request.options)  # type: ignore[attr-defined]
 
     def action_review_log(self) -> None:
-        from tui.screens.log import LogScreen
+        from tui.screens.review import ReviewScreen
 
         game = self._highlighted()
         if game is not None:
-            self.app.push_screen(LogScreen(game.path))
+            self.app.push_screen(ReviewScreen(game.path))
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen

@@ -1,0 +1,306 @@
+"""The log review on a generated 1,000-entry campaign: filters, the jump to a turn, the
+detail pane, notes from the desk read back by `crtdesk log`, and a long save loaded in a
+worker while the screen is already up."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from conftest import settle
+from review_save import campaign
+from textual.widgets import Input, Static
+
+from tui import saves
+from tui.app import CrtDeskApp
+from tui.cli import main
+from tui.screens.dialogs import NoteScreen
+from tui.screens.review import Filter, ReviewScreen, parse_filter, shown_columns
+
+SIZE = (80, 24)
+
+
+def review_app(folder: Path, path: Path) -> CrtDeskApp:
+    """The desk as `crtdesk review NAME` opens it."""
+    return CrtDeskApp(
+        saves_dir=folder, game_path=path, rng=random.Random(1), player="tester", review=True
+    )
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    path = tmp_path / "saves"
+    path.mkdir()
+    return path
+
+
+def shown(screen: ReviewScreen) -> list[dict]:
+    entries = screen.loaded.game.entries
+    return [entries[i] for i in screen.shown_rows]
+
+
+def status(screen: ReviewScreen) -> str:
+    return str(screen.query_one("#review-status", Static).content)
+
+
+def detail(screen: ReviewScreen) -> str:
+    return str(screen.query_one("#review-detail", Static).content)
+
+
+async def test_filters_jump_and_detail_on_a_1000_entry_campaign(folder: Path) -> None:
+    path, written = campaign(folder, 1000)
+    app = review_app(folder, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert len(screen.shown_rows) == 1000 and status(screen) == "1000 entries"
+        # The cursor starts on the last entry, and the detail pane shows it.
+        assert screen.highlighted_seq() == 1000
+        assert "Entry 1000 · turn 10" in detail(screen)
+
+        screen.set_filter_text("turn:3 player:bob")
+        await pilot.pause()
+        expected = [e["seq"] for e in written if e["turn"] == 3 and e["who"] == "bob"]
+        assert [e["seq"] for e in shown(screen)] == expected and expected
+        assert status(screen) == f"{len(expected)} of 1000 entries"
+
+        screen.set_filter_text("ruleset:pod-basic turn:2-4")
+        await pilot.pause()
+        expected = [
+            e["seq"] for e in written if e.get("ruleset") == "pod-basic" and 2 <= e["turn"] <= 4
+        ]
+        assert [e["seq"] for e in shown(screen)] == expected and expected
+
+        # Free text matches any cell, the result in words and the notes.
+        screen.set_filter_text("twice")
+        await pilot.pause()
+        assert [e["seq"] for e in shown(screen)] == [3, 1000]
+
+        # A filter that cannot be read says why, and leaves the rows as they were.
+        screen.set_filter_text("turn:x")
+        await pilot.pause()
+        assert status(screen).startswith("turn 'x' is not a turn")
+        assert [e["seq"] for e in shown(screen)] == [3, 1000]
+
+        # Keys: `t` keeps only the highlighted entry's turn, `t` again shows every turn.
+        screen.set_filter_text("")
+        await pilot.pause()
+        screen.table.move_cursor(250)
+        await pilot.pause()
+        turn = shown(screen)[250]["turn"]
+        await pilot.press("t")
+        await pilot.pause()
+        assert {e["turn"] for e in shown(screen)} == {turn}
+        assert screen.query_one("#review-filter", Input).value == f"turn:{turn}"
+        assert screen.highlighted_seq() == 251  # the cursor stays on its entry
+        await pilot.press("t")
+        await pilot.pause()
+        assert len(screen.shown_rows) == 1000
+
+        # `/` then typing goes to the filter bar at once.
+        await pilot.press("slash", "p", "l", "a", "y", "e", "r", ":", "c", "y", "enter")
+        await pilot.pause()
+        assert {e["who"] for e in shown(screen)} == {"cy"}
+        screen.set_filter_text("")
+        await pilot.pause()
+
+        # Jump to a turn: `g` asks for it; the cursor lands on its first entry.
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press("7", "enter")
+        await pilot.pause()
+        first = next(e for e in written if e["turn"] == 7)
+        assert screen.highlighted_seq() == first["seq"]
+        assert f"Entry {first['seq']} · turn 7" in detail(screen)
+        assert not screen.jump_to_turn(99)
+
+        # The detail pane: inputs, modifiers, dice, trace, effects, notes.
+        screen.set_filter_text("")
+        screen.table.move_cursor(2)
+        await pilot.pause()
+        text = detail(screen)
+        third = written[2]
+        assert f"Attack {third['attack_total']} " in text
+        assert f"Dice: 1d6 {third['dice'][0]['total']} (by hand)" in text
+        assert "Trace:\n  1. " + third["trace"][0] in text
+        assert "Modifiers: roll" in text
+        assert "Note (entry 1000, bob, 2026-11-20 18:00): the dice were rolled twice" in text
+        # The entry a card amended shows the outcome after it; the card names what it amends.
+        screen.table.move_cursor(4)
+        await pilot.pause()
+        assert "After the card (entry 6): " in detail(screen)
+        screen.table.move_cursor(5)
+        await pilot.pause()
+        assert "Amends entry 5: " in detail(screen)
+        # The markers an entry placed, and the markers in play with their notes.
+        screen.table.move_cursor(6)
+        await pilot.pause()
+        assert "Markers placed: DG 7.1 on 0712 (Axis): cut off" in detail(screen)
+        markers = str(screen.query_one("#review-markers", Static).content)
+        assert markers == "Markers in play: DG 7.1 on 0712 (Axis): cut off"
+
+
+async def test_a_note_from_the_desk_is_read_back_by_crtdesk_log(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, written = campaign(folder, 40)
+    app = review_app(folder, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.table.move_cursor(9)
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, NoteScreen)
+        for key in "held the ford":
+            await pilot.press("space" if key == " " else key)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen
+        assert screen.loaded.game.entries[-1]["kind"] == "note"
+        assert "Note (entry 41, tester, " in detail(screen)
+        assert detail(screen).endswith("): held the ford")
+        # The open game has the note too, as if it had been read again.
+        assert app.game.entries[-1]["seq"] == 41 and app.game.entries[-1]["annotates"] == 10
+    on_file = saves.load_game(path).entries
+    assert on_file[:40] == written  # the entry annotated, and every other, as written
+    assert on_file[-1]["kind"] == "note" and on_file[-1]["text"] == "held the ford"
+    assert main(["log", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1].split()[:2] == ["41", str(on_file[-1]["turn"])]
+    assert "On entry 10: held the ford" in out.splitlines()[-1]
+
+
+async def test_a_10000_entry_save_shows_the_screen_before_it_is_read(folder: Path) -> None:
+    path, _ = campaign(folder, 10_000)
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        import threading
+
+        reads: list[str] = []
+        real = saves.load_game
+        # The read waits until the screen has been checked: shown, and not yet loaded.
+        checked = threading.Event()
+
+        def load(path: Path) -> saves.Game:
+            reads.append(threading.current_thread().name)
+            checked.wait(timeout=30)
+            return real(path)
+
+        saves.load_game = load  # type: ignore[assignment]
+        try:
+            app.push_screen(ReviewScreen(path))
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen) and screen.loaded is None
+            assert status(screen) == "Loading…"
+            checked.set()
+            await settle(pilot)
+        finally:
+            saves.load_game = real  # type: ignore[assignment]
+        assert reads and reads[0] != "MainThread"
+        assert len(screen.shown_rows) == 10_000 and screen.highlighted_seq() == 10_000
+        await pilot.press("pageup", "up")
+        assert screen.table.cursor < 9_999
+
+
+def test_filter_text_is_read_or_refused_in_one_line() -> None:
+    assert parse_filter('turn:2-4 r:Rivets p:"Ann B" dice odd')[0].turns == (2, 4)
+    wanted, problem = parse_filter('turn:2-4 r:Rivets p:"Ann B" dice odd')
+    assert problem is None and wanted.ruleset == "rivets" and wanted.player == "ann b"
+    assert wanted.words == ("dice", "odd")
+    assert parse_filter("ruleset:chess")[1].startswith("ruleset 'chess' is not one; expected")
+    assert parse_filter("defender's retreat") == (Filter(words=("defender's", "retreat")), None)
+    assert parse_filter("player:")[1] == "player: needs a name, e.g. player:ann"
+
+
+def test_columns_fit_the_terminal() -> None:
+    for width in (80, 100, 120, 160):
+        columns = shown_columns(width)
+        used = sum(size + 1 for _, _, size in columns) + 1 + 2
+        assert used <= width, width
+    narrow = [key for key, _, _ in shown_columns(80)]
+    assert narrow == ["seq", "turn", "who", "ruleset", "odds", "dice", "result", "note"]
+    wide = [key for key, _, _ in shown_columns(120)]
+    assert {"when", "sides", "column"} <= set(wide)
+
+
+def test_crtdesk_review_needs_a_save(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["review"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("crtdesk review: ") and "required: file" in err and err.count("\n") == 1
+    assert main(["review", "missing", "--saves", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no save file" in err and "missing.toml" in err and err.count("\n") == 1
+
+
+async def test_f12_notes_the_last_roll_from_a_combat_screen(tmp_path: Path) -> None:
+    from conftest import make_app, notes
+
+    folder = tmp_path / "saves"
+    app = make_app(folder, rulesets=["rivets"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f12")
+        await pilot.pause()
+        assert not isinstance(app.screen, NoteScreen)
+        assert "No roll logged yet" in notes(app)[-1]
+        await pilot.press("8", "tab", "4", "ctrl+t")
+        await pilot.pause()
+        await pilot.press("3", "enter")
+        await settle(pilot)
+        await pilot.press("f12")
+        await pilot.pause()
+        assert isinstance(app.screen, NoteScreen)
+        await pilot.press("o", "k", "enter")
+        await settle(pilot)
+        assert notes(app)[-1] == "Note on entry 1 logged as entry 2."
+        on_file = saves.load_game(folder / "game.toml").entries
+        assert [e["kind"] for e in on_file] == ["combat", "note"]
+        assert on_file[1]["annotates"] == 1 and on_file[1]["text"] == "ok"
+        assert app.game.entries == on_file
+
+
+def test_a_filter_key_keeps_the_other_parts_typed() -> None:
+    from tui.screens.review import _quoted
+
+    typed = " ".join(_quoted(t) for t in ["player:ann b", "turn:2", "dice odd"])
+    wanted, problem = parse_filter(typed)
+    assert problem is None
+    assert (wanted.player, wanted.turns, wanted.words) == ("ann b", (2, 2), ("dice odd",))
+
+
+async def test_a_save_that_cannot_be_read_is_named_with_its_line(folder: Path) -> None:
+    path, _ = campaign(folder, 12)
+    path.write_text(path.read_text().replace('title = "Long campaign"', 'title = "Long'))
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.push_screen(ReviewScreen(path))
+        await settle(pilot)
+        screen = app.screen
+        assert status(screen) == "Not read" and screen.loaded is None
+        assert detail(screen).startswith(f"{path}: line ") and "not valid TOML" in detail(screen)
+        await pilot.press("n", "t", "g")  # nothing to act on: no crash, no dialog
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_l_on_the_start_screen_reviews_the_highlighted_game(folder: Path) -> None:
+    campaign(folder, 30)
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.title == "Log: Long campaign"
+        assert screen.table.row_count == 30 and screen.highlighted_seq() == 30
+        assert screen.table.row_text(0).split()[:4] == ["1", "1", "bob", "Basic"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen and app.game is None

@@ -1,0 +1,605 @@
+"""Log review: every entry of a game's log in one virtualised table, filters and a jump to a
+turn, the highlighted entry in full (with the notes on it and the card played after it), a
+key to annotate it, and the markers in play.
+
+The save is read in a thread worker (the store's fast reader), so a long campaign shows the
+screen at once. A filter or a note rebuilds only the table's rows, never the widgets.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Static
+
+from tui import saves
+from tui.commands import REVIEW_COMMANDS, Command
+from tui.engine.tables import RULESET_IDS
+from tui.screens.dialogs import NoteScreen, NumberScreen
+from tui.screens.ruleset import SHORT_NAMES
+from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
+from tui.widgets.log_table import LogTable, TableColumn
+
+# (key, label, width, shown from this terminal width). The result takes what is left, so the
+# table fits 80 columns with its cell padding and scrollbar; wider terminals show more.
+COLUMNS: tuple[tuple[str, str, int, int], ...] = (
+    ("seq", "#", 5, 0),
+    ("turn", "turn", 4, 0),
+    ("when", "when (UTC)", 11, 110),
+    ("who", "player", 8, 0),
+    ("ruleset", "rules", 6, 0),
+    ("sides", "att:def", 9, 100),
+    ("odds", "odds", 5, 0),
+    ("column", "column", 6, 120),
+    ("dice", "dice", 7, 0),
+    ("result", "result", 0, 0),
+    ("note", "note", 10, 0),
+)
+RESULT_MIN = 12
+_GAP = 1  # the space after each cell
+_EDGE = 1 + 2  # the space before the first cell, and the scrollbar
+_WIDE_NOTE = 140  # from this width the note column doubles
+FILTER_HELP = "turn:3 (or 2-4)  ruleset:rivets  player:ann  any words"
+_FILTER_DELAY = 0.2
+
+
+def shown_columns(width: int) -> list[tuple[str, str, int]]:
+    """The columns that fit a terminal `width` wide, with their widths (the result last
+    to be sized: all that the others leave)."""
+    chosen = [(key, label, size) for key, label, size, least in COLUMNS if width >= least]
+    if width >= _WIDE_NOTE:
+        chosen = [(k, lbl, s * 2 if k == "note" else s) for k, lbl, s in chosen]
+    used = sum(size + _GAP for _, _, size in chosen) + _EDGE
+    rest = max(RESULT_MIN, width - used)
+    return [(k, lbl, rest if k == "result" else s) for k, lbl, s in chosen]
+
+
+# --- what each entry shows ------------------------------------------------------------------
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "" if value is None else str(value)
+
+
+def _dice_short(dice: Iterable[Mapping[str, Any]]) -> str:
+    """The totals rolled, an "h" after one entered by hand: "7", "3h", "9,4"."""
+    return ",".join(
+        f"{d.get('total')}{'' if d.get('source') == 'desk' else 'h'}" for d in dice or []
+    )
+
+
+@dataclass
+class Index:
+    """What one entry's neighbours say of it: the notes on it and the entries amending it."""
+
+    by_seq: dict[int, dict[str, Any]] = field(default_factory=dict)
+    notes_on: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    amended_by: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def add(self, entry: dict[str, Any]) -> None:
+        self.by_seq[entry["seq"]] = entry
+        if entry["kind"] == "note":
+            self.notes_on.setdefault(entry["annotates"], []).append(entry)
+        amends = entry.get("amends")
+        if isinstance(amends, int):
+            self.amended_by.setdefault(amends, []).append(entry)
+
+    def notes(self, entry: Mapping[str, Any]) -> list[str]:
+        """Every note on an entry: the one kept with it, then those added after, in order."""
+        found = [one_line(entry["note"])] if entry.get("note") and entry["kind"] != "note" else []
+        return found + [one_line(n["text"]) for n in self.notes_on.get(entry["seq"], [])]
+
+
+def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
+    """One entry's table cells, every column (the screen shows those that fit)."""
+    what, words = entry_text(entry)
+    combat = entry["kind"] == "combat"
+    ruleset = str(entry.get("ruleset") or "")
+    if combat:
+        result = cell_text(entry.get("cell"))
+        explanation = one_line(entry.get("explanation", ""))
+        if explanation:
+            result += f" {explanation}"
+        if index.amended_by.get(entry["seq"]):
+            result = f"(card after) {result}"
+    else:
+        result = words
+    notes = index.notes(entry)
+    attack, defence = entry.get("attack_total"), entry.get("defense_total")
+    return {
+        "seq": str(entry["seq"]),
+        "turn": str(entry["turn"]),
+        "when": when_text(str(entry.get("when", "")))[5:],
+        "who": one_line(entry.get("who", "")),
+        "ruleset": SHORT_NAMES.get(ruleset, ruleset or what),
+        "sides": f"{_number(attack)}:{_number(defence)}" if combat and attack is not None else "",
+        "odds": one_line(entry.get("odds") or ""),
+        "column": one_line(entry.get("column") or ""),
+        "dice": _dice_short(entry.get("dice", [])),
+        "result": result,
+        "note": (f"({len(notes)}) " if len(notes) > 1 else "") + (notes[0] if notes else ""),
+    }
+
+
+def _search_text(entry: Mapping[str, Any], cells: Mapping[str, str], index: Index) -> str:
+    return " ".join([*cells.values(), entry_text(entry)[1], *index.notes(entry)]).lower()
+
+
+def _units(units: Iterable[Mapping[str, Any]]) -> str:
+    shown = []
+    for unit in units:
+        extra = ", ".join(f"{k} {one_line(v)}" for k, v in unit.items() if k != "factor")
+        shown.append(f"{_number(unit.get('factor'))}" + (f" ({extra})" if extra else ""))
+    return " + ".join(shown) or "none"
+
+
+def detail_text(entry: Mapping[str, Any], index: Index) -> str:
+    """An entry in full: inputs, modifiers, dice, trace, effects, the markers it placed,
+    the notes on it and, when a card was played after its roll, the outcome after it."""
+    what, words = entry_text(entry)
+    lines = [
+        f"Entry {entry['seq']} · turn {entry['turn']} · {when_text(str(entry.get('when', '')))} "
+        f"UTC · {one_line(entry.get('who', ''))} · {what}",
+        words,
+    ]
+    if entry["kind"] == "combat":
+        inputs = dict(entry.get("inputs") or {})
+        lines.append(
+            f"Attack {_number(entry.get('attack_total'))} ({_units(inputs.pop('attackers', []))})"
+            f" vs defence {_number(entry.get('defense_total'))} "
+            f"({_units(inputs.pop('defenders', []))})"
+        )
+        lines.append(
+            f"Odds {entry.get('odds') or '-'} · odds column {entry.get('odds_column') or '-'}"
+            f" · column read {entry.get('column') or '-'} · row {entry.get('roll') or '-'}"
+        )
+        inputs.pop("ruleset", None)
+        modifiers = [f"{k.replace('_', ' ')} {one_line(v)}" for k, v in inputs.items()]
+        lines.append("Modifiers: " + ("; ".join(modifiers) if modifiers else "none"))
+    if entry.get("dice"):
+        lines.append("Dice: " + dice_text(entry["dice"]))
+    effects = entry.get("effects") or {}
+    if effects.get("summary"):
+        lines.append("Effects: " + one_line(effects["summary"]))
+    for said in effects.get("notes") or []:
+        lines.append("  " + one_line(said))
+    if entry.get("trace"):
+        lines.append("Trace:")
+        lines += [f"  {i}. {one_line(step)}" for i, step in enumerate(entry["trace"], 1)]
+    placed = list(entry.get("markers") or [])
+    if entry["kind"] == "place-marker":
+        placed.append(entry["marker"])
+    if placed:
+        lines.append("Markers placed: " + "; ".join(marker_text(m) for m in placed))
+    if entry.get("note") and entry["kind"] != "note":
+        lines.append("Note kept with it: " + one_line(entry["note"]))
+    for note in index.notes_on.get(entry["seq"], []):
+        lines.append(
+            f"Note (entry {note['seq']}, {one_line(note.get('who', ''))}, "
+            f"{when_text(str(note.get('when', '')))}): {one_line(note['text'])}"
+        )
+    for later in index.amended_by.get(entry["seq"], []):
+        lines.append(
+            f"After the card (entry {later['seq']}): {cell_text(later.get('cell'))} "
+            f"{one_line(later.get('explanation', ''))}"
+        )
+    for name, target in (("Annotates", entry.get("annotates")), ("Amends", entry.get("amends"))):
+        earlier = index.by_seq.get(target) if isinstance(target, int) else None
+        if earlier is not None:
+            lines.append(f"{name} entry {target}: {entry_text(earlier)[1]}")
+    return "\n".join(lines)
+
+
+# --- filters --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Filter:
+    """What the filter bar asks for; every part given must match."""
+
+    turns: tuple[int, int] | None = None
+    ruleset: str | None = None
+    player: str | None = None
+    words: tuple[str, ...] = ()
+
+    def matches(self, entry: Mapping[str, Any], search: str) -> bool:
+        if self.turns is not None and not self.turns[0] <= entry["turn"] <= self.turns[1]:
+            return False
+        if self.ruleset is not None and entry.get("ruleset") != self.ruleset:
+            return False
+        if self.player is not None and str(entry.get("who", "")).lower() != self.player:
+            return False
+        return all(word in search for word in self.words)
+
+
+_RULESET_NAMES = {r: r for r in RULESET_IDS} | {
+    name.lower(): ruleset for ruleset, name in SHORT_NAMES.items()
+}
+_KEYS = {"turn": "turn", "t": "turn", "ruleset": "ruleset", "r": "ruleset"}
+_KEYS |= {"player": "player", "p": "player", "who": "player"}
+
+
+def parse_filter(text: str) -> tuple[Filter, str | None]:
+    """The filter typed, and the first problem in it (one line), if any."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError:  # a lone quote, as in "defender's": the words as typed
+        tokens = text.split()
+    turns, ruleset, player, words = None, None, None, []
+    for token in tokens:
+        key, sep, value = token.partition(":")
+        name = _KEYS.get(key.lower()) if sep else None
+        if name is None:
+            words.append(token.lower())
+        elif name == "turn":
+            low, dash, high = value.partition("-")
+            if not all(p.isascii() and p.isdigit() for p in (low, high if dash else low)):
+                return Filter(), f"turn {value!r} is not a turn; expected e.g. turn:3 or turn:2-4"
+            turns = (int(low), int(high) if dash else int(low))
+        elif name == "ruleset":
+            ruleset = _RULESET_NAMES.get(value.lower())
+            if ruleset is None:
+                return Filter(), (
+                    f"ruleset {value!r} is not one; expected one of {', '.join(RULESET_IDS)}"
+                )
+        else:
+            if not value:
+                return Filter(), "player: needs a name, e.g. player:ann"
+            player = value.lower()
+    return Filter(turns, ruleset, player, tuple(words)), None
+
+
+def _quoted(token: str) -> str:
+    """A filter token as typed again: `player:'ann b'` for a value with a space."""
+    key, sep, value = token.partition(":")
+    if sep and key.lower() in _KEYS:
+        return f"{key}:{shlex.quote(value)}"
+    return shlex.quote(token)
+
+
+# --- the screen -----------------------------------------------------------------------------
+
+
+@dataclass
+class Loaded:
+    """A save read off the UI thread, with every entry's cells ready to show."""
+
+    game: saves.Game
+    cells: list[dict[str, str]]
+    search: list[str]
+    index: Index
+
+
+def read_for_review(path: Path) -> Loaded:
+    game = saves.load_game(path)
+    index = Index()
+    for entry in game.entries:
+        index.add(entry)
+    cells = [entry_cells(entry, index) for entry in game.entries]
+    search = [
+        _search_text(entry, row, index) for entry, row in zip(game.entries, cells, strict=True)
+    ]
+    return Loaded(game, cells, search, index)
+
+
+class ReviewScreen(Screen[None]):
+    """A game's whole log: filter it, jump to a turn, read an entry in full, annotate it."""
+
+    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = REVIEW_COMMANDS
+    BINDINGS = [c.binding() for c in REVIEW_COMMANDS]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(classes="review-screen")
+        self.path = Path(path)
+        self.loaded: Loaded | None = None
+        self.filter = Filter()
+        self.shown_rows: list[int] = []  # positions in the log of the rows shown
+        self.layout_width = 0
+        self._filter_timer: Timer | None = None
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="review-body"):
+            with Horizontal(id="review-bar"):
+                yield Input(placeholder=FILTER_HELP, id="review-filter", compact=True)
+                yield Static("Loading…", markup=False, id="review-status")
+            yield LogTable(id="review-table")
+            with VerticalScroll(id="review-detail-pane"):
+                yield Static("", markup=False, id="review-detail")
+            yield from self.compose_panels()
+            yield Static("", markup=False, id="review-markers")
+        yield Footer(compact=True)
+
+    def compose_panels(self) -> ComposeResult:
+        """Panels below the detail pane; where figures on the log (luck, say) go."""
+        yield from ()
+
+    @property
+    def table(self) -> LogTable:
+        return self.query_one("#review-table", LogTable)
+
+    def on_mount(self) -> None:
+        self.title = f"Log: {self.path.stem}"
+        self.sub_title = "reading…"
+        self.table.focus()
+        # Read once the screen is drawn: the reading thread then slows no first frame.
+        self.call_after_refresh(self.load)
+
+    @work(thread=True, exclusive=True, group="review-load", exit_on_error=False)
+    def load(self) -> None:
+        try:
+            loaded = read_for_review(self.path)
+        except saves.SaveError as err:
+            self.app.call_from_thread(self.failed, str(err))
+            return
+        self.app.call_from_thread(self.show_loaded, loaded)
+
+    def failed(self, message: str) -> None:
+        self.query_one("#review-status", Static).update("Not read")
+        self.query_one("#review-detail", Static).update(message)
+
+    def show_loaded(self, loaded: Loaded) -> None:
+        self.loaded = loaded
+        game = loaded.game
+        self.title = f"Log: {game.title}"
+        self.sub_title = f"Turn {game.turn} · {len(game.entries)} entries"
+        self.show_markers()
+        self.layout_width = 0
+        self.rebuild(keep=None)
+
+    def on_resize(self, event: Resize) -> None:
+        if self.loaded is not None and shown_columns(event.size.width) != shown_columns(
+            self.layout_width
+        ):
+            self.rebuild(keep=self.highlighted_seq())
+
+    # ------------------------------------------------------------------ rows
+    def rebuild(self, keep: int | None) -> None:
+        """Show the entries the filter lets through, the cursor on `keep` (an entry's
+        number) when it is shown, else on the last row."""
+        loaded = self.loaded
+        if loaded is None:
+            return
+        self.layout_width = self.size.width or self.app.size.width
+        columns = [TableColumn(k, label, w) for k, label, w in shown_columns(self.layout_width)]
+        entries, search, matches = loaded.game.entries, loaded.search, self.filter.matches
+        self.shown_rows = [i for i, entry in enumerate(entries) if matches(entry, search[i])]
+        target = None
+        if keep is not None:
+            target = next(
+                (n for n, i in enumerate(self.shown_rows) if entries[i]["seq"] == keep), None
+            )
+        keys = [c.key for c in columns]
+        all_cells, shown = loaded.cells, self.shown_rows
+        self.table.show_rows(
+            columns, len(shown), lambda row: [all_cells[shown[row]][k] for k in keys], target
+        )
+        self._status()
+        if not shown:
+            self.query_one("#review-detail", Static).update(
+                "No entry matches the filter." if entries else "The log is empty."
+            )
+
+    def _status(self) -> None:
+        loaded = self.loaded
+        total = len(loaded.game.entries) if loaded else 0
+        shown = (
+            f"{len(self.shown_rows)} of {total}" if len(self.shown_rows) != total else f"{total}"
+        )
+        self.query_one("#review-status", Static).update(f"{shown} entries")
+
+    def highlighted_position(self) -> int | None:
+        row = self.table.cursor
+        if 0 <= row < len(self.shown_rows):
+            return self.shown_rows[row]
+        return None
+
+    def highlighted_seq(self) -> int | None:
+        position = self.highlighted_position()
+        if position is None or self.loaded is None:
+            return None
+        return self.loaded.game.entries[position]["seq"]
+
+    @on(LogTable.RowHighlighted, "#review-table")
+    def row_highlighted(self, event: LogTable.RowHighlighted) -> None:
+        self.show_detail(event.row)
+
+    def show_detail(self, row: int) -> None:
+        if self.loaded is None or not 0 <= row < len(self.shown_rows):
+            return
+        entry = self.loaded.game.entries[self.shown_rows[row]]
+        self.query_one("#review-detail", Static).update(detail_text(entry, self.loaded.index))
+        self.query_one("#review-detail-pane", VerticalScroll).scroll_home(animate=False)
+
+    def show_markers(self) -> None:
+        game = self.loaded.game if self.loaded else None
+        markers = [marker_text(m) for m in game.markers] if game else []
+        self.query_one("#review-markers", Static).update(
+            "Markers in play: " + ("; ".join(markers) if markers else "none")
+        )
+
+    # ------------------------------------------------------------------ filters
+    @on(Input.Changed, "#review-filter")
+    def filter_typed(self) -> None:
+        # A long log is refiltered once typing pauses, not on every key.
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(_FILTER_DELAY, self.apply_filter)
+
+    @on(Input.Submitted, "#review-filter")
+    def filter_submitted(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self.apply_filter()
+        self.table.focus()
+
+    def apply_filter(self) -> None:
+        field = self.query_one("#review-filter", Input)
+        wanted, problem = parse_filter(field.value)
+        field.set_class(problem is not None, "-invalid")
+        if problem is not None:
+            self.query_one("#review-status", Static).update(problem)
+            return
+        if wanted != self.filter:
+            self.filter = wanted
+            self.rebuild(keep=self.highlighted_seq())
+        else:
+            self._status()
+
+    def set_filter_text(self, text: str) -> None:
+        """Put `text` in the filter bar and apply it now."""
+        self.query_one("#review-filter", Input).value = text
+        self.filter_submitted()
+
+    def _with_token(self, key: str, value: str) -> None:
+        """Add (or replace) one `key:value` in the filter bar; the same again removes it."""
+        field = self.query_one("#review-filter", Input)
+        try:
+            tokens = shlex.split(field.value)
+        except ValueError:
+            tokens = field.value.split()
+        kept = [t for t in tokens if _KEYS.get(t.partition(":")[0].lower()) != key]
+        if f"{key}:{value}" not in tokens:
+            kept.append(f"{key}:{value}")
+        self.set_filter_text(" ".join(_quoted(t) for t in kept))
+
+    def action_filter(self) -> None:
+        # At once, not after the next message: keys typed right after "/" go to the bar.
+        self.set_focus(self.query_one("#review-filter", Input))
+
+    def action_this_turn(self) -> None:
+        entry = self._highlighted_entry()
+        if entry is not None:
+            self._with_token("turn", str(entry["turn"]))
+
+    def action_this_ruleset(self) -> None:
+        entry = self._highlighted_entry()
+        if entry is None:
+            return
+        if not entry.get("ruleset"):
+            self.notify("This entry has no ruleset to filter on.", markup=False)
+            return
+        self._with_token("ruleset", entry["ruleset"])
+
+    def action_this_player(self) -> None:
+        entry = self._highlighted_entry()
+        if entry is not None:
+            self._with_token("player", str(entry["who"]))
+
+    def _highlighted_entry(self) -> dict[str, Any] | None:
+        position = self.highlighted_position()
+        if position is None or self.loaded is None:
+            return None
+        return self.loaded.game.entries[position]
+
+    @work(exclusive=True, group="review-jump")
+    async def action_jump(self) -> None:
+        if not self.shown_rows:
+            self.notify("No entries shown to jump among.", markup=False)
+            return
+        turn = await self.app.push_screen_wait(NumberScreen("Jump to turn:", "a turn number"))
+        if turn is not None:
+            self.jump_to_turn(turn)
+
+    def jump_to_turn(self, turn: int) -> bool:
+        """Move to the first shown entry of `turn`; say so when none is shown."""
+        if self.loaded is None:
+            return False
+        entries = self.loaded.game.entries
+        for row, position in enumerate(self.shown_rows):
+            if entries[position]["turn"] >= turn:
+                if entries[position]["turn"] != turn:
+                    break
+                self.table.move_cursor(row)
+                return True
+        shown = sorted({entries[p]["turn"] for p in self.shown_rows})
+        listed = f"turns {shown[0]}-{shown[-1]} are" if shown else "no entries are"
+        self.notify(f"No entry of turn {turn} is shown ({listed}).", markup=False)
+        return False
+
+    # ------------------------------------------------------------------ notes
+    @work(exclusive=True, group="review-note")
+    async def action_note(self) -> None:
+        entry = self._highlighted_entry()
+        if entry is None:
+            self.notify("No entry to annotate.", markup=False)
+            return
+        text = await self.app.push_screen_wait(NoteScreen(f"entry {entry['seq']}"))
+        if text:
+            self.append_note(entry["seq"], text)
+
+    def append_note(self, seq: int, text: str) -> None:
+        """Append the note in a thread worker; the review (and the open game, when it is
+        this save) then show it."""
+        desk = self.app
+        path, player = self.path, getattr(desk, "player", None)
+        game = getattr(desk, "game", None)
+        same_game = game is not None and Path(game.path) == path
+
+        def job() -> None:
+            try:
+                entry = saves.append_note(path, seq, text, who=player)
+            except saves.SaveError as err:
+                desk.call_from_thread(
+                    self.notify, f"Not saved: {err}", severity="error", markup=False, timeout=10
+                )
+                return
+            if same_game:
+                # Another player's entries in between: the open game catches up here.
+                fresh = None if desk.follows(entry) else saves.load_game(path)  # type: ignore[attr-defined]
+                desk.call_from_thread(desk.applied, entry, fresh)  # type: ignore[attr-defined]
+            desk.call_from_thread(self.noted, entry)
+
+        self.run_worker(job, thread=True, group="review-note-save", exit_on_error=False)
+
+    def noted(self, entry: dict[str, Any]) -> None:
+        """Show a note just appended: its row, and on the entry it annotates."""
+        self.notify(f"Note logged as entry {entry['seq']}.", markup=False)
+        loaded = self.loaded
+        if loaded is None:
+            return
+        entries = loaded.game.entries
+        if (entries[-1]["seq"] if entries else 0) + 1 != entry["seq"]:
+            self.load()  # other entries came in between: read the log again, off this thread
+            return
+        saves.apply_entry(loaded.game, entry)
+        index = loaded.index
+        index.add(entry)
+        cells = entry_cells(entry, index)
+        loaded.cells.append(cells)
+        loaded.search.append(_search_text(entry, cells, index))
+        # The annotated entry's note column and search text now include the note.
+        for position in range(len(entries) - 2, -1, -1):
+            if entries[position]["seq"] == entry["annotates"]:
+                annotated = entries[position]
+                loaded.cells[position] = entry_cells(annotated, index)
+                loaded.search[position] = _search_text(annotated, loaded.cells[position], index)
+                break
+        self.sub_title = f"Turn {loaded.game.turn} · {len(entries)} entries"
+        self.rebuild(keep=self.highlighted_seq())
+
+    # ------------------------------------------------------------------ the rest
+    def action_toggle_markers(self) -> None:
+        markers = self.query_one("#review-markers", Static)
+        markers.display = not markers.display
+
+    def action_back(self) -> None:
+        """Esc in the filter bar goes back to the table; elsewhere it closes the review."""
+        field = self.query_one("#review-filter", Input)
+        if field.has_focus:
+            self.table.focus()
+        else:
+            self.dismiss(None)
