@@ -33,6 +33,7 @@ from tui.saves.replay import MARKER_KINDS, Game, Marker, apply_entry, canonical_
 from tui.saves.store import (
     UNSPECIFIED_TARGET,
     GameSummary,
+    StaleOffset,
     _now,
     _read_range,
     _who,
@@ -44,6 +45,7 @@ from tui.saves.store import (
     list_games,
     load_game,
     new_game,
+    read_new_entries,
     remove_marker,
     set_option,
 )
@@ -75,6 +77,7 @@ __all__ = [
     "saves_folder",
     "set_option",
 ]
+__all__ += ["StaleOffset", "read_new_entries"]
 
 # Internals the tests and the benchmark reach for, re-exported as before the split.
 _INTERNALS = (_block, _fast_json, _json_or_toml, _now, _read_range, _torn_cut, _verified_body)
