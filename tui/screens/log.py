@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from tui import saves
+from tui.messages import GameChanged
 from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
 
 
@@ -85,6 +86,27 @@ class LogScreen(Screen[None]):
             if entry.get("dice"):
                 lines.append("Dice: " + dice_text(entry["dice"]))
             self.query_one("#log-detail", Static).update("\n".join(lines))
+
+    @on(GameChanged)
+    def add_entries(self, message: GameChanged) -> None:
+        """Another player's entries: add their rows (the cursor follows from the last row)."""
+        entries = getattr(self, "entries", None)
+        shown = entries[-1]["seq"] if entries else 0
+        new = [e for e in message.entries if e["seq"] > shown]
+        if message.path != self.path or entries is None or not new:
+            return
+        table = self.query_one(DataTable)
+        follow = table.cursor_row == len(entries) - 1
+        entries.extend(new)
+        table.add_rows(entry_row(entry) for entry in new)
+        game = self.app.game  # type: ignore[attr-defined]
+        self.sub_title = f"Turn {game.turn} · {len(entries)} entries"
+        markers = [marker_text(m) for m in game.markers]
+        self.query_one("#log-markers", Static).update(
+            "Markers: " + ("; ".join(markers) if markers else "none")
+        )
+        if follow:
+            table.move_cursor(row=len(entries) - 1)
 
     def action_toggle_markers(self) -> None:
         markers = self.query_one("#log-markers", Static)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -12,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from tui.commands import RULESET_COMMANDS, Command
+from tui.messages import GameChanged
 
 if TYPE_CHECKING:
     from tui.app import CrtDeskApp
@@ -76,6 +78,10 @@ class RulesetScreen(Screen[None]):
         self.refresh_header()
 
     def on_screen_resume(self) -> None:
+        self.refresh_header()
+
+    @on(GameChanged)
+    def game_changed(self) -> None:
         self.refresh_header()
 
     def refresh_header(self) -> None:

@@ -1,0 +1,168 @@
+"""Live two-player desks: entries another process appends to the open save show on the
+desk (the log's rows, its markers, the header's turn), read from where the last one
+ended, and the desk's own entries are never applied twice."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sys
+import threading
+import time
+from pathlib import Path
+
+from textual.widgets import DataTable, Static
+
+from tests.conftest import Desk, settle
+from tui import saves
+from tui.engine.combat import CombatInput, resolve
+from tui.live import SaveWatcher
+from tui.screens.log import LogScreen
+from tui.screens.ruleset import RulesetScreen
+
+COMBAT = CombatInput("pod-boom", step="crt", caf=9)
+
+
+async def crtdesk(folder: Path, player: str, *args: str) -> str:
+    """Run the CLI in a separate process, as the other player at another shell does."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tui.cli",
+        *args,
+        "--saves",
+        str(folder),
+        env={**os.environ, "CRTDESK_PLAYER": player},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    return out.decode()
+
+
+def rows(screen: LogScreen) -> list[list[str]]:
+    table = screen.query_one(DataTable)
+    return [[str(cell) for cell in table.get_row_at(n)] for n in range(table.row_count)]
+
+
+async def shown(app, started: float) -> float:
+    """Wait (on the desk's event, not a timer) until the desk applied entries from the
+    file; the seconds from `started`."""
+    await asyncio.wait_for(app.live_applied.wait(), timeout=10)
+    took = time.monotonic() - started
+    app.live_applied.clear()
+    return took
+
+
+async def test_another_players_combat_marker_and_turn_show_on_the_open_desk(
+    desk: Desk, tmp_path: Path
+) -> None:
+    folder = tmp_path / "saves"
+    async with desk(rulesets=["pod-boom"]) as (app, pilot):
+        combat_screen = app.screen
+        assert isinstance(combat_screen, RulesetScreen)
+        assert combat_screen.sub_title.startswith("Turn 1 ")
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        log = app.screen
+        assert isinstance(log, LogScreen) and rows(log) == []
+
+        said = await crtdesk(
+            folder,
+            "bob",
+            "resolve",
+            "pod-boom",
+            "--step",
+            "crt",
+            "--caf",
+            "9",
+            "--seed",
+            "3",
+            "--save",
+            "game",
+            "--note",
+            "from the other shell",
+        )
+        took = await shown(app, time.monotonic())
+        await pilot.pause()
+        assert "Saved as entry 1" in said
+        [row] = rows(log)
+        assert row[0] == "1" and row[3] == "bob" and row[4] == "pod-boom"
+        assert app.game.entries[-1]["note"] == "from the other shell"
+
+        await crtdesk(folder, "bob", "marker", "game", "add", "DG", "hex 0707", "--turns", "1")
+        took = max(took, await shown(app, time.monotonic()))
+        await pilot.pause()
+        assert "hex 0707" in str(log.query_one("#log-markers", Static).content)
+
+        await crtdesk(folder, "cy", "turn", "game")
+        took = max(took, await shown(app, time.monotonic()))
+        await pilot.pause()
+        assert [r[3] for r in rows(log)] == ["bob", "bob", "cy"]
+        assert log.sub_title == "Turn 2 · 3 entries"
+        # The DG placed for one turn expired with the turn.
+        assert "hex 0707" not in str(log.query_one("#log-markers", Static).content)
+        assert log.query_one(DataTable).cursor_row == 2  # the cursor follows the new rows
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is combat_screen and combat_screen.sub_title.startswith("Turn 2 ")
+        # Each change shows within a second of the other process finishing it.
+        assert took < 1.0, took
+        assert app.game == saves.load_game(folder / "game.toml")
+    assert app._watcher is not None
+    app._watcher.join(timeout=2)
+    assert not app._watcher.running  # the watcher ends with the desk
+
+
+async def test_the_desks_own_roll_is_applied_once_among_another_players(
+    desk: Desk, tmp_path: Path
+) -> None:
+    folder = tmp_path / "saves"
+    async with desk(rulesets=["pod-boom"]) as (app, pilot):
+        await pilot.press("1", "2", "tab", "3", "ctrl+r")  # the desk rolls 12 v 3, and logs it
+        await settle(pilot)
+        own = [e["seq"] for e in app.game.entries]
+        await crtdesk(
+            folder, "bob", "resolve", "pod-boom", "--step", "crt", "--caf", "4", "--save", "game"
+        )
+        await shown(app, time.monotonic())
+        seqs = [e["seq"] for e in app.game.entries]
+        assert seqs == list(range(1, len(own) + 2))  # no entry twice, none missing
+        assert app.game == saves.load_game(folder / "game.toml")
+        assert app.game.entries[-1]["who"] == "bob"
+
+
+def test_the_watcher_hands_on_appended_entries_and_a_whole_reload_when_rewritten(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "game.toml"
+    saves.new_game(path, "Watched", ["pod-boom"], who="ann")
+    got: list[object] = []
+    news = threading.Event()
+
+    def take(value: object) -> None:
+        got.append(value)
+        news.set()
+
+    watcher = SaveWatcher(saves.load_game(path), take, take, take, interval=0.02)
+    watcher.start()
+    try:
+        saves.append_combat(path, COMBAT, resolve(COMBAT, rng=random.Random(1)), who="bob")
+        assert news.wait(5)
+        [entries] = got
+        assert [(e["seq"], e["who"]) for e in entries] == [(1, "bob")]
+        got.clear()
+        news.clear()
+        # Cut back to the header: the watcher reads the whole file again.
+        data = path.read_bytes()
+        path.write_bytes(data[: data.index(b"\n[[log]]\n")])
+        assert news.wait(5)
+        [game] = got
+        assert isinstance(game, saves.Game) and game.entries == []
+        assert (watcher.offset, watcher.seq) == (path.stat().st_size, 0)
+    finally:
+        watcher.stop()
+        watcher.join(timeout=2)
+    assert not watcher.running
