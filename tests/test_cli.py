@@ -558,6 +558,8 @@ BASE_ARGV = {
     "marker add": ["marker", "torch", "add", "DG", "0101"],
     "marker remove": ["marker", "torch", "remove", "1.1"],
     "option": ["option", "torch", "note", "x"],
+    # Alone it would serve until stopped: each of its value flags is refused as `=--`.
+    "serve": ["serve"],
 }
 
 
