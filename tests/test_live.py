@@ -14,12 +14,13 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
-from tests.conftest import Desk, settle
+from tests.conftest import Desk, notes, settle
 from tui import saves
 from tui.engine.combat import CombatInput, resolve
 from tui.live import SaveWatcher
 from tui.screens.log import LogScreen
 from tui.screens.ruleset import RulesetScreen
+from tui.text import entry_text
 
 COMBAT = CombatInput("pod-boom", step="crt", caf=9)
 
@@ -141,6 +142,10 @@ async def test_the_desks_own_roll_is_applied_once_among_another_players(
         assert [e["seq"] for e in app.game.entries] == [1, 2]
         assert app.game == saves.load_game(folder / "game.toml")
         assert app.game.entries[-1]["who"] == "bob"
+        await pilot.pause()
+        assert [n for n in notes(app) if "bob" in n] == [
+            "bob logged entry 2 (pod-basic): " + entry_text(app.game.entries[-1])[1]
+        ]
 
 
 def test_the_watcher_hands_on_appended_entries_and_a_whole_reload_when_rewritten(

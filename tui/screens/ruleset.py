@@ -14,6 +14,7 @@ from textual.widgets import Footer, Header, Static
 
 from tui.commands import RULESET_COMMANDS, Command
 from tui.messages import GameChanged
+from tui.text import entry_text, one_line
 
 if TYPE_CHECKING:
     from tui.app import CrtDeskApp
@@ -81,8 +82,14 @@ class RulesetScreen(Screen[None]):
         self.refresh_header()
 
     @on(GameChanged)
-    def game_changed(self) -> None:
+    def game_changed(self, message: GameChanged) -> None:
+        """Another player's entries: the header's turn, and a line for each (the last few)."""
         self.refresh_header()
+        if self.is_current:
+            for entry in message.entries[-3:]:
+                what, text = entry_text(entry)
+                who = one_line(entry["who"])
+                self.notify(f"{who} logged entry {entry['seq']} ({what}): {text}", markup=False)
 
     def refresh_header(self) -> None:
         game = self.desk.game
