@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 
 from tests.conftest import Desk, notes, settle
 from tui import saves
+from tui.app import CrtDeskApp
 from tui.engine.combat import CombatInput, resolve
 from tui.live import SaveWatcher
 from tui.screens.log import LogScreen
@@ -180,3 +181,21 @@ def test_the_watcher_hands_on_appended_entries_and_a_whole_reload_when_rewritten
         watcher.stop()
         watcher.join(timeout=2)
     assert not watcher.running
+
+
+def test_a_reload_older_than_what_the_watcher_brought_is_not_taken(tmp_path: Path) -> None:
+    """The desk's save job re-read the file (another player's entry came in between), but
+    the watcher has since applied a newer entry still: the older reading is dropped."""
+    path = tmp_path / "game.toml"
+    saves.new_game(path, "Race", ["pod-boom"], who="ann")
+    app = CrtDeskApp(saves_dir=tmp_path, player="ann")
+    for n in range(2):
+        saves.append_combat(path, COMBAT, resolve(COMBAT, rng=random.Random(n)), who="bob")
+    older = saves.load_game(path)
+    own = older.entries[-1]
+    saves.advance_turn(path, who="bob")
+    app.game = saves.load_game(path)
+    app.applied(own, older)
+    assert [e["seq"] for e in app.game.entries] == [1, 2, 3] and app.game.turn == 2
+    app.applied(own, saves.load_game(path))  # as new as the game: taken
+    assert app.game == saves.load_game(path)
