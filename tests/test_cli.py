@@ -560,6 +560,8 @@ BASE_ARGV = {
     "option": ["option", "torch", "mines_cdf", "3"],
     "repair": ["repair", "torch"],
     "note": ["note", "torch", "1", "x"],
+    # Alone it would serve until stopped: each of its value flags is refused as `=--`.
+    "serve": ["serve"],
 }
 
 

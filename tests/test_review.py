@@ -17,6 +17,7 @@ from tui.app import CrtDeskApp
 from tui.cli import main
 from tui.screens.dialogs import NoteScreen
 from tui.screens.review import Filter, ReviewScreen, parse_filter, shown_columns
+from tui.text import cell_text
 
 SIZE = (80, 24)
 
@@ -131,6 +132,10 @@ async def test_filters_jump_and_detail_on_a_1000_entry_campaign(folder: Path) ->
         screen.table.move_cursor(4)
         await pilot.pause()
         assert "After the card (entry 6): " in detail(screen)
+        amended, card = screen.loaded.cells[4], screen.loaded.game.entries[5]
+        assert amended["result"].startswith(
+            f"{cell_text(card['cell'])} after the card (entry 6); rolled "
+        )
         screen.table.move_cursor(5)
         await pilot.pause()
         assert "Amends entry 5: " in detail(screen)

@@ -3,8 +3,9 @@ log review. Game rules stay in the engine; saving goes through tui.saves."""
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from tui.cli_saves import save_file
 from tui.commands import START_COMMANDS
 from tui.engine import Tables, default_tables
 from tui.engine.tables import RULESET_IDS
+from tui.live import SaveWatcher, last_seq
+from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
 from tui.screens.ruleset import RULESET_KEYS, SHORT_NAMES, RulesetScreen
@@ -47,6 +50,11 @@ class CrtDeskApp(App[None]):
         self.tables = tables or default_tables()
         self.game: saves.Game | None = None  # type: ignore[assignment]
         self._screen_names: list[str] = []
+        # Entries other processes append to the open game come in through the watcher;
+        # `live_applied` is set each time some are applied (what a test awaits).
+        self._watcher: SaveWatcher | None = None
+        self._watched = 0  # which open game the watcher's news is for
+        self.live_applied = asyncio.Event()
 
     def on_mount(self) -> None:
         self.push_screen(StartScreen())
@@ -87,6 +95,7 @@ class CrtDeskApp(App[None]):
             self.notify(warning, severity="warning", markup=False, timeout=15)
         self._forget_screens()
         self.game = game
+        self._watch(game)
         for ruleset in game.rulesets:
             name = f"ruleset:{ruleset}"
             self.install_screen(screen_for(ruleset), name=name)
@@ -124,7 +133,8 @@ class CrtDeskApp(App[None]):
         if self.game is None:
             return
         if fresh is not None:
-            self.game = fresh
+            if last_seq(fresh) >= last_seq(self.game):  # else the watcher brought newer
+                self.game = fresh
         elif self.follows(entry):
             saves.apply_entry(self.game, entry)
 
@@ -141,6 +151,66 @@ class CrtDeskApp(App[None]):
         fresh = None if self.follows(entry) else saves.load_game(self.game.path)
         self.applied(entry, fresh)
         self.notify(f"Game option {key} set to {value} (logged).", markup=False)
+
+    # ------------------------------------------------------------------ live
+    def _watch(self, game: saves.Game) -> None:
+        """Watch the open game's file for entries other processes append."""
+        if self._watcher is not None:
+            self._watcher.stop()
+        self._watched += 1
+        watched = self._watched
+        self._watcher = SaveWatcher(
+            game,
+            on_entries=partial(self._from_watcher, watched, self.took_entries),
+            on_reload=partial(self._from_watcher, watched, self.took_game),
+            on_error=partial(self._from_watcher, watched, self.watch_failed),
+        )
+        self._watcher.start()
+
+    def _from_watcher(self, watched: int, handle: Callable[[Any], None], value: Any) -> None:
+        """Run `handle(value)` on the UI thread, unless another game was opened since."""
+
+        def run() -> None:
+            if watched == self._watched:
+                handle(value)
+
+        try:
+            self.call_from_thread(run)
+        except RuntimeError:
+            pass  # the desk is closing
+
+    def took_entries(self, entries: list[dict[str, Any]]) -> None:
+        """Entries read from the file: apply those this desk has not (its own are applied
+        when it appends them), then tell the screens."""
+        if self.game is None:
+            return
+        last = last_seq(self.game)
+        new = [entry for entry in entries if entry["seq"] > last]
+        for entry in new:
+            saves.apply_entry(self.game, entry)
+        if new:
+            self._announce(new)
+
+    def took_game(self, fresh: saves.Game) -> None:
+        """The file was read whole again (it changed before where it was last read)."""
+        if self.game is None:
+            return
+        last = last_seq(self.game)
+        self.game = fresh
+        self._announce([entry for entry in fresh.entries if entry["seq"] > last])
+
+    def watch_failed(self, text: str) -> None:
+        self.notify(f"The save cannot be read: {text}", severity="error", markup=False)
+
+    def _announce(self, entries: list[dict[str, Any]]) -> None:
+        assert self.game is not None
+        for screen in self.screen_stack:
+            screen.post_message(GameChanged(self.game.path, entries))
+        self.live_applied.set()
+
+    def on_unmount(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
 
     # ------------------------------------------------------------------ palette
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -496,6 +496,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tui import cli_saves
 
     cli_saves.register(sub)
+    from tui import serve
+
+    serve.register(sub)
     return parser
 
 
@@ -520,6 +523,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(err.message(_flag(err.field, err.value)))
     except (UsageError, TablesError) as err:
         _say(str(err))
+    except _serve_errors() as err:
+        _say(str(err))
     except _save_errors() as err:
         _say(str(err))
     except BrokenPipeError:
@@ -541,6 +546,12 @@ def _save_errors() -> tuple[type[Exception], ...]:
     except ImportError:
         return ()
     return (SaveError,)
+
+
+def _serve_errors() -> tuple[type[Exception], ...]:
+    from tui.serve import ServeError
+
+    return (ServeError,)
 
 
 def _open_desk(argv: list[str], review: bool = False) -> int:

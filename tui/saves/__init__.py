@@ -42,6 +42,7 @@ from tui.saves.store import (
     UNSPECIFIED_TARGET,
     GameSummary,
     Repaired,
+    StaleOffset,
     _now,
     _read_range,
     _who,
@@ -54,6 +55,7 @@ from tui.saves.store import (
     list_games,
     load_game,
     new_game,
+    read_new_entries,
     remove_marker,
     repair_save,
     set_option,
@@ -89,6 +91,7 @@ __all__ = [
     "saves_folder",
     "set_option",
 ]
+__all__ += ["StaleOffset", "read_new_entries"]
 
 # Internals the tests and the benchmark reach for, re-exported as before the split.
 _INTERNALS = (_block, _fast_json, _json_or_toml, _now, _read_range, _torn_cut, _verified_body)

@@ -61,6 +61,8 @@ class Game:
     markers: list[Marker]
     # What loading found and left out (a torn last entry), one line each.
     warnings: list[str] = field(default_factory=list)
+    # Where the last entry read ends in the file: `read_new_entries` reads on from here.
+    end: int = field(default=0, compare=False)
 
 
 def canonical_kind(kind: str) -> str:

@@ -41,6 +41,8 @@ from tui.saves.checking import (
     _option_problem,
 )
 from tui.saves.decoding import (
+    _END_LINE,
+    _END_SEARCH,
     _SEPARATOR,
     _BlockError,
     _decode,
@@ -277,7 +279,9 @@ def load_game(path: Path) -> Game:
     _refuse_empty(path, data)
     cut = _torn_cut(data)
     warnings = [_torn_warning(path, data, cut)] if cut is not None else []
-    return _replay(path, _parse(path, data[:cut]), warnings)
+    game = _replay(path, _parse(path, data[:cut]), warnings)
+    game.end = _last_end(data[:cut])
+    return game
 
 
 def repair_save(path: Path) -> Repaired:
@@ -919,3 +923,63 @@ def append_note(
         return {"kind": "note", "annotates": seq, "text": text}
 
     return _append(path, make, who=who, notices=notices)
+
+
+class StaleOffset(SaveError):
+    """The file is not as it was at the offset read from (cut shorter, or rewritten before
+    it): read it whole again."""
+
+
+_END_BEFORE = 128  # bytes before an offset that hold the end line ending there
+
+
+def read_new_entries(
+    path: Path, offset: int, after_seq: int | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """The entries appended after byte `offset` (where an entry or the header ends), read
+    without reading the rest of the file, checked as a load checks them; and the offset
+    where the last of them ends. An entry still being written is left for the next call.
+
+    StaleOffset when the file shrank below `offset`, no end line ends at `offset`, or (with
+    `after_seq`) that end line is not entry `after_seq`'s (0: the header's): the caller
+    then loads the whole file again."""
+    path = Path(path)
+    _require(path)
+    with _locked(path, exclusive=False):
+        fd = _open(path, writable=False)
+        try:
+            size = os.fstat(fd).st_size
+            if size < offset:
+                raise StaleOffset(f"{path}: the file is shorter than when it was read")
+            start = max(0, offset - _END_BEFORE)
+            data = _read_range(fd, start, size)
+        finally:
+            os.close(fd)
+    before, data = data[: offset - start], data[offset - start :]
+    at = before.rfind(_END_SEARCH)
+    ended = _END_LINE.match(before, at + 1) if at != -1 else None
+    if ended is None or ended.end() != len(before):
+        raise StaleOffset(f"{path}: the file changed before byte {offset}")
+    previous = int(ended[1]) if ended[1] is not None else 0
+    if after_seq is not None and previous != after_seq:
+        raise StaleOffset(f"{path}: entry {after_seq} no longer ends at byte {offset}")
+    end = _last_end(data)
+    if not data[:end].strip():
+        return [], offset
+    if not data.startswith(_SEPARATOR):
+        raise StaleOffset(f"{path}: what follows byte {offset} is not a [[log]] entry")
+    entries = []
+    for part in data[len(_SEPARATOR) : end].split(_SEPARATOR):
+        body = _verified_body(part)
+        try:
+            entry = _toml_entry(offset, part) if body is None else _json_or_toml(offset, body)
+        except _BlockError as err:
+            raise StaleOffset(f"{path}: an appended entry cannot be read: {err}") from err
+        problem = _check_entry(entry)
+        if problem is None and entry["seq"] <= previous:
+            problem = (f"entry number {entry['seq']} does not follow entry {previous}", "seq")
+        if problem:
+            raise StaleOffset(f"{path}: an appended entry: {problem[0]}")
+        previous = entry["seq"]
+        entries.append(entry)
+    return entries, offset + end

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Header, Input, Static
 from tui import saves
 from tui.commands import REVIEW_COMMANDS, Command
 from tui.engine.tables import RULESET_IDS
+from tui.messages import GameChanged
 from tui.screens.dialogs import NoteScreen, NumberScreen
 from tui.screens.ruleset import SHORT_NAMES
 from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
@@ -108,12 +109,19 @@ def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
     combat = entry["kind"] == "combat"
     ruleset = str(entry.get("ruleset") or "")
     if combat:
+        shown = entry
         result = cell_text(entry.get("cell"))
-        explanation = one_line(entry.get("explanation", ""))
+        amended = index.amended_by.get(entry["seq"])
+        if amended:
+            # A card played after this roll: the outcome after the card, then the roll's own.
+            shown = amended[-1]
+            result = (
+                f"{cell_text(shown.get('cell'))} after the card (entry {shown['seq']}); "
+                f"rolled {result}"
+            )
+        explanation = one_line(shown.get("explanation", ""))
         if explanation:
-            result += f" {explanation}"
-        if index.amended_by.get(entry["seq"]):
-            result = f"(card after) {result}"
+            result += f": {explanation}"
     else:
         result = words
     notes = index.notes(entry)
@@ -568,28 +576,49 @@ class ReviewScreen(Screen[None]):
     def noted(self, entry: dict[str, Any]) -> None:
         """Show a note just appended: its row, and on the entry it annotates."""
         self.notify(f"Note logged as entry {entry['seq']}.", markup=False)
+        self.take_entries([entry])
+
+    @on(GameChanged)
+    def game_changed(self, message: GameChanged) -> None:
+        """Entries another player appended to this save: their rows come in as they are
+        read (the cursor follows when it was on the last row)."""
+        if Path(message.path) == self.path:
+            self.take_entries(message.entries)
+
+    def take_entries(self, new: list[dict[str, Any]]) -> None:
+        """Entries appended after the ones shown: each gets its row, and an entry it
+        annotates or amends shows it. A gap means others came in between: read again."""
         loaded = self.loaded
         if loaded is None:
             return
         entries = loaded.game.entries
-        if (entries[-1]["seq"] if entries else 0) + 1 != entry["seq"]:
-            self.load()  # other entries came in between: read the log again, off this thread
+        last = entries[-1]["seq"] if entries else 0
+        new = [entry for entry in new if entry["seq"] > last]
+        if not new:
             return
-        saves.apply_entry(loaded.game, entry)
+        if new[0]["seq"] != last + 1:
+            self.load()  # off this thread
+            return
+        was_last = self.shown_rows and self.highlighted_position() == len(entries) - 1
+        keep = None if was_last else self.highlighted_seq()
         index = loaded.index
-        index.add(entry)
-        cells = entry_cells(entry, index)
-        loaded.cells.append(cells)
-        loaded.search.append(_search_text(entry, cells, index))
-        # The annotated entry's note column and search text now include the note.
-        for position in range(len(entries) - 2, -1, -1):
-            if entries[position]["seq"] == entry["annotates"]:
-                annotated = entries[position]
-                loaded.cells[position] = entry_cells(annotated, index)
-                loaded.search[position] = _search_text(annotated, loaded.cells[position], index)
-                break
+        for entry in new:
+            saves.apply_entry(loaded.game, entry)
+            index.add(entry)
+            cells = entry_cells(entry, index)
+            loaded.cells.append(cells)
+            loaded.search.append(_search_text(entry, cells, index))
+            # The entry a note or card points at shows it in its own row too.
+            pointed = entry.get("annotates") if entry["kind"] == "note" else entry.get("amends")
+            for position in range(len(entries) - 2, -1, -1):
+                if entries[position]["seq"] == pointed:
+                    before = entries[position]
+                    loaded.cells[position] = entry_cells(before, index)
+                    loaded.search[position] = _search_text(before, loaded.cells[position], index)
+                    break
         self.sub_title = f"Turn {loaded.game.turn} · {len(entries)} entries"
-        self.rebuild(keep=self.highlighted_seq())
+        self.show_markers()
+        self.rebuild(keep=keep)
 
     # ------------------------------------------------------------------ the rest
     def action_toggle_markers(self) -> None:

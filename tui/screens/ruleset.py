@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -16,9 +16,10 @@ from textual.widgets import Footer, Header, Static
 
 from tui import saves
 from tui.commands import RULESET_COMMANDS, Command
+from tui.messages import GameChanged
 from tui.screens.dialogs import ChoiceScreen
 from tui.screens.markers import MarkerPickScreen, MarkerRequest, PlaceMarkerScreen
-from tui.text import marker_text
+from tui.text import entry_text, marker_text, one_line
 from tui.widgets.markers import MarkerPanel
 
 if TYPE_CHECKING:
@@ -98,6 +99,16 @@ class RulesetScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.refresh_header()
+
+    @on(GameChanged)
+    def game_changed(self, message: GameChanged) -> None:
+        """Another player's entries: the header's turn, and a line for each (the last few)."""
+        self.refresh_header()
+        if self.is_current:
+            for entry in message.entries[-3:]:
+                what, text = entry_text(entry)
+                who = one_line(entry["who"])
+                self.notify(f"{who} logged entry {entry['seq']} ({what}): {text}", markup=False)
 
     def refresh_header(self) -> None:
         game = self.desk.game

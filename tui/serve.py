@@ -1,0 +1,123 @@
+"""`crtdesk serve`: the desk in a web browser, for players who cannot SSH in.
+
+textual-serve starts one desk process per browser tab, each on the saves folder (never on
+a file named by the browser: the page's address carries only its size). It listens on
+localhost unless told otherwise, and says where it listens in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import re
+import shlex
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from tui import saves
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+_LOCAL_NAMES = ("localhost", "localhost.localdomain")
+_HOST = re.compile(r"[A-Za-z0-9._:]+\Z")
+
+
+class ServeError(Exception):
+    """A serve command line that cannot be run; the message is one line."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
+    serve = subparsers.add_parser(
+        "serve",
+        help="serve the desk to a web browser (localhost only unless --host says otherwise)",
+    )
+    serve.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"the address to listen on (default {DEFAULT_HOST})"
+    )
+    serve.add_argument(
+        "--port", default=str(DEFAULT_PORT), help=f"the port to listen on (default {DEFAULT_PORT})"
+    )
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address players open, when a reverse proxy sits in front (default http://HOST:PORT)",
+    )
+    serve.add_argument(
+        "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
+    )
+    serve.set_defaults(func=_cmd_serve)
+
+
+def port_number(text: str) -> int:
+    value = text.strip()
+    if not value.isdigit() or not value.isascii() or not 1 <= int(value) <= 65535:
+        raise ServeError(f"--port {text!r}: expected a whole number from 1 to 65535")
+    return int(value)
+
+
+def host_name(text: str) -> str:
+    host = text.strip()
+    if not _HOST.match(host) or host.startswith(("-", ".")):
+        raise ServeError(f"--host {text!r}: expected an address such as 127.0.0.1 or a host name")
+    return host
+
+
+def public_url(text: str | None, host: str, port: int) -> str:
+    if text is None:
+        return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServeError(
+            f"--public-url {text!r}: expected an address such as https://desk.example.org"
+        )
+    return text.strip().rstrip("/")
+
+
+def saves_dir(text: str | None) -> Path:
+    if text is not None and text.startswith("-"):
+        raise ServeError(f"--saves {text!r}: a folder name may not start with '-' (write ./{text})")
+    return saves.saves_folder(text)
+
+
+def is_local(host: str) -> bool:
+    """True when `host` is a loopback address: only this machine can connect."""
+    if host.lower() in _LOCAL_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def desk_command(folder: Path) -> str:
+    """The shell command each browser tab runs: the desk on the saves folder, no file."""
+    return shlex.join([sys.executable, "-m", "tui.cli", "--saves", str(folder.resolve())])
+
+
+def start_line(host: str, port: int, url: str) -> str:
+    if is_local(host):
+        return (
+            f"crtdesk serve: the desk on {url}, listening on {host} only (this machine); "
+            "from another machine use an SSH tunnel or a reverse proxy with a login and TLS"
+        )
+    return (
+        f"crtdesk serve: the desk on {url}, listening on {host}: anyone who can reach port "
+        f"{port} gets the desk with no login; put a reverse proxy with a login and TLS in front"
+    )
+
+
+def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
+    port = port_number(args.port)
+    host = host_name(args.host)
+    url = public_url(args.public_url, host, port)
+    folder = saves_dir(args.saves)
+    from textual_serve.server import Server
+
+    server = Server(desk_command(folder), host=host, port=port, title="crtdesk", public_url=url)
+    print(start_line(host, port, url), flush=True)
+    try:
+        server.serve()
+    except OSError as err:
+        raise ServeError(f"cannot listen on {host} port {port}: {err.strerror or err}") from err
+    return 0
