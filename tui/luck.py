@@ -543,7 +543,8 @@ def bar(fraction: float, width: int) -> str:
     return ("█" * whole + (_EIGHTHS[part] if part else "")).ljust(width)
 
 
-def _p(value: float | None) -> str:
+def p_text(value: float | None) -> str:
+    """A p-value to three places, "<0.001" below that, "-" for none."""
     if value is None:
         return "-"
     return f"{value:.3f}" if value >= 0.001 else "<0.001"
@@ -569,7 +570,7 @@ def faces_summary(faces: FaceCounts) -> str:
     rough = " (few dice: a rough guide)" if faces.few else ""
     return (
         f"{faces.dice} d{faces.sides}, {faces.expected:.1f} expected per face, chi-square "
-        f"{faces.chi_square:.2f} ({faces.df} df), p = {_p(faces.p_value)}{rough}"
+        f"{faces.chi_square:.2f} ({faces.df} df), p = {p_text(faces.p_value)}{rough}"
     )
 
 
@@ -608,7 +609,7 @@ def _ruleset_table(report: LuckReport, player: str) -> list[str]:
         (
             g.ruleset or "",
             str(sum(f.dice for f in g.desk_faces)),
-            _p(g.desk_faces[0].p_value) if g.desk_faces else "-",
+            p_text(g.desk_faces[0].p_value) if g.desk_faces else "-",
             str(g.desk.count),
             "-" if g.desk.mean is None else f"{g.desk.mean:.2f}",
             str(sum(f.dice for f in g.manual_faces) + g.manual_totals),
