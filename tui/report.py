@@ -115,10 +115,11 @@ def _story(entries: Sequence[Mapping[str, Any]]) -> _Story:
 def _percentile_words(luck: CombatLuck | None) -> str:
     if luck is None:
         return ""
-    value = float(luck.percentile)
-    how = "better" if value > 0.5 else "worse" if value < 0.5 else "just"
+    shown = f"{float(luck.percentile):.2f}"
+    how = {"0.50": "as the odds' middle"}.get(shown)
+    how = how or ("better" if shown > "0.50" else "worse") + " than the odds' middle"
     by_hand = ", dice by hand" if luck.source != "desk" else ""
-    return f" Luck: percentile {value:.2f} for the attacker ({how} than the odds' middle{by_hand})."
+    return f" Luck: percentile {shown} for the attacker ({how}{by_hand})."
 
 
 def combat_words(entry: Mapping[str, Any], luck: CombatLuck | None = None) -> str:
@@ -154,7 +155,8 @@ def combat_words(entry: Mapping[str, Any], luck: CombatLuck | None = None) -> st
     for marker in entry.get("markers") or ():
         parts.append(f" Placed {md_text(marker_text(marker))}.")
     if entry.get("note"):
-        parts.append(f" Note: {md_text(entry['note'])}")
+        note = md_text(entry["note"])
+        parts.append(f" Note: {note}{'' if note.endswith(('.', '!', '?')) else '.'}")
     parts.append(_percentile_words(luck))
     return "".join(parts)
 
