@@ -3,6 +3,7 @@ figures, checked against computations done by hand here from the printed charts.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from fractions import Fraction
@@ -10,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui import saves
-from tui.engine import CombatInput, Unit, resolve
+from tui.engine import CombatInput, Unit, distribution, resolve
+from tui.engine.model import plain
 from tui.engine.tables import default_tables
 from tui.luck import (
     DAYNIGHT_ORDER,
@@ -21,6 +25,7 @@ from tui.luck import (
     luck_report,
     luck_text,
     result_rank,
+    same_chances,
     sparkline,
 )
 
@@ -168,6 +173,45 @@ def test_inputs_read_back_as_the_combat() -> None:
         "daynight", (Unit(6),), (Unit(2),), terrain="clear", time="day", rerolls=(3, 4)
     )
     assert combat_from_inputs(daynight.to_dict() | {"rerolls": [3, 4]}) == daynight
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    attack=st.integers(1, 40),
+    defense=st.integers(1, 12),
+    ratings=st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 2)),
+    terrain=st.sampled_from(["open", "close", "very close", "extremely close"]),
+    overrun=st.booleans(),
+    unsupplied=st.booleans(),
+)
+def test_an_ocs_combat_read_on_its_odds_column_has_the_same_chances(
+    attack: int,
+    defense: int,
+    ratings: tuple[int, int, int],
+    terrain: str,
+    overrun: bool,
+    unsupplied: bool,
+) -> None:
+    attacker_ar, defender_ar, hedgehog = ratings
+    combat = CombatInput(
+        "ocs",
+        (Unit(attack),),
+        (Unit(defense),),
+        terrain=terrain,
+        attacker_ar=attacker_ar,
+        defender_ar=defender_ar,
+        hedgehog=hedgehog,
+        overrun=overrun,
+        defender_unsupplied=unsupplied,
+    )
+    entry = resolve(combat).to_dict()
+    shared = same_chances(combat, entry)
+    assert shared.column == entry["odds_column"] and shared.attackers == ()
+
+    def chances(c: CombatInput) -> dict[str, Fraction]:
+        return {json.dumps(plain(cell)): p for cell, p, _ in distribution(c).outcomes}
+
+    assert chances(shared) == chances(combat)
 
 
 # --- the order of results against the printed charts ------------------------------------------

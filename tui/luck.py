@@ -24,8 +24,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from tui.engine.combat import CombatInput, Distribution, Unit, distribution, plain
@@ -222,6 +223,19 @@ class CombatLuck:
         }
 
 
+def same_chances(combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
+    """A combat with the same exact distribution, cheaper to share between combats.
+
+    OCS reads the units only for the odds column, and its distribution (surprise, shift and
+    result dice: up to 726 paths) costs the most: a combat read on its logged odds column,
+    with no units, gives the same chances and is the same for every combat at that column.
+    """
+    column = entry.get("odds_column")
+    if combat.ruleset != "ocs" or combat.column is not None or not isinstance(column, str):
+        return combat
+    return replace(combat, attackers=(), defenders=(), column=column, defender_unsupplied=False)
+
+
 def combat_luck(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
@@ -236,10 +250,11 @@ def combat_luck(
         combat = combat_from_inputs(
             {k: v for k, v in (entry.get("inputs") or {}).items() if k not in _HAND_DICE}
         )
-        key = json.dumps(plain(combat.to_dict()), sort_keys=True)
+        read = same_chances(combat, entry)
+        key = json.dumps(plain(read.to_dict()), sort_keys=True)
         found = cache.get(key) if cache is not None else None
         if found is None:
-            found = distribution(combat, tables)
+            found = distribution(read, tables)
             if cache is not None:
                 cache[key] = found
     except (InputError, TablesError, TypeError, ValueError, KeyError) as err:
@@ -376,7 +391,7 @@ class CombatFigures:
     def count(self) -> int:
         return len(self.combats)
 
-    @property
+    @cached_property
     def mean(self) -> float | None:
         if not self.combats:
             return None
@@ -387,7 +402,7 @@ class CombatFigures:
         """The mean percentile less 0.5: above 0 luckier than the odds, below unluckier."""
         return None if self.mean is None else self.mean - 0.5
 
-    @property
+    @cached_property
     def z(self) -> float | None:
         """The deviation in standard errors of a fair mean (about +-2 happens 1 time in 20)."""
         spread = sum(c.variance for c in self.combats)
