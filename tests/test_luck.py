@@ -175,7 +175,7 @@ def test_inputs_read_back_as_the_combat() -> None:
     assert combat_from_inputs(daynight.to_dict() | {"rerolls": [3, 4]}) == daynight
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     attack=st.integers(1, 40),
     defense=st.integers(1, 12),
@@ -207,6 +207,8 @@ def test_an_ocs_combat_read_on_its_odds_column_has_the_same_chances(
     entry = resolve(combat).to_dict()
     shared = same_chances(combat, entry)
     assert shared.column == entry["odds_column"] and shared.attackers == ()
+    assert shared.attacker_ar - shared.defender_ar == attacker_ar - defender_ar
+    assert min(shared.attacker_ar, shared.defender_ar) == 0
 
     def chances(c: CombatInput) -> dict[str, Fraction]:
         return {json.dumps(plain(cell)): p for cell, p, _ in distribution(c).outcomes}
@@ -281,3 +283,31 @@ def test_luck_text_shows_bars_a_sparkline_and_the_numbers(known: Path) -> None:
     assert "By hand (apart)" in text
     bars = [line for line in text.splitlines() if "█" in line]
     assert bars and max(len(line) for line in bars) <= 60
+
+
+def test_entries_edited_by_hand_are_left_out_not_a_crash(known: Path) -> None:
+    entries = saves.load_game(known).entries
+    first = entries[0]
+    broken = [
+        dict(first, seq=101, inputs={"ruleset": "rivets", "bogus": 1}),
+        dict(first, seq=102, inputs={"ruleset": "rivets", "attackers": [3]}),
+        dict(first, seq=103, inputs=5),
+        dict(first, seq=104, dice=[7, "1d6"]),
+    ]
+    report = luck_report([*entries, *broken])
+    why = dict(report.skipped)
+    assert "'bogus' is not allowed" in why[101]
+    assert why[102].startswith("its inputs cannot be read again")
+    assert why[103].startswith("its inputs cannot be read again")
+    assert why[104].startswith("no dice were read")
+    # Their dice still count (101-103 keep the first combat's 6); the bad roll does not.
+    before = luck_report(entries).everyone.desk_faces[0].counts
+    after = report.everyone.desk_faces[0].counts
+    assert after == (*before[:5], before[5] + 3)
+    assert "Not judged: #101, #102, #103, #104" in luck_text(report)
+
+
+def test_an_empty_log_has_no_figures() -> None:
+    report = luck_report([])
+    assert report.players == [] and report.everyone.desk.mean is None
+    assert "Desk dice: none" in luck_text(report)

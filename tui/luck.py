@@ -226,14 +226,24 @@ class CombatLuck:
 def same_chances(combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
     """A combat with the same exact distribution, cheaper to share between combats.
 
-    OCS reads the units only for the odds column, and its distribution (surprise, shift and
-    result dice: up to 726 paths) costs the most: a combat read on its logged odds column,
-    with no units, gives the same chances and is the same for every combat at that column.
+    OCS's distribution (surprise, shift and result dice: up to 726 paths) costs the most,
+    and it reads the units only for the odds column and the action ratings only as their
+    difference: the combat read on its logged odds column, with no units and the smaller
+    rating at 0, has the same chances and is shared by every combat like it.
     """
     column = entry.get("odds_column")
     if combat.ruleset != "ocs" or combat.column is not None or not isinstance(column, str):
         return combat
-    return replace(combat, attackers=(), defenders=(), column=column, defender_unsupplied=False)
+    difference = combat.attacker_ar - combat.defender_ar
+    return replace(
+        combat,
+        attackers=(),
+        defenders=(),
+        column=column,
+        defender_unsupplied=False,
+        attacker_ar=max(difference, 0),
+        defender_ar=max(-difference, 0),
+    )
 
 
 def combat_luck(
@@ -243,7 +253,7 @@ def combat_luck(
 ) -> CombatLuck | str:
     """A logged combat's percentile, or why it has none (one line)."""
     tables = tables or default_tables()
-    dice = entry.get("dice") or []
+    dice = _rolls(entry)
     if not dice:
         return "no dice were read (an automatic result)"
     try:
@@ -257,7 +267,7 @@ def combat_luck(
             found = distribution(read, tables)
             if cache is not None:
                 cache[key] = found
-    except (InputError, TablesError, TypeError, ValueError, KeyError) as err:
+    except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
         return f"its inputs cannot be read again: {one_line(err)}"
     attack, defense = entry.get("attack_total"), entry.get("defense_total")
     details = found.details or tuple({} for _ in found.outcomes)
@@ -293,6 +303,12 @@ def combat_luck(
 
 
 # --- dice faces ------------------------------------------------------------------------------
+
+
+def _rolls(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """An entry's dice as logged (a roll edited into something else by hand is left out)."""
+    dice = entry.get("dice")
+    return [d for d in dice if isinstance(d, Mapping)] if isinstance(dice, list) else []
 
 
 def _faces(die: Mapping[str, Any]) -> tuple[int, list[int]] | None:
@@ -493,7 +509,7 @@ def _group(
         die
         for entry in entries
         if mine(str(entry.get("who", "")), entry.get("ruleset"))
-        for die in entry.get("dice") or ()
+        for die in _rolls(entry)
     ]
     desk_faces, _ = _count_faces(d for d in rolls if d.get("source") == "desk")
     manual_faces, faceless = _count_faces(d for d in rolls if d.get("source") != "desk")
@@ -513,7 +529,7 @@ def luck_report(entries: Sequence[Mapping[str, Any]], tables: Tables | None = No
     """The luck figures of a save's entries (as `saves.load_game(path).entries`)."""
     tables = tables or default_tables()
     # Entries whose dice count: every entry with dice but an amending one (same dice again).
-    counted = [e for e in entries if e.get("dice") and e.get("amends") is None]
+    counted = [e for e in entries if _rolls(e) and e.get("amends") is None]
     combats: list[CombatLuck] = []
     skipped: list[tuple[int, str]] = []
     cache: dict[str, Distribution] = {}

@@ -168,6 +168,7 @@ def _dice_words(dice: Sequence[Mapping[str, Any]]) -> str:
         if d.get("purpose")
         else md_code(die_text(d))
         for d in dice
+        if isinstance(d, Mapping)
     )
 
 
