@@ -193,3 +193,17 @@ def test_bad_input_is_one_line_and_exit_2(campaign: Path, capsys, argv, message)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and re.search(message, err), err
     assert campaign.read_bytes() == before
+
+
+def test_an_amended_combat_is_told_once_with_its_amendment(campaign: Path) -> None:
+    game = saves.load_game(campaign)
+    first = game.entries[0]
+    amending = dict(first, seq=7, turn=2, amends=1, note="Joker after the roll")
+    game.entries.append(amending)
+    text = report_markdown(game)
+    lines = text.splitlines()
+    original = next(line for line in lines if line.startswith("**Combat #1**"))
+    again = next(line for line in lines if line.startswith("**Combat #7**"))
+    assert original.endswith("Amended by #7.")
+    assert "(amends combat #1)" in again and "Note: Joker after the roll." in again
+    assert "Luck:" in original and "Luck:" not in again  # judged once, as rolled
