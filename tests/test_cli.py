@@ -558,6 +558,8 @@ BASE_ARGV = {
     "marker add": ["marker", "torch", "add", "DG", "0101"],
     "marker remove": ["marker", "torch", "remove", "1.1"],
     "option": ["option", "torch", "note", "x"],
+    "luck": ["luck", "torch"],
+    "report": ["report", "torch", "--markdown"],
 }
 
 

@@ -311,3 +311,20 @@ def test_an_empty_log_has_no_figures() -> None:
     report = luck_report([])
     assert report.players == [] and report.everyone.desk.mean is None
     assert "Desk dice: none" in luck_text(report)
+
+
+def test_dice_the_desk_rolled_outside_a_combat_count_as_its_dice(known: Path) -> None:
+    before = luck_report(saves.load_game(known).entries).group("bob")
+    draw = {"purpose": "Hero Site card draw", "dice": "1d6", "values": [3], "total": 3}
+    saves.append_event(
+        known,
+        "hero-site-draw",
+        "draw",
+        ruleset="pod-basic",
+        dice=[draw | {"source": "desk"}],
+        who="bob",
+    )
+    after = luck_report(saves.load_game(known).entries).group("bob")
+    assert before is not None and after is not None
+    assert after.desk_faces[0].counts[2] == before.desk_faces[0].counts[2] + 1
+    assert after.desk.count == before.desk.count  # not a combat
