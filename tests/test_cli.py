@@ -557,7 +557,8 @@ BASE_ARGV = {
     "marker": ["marker", "torch", "add", "DG", "0101"],
     "marker add": ["marker", "torch", "add", "DG", "0101"],
     "marker remove": ["marker", "torch", "remove", "1.1"],
-    "option": ["option", "torch", "note", "x"],
+    "option": ["option", "torch", "mines_cdf", "3"],
+    "repair": ["repair", "torch"],
     "luck": ["luck", "torch"],
     "report": ["report", "torch", "--markdown"],
 }
@@ -773,3 +774,11 @@ def test_a_morale_change_that_takes_the_attack_to_zero_names_morale_attack(capsy
         "crtdesk: --morale-attack: -10 is not allowed; expected at least -4: the attack "
         "totals 5 before morale, and 0 factors is not an attack\n"
     )
+
+
+def test_odds_for_a_boom_chain_names_every_column(capsys):
+    status, out, _ = run(capsys, "odds", "pod-boom", "--attack", "6", "--attack", "4")
+    head = out.splitlines()[0]
+    assert status == 0 and "column " not in head
+    # Accuracy: all hit (CAF 10), half miss (the 4 listed last drifts: CAF 6), all miss.
+    assert head.endswith("columns 6, 10, none (the dice decide)")

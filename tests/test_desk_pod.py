@@ -359,3 +359,25 @@ async def test_a_roll_that_could_not_be_saved_offers_no_card_after_it(desk: Desk
         set_factors(screen, "7", "2")
         await pilot.pause()
         assert panel.has_class("-stale")
+
+
+async def test_a_card_after_a_desk_roll_names_the_entry_it_amends_and_keeps_its_dice(
+    desk: Desk,
+) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        screen = app.screen
+        set_factors(screen, "6", "2")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        # Another player logs a combat in between: "the entry before" is no longer ours.
+        saves.append_event(app.game.path, "aside", "another player's entry", who="other")
+        await pilot.press("f9")
+        await pilot.pause()
+        await pilot.press("d")
+        await settle(pilot)
+        rolled, aside, amended = saves.load_game(app.game.path).entries
+        assert aside["who"] == "other"
+        assert amended["amends"] == rolled["seq"] == 1
+        assert amended["dice"] == rolled["dice"]
+        assert {die["source"] for die in amended["dice"]} == {"desk"}
+        assert "entry 1" in amended["note"]

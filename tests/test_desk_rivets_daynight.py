@@ -277,3 +277,28 @@ async def test_a_roll_on_a_long_campaign_is_recorded_in_a_worker(tmp_path: Path)
         assert screen.save_state.entry["seq"] == 10_001
         assert len(app.game.entries) == 10_001 and loads == []
         assert "Defence 6" in preview(screen)
+
+
+async def test_the_trace_is_one_key_away_and_full_width(desk: Desk) -> None:
+    from tui.screens.dialogs import TraceScreen
+
+    async with desk(rulesets=["rivets"]) as (app, pilot):
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert not isinstance(app.screen, TraceScreen)
+        assert "No roll yet" in str(list(app._notifications)[-1].message)
+        await type_factors(pilot, "8", "4")
+        await hand_roll(pilot, "2")
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        trace = app.screen
+        assert isinstance(trace, TraceScreen)
+        body = trace.query_one(".trace-body")
+        assert body.region.width >= 78  # the terminal's width, not a 37-column box
+        shown = screen_text(app)
+        entry = entries(app)[-1]
+        assert all(step in shown for step in entry["trace"])
+        assert f"Logged as entry {entry['seq']}" in shown
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert isinstance(app.screen, RivetsScreen)

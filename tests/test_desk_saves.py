@@ -35,6 +35,14 @@ async def test_opening_a_torn_save_shows_the_warning(tmp_path: Path) -> None:
         assert len(shown) == 1, notes(app)
         assert str(path) in shown[0]
         assert len(app.game.entries) == 1
+        torn = path.read_bytes()
+        assert torn.endswith(b"turn = ")  # opening it wrote nothing
+        # The desk's next entry cuts the torn one off first, and says so.
+        await roll_by_hand(pilot, "8", "4", "3")
+        assert app.screen.save_state.status == "saved"
+        assert app.screen.save_state.entry["seq"] == 2
+        cut = [n for n in notes(app) if n not in shown and "torn" in n]
+        assert len(cut) == 1 and ".bak" in cut[0], notes(app)
 
 
 async def test_a_new_game_says_which_file_it_made(tmp_path: Path) -> None:

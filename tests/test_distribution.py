@@ -270,3 +270,24 @@ def test_a_fixed_roll_is_certain(roll):
     result = distribution(combat)
     assert len(result.outcomes) == 1 and result.outcomes[0][1] == 1
     assert result.outcomes[0][0] == resolve(combat).cell
+
+
+def test_a_boom_chain_claims_no_single_column():
+    # The accuracy die decides the CAF that hits (10, or 6 when the 4 listed last drifts,
+    # or none when both miss), so the chain's outcomes come from several CRT columns.
+    combat = CombatInput("pod-boom", attackers=(Unit(6), Unit(4)))
+    read = set()
+    for faces in product(FACES, repeat=3):
+        read.add(resolve(combat, rng=ScriptedDice(faces)).odds_column)
+    assert len(read) > 1
+    result = distribution(combat)
+    assert result.column is None
+    assert set(result.columns) == read
+    assert result.to_dict()["column"] is None and None in result.to_dict()["columns"]
+
+
+def test_one_column_is_claimed_when_every_outcome_reads_it():
+    result = distribution(CombatInput("pod-super", attackers=(Unit(6),), defenders=(Unit(2),)))
+    assert (result.column, result.columns) == ("3-1", ("3-1",))
+    step = distribution(CombatInput("pod-boom", step="crt", caf=9))
+    assert (step.column, step.columns) == ("8", ("8",))

@@ -82,7 +82,7 @@ runs = [
     ["new", "g", "--title", "G", "--ruleset", "pod-boom"],
     ["resolve", "pod-boom", "--step", "crt", "--caf", "9", "--roll", "2", "--save", "g"],
     ["marker", "g", "add", "DG", "0712", "--turns", "1"],
-    ["option", "g", "note", "x"],
+    ["option", "g", "mines_cdf", "3"],
     ["turn", "g"],
     ["log", "g"],
     ["log", "saves/g.toml", "--markers", "--json"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -328,3 +329,27 @@ def test_dice_the_desk_rolled_outside_a_combat_count_as_its_dice(known: Path) ->
     assert before is not None and after is not None
     assert after.desk_faces[0].counts[2] == before.desk_faces[0].counts[2] + 1
     assert after.desk.count == before.desk.count  # not a combat
+
+
+def test_a_card_after_the_roll_amends_the_combat_and_its_dice_count_once(tmp_path: Path) -> None:
+    path = tmp_path / "joker.toml"
+    saves.new_game(path, "Joker", ["pod-super"])
+    combat = CombatInput("pod-super", (Unit(6),), (Unit(2),))  # 3-1
+    rolled = resolve(combat, rng=Scripted([2, 5]))
+    saves.append_combat(path, combat, rolled, who="alice")
+    # The Joker played after the roll: the same roll read again, the same dice (desk).
+    amended = replace(combat, attacker_card="joker", roll=int(rolled.roll or 0))
+    again = resolve(amended)
+    again.dice = list(rolled.dice)
+    saves.append_combat(path, amended, again, amends=1, who="alice")
+    entries = saves.load_game(path).entries
+    assert entries[1]["amends"] == 1 and entries[1]["dice"][0]["source"] == "desk"
+    report = luck_report(entries)
+    alice = report.group("alice")
+    assert alice is not None
+    assert list(alice.desk_faces[0].counts) == [0, 1, 0, 0, 1, 0]  # 2 and 5, once
+    assert [c.seq for c in report.combats] == [1] and dict(report.skipped)[2].startswith(
+        "it amends entry 1"
+    )
+    # Judged as rolled, without the card: 3-1 roll 7 is "A - 2 / D 3 -4" (seed 000).
+    assert report.combats[0].cell == {"attacker": ["-", "2"], "defender": ["3", "-4"]}

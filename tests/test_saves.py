@@ -511,7 +511,7 @@ def test_files_are_shared_with_the_group(tmp_path: Path) -> None:
         saves.append_combat(path, *boom())
         with path.open("ab") as handle:
             handle.write(b"\n[[log]]\nseq = 2\n")  # a torn entry, to make a backup
-        saves.load_game(path)
+        saves.repair_save(path)
         [backup] = folder.glob("g.toml.bak-*")
         for made in (path, folder / "g.toml.lock", backup):
             assert stat.S_IMODE(made.stat().st_mode) & 0o660 == 0o660, made
@@ -604,7 +604,9 @@ def test_a_missing_file_is_a_save_error(tmp_path: Path) -> None:
 # --- torn last entries ------------------------------------------------------------------------
 
 
-def test_every_cut_of_the_last_entry_is_detected_dropped_and_kept(tmp_path: Path) -> None:
+def test_every_cut_of_the_last_entry_is_detected_reported_and_kept_by_a_repair(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "g.toml"
     saves.new_game(path, "G", ["pod-boom"])
     saves.append_combat(path, *boom(roll=2), note="kept")
@@ -620,7 +622,16 @@ def test_every_cut_of_the_last_entry_is_detected_dropped_and_kept(tmp_path: Path
         game = saves.load_game(path)
         assert [e.get("note") for e in game.entries] == ["kept"], cut
         assert len(game.warnings) == 1 and "torn" in game.warnings[0]
+        assert f"{cut - len(whole)} bytes" in game.warnings[0]
+        assert path.read_bytes() == full[:cut]  # reading changes nothing
+        assert not list(tmp_path.glob("g.toml.bak-*"))
+        repaired = saves.repair_save(path)
         [backup] = tmp_path.glob("g.toml.bak-*")
+        assert (repaired.backup, repaired.entries, repaired.dropped) == (
+            backup,
+            1,
+            cut - len(whole),
+        )
         assert backup.read_bytes() == full[:cut]
         assert re.fullmatch(r"g\.toml\.bak-\d{8}T\d{6}\.\d{6}Z", backup.name)
         assert path.read_bytes() == whole
@@ -668,15 +679,16 @@ def test_a_torn_first_entry_is_detected_after_the_header(game: Path, torn: bytes
         handle.write(torn)
     loaded = saves.load_game(game)
     assert loaded.entries == [] and loaded.warnings
-    assert game.read_bytes() == header
+    assert game.read_bytes() == header + torn
     assert saves.append_combat(game, *boom(roll=2))["seq"] == 1
+    assert game.read_bytes().startswith(header + b"\n[[log]]\nseq = 1\n")
 
 
 def test_two_torn_repairs_keep_two_backups(game: Path) -> None:
     for _ in range(2):
         with game.open("ab") as handle:
             handle.write(b"\n[[lo")
-        saves.load_game(game)
+        saves.repair_save(game)
     assert len(list(game.parent.glob("g.toml.bak-*"))) == 2
 
 
@@ -725,13 +737,18 @@ def test_an_append_reads_only_the_ends_of_the_file(
         return real(fd, start, end)
 
     monkeypatch.setattr(saves, "_read_range", counting)
+    # Written outside the store: the first append checks the whole file, as a load would.
+    size = game.stat().st_size
+    saves.append_combat(game, *boom())
+    assert sum(reads) >= size
+    reads.clear()
     size = game.stat().st_size
     saves.append_combat(game, *boom())
     saves.add_marker(game, "DG", "0101")
     saves.set_option(game, "mines_cdf", 3)
     assert reads and size > 1_000_000
     assert sum(reads) <= 3 * 2 * 64 * 1024 < size / 2
-    assert [e["seq"] for e in saves.load_game(game).entries][-4:] == [1000, 1001, 1002, 1003]
+    assert [e["seq"] for e in saves.load_game(game).entries][-4:] == [1001, 1002, 1003, 1004]
 
 
 # --- listing -----------------------------------------------------------------------------------

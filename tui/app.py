@@ -13,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from tui import saves
+from tui.cli_saves import save_file
 from tui.commands import START_COMMANDS
 from tui.engine import Tables, default_tables
 from tui.engine.tables import RULESET_IDS
@@ -124,10 +125,13 @@ class CrtDeskApp(App[None]):
     def set_game_option(self, key: str, value: object) -> None:
         assert self.game is not None
         try:
-            entry = saves.set_option(self.game.path, key, value, who=self.player)
+            notices: list[str] = []
+            entry = saves.set_option(self.game.path, key, value, who=self.player, notices=notices)
         except saves.SaveError as err:
             self.notify(f"Not saved: {err}", severity="error", markup=False, timeout=10)
             return
+        for notice in notices:
+            self.notify(notice, severity="warning", markup=False, timeout=15)
         fresh = None if self.follows(entry) else saves.load_game(self.game.path)
         self.applied(entry, fresh)
         self.notify(f"Game option {key} set to {value} (logged).", markup=False)
@@ -163,10 +167,9 @@ def run_desk(file: str | None, saves_dir: str | None) -> int:
     folder = saves.saves_folder(saves_dir)
     game_path = None
     if file:
-        given = Path(file)
-        game_path = given if given.exists() else saves.save_path(file, folder)
-        if not game_path.exists():
-            raise saves.SaveError(f"{file}: no such save file (looked in {folder}/)")
+        # The save commands' own check: a path that is not a crtdesk save is refused in one
+        # line before any lock file is made beside it.
+        game_path = save_file(file, saves_dir)
         saves.load_game(game_path)  # a broken file is reported here, in one line
     CrtDeskApp(saves_dir=folder, game_path=game_path).run()
     return 0

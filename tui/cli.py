@@ -341,7 +341,15 @@ def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
-    print(f"{combat.ruleset}  odds {result.odds or '-'}  column {result.column or '-'}")
+    head = [combat.ruleset, f"odds {result.odds or '-'}"]
+    if result.ratio and result.ratio != result.odds:
+        head.append(f"ratio {result.ratio}")
+    if result.column is not None or len(result.columns) <= 1:
+        head.append(f"column {result.column or '-'}")
+    else:
+        read = ", ".join(column or "none" for column in result.columns)
+        head.append(f"columns {read} (the dice decide)")
+    print("  ".join(head))
     width = max(len(cell_text(o["cell"])) for o in data["outcomes"])
     for item in sorted(data["outcomes"], key=lambda o: -o["probability"]):
         print(

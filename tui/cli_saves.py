@@ -1,4 +1,4 @@
-"""Save-file commands for the CLI (new, log, turn, marker, option) and `resolve --save`.
+"""Save-file commands for the CLI (new, log, turn, marker, option, repair) and `resolve --save`.
 
 Every command names a save as the player typed it (`campaign` or `campaign.toml`), found in
 the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
@@ -13,6 +13,8 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -96,6 +98,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     option.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     option.set_defaults(func=_cmd_option)
 
+    repair = subparsers.add_parser(
+        "repair", help="cut off a torn last entry (a write cut short), keeping a copy"
+    )
+    repair.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    repair.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    repair.set_defaults(func=_cmd_repair)
+
     _register_luck_and_report(subparsers)
 
 
@@ -133,7 +142,10 @@ def record_combat(
 ) -> str:
     """Append a resolved combat to a save; the line to print."""
     path = _path(save, saves_dir)
-    entry = saves.append_combat(path, combat, outcome, note, target=target, who=player_name())
+    with _notices() as notices:
+        entry = saves.append_combat(
+            path, combat, outcome, note, target=target, who=player_name(), notices=notices
+        )
     line = f"Saved as entry {entry['seq']} in {path}"
     placed = [marker_text(m) for m in entry.get("markers", [])]
     if placed:
@@ -148,6 +160,13 @@ def record_combat(
 # is known to be a save before the store takes a lock file beside it.
 _HEADER_END = re.compile(rb"^# end of header[ \t\r]*$", re.MULTILINE)
 _HEADER_LIMIT = 1 << 20
+
+
+def save_file(name: str, saves_dir: str | None) -> Path:
+    """The existing save a name or a path typed on the command line names, by the check every
+    save command makes (`crtdesk open` too): a path must name a crtdesk save file, seen to be
+    one before a lock file is made beside it. SaveError (one line) when it is not."""
+    return _path(name, saves_dir)
 
 
 def _path(name: str, saves_dir: str | None, *, existing: bool = True) -> Path:
@@ -181,11 +200,25 @@ def _existing_save(name: str) -> Path:
             head = handle.read(_HEADER_LIMIT)
     except OSError as err:
         raise saves.SaveError(f"cannot read {shown}: {err.strerror}") from err
+    if not head.strip():
+        raise saves.SaveError(f"{shown} is empty ({len(head)} bytes), not a crtdesk save")
     if not _HEADER_END.search(head):
         raise saves.SaveError(
             f"{shown} is not a crtdesk save file (it has no '# end of header' line)"
         )
     return given
+
+
+@contextmanager
+def _notices() -> Iterator[list[str]]:
+    """A list for what a write did besides its entry (a torn last entry cut off and kept),
+    said on stderr, one line each, once the write is done or refused."""
+    notices: list[str] = []
+    try:
+        yield notices
+    finally:
+        for notice in notices:
+            print(f"crtdesk: {notice}", file=sys.stderr)
 
 
 def _load(args: argparse.Namespace) -> saves.Game:
@@ -236,7 +269,8 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     before = {m.id: m for m in saves.load_game(path).markers}
-    entry = saves.advance_turn(path, who=player_name())
+    with _notices() as notices:
+        entry = saves.advance_turn(path, who=player_name(), notices=notices)
     line = f"Turn {entry['turn']} begins (entry {entry['seq']} in {path})."
     counted = [_after_turn(i, before, expired=False) for i in entry.get("counted_down", [])]
     expired = [_after_turn(i, before, expired=True) for i in entry.get("expired", [])]
@@ -260,16 +294,25 @@ def _after_turn(marker_id: str, before: dict[str, saves.Marker], *, expired: boo
 def _cmd_marker_add(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     turns = _whole_number("turns", args.turns, 1)
-    entry = saves.add_marker(
-        path, args.kind, args.target, args.side, turns, args.note, who=player_name()
-    )
+    with _notices() as notices:
+        entry = saves.add_marker(
+            path,
+            args.kind,
+            args.target,
+            args.side,
+            turns,
+            args.note,
+            who=player_name(),
+            notices=notices,
+        )
     print(f"Placed {marker_text(entry['marker'])} as entry {entry['seq']} in {path}")
     return 0
 
 
 def _cmd_marker_remove(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
-    entry = saves.remove_marker(path, args.marker_id, who=player_name())
+    with _notices() as notices:
+        entry = saves.remove_marker(path, args.marker_id, who=player_name(), notices=notices)
     what = f"{entry['marker_kind']} on {one_line(entry['target'])}"
     print(f"Removed marker {entry['marker_id']} ({what}) as entry {entry['seq']} in {path}")
     return 0
@@ -278,8 +321,24 @@ def _cmd_marker_remove(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_option(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
     key, value = _option_pair(f"{args.key}={args.value}")
-    entry = saves.set_option(path, key, value, who=player_name())
+    with _notices() as notices:
+        entry = saves.set_option(path, key, value, who=player_name(), notices=notices)
     print(f"Option {key} = {value!r} as entry {entry['seq']} in {path}")
+    return 0
+
+
+def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
+    done = saves.repair_save(_path(args.file, args.saves))
+    kept = f"entries {done.first}-{done.last}" if done.entries > 1 else f"entry {done.first}"
+    if not done.entries:
+        kept = "the header alone"
+    if done.backup is None:
+        print(f"{done.path} has no torn entry ({kept}, all whole); nothing to do")
+    else:
+        print(
+            f"Kept {kept} ({done.kept} bytes) in {done.path}; the torn last entry "
+            f"({done.dropped} bytes) is kept with the whole file as it was in {done.backup}"
+        )
     return 0
 
 

@@ -111,7 +111,10 @@ def entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
         placed = "".join(f" Placed {marker_text(m)}." for m in entry.get("markers", []))
         target = f" Target {one_line(entry['target'])}." if entry.get("target") else ""
         cell = cell_text(entry.get("cell"))
-        return entry["ruleset"], f"{cell}: {one_line(entry['explanation'])}{target}{placed}{note}"
+        # A combat read again with a card after the roll names the entry it amends.
+        amends = f"amends #{entry['amends']}; " if entry.get("amends") is not None else ""
+        result = f"{amends}{cell}: {one_line(entry['explanation'])}{target}{placed}{note}"
+        return entry["ruleset"], result
     if kind == "event":
         what = entry.get("ruleset") or "event"
         return what, f"{entry['event']}: {one_line(entry['text'])}{note}"

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from tui.engine.dice import Roller, enumerate_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome, Unit, cell_text, plain
+from tui.engine.odds import label_ratio
 from tui.engine.rulesets import boom, daynight, ocs, pod, rivets
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 
@@ -156,6 +158,16 @@ def resolve(
     return outcome
 
 
+def _column_order(label: str | None) -> tuple[int, Fraction]:
+    """Columns left to right by the ratio or number they print; no column last."""
+    if label is None:
+        return 1, Fraction(0)
+    try:
+        return 0, label_ratio(label)
+    except ValueError:
+        return 0, Fraction(int(label)) if label.isdigit() else Fraction(0)
+
+
 def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribution:
     """The exact distribution of cells over every die not entered by hand."""
     check_ruleset(combat.ruleset)
@@ -165,8 +177,10 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
     resolver = _resolver(combat.ruleset)
     merged: dict[str, list[Any]] = {}
     first: Outcome | None = None
+    columns: dict[str | None, None] = {}  # every column read, in the order first met
     for outcome, chance in enumerate_dice(lambda roller: resolver(combat, tables, roller)):
         first = first or outcome
+        columns[outcome.odds_column] = None
         key = json.dumps(plain(outcome.cell))
         if key in merged:
             merged[key][1] += chance
@@ -182,7 +196,10 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
         ruleset=combat.ruleset,
         odds=first.odds,
         ratio=first.ratio,
-        column=first.odds_column,
+        # One column only when every outcome is read on it (not a Big Boom chain, whose
+        # accuracy die decides the CAF that hits and so the column).
+        column=first.odds_column if len(columns) == 1 else None,
+        columns=tuple(sorted(columns, key=_column_order)),
         outcomes=tuple((cell, p, meaning) for cell, p, meaning, _ in merged.values()),
         details=tuple(effects for *_, effects in merged.values()),
         inputs=combat.to_dict(),

@@ -142,6 +142,9 @@ class Distribution:
     ratio: str | None = None  # as Outcome.ratio
     # The inputs that were set (CombatInput.to_dict), as Outcome.inputs.
     inputs: Mapping[str, Any] = field(default_factory=dict)
+    # Every column the outcomes are read on (None: an outcome read on no column). `column`
+    # is set only when there is exactly one.
+    columns: tuple[str | None, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -150,6 +153,7 @@ class Distribution:
             "ratio": self.ratio,
             "column": self.column,
             "inputs": plain(self.inputs),
+            "columns": list(self.columns),
             "outcomes": [
                 {
                     "cell": plain(cell),

@@ -1,18 +1,26 @@
-"""The save-file store (a package, split by role): one TOML file per game, an append-only log, markers replayed from it.
+"""The save-file store: one TOML file per game, an append-only log, markers replayed from it.
 
 A save is a short header (format, title, rulesets, created, options) followed by one
 `[[log]]` entry per change: a combat, a marker placed or removed, a turn advanced, an
 option set. Nothing already written is ever rewritten. Each entry is appended in one
 write under an exclusive `flock` on `NAME.toml.lock` and ends with the line
 `# end of entry N crc32 XXXXXXXX`, so a write cut short (a killed process, a full disk)
-is recognised by its missing end line, copied aside as `NAME.toml.bak-<UTC time>` and
-cut off. The marker state and the current turn are the replay of the entries.
+is recognised by its missing end line. Reading never changes the file: a load reports
+such a torn entry and leaves it out; the next write, or `repair_save`, copies the file
+aside as `NAME.toml.bak-<UTC time>` and cuts it off. The marker state and the current turn
+are the replay of the entries.
 
 Reading stays fast for long campaigns: an entry whose checksum matches was written by this
-module, in a form whose values are JSON once the `key = ` separators are rewritten, so all
+store, in a form whose values are JSON once the `key = ` separators are rewritten, so all
 such entries are read by one `json.loads`; any other entry (edited by hand) goes through
-`tomllib`. An append reads only the header and the last entry, so it costs the same on a
-10,000-entry save as on a new one.
+`tomllib`. An append refuses a save that a load would refuse, yet reads only the header and
+the last entry while the file matches the record the store keeps in the lock file, so it
+costs the same on a 10,000-entry save as on a new one.
+
+The package, by role: `paths` (folders, names), `encoding` (writing blocks), `decoding`
+(parsing, the fast reader), `checking` (validation), `replay` (Game, markers,
+`apply_entry`), `store` (locking, append, load, list, repair). This module re-exports the
+public names: `from tui import saves; saves.load_game(...)`.
 
 Headless: never imports textual or rich.
 """
@@ -33,6 +41,7 @@ from tui.saves.replay import MARKER_KINDS, Game, Marker, apply_entry, canonical_
 from tui.saves.store import (
     UNSPECIFIED_TARGET,
     GameSummary,
+    Repaired,
     _now,
     _read_range,
     _who,
@@ -45,6 +54,7 @@ from tui.saves.store import (
     load_game,
     new_game,
     remove_marker,
+    repair_save,
     set_option,
 )
 
@@ -60,6 +70,7 @@ __all__ = [
     "Game",
     "GameSummary",
     "Marker",
+    "Repaired",
     "SaveError",
     "add_marker",
     "advance_turn",
@@ -71,6 +82,7 @@ __all__ = [
     "load_game",
     "new_game",
     "remove_marker",
+    "repair_save",
     "save_path",
     "saves_folder",
     "set_option",

@@ -91,6 +91,7 @@ _COMBAT_OPTIONAL = {
     "odds_column": str,
     "roll": str,
     "markers": list,
+    "amends": int,  # the seq of an earlier combat this one reads again (a card after the roll)
 }
 
 
@@ -185,10 +186,14 @@ def _marker_problem(marker: Any) -> str | None:
 def _check(path: Path, data: bytes, parsed: _Parsed) -> None:
     _check_header(path, data, parsed.header)
     previous = 0
+    combats: set[int] = set()
     for entry, offset in zip(parsed.entries, parsed.offsets, strict=True):
         problem = _check_entry(entry)
         if problem is None and entry["seq"] <= previous:
             problem = f"entry number {entry['seq']} does not follow entry {previous}", "seq"
+        if problem is None and entry["kind"] == "combat" and "amends" in entry:
+            if entry["amends"] not in combats:
+                problem = f"'amends' names entry {entry['amends']}, not an earlier combat", "amends"
         if problem:
             message, key = problem
             number = entry.get("seq") if isinstance(entry, dict) else None
@@ -196,17 +201,33 @@ def _check(path: Path, data: bytes, parsed: _Parsed) -> None:
             line = _key_line(data, offset, key)
             raise SaveError(f"{path}: line {line}: {where}: {message}")
         previous = entry["seq"]
+        if entry["kind"] == "combat":
+            combats.add(previous)
 
 
-def _option_problem(key: Any, value: Any) -> str | None:
+def _option_problem(key: Any, value: Any, known_only: bool = False) -> str | None:
+    """What is wrong with an option, or None. A save may hold options this desk does not
+    know (it keeps them); setting one is refused (`known_only`), naming the known ones."""
     if not isinstance(key, str) or not _BARE_KEY.match(key):
         return f"option name {key!r} must be letters, digits, '_' or '-'"
+    if known_only and key not in KNOWN_OPTIONS:
+        known = ", ".join(
+            f"{name} ({_allowed_text(allowed)})" for name, allowed in KNOWN_OPTIONS.items()
+        )
+        return f"unknown option {key!r}; known options: {known}"
     if not isinstance(value, str | int | float | bool):
         return f"option {key} must be text, a number or true/false, not {_type_name(value)}"
     allowed = KNOWN_OPTIONS.get(key)
     if allowed is not None and (value not in allowed or type(value) is bool):
         return f"option {key} must be one of {', '.join(map(str, allowed))}, not {value!r}"
     return None
+
+
+def _allowed_text(allowed: tuple[object, ...] | None) -> str:
+    if allowed is None:
+        return "any value"
+    shown = [str(value) for value in allowed]
+    return " or ".join(shown) if len(shown) < 3 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
 def _check_text(what: str, text: Any, allow_empty: bool = True) -> None:

@@ -59,7 +59,7 @@ class Game:
     turn: int
     entries: list[dict]
     markers: list[Marker]
-    # What loading had to do (a torn last entry set aside), one line each.
+    # What loading found and left out (a torn last entry), one line each.
     warnings: list[str] = field(default_factory=list)
 
 

@@ -1,5 +1,14 @@
-"""The store itself: the lock, reading the ends of a file, loading, listing, and appending
-one entry under the lock (repairing a torn last entry first).
+"""The store itself: the lock, reading the ends of a file, loading, listing, repairing, and
+appending one entry under the lock.
+
+Reading never writes: a torn last entry is reported and left as it is. A write first
+refuses a save that a load would refuse (the file untouched), then sets a torn last entry
+aside, then appends. So that an append stays O(1), the lock file holds a one-line record
+of the file as last checked or written by this store (its identity, size, modification and
+change times, and a checksum of its last bytes): while the file still matches it, only its
+ends are read; after any other write (an editor, a copy, a writer killed before it could
+update the record) the whole file is checked once, as a load checks it. Every append takes
+`notices`, a list that gets one line when the write first cut a torn last entry off.
 
 Headless: never imports textual or rich.
 """
@@ -11,6 +20,7 @@ import fcntl
 import getpass
 import os
 import tomllib
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,6 +46,7 @@ from tui.saves.decoding import (
     _decode,
     _json_or_toml,
     _last_end,
+    _line_of,
     _Parsed,
     _toml_entry,
     _torn_cut,
@@ -48,6 +59,8 @@ from tui.saves.replay import Game, _count_down, _replay, canonical_kind
 
 UNSPECIFIED_TARGET = "(unspecified)"
 _WINDOW = 64 * 1024
+# How much of the file's end the record's checksum covers: the last end line and more.
+_TAIL = 64
 
 
 @dataclass
@@ -58,6 +71,20 @@ class GameSummary:
     turn: int
     last_entry: str | None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """What `repair_save` did: the entries and bytes it kept in `path`; when the last entry
+    was torn, how many bytes it cut off and the copy of the whole file as it was."""
+
+    path: Path
+    entries: int
+    first: int | None
+    last: int | None
+    kept: int
+    dropped: int = 0
+    backup: Path | None = None
 
 
 @contextmanager
@@ -77,11 +104,13 @@ class _Lock:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.fd: int | None = None
+        self.writable = False
 
     def take(self, exclusive: bool) -> None:
         if self.fd is None:
             try:
                 self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+                self.writable = True
             except PermissionError:
                 try:
                     self.fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
@@ -98,6 +127,37 @@ class _Lock:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+    def record(self) -> bytes:
+        """The record of the save as this store last checked or wrote it (b"" if none)."""
+        assert self.fd is not None
+        try:
+            return os.pread(self.fd, 512, 0)
+        except OSError:
+            return b""
+
+    def remember(self, status: os.stat_result, tail: bytes) -> None:
+        """Record the save as just checked or written. Hold the exclusive lock."""
+        if self.fd is None or not self.writable:
+            return  # no record: the next append checks the whole file, nothing worse
+        line = _record_line(status, tail)
+        try:
+            os.pwrite(self.fd, line, 0)
+            os.ftruncate(self.fd, len(line))
+        except OSError:
+            pass  # a stale or cut record never matches the file: it only costs a full check
+
+
+def _record_line(status: os.stat_result, tail: bytes) -> bytes:
+    return (
+        f"crtdesk verified 1 dev {status.st_dev} ino {status.st_ino} size {status.st_size} "
+        f"mtime {status.st_mtime_ns} ctime {status.st_ctime_ns} tail {zlib.crc32(tail):08x}\n"
+    ).encode()
+
+
+def _still_verified(record: bytes, status: os.stat_result, tail: bytes) -> bool:
+    """Whether the file is exactly as the store last checked or wrote it."""
+    return record == _record_line(status, tail)
 
 
 def _share_with_group(fd: int) -> None:
@@ -133,18 +193,36 @@ def _set_aside(path: Path, data: bytes) -> Path:
     raise SaveError(f"cannot find a free backup name beside {path}")
 
 
-def _repair(fd: int, path: Path, cut: int) -> str:
-    """Set the whole file aside, then cut the torn entry off. Hold the exclusive lock."""
+def _repair(fd: int, path: Path, cut: int) -> Path:
+    """Set the whole file aside, then cut the torn entry off; the copy. Hold the exclusive
+    lock, and check what is kept first."""
     try:
         backup = _set_aside(path, _read_all(fd))
         os.ftruncate(fd, cut)
         os.fsync(fd)
     except OSError as err:
         raise SaveError(f"{path}: cannot set the torn last entry aside: {err.strerror}") from err
+    return backup
+
+
+def _torn_warning(path: Path, data: bytes, cut: int) -> str:
+    """One line for a torn last entry found by a read: its bytes, and where a write keeps them."""
+    start = cut + len(data[cut:]) - len(data[cut:].lstrip())
     return (
-        f"{path}: the last entry was torn (a write cut short) and was dropped; "
-        f"the original bytes are kept in {backup}"
+        f"{path}: the last entry is torn (a write cut short): its {len(data) - cut} bytes "
+        f"from line {_line_of(data, start)} on are left out; the next change to this save, "
+        f"or `crtdesk repair {path.stem}`, keeps the whole file as it is in "
+        f"{path}.bak-<UTC time> and cuts them off"
     )
+
+
+def _refuse_empty(path: Path, data: bytes) -> None:
+    """A save with nothing in it (a file made by hand, or a disk that filled up first)."""
+    if not data.strip():
+        raise SaveError(
+            f"{path} is empty ({len(data)} bytes), not a crtdesk save: remove it to start "
+            "a game under that name with `crtdesk new`"
+        )
 
 
 def _read_all(fd: int) -> bytes:
@@ -189,29 +267,47 @@ def _require(path: Path) -> None:
 
 
 def load_game(path: Path) -> Game:
-    """Read a whole save. A torn last entry is set aside (see module doc) and reported in
-    `Game.warnings`; any other problem is a SaveError naming the line, the file untouched."""
+    """Read a whole save; the file is never changed. A torn last entry is left out and
+    reported in `Game.warnings` (one line: its bytes, and where the next write or
+    `repair_save` keeps them); any other problem is a SaveError naming the line."""
     path = Path(path)
     _require(path)
-    warnings: list[str] = []
-    with _locked(path, exclusive=False) as lock:
+    with _locked(path, exclusive=False):
         data = _read_file(path)
-        cut = _torn_cut(data)
-        if cut is not None and os.access(path, os.W_OK):
-            lock.take(exclusive=True)  # another reader may have repaired it meanwhile
-            fd = _open(path, writable=True)
-            try:
-                data = _read_all(fd)
-                cut = _torn_cut(data)
-                if cut is not None:
-                    warnings.append(_repair(fd, path, cut))
-            except SaveError as err:
-                warnings.append(f"{err}; the torn last entry is ignored, the file left as it is")
-            finally:
-                os.close(fd)
-        elif cut is not None:
-            warnings.append(f"{path}: the last entry is torn; it is ignored (no write access)")
+    _refuse_empty(path, data)
+    cut = _torn_cut(data)
+    warnings = [_torn_warning(path, data, cut)] if cut is not None else []
     return _replay(path, _parse(path, data[:cut]), warnings)
+
+
+def repair_save(path: Path) -> Repaired:
+    """Cut a torn last entry off, keeping the whole file as it was in NAME.toml.bak-<UTC
+    time>; a save with no torn entry is left as it is. A save that a load refuses for any
+    other reason is refused (SaveError), untouched: that needs a person's edit."""
+    path = Path(path)
+    _require(path)
+    with _locked(path, exclusive=True) as lock:
+        fd = _open(path, writable=True)
+        try:
+            data = _read_all(fd)
+            _refuse_empty(path, data)
+            cut = _torn_cut(data)
+            parsed = _parse(path, data[:cut])
+            backup = _repair(fd, path, cut) if cut is not None else None
+            kept = data[:cut]
+            lock.remember(os.fstat(fd), kept[-_TAIL:])
+        finally:
+            os.close(fd)
+    seqs = [entry["seq"] for entry in parsed.entries]
+    return Repaired(
+        path=path,
+        entries=len(seqs),
+        first=seqs[0] if seqs else None,
+        last=seqs[-1] if seqs else None,
+        kept=len(kept),
+        dropped=len(data) - len(kept),
+        backup=backup,
+    )
 
 
 def _parse(path: Path, data: bytes) -> _Parsed:
@@ -263,13 +359,10 @@ def _current_turn(last: dict[str, Any] | None) -> int:
     return last["turn"] if last else 1
 
 
-def _read_ends(fd: int, path: Path, repair: bool = False) -> tuple[dict, dict | None, list[str]]:
-    """The checked header and the last entry, reading only the ends of the file.
-
-    With `repair` (the exclusive lock held), a torn last entry is set aside and cut off;
-    otherwise it is skipped."""
+def _read_ends(fd: int, path: Path) -> tuple[dict, dict | None, bytes]:
+    """The checked header and last entry, reading only the ends of the file (a torn last
+    entry is skipped), and the file's last bytes (for the store's record)."""
     size = os.fstat(fd).st_size
-    warnings: list[str] = []
     window = _WINDOW
     while True:
         start = max(0, size - window)
@@ -278,10 +371,11 @@ def _read_ends(fd: int, path: Path, repair: bool = False) -> tuple[dict, dict | 
         if end or start == 0:
             break
         window *= 4
+    if start == 0:
+        _refuse_empty(path, data)
+    tail = data[-_TAIL:]
     cut = _torn_cut(data, start)
     if cut is not None:
-        if repair:
-            warnings.append(_repair(fd, path, cut))
         size = cut
         data = data[: cut - start]
     at = data.rfind(_SEPARATOR)
@@ -294,7 +388,7 @@ def _read_ends(fd: int, path: Path, repair: bool = False) -> tuple[dict, dict | 
         # Entries, but not laid out as crtdesk writes them (an editor's CRLF line ends):
         # read it all with the whole-file reader.
         parsed = _parse(path, data)
-        return parsed.header, (parsed.entries[-1] if parsed.entries else None), warnings
+        return parsed.header, (parsed.entries[-1] if parsed.entries else None), tail
     header_data = _read_header(fd, size)
     header_end = header_data.find(_SEPARATOR)
     try:
@@ -304,7 +398,7 @@ def _read_ends(fd: int, path: Path, repair: bool = False) -> tuple[dict, dict | 
         raise SaveError(f"{path}: the header cannot be read") from None
     if at == -1 or start + at < header_end:
         _check_header(path, header_data, header)
-        return header, None, warnings
+        return header, None, tail
     offset = start + at + 1
     part = data[at + len(_SEPARATOR) :]
     try:
@@ -317,7 +411,7 @@ def _read_ends(fd: int, path: Path, repair: bool = False) -> tuple[dict, dict | 
         _parse(path, _read_range(fd, 0, size))  # raises with the line and what is wrong
         raise SaveError(f"{path}: the last entry cannot be read")
     _check_header(path, header_data, header)
-    return header, last, warnings
+    return header, last, tail
 
 
 def _read_header(fd: int, size: int) -> bytes:
@@ -352,26 +446,40 @@ Maker = Callable[[dict[str, Any], dict[str, Any] | None, Game | None], dict[str,
 
 
 def _append(
-    path: Path, make: Maker, *, whole: bool = False, who: str | None = None
+    path: Path,
+    make: Maker,
+    *,
+    whole: bool = False,
+    who: str | None = None,
+    notices: list[str] | None = None,
 ) -> dict[str, Any]:
     """Append one entry under the exclusive lock. `make(header, last_entry, game)` gives the
-    entry's own fields; `game` is the full replay when `whole`, else None (an O(1) append)."""
+    entry's own fields; `game` is the full replay when `whole`, else None. A save a load
+    would refuse is refused, untouched, and so is an entry `make` refuses; a torn last entry
+    is set aside just before the entry is written, and said so in `notices` (one line). Unless
+    `whole`, a save that still matches the lock file's record is read only at its ends (O(1))."""
     path = Path(path)
     _require(path)
-    with _locked(path, exclusive=True):
+    with _locked(path, exclusive=True) as lock:
         fd = _open(path, writable=True)
         try:
-            if whole:
-                data = _read_all(fd)
-                cut = _torn_cut(data)
-                warnings = [_repair(fd, path, cut)] if cut is not None else []
-                game = _replay(path, _parse(path, data[:cut]), warnings)
-                header = {"title": game.title, "rulesets": game.rulesets, "options": game.options}
-                last = game.entries[-1] if game.entries else None
-            else:
-                header, last, warnings = _read_ends(fd, path, repair=True)
-                game = None
-            fields = make(header, last, game)
+            game = None
+            parsed = None
+            cut = None
+            if not whole:
+                header, last, tail = _read_ends(fd, path)
+            if whole or not _still_verified(lock.record(), os.fstat(fd), tail):
+                parsed, cut, tail = _read_whole(fd, path)  # a broken save stops here, untouched
+                header = parsed.header
+                last = parsed.entries[-1] if parsed.entries else None
+                if whole:
+                    game = _replay(path, parsed, [])
+            try:
+                fields = make(header, last, game)
+            except _NeedsGame:  # `make` needs more than the ends after all: read it whole
+                if parsed is None:
+                    parsed, cut, tail = _read_whole(fd, path)
+                fields = make(header, last, _replay(path, parsed, []))
             entry = {
                 "seq": (last["seq"] if last else 0) + 1,
                 "kind": fields.pop("kind"),
@@ -384,13 +492,36 @@ def _append(
             problem = _check_entry(_without_none(entry))
             if problem:
                 raise SaveError(f"{path}: not saved: {problem[0]}")
-            _write_entry(fd, path, entry)
+            if cut is not None:
+                dropped = os.fstat(fd).st_size - cut
+                backup = _repair(fd, path, cut)
+                if notices is not None:
+                    notices.append(
+                        f"{path}: the torn last entry ({dropped} bytes, a write cut short) "
+                        f"was cut off; the whole file as it was is kept in {backup}"
+                    )
+            block = _write_entry(fd, path, entry)
+            lock.remember(os.fstat(fd), (tail + block)[-_TAIL:])
         finally:
             os.close(fd)
     return _without_none(entry)
 
 
-def _write_entry(fd: int, path: Path, entry: dict[str, Any]) -> None:
+class _NeedsGame(Exception):
+    """Raised by an append's `make` given no game that needs the whole log after all."""
+
+
+def _read_whole(fd: int, path: Path) -> tuple[_Parsed, int | None, bytes]:
+    """The whole file checked as a load checks it (a torn last entry left out), where a torn
+    entry starts (None if there is none), and the last bytes of what is kept."""
+    data = _read_all(fd)
+    _refuse_empty(path, data)
+    cut = _torn_cut(data)
+    return _parse(path, data[:cut]), cut, data[:cut][-_TAIL:]
+
+
+def _write_entry(fd: int, path: Path, entry: dict[str, Any]) -> bytes:
+    """Write one entry's block at the end of the file; the block written."""
     block = _block(entry)
     size = os.fstat(fd).st_size
     try:
@@ -405,6 +536,7 @@ def _write_entry(fd: int, path: Path, entry: dict[str, Any]) -> None:
         if isinstance(err, OSError):
             raise SaveError(f"cannot write to {path}: {err.strerror}") from err
         raise
+    return block
 
 
 def new_game(
@@ -430,17 +562,18 @@ def new_game(
             )
     options = dict(options or {})
     for key, value in options.items():
-        problem = _option_problem(key, value)
+        problem = _option_problem(key, value, known_only=True)
         if problem:
             raise SaveError(problem)
     if not path.parent.is_dir():
         raise SaveError(f"no folder {path.parent} for the save")
     created = _now()
     content = _header(title, rulesets, options, created, _player(who))
-    with _locked(path, exclusive=True):
+    with _locked(path, exclusive=True) as lock:
         if path.exists():
             raise SaveError(f"{path} already exists; pick another name or open it")
         _create_whole(path, content)
+        lock.remember(os.stat(path), content[-_TAIL:])
     return Game(
         path=path,
         title=title,
@@ -523,10 +656,17 @@ def append_combat(
     target: str | None = None,
     targets: dict[str, str] | None = None,
     who: str | None = None,
+    amends: int | None = None,
+    notices: list[str] | None = None,
 ) -> dict:
     """Log one resolved combat; markers the result places (No-entry, DG, exploitation,
     engaged) go on `target` (or per side on `targets`), or on "(unspecified)". `who`
-    defaults to the OS user. Returns the entry written."""
+    defaults to the OS user. Returns the entry written.
+
+    `amends` names an earlier combat this one reads again (a card played after its roll):
+    it must be a combat of the same ruleset in this save, and this combat keeps its dice,
+    sources included. Amending the last entry reads only the ends of the file; an older
+    one reads it whole."""
     if note is not None:
         _check_text("note", note)
     if target is not None:
@@ -537,12 +677,18 @@ def append_combat(
     if not record.get("inputs"):
         record["inputs"] = combat.to_dict()
 
+    if amends is not None and (type(amends) is not int or amends < 1):
+        raise SaveError(f"amends must be the number of an earlier combat entry, not {amends!r}")
+
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         _check_ruleset_in_play(header, combat.ruleset)
         seq = (last["seq"] if last else 0) + 1
+        if amends is not None:
+            _check_amends(path, amends, record, last, game)
         return {
             "kind": "combat",
             "ruleset": record["ruleset"],
+            "amends": amends,
             "note": note,
             "target": target,
             "inputs": record["inputs"],
@@ -560,10 +706,53 @@ def append_combat(
             "markers": _combat_markers(seq, outcome, target, targets) or None,
         }
 
-    return _append(path, make, who=who)
+    return _append(path, make, who=who, notices=notices)
 
 
-def advance_turn(path: Path, *, who: str | None = None) -> dict:
+def _check_amends(
+    path: Path, seq: int, record: dict[str, Any], last: dict | None, game: Game | None
+) -> None:
+    """Refuse an amendment of anything but an earlier combat of the same ruleset, or one
+    whose dice are not that combat's. Raises _NeedsGame when the entry is not the last and
+    the whole log is not at hand."""
+    if last is not None and last["seq"] == seq:
+        amended: dict | None = last
+    elif game is None:
+        raise _NeedsGame
+    else:
+        amended = next((e for e in game.entries if e["seq"] == seq), None)
+    if amended is None:
+        there = f"the last is entry {last['seq']}" if last else "the log is empty"
+        raise SaveError(f"{path}: not saved: amends {seq}, but there is no entry {seq} ({there})")
+    if amended["kind"] != "combat":
+        raise SaveError(
+            f"{path}: not saved: amends {seq}, but entry {seq} is a {amended['kind']} entry, "
+            "not a combat"
+        )
+    if amended["ruleset"] != record["ruleset"]:
+        raise SaveError(
+            f"{path}: not saved: amends {seq}, a {amended['ruleset']} combat, "
+            f"with a {record['ruleset']} one"
+        )
+    if _without_none(record["dice"]) != amended.get("dice", []):
+        raise SaveError(
+            f"{path}: not saved: amends {seq} with other dice ({_dice_words(record['dice'])}) "
+            f"than its own ({_dice_words(amended.get('dice', []))}); an amendment keeps "
+            "the roll it reads again"
+        )
+
+
+def _dice_words(dice: list[dict[str, Any]]) -> str:
+    return (
+        ", ".join(
+            f"{die.get('dice')} {'+'.join(map(str, die.get('values', [])))} {die.get('source')}"
+            for die in dice
+        )
+        or "none"
+    )
+
+
+def advance_turn(path: Path, *, who: str | None = None, notices: list[str] | None = None) -> dict:
     """Start the next turn: every timed marker counts down one, those at 0 are removed."""
 
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
@@ -578,7 +767,7 @@ def advance_turn(path: Path, *, who: str | None = None) -> dict:
             "expired": expired or None,
         }
 
-    return _append(path, make, whole=True, who=who)
+    return _append(path, make, whole=True, who=who, notices=notices)
 
 
 def add_marker(
@@ -590,6 +779,7 @@ def add_marker(
     note: str | None = None,
     *,
     who: str | None = None,
+    notices: list[str] | None = None,
 ) -> dict:
     """Place a marker by hand. Its id is the entry's number and `.1`."""
     kind = canonical_kind(kind)
@@ -616,10 +806,12 @@ def add_marker(
             "marker": {k: v for k, v in marker.items() if v is not None},
         }
 
-    return _append(path, make, who=who)
+    return _append(path, make, who=who, notices=notices)
 
 
-def remove_marker(path: Path, marker_id: str, *, who: str | None = None) -> dict:
+def remove_marker(
+    path: Path, marker_id: str, *, who: str | None = None, notices: list[str] | None = None
+) -> dict:
     """Lift a marker by hand (e.g. Hero #15 Engineer/Frogman repairing a No-entry hex)."""
     marker_id = str(marker_id).strip()
 
@@ -636,12 +828,20 @@ def remove_marker(path: Path, marker_id: str, *, who: str | None = None) -> dict
             "target": found.target,
         }
 
-    return _append(path, make, whole=True, who=who)
+    return _append(path, make, whole=True, who=who, notices=notices)
 
 
-def set_option(path: Path, key: str, value: object, *, who: str | None = None) -> dict:
-    """Set a per-game option (e.g. mines_cdf 3); logged like everything else."""
-    problem = _option_problem(key, value)
+def set_option(
+    path: Path,
+    key: str,
+    value: object,
+    *,
+    who: str | None = None,
+    notices: list[str] | None = None,
+) -> dict:
+    """Set a per-game option (e.g. mines_cdf 3); logged like everything else. An option this
+    desk does not know is refused, with the known ones."""
+    problem = _option_problem(key, value, known_only=True)
     if problem:
         raise SaveError(problem)
     if isinstance(value, str):
@@ -650,7 +850,7 @@ def set_option(path: Path, key: str, value: object, *, who: str | None = None) -
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         return {"kind": "option", "key": key, "value": value}
 
-    return _append(path, make, who=who)
+    return _append(path, make, who=who, notices=notices)
 
 
 def append_event(
@@ -661,6 +861,7 @@ def append_event(
     ruleset: str | None = None,
     dice: list[DiceRoll | dict[str, Any]] | None = None,
     who: str | None = None,
+    notices: list[str] | None = None,
 ) -> dict:
     """Log something the desk did that is not a combat, with its dice: e.g. the die rolled
     for a Hero Site won uncontested (event "hero-site-draw"). Returns the entry written."""
@@ -676,4 +877,4 @@ def append_event(
             _check_ruleset_in_play(header, ruleset)
         return {"kind": "event", "event": event, "ruleset": ruleset, "text": text, "dice": rolls}
 
-    return _append(path, make, who=who)
+    return _append(path, make, who=who, notices=notices)

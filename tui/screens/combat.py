@@ -308,23 +308,41 @@ class CombatScreen(RulesetScreen):
         name, low, high = dice
         return await self.app.push_screen_wait(HandDiceScreen(name, low, high, what))
 
-    def show_outcome(self, combat: CombatInput, outcome: Outcome, note: str | None = None) -> None:
-        """Show a roll and record it (in a worker)."""
+    def show_outcome(
+        self,
+        combat: CombatInput,
+        outcome: Outcome,
+        note: str | None = None,
+        amends: int | None = None,
+    ) -> None:
+        """Show a roll and record it (in a worker); `amends` names the logged combat this one
+        reads again (a card played after its roll)."""
         self.last_combat = combat
         self.last = outcome
         panel = self.query_one(ResultPanel)
         panel.display = True
         panel.show(outcome)
         self.query_one(".combat-side", VerticalScroll).scroll_home(animate=False)
-        self.record(combat, outcome, note)
+        self.record(combat, outcome, note, amends)
 
-    def record(self, combat: CombatInput, outcome: Outcome, note: str | None) -> None:
+    def record(
+        self, combat: CombatInput, outcome: Outcome, note: str | None, amends: int | None = None
+    ) -> None:
         desk = self.desk
         path, player = desk.game.path, desk.player
         targets = self.marker_targets()
         self.save_state = SaveState("saving")
         self.append_in_worker(
-            lambda: saves.append_combat(path, combat, outcome, note=note, who=player, **targets),
+            lambda notices: saves.append_combat(
+                path,
+                combat,
+                outcome,
+                note=note,
+                who=player,
+                amends=amends,
+                notices=notices,
+                **targets,
+            ),
             self.recorded,
         )
 
@@ -334,19 +352,27 @@ class CombatScreen(RulesetScreen):
 
     def append_in_worker(
         self,
-        write: Callable[[], dict[str, Any]],
+        write: Callable[[list[str]], dict[str, Any]],
         done: Callable[[SaveState], None],
     ) -> None:
-        """Append to the save off the UI thread, then apply the entry to the open game."""
+        """Append to the save off the UI thread, then apply the entry to the open game.
+        `write` is given a list for the store's notices (a torn last entry cut off first):
+        each is shown."""
         app = self.desk
 
         def job() -> None:
+            notices: list[str] = []
             with _SAVE_LOCK:
                 try:
-                    entry = write()
+                    entry = write(notices)
                 except saves.SaveError as err:
                     app.call_from_thread(done, SaveState("failed", error=str(err)))
                     return
+                finally:
+                    for notice in notices:
+                        app.call_from_thread(
+                            app.notify, notice, severity="warning", markup=False, timeout=15
+                        )
                 # Another player's entries in between: catch up off the UI thread.
                 fresh = None if app.follows(entry) else saves.load_game(app.game.path)
             app.call_from_thread(app.applied, entry, fresh)

@@ -154,10 +154,10 @@ class PodScreen(CombatScreen):
             return
         card = offers[side]
         amended = replace(self.last_combat, **{f"{side}_card": card}, roll=int(self.last.roll or 0))
-        entry = self.save_state.entry or {}
-        note = f"{card.title()} played by the {side} after the roll of entry {entry.get('seq')}"
+        seq = (self.save_state.entry or {}).get("seq")
+        note = f"{card.title()} played by the {side} after the roll of entry {seq}"
         outcome = self.resolve_again(amended)
-        self.show_outcome(amended, outcome, note)
+        self.show_outcome(amended, outcome, note, amends=seq)
 
     def resolve_again(self, combat: CombatInput) -> Outcome:
         """The last roll read again with a card after it: the same dice, as they came."""
@@ -197,13 +197,14 @@ class PodScreen(CombatScreen):
                 self.notify(f"{message} (logged as entry {seq})", markup=False, timeout=8)
 
         self.append_in_worker(
-            lambda: saves.append_event(
+            lambda notices: saves.append_event(
                 desk.game.path,
                 "hero-site-draw",
                 message,
                 ruleset=ruleset,
                 dice=list(roller.rolls),
                 who=desk.player,
+                notices=notices,
             ),
             done,
         )
