@@ -685,5 +685,5 @@ def luck_text(report: LuckReport, width: int = 80) -> str:
     if report.skipped:
         shown = ", ".join(f"#{seq}" for seq, _ in report.skipped[:12])
         more = f" and {len(report.skipped) - 12} more" if len(report.skipped) > 12 else ""
-        lines += ["", f"Not judged: {shown}{more} (automatic results, amendments; --json says why)"]
+        lines += ["", f"Not judged: {shown}{more} (no dice, amendments, unreadable inputs)"]
     return "\n".join(line.rstrip() for line in lines)
