@@ -562,6 +562,8 @@ BASE_ARGV = {
     "note": ["note", "torch", "1", "x"],
     # Alone it would serve until stopped: each of its value flags is refused as `=--`.
     "serve": ["serve"],
+    "luck": ["luck", "torch"],
+    "report": ["report", "torch", "--markdown"],
 }
 
 

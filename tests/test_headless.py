@@ -25,7 +25,7 @@ def headless_modules() -> list[str]:
 
 
 # The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
-CLI_MODULES = ("tui.cli", "tui.cli_saves", "tui.text", "tui.player")
+CLI_MODULES = ("tui.cli", "tui.cli_saves", "tui.text", "tui.player", "tui.luck", "tui.report")
 
 
 MODULES = headless_modules()
@@ -86,6 +86,8 @@ runs = [
     ["turn", "g"],
     ["log", "g"],
     ["log", "saves/g.toml", "--markers", "--json"],
+    ["luck", "g"],
+    ["report", "g", "--markdown"],
 ]
 for argv in runs:
     assert main(argv) == 0, argv

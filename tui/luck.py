@@ -1,0 +1,689 @@
+"""Luck against the odds: how the dice fell in a save, per player and per ruleset.
+
+Two figures, both from a save's log entries:
+
+- Dice faces against uniform. Every die the desk rolled counts one face; a chi-square test
+  against equal chances gives a p-value (the chance that fair dice stray this far or
+  further). Dice entered by hand are counted apart, and only where a face is known (one
+  die, not a modified total).
+- Each combat's result against its exact distribution at the odds fought. The result
+  obtained gets a mid-rank percentile, P(a worse result) + P(the same result) / 2, with
+  results ordered by how good they are for the attacker (see `result_rank`). With fair
+  dice a percentile averages exactly 0.5 whatever the odds, so the mean's distance from
+  0.5 says whether a player's combats went better or worse than the odds promised.
+
+An entry's player is its `who`: the player who logged a combat is taken as its attacker.
+A combat amended by a later entry (a card played after the roll, `amends = N`) is read
+once, as first rolled: the amending entry repeats its dice and adds nothing here.
+
+Headless: never imports textual or rich.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+from tui.engine.combat import CombatInput, Distribution, Unit, distribution, plain
+from tui.engine.errors import InputError
+from tui.engine.tables import Tables, TablesError, default_tables
+from tui.text import one_line
+
+# --- the chi-square survival function --------------------------------------------------------
+
+
+def _lower_series(a: float, x: float) -> float:
+    """P(a, x), the regularized lower incomplete gamma function, by its series (x < a + 1)."""
+    term = total = 1.0 / a
+    n = a
+    for _ in range(10_000):
+        n += 1.0
+        term *= x / n
+        total += term
+        if abs(term) < abs(total) * 1e-16:
+            break
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+def _upper_fraction(a: float, x: float) -> float:
+    """Q(a, x), the regularized upper incomplete gamma function, by its continued fraction
+    (modified Lentz; x >= a + 1)."""
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        step = d * c
+        h *= step
+        if abs(step - 1.0) < 1e-16:
+            break
+    return h * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+def upper_gamma_q(a: float, x: float) -> float:
+    """Q(a, x) = Gamma(a, x) / Gamma(a), for a > 0 and x >= 0."""
+    if a <= 0:
+        raise ValueError(f"a must be above 0, not {a}")
+    if x < 0:
+        raise ValueError(f"x must be 0 or more, not {x}")
+    if x == 0:
+        return 1.0
+    if x < a + 1.0:
+        return max(0.0, 1.0 - _lower_series(a, x))
+    return min(1.0, _upper_fraction(a, x))
+
+
+def chi_square_p(statistic: float, df: int) -> float:
+    """The chi-square survival function: P(X >= statistic) for X with `df` degrees of freedom."""
+    return upper_gamma_q(df / 2.0, statistic / 2.0)
+
+
+# --- combats read back from the log ----------------------------------------------------------
+
+_UNIT_FIELDS = ("attackers", "defenders")
+_FIELDS = {f.name for f in fields(CombatInput)}
+# Dice entered by hand: dropped from a combat's inputs to get the chances before any die.
+_HAND_DICE = ("roll", "surprise_roll", "shift_roll", "rerolls")
+# A hand-entered total the resolver read as modified (an OCS 2d6 + DRM, a Day/Night row):
+# the engine's purpose for it says "modified", and it shows no die face.
+_MODIFIED = "modified"
+
+
+def combat_from_inputs(inputs: Mapping[str, Any]) -> CombatInput:
+    """A logged combat's `inputs` (CombatInput.to_dict, as read back from a save) as the
+    CombatInput again. Raises InputError naming a key the engine has no field for."""
+    values: dict[str, Any] = {}
+    for key, value in inputs.items():
+        if key not in _FIELDS:
+            raise InputError("inputs", key, "a CombatInput field")
+        if key in _UNIT_FIELDS:
+            value = tuple(Unit(int(u["factor"]), u.get("terrain")) for u in value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[key] = value
+    if "ruleset" not in values:
+        raise InputError("inputs", None, "the combat's ruleset")
+    return CombatInput(**values)
+
+
+# --- ordering results for the attacker -----------------------------------------------------
+
+# Day/Night codes, best for the attacker first: the printed charts read in this order down
+# every column (tests/test_luck.py checks it against tables.toml).
+DAYNIGHT_ORDER = ("D2X", "D2", "D1", "FF", "D1+", "ENG", "BTL", "A1", "A1X", "A2X")
+_ELIMINATED = 10**6  # a loss of every unit, when the side's total is not known
+_ACCURACY = {"miss": 0, "half": 1, "all": 2}
+
+
+def _loss(side: Mapping[str, Any], total: float | None) -> float:
+    whole = total if isinstance(total, int | float) and total > 0 else _ELIMINATED
+    if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
+        return whole
+    lost = 0
+    for key in ("factors_lost", "steps_lost", "bombers_removed"):
+        value = side.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            lost += value
+    return min(lost, whole)
+
+
+def _moved(side: Mapping[str, Any]) -> float:
+    """Hexes a side must give up: retreats, and options (retreat or lose steps)."""
+    moved = 0
+    for key in ("retreat", "option", "retreat_or_steps"):
+        value = side.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            moved += value
+    return moved + (1 if side.get("retreat_or_step") else 0)
+
+
+def result_rank(
+    ruleset: str,
+    cell: Any,
+    effects: Mapping[str, Any],
+    attack_total: float | None = None,
+    defense_total: float | None = None,
+) -> tuple[float, ...]:
+    """How good a result is for the attacker: a larger rank is better, equal ranks tie.
+
+    Day/Night reads its codes in the charts' own order (DAYNIGHT_ORDER). Every other
+    ruleset compares, in turn: the defender's losses less the attacker's (factors, steps or
+    bombers; an eliminated side loses its whole total), the hexes the defender must give up
+    less the attacker's (retreats and options; Big Boom's No-entry turns count for the
+    bomber), then DG, exploitation and advances, and Big Boom's accuracy.
+    """
+    if ruleset == "daynight" and isinstance(cell, str) and cell in DAYNIGHT_ORDER:
+        return (float(len(DAYNIGHT_ORDER) - DAYNIGHT_ORDER.index(cell)),)
+    attacker = effects.get("attacker") or {}
+    defender = effects.get("defender") or {}
+    losses = _loss(defender, defense_total) - _loss(attacker, attack_total)
+    moved = _moved(defender) - _moved(attacker)
+    for marker in effects.get("markers") or ():
+        if marker.get("kind") == "no-entry":
+            turns = marker.get("turns")
+            moved += _ELIMINATED if turns is None else turns
+    disorganized = int(bool(defender.get("disorganized"))) - int(bool(attacker.get("disorganized")))
+    exploit = attacker.get("exploit_min_ar")
+    exploiting = 100 - exploit if isinstance(exploit, int) else 0
+    advance = (attacker.get("advance_up_to") or 0) - (defender.get("advance_up_to") or 0)
+    accuracy = _ACCURACY.get(str(effects.get("accuracy")), 0)
+    return (losses, moved, disorganized, exploiting, advance, accuracy)
+
+
+def _cell_key(cell: Any) -> str:
+    return json.dumps(plain(cell), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class CombatLuck:
+    """One combat's result against its exact distribution (Fractions are exact)."""
+
+    seq: int
+    turn: int
+    player: str
+    ruleset: str
+    source: str  # "desk": every die rolled by the desk; "manual": some entered by hand
+    odds: str | None
+    cell: Any
+    p_worse: Fraction
+    p_same: Fraction
+    # The variance of a mid-rank percentile under fair dice: (1 - sum of p^3) / 12, over
+    # the chances p of each distinct rank.
+    variance: Fraction
+
+    @property
+    def percentile(self) -> Fraction:
+        return self.p_worse + self.p_same / 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "turn": self.turn,
+            "player": self.player,
+            "ruleset": self.ruleset,
+            "source": self.source,
+            "odds": self.odds,
+            "cell": plain(self.cell),
+            "p_worse": float(self.p_worse),
+            "p_same": float(self.p_same),
+            "percentile": float(self.percentile),
+        }
+
+
+def same_chances(combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
+    """A combat with the same exact distribution, cheaper to share between combats.
+
+    OCS's distribution (surprise, shift and result dice: up to 726 paths) costs the most,
+    and it reads the units only for the odds column and the action ratings only as their
+    difference: the combat read on its logged odds column, with no units and the smaller
+    rating at 0, has the same chances and is shared by every combat like it.
+    """
+    column = entry.get("odds_column")
+    if combat.ruleset != "ocs" or combat.column is not None or not isinstance(column, str):
+        return combat
+    difference = combat.attacker_ar - combat.defender_ar
+    return replace(
+        combat,
+        attackers=(),
+        defenders=(),
+        column=column,
+        defender_unsupplied=False,
+        attacker_ar=max(difference, 0),
+        defender_ar=max(-difference, 0),
+    )
+
+
+def combat_luck(
+    entry: Mapping[str, Any],
+    tables: Tables | None = None,
+    cache: dict[str, Distribution] | None = None,
+) -> CombatLuck | str:
+    """A logged combat's percentile, or why it has none (one line)."""
+    tables = tables or default_tables()
+    dice = _rolls(entry)
+    if not dice:
+        return "no dice were read (an automatic result)"
+    try:
+        combat = combat_from_inputs(
+            {k: v for k, v in (entry.get("inputs") or {}).items() if k not in _HAND_DICE}
+        )
+        read = same_chances(combat, entry)
+        key = json.dumps(plain(read.to_dict()), sort_keys=True)
+        found = cache.get(key) if cache is not None else None
+        if found is None:
+            found = distribution(read, tables)
+            if cache is not None:
+                cache[key] = found
+    except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
+        return f"its inputs cannot be read again: {one_line(err)}"
+    attack, defense = entry.get("attack_total"), entry.get("defense_total")
+    details = found.details or tuple({} for _ in found.outcomes)
+    ranked = [
+        (result_rank(combat.ruleset, cell, detail, attack, defense), chance, _cell_key(cell))
+        for (cell, chance, _), detail in zip(found.outcomes, details, strict=True)
+    ]
+    cell = entry.get("cell")
+    obtained = next((rank for rank, _, key in ranked if key == _cell_key(cell)), None)
+    if obtained is None:
+        obtained = result_rank(combat.ruleset, cell, entry.get("effects") or {}, attack, defense)
+    by_rank: dict[tuple[float, ...], Fraction] = {}
+    for rank, chance, _ in ranked:
+        by_rank[rank] = by_rank.get(rank, Fraction(0)) + chance
+    p_same = by_rank.get(obtained, Fraction(0))
+    if p_same == 1:
+        return "every result the dice could give was as good as this one"
+    p_worse = sum((p for rank, p in by_rank.items() if rank < obtained), Fraction(0))
+    variance = (1 - sum(p**3 for p in by_rank.values())) / 12
+    manual = any(d.get("source") != "desk" for d in dice)
+    return CombatLuck(
+        seq=int(entry["seq"]),
+        turn=int(entry.get("turn", 0)),
+        player=str(entry.get("who", "")),
+        ruleset=combat.ruleset,
+        source="manual" if manual else "desk",
+        odds=entry.get("odds"),
+        cell=cell,
+        p_worse=p_worse,
+        p_same=p_same,
+        variance=variance,
+    )
+
+
+# --- dice faces ------------------------------------------------------------------------------
+
+
+def _rolls(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """An entry's dice as logged (a roll edited into something else by hand is left out)."""
+    dice = entry.get("dice")
+    return [d for d in dice if isinstance(d, Mapping)] if isinstance(dice, list) else []
+
+
+def _faces(die: Mapping[str, Any]) -> tuple[int, list[int]] | None:
+    """(sides, the faces shown) of one logged roll, or None where no face is known."""
+    count, _, sides_text = str(die.get("dice", "")).lower().partition("d")
+    if not (count.isdigit() and sides_text.isdigit()) or int(sides_text) < 2:
+        return None
+    sides = int(sides_text)
+    values = [v for v in die.get("values") or () if isinstance(v, int)]
+    if values and all(1 <= v <= sides for v in values):
+        return sides, values
+    total = die.get("total")
+    if (
+        int(count) == 1
+        and isinstance(total, int)
+        and 1 <= total <= sides
+        and _MODIFIED not in str(die.get("purpose", ""))
+    ):
+        return sides, [total]
+    return None
+
+
+@dataclass(frozen=True)
+class FaceCounts:
+    """How often each face of one kind of die came up, against equal chances."""
+
+    sides: int
+    counts: tuple[int, ...]  # counts[0] is face 1
+
+    @property
+    def dice(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def expected(self) -> float:
+        return self.dice / self.sides
+
+    @property
+    def chi_square(self) -> float:
+        if not self.dice:
+            return 0.0
+        return sum((c - self.expected) ** 2 for c in self.counts) / self.expected
+
+    @property
+    def df(self) -> int:
+        return self.sides - 1
+
+    @property
+    def p_value(self) -> float | None:
+        return chi_square_p(self.chi_square, self.df) if self.dice else None
+
+    @property
+    def few(self) -> bool:
+        """Fewer than 5 expected per face: the chi-square p-value is only a rough guide."""
+        return self.expected < 5
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "die": f"d{self.sides}",
+            "counts": {str(face): n for face, n in enumerate(self.counts, 1)},
+            "dice": self.dice,
+            "expected_per_face": self.expected,
+            "chi_square": self.chi_square,
+            "df": self.df,
+            "p_value": self.p_value,
+            "few": self.few,
+        }
+
+
+def _count_faces(rolls: Iterable[Mapping[str, Any]]) -> tuple[tuple[FaceCounts, ...], int]:
+    """Face counts per kind of die, and how many rolls showed no face (a total by hand)."""
+    counts: dict[int, list[int]] = {}
+    faceless = 0
+    for die in rolls:
+        found = _faces(die)
+        if found is None:
+            faceless += 1
+            continue
+        sides, values = found
+        tally = counts.setdefault(sides, [0] * sides)
+        for value in values:
+            tally[value - 1] += 1
+    return tuple(FaceCounts(s, tuple(c)) for s, c in sorted(counts.items())), faceless
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CombatFigures:
+    """Percentiles of a set of combats: their mean and how far it is from 0.5."""
+
+    combats: tuple[CombatLuck, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.combats)
+
+    @cached_property
+    def mean(self) -> float | None:
+        if not self.combats:
+            return None
+        return float(sum(c.percentile for c in self.combats) / len(self.combats))
+
+    @property
+    def deviation(self) -> float | None:
+        """The mean percentile less 0.5: above 0 luckier than the odds, below unluckier."""
+        return None if self.mean is None else self.mean - 0.5
+
+    @cached_property
+    def z(self) -> float | None:
+        """The deviation in standard errors of a fair mean (about +-2 happens 1 time in 20)."""
+        spread = sum(c.variance for c in self.combats)
+        if not self.combats or spread == 0:
+            return None
+        assert self.deviation is not None
+        return self.deviation / (math.sqrt(spread) / len(self.combats))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "combats": self.count,
+            "mean_percentile": self.mean,
+            "deviation": self.deviation,
+            "z": self.z,
+            "percentiles": [float(c.percentile) for c in self.combats],
+        }
+
+
+@dataclass(frozen=True)
+class LuckGroup:
+    """The figures of one player (None: everyone) in one ruleset (None: every ruleset)."""
+
+    player: str | None
+    ruleset: str | None
+    desk_faces: tuple[FaceCounts, ...]
+    manual_faces: tuple[FaceCounts, ...]
+    manual_totals: int  # rolls entered by hand that show no face (2d6 totals, modified)
+    desk: CombatFigures
+    manual: CombatFigures
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "ruleset": self.ruleset,
+            "desk_dice": [f.to_dict() for f in self.desk_faces],
+            "desk_combats": self.desk.to_dict(),
+            "manual_dice": [f.to_dict() for f in self.manual_faces],
+            "manual_totals_without_faces": self.manual_totals,
+            "manual_combats": self.manual.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class LuckReport:
+    """Everyone's figures first, then each player's, then each player's per ruleset."""
+
+    groups: tuple[LuckGroup, ...]
+    combats: tuple[CombatLuck, ...]
+    # Combats not judged, as (entry number, why): automatic results, amending entries.
+    skipped: tuple[tuple[int, str], ...] = field(default_factory=tuple)
+
+    @property
+    def everyone(self) -> LuckGroup:
+        return self.groups[0]
+
+    @property
+    def players(self) -> list[str]:
+        return [g.player for g in self.groups if g.player is not None and g.ruleset is None]
+
+    def group(self, player: str | None, ruleset: str | None = None) -> LuckGroup | None:
+        return next((g for g in self.groups if (g.player, g.ruleset) == (player, ruleset)), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "definition": (
+                "percentile = P(worse result) + P(same result) / 2 for the attacker (the "
+                "player who logged the combat), over the exact distribution at the odds "
+                "fought; 0.5 on average with fair dice"
+            ),
+            "groups": [g.to_dict() for g in self.groups],
+            "combats": [c.to_dict() for c in self.combats],
+            "skipped": [{"seq": seq, "why": why} for seq, why in self.skipped],
+        }
+
+
+def _group(
+    player: str | None,
+    ruleset: str | None,
+    entries: Sequence[Mapping[str, Any]],
+    combats: Sequence[CombatLuck],
+) -> LuckGroup:
+    def mine(player_of: str, ruleset_of: str | None) -> bool:
+        return (player is None or player_of == player) and (
+            ruleset is None or ruleset_of == ruleset
+        )
+
+    rolls = [
+        die
+        for entry in entries
+        if mine(str(entry.get("who", "")), entry.get("ruleset"))
+        for die in _rolls(entry)
+    ]
+    desk_faces, _ = _count_faces(d for d in rolls if d.get("source") == "desk")
+    manual_faces, faceless = _count_faces(d for d in rolls if d.get("source") != "desk")
+    chosen = [c for c in combats if mine(c.player, c.ruleset)]
+    return LuckGroup(
+        player=player,
+        ruleset=ruleset,
+        desk_faces=desk_faces,
+        manual_faces=manual_faces,
+        manual_totals=faceless,
+        desk=CombatFigures(tuple(c for c in chosen if c.source == "desk")),
+        manual=CombatFigures(tuple(c for c in chosen if c.source != "desk")),
+    )
+
+
+def luck_report(entries: Sequence[Mapping[str, Any]], tables: Tables | None = None) -> LuckReport:
+    """The luck figures of a save's entries (as `saves.load_game(path).entries`)."""
+    tables = tables or default_tables()
+    # Entries whose dice count: every entry with dice but an amending one (same dice again).
+    counted = [e for e in entries if _rolls(e) and e.get("amends") is None]
+    combats: list[CombatLuck] = []
+    skipped: list[tuple[int, str]] = []
+    cache: dict[str, Distribution] = {}
+    for entry in entries:
+        if entry.get("kind") != "combat":
+            continue
+        if entry.get("amends") is not None:
+            skipped.append((entry["seq"], f"it amends entry {entry['amends']}, read as rolled"))
+            continue
+        found = combat_luck(entry, tables, cache)
+        if isinstance(found, str):
+            skipped.append((entry["seq"], found))
+        else:
+            combats.append(found)
+    players = sorted({str(e.get("who", "")) for e in counted} | {c.player for c in combats})
+    groups = [_group(None, None, counted, combats)]
+    for player in players:
+        groups.append(_group(player, None, counted, combats))
+        rulesets = sorted(
+            {str(e["ruleset"]) for e in counted if e.get("who") == player and e.get("ruleset")}
+        )
+        groups += [_group(player, r, counted, combats) for r in rulesets]
+    return LuckReport(tuple(groups), tuple(combats), tuple(skipped))
+
+
+# --- as text ---------------------------------------------------------------------------------
+
+_SPARKS = "▁▂▃▄▅▆▇█"
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def sparkline(values: Sequence[float], width: int) -> str:
+    """One mark per value in 0..1 (low to high), the last `width` of them."""
+    shown = list(values)[-width:] if width > 0 else []
+    return "".join(_SPARKS[min(len(_SPARKS) - 1, int(v * len(_SPARKS)))] for v in shown)
+
+
+def bar(fraction: float, width: int) -> str:
+    """A bar of `width` cells filled to `fraction` (0..1), in eighths of a cell."""
+    eighths = round(max(0.0, min(1.0, fraction)) * width * 8)
+    whole, part = divmod(eighths, 8)
+    return ("█" * whole + (_EIGHTHS[part] if part else "")).ljust(width)
+
+
+def p_text(value: float | None) -> str:
+    """A p-value to three places, "<0.001" below that, "-" for none."""
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if value >= 0.001 else "<0.001"
+
+
+def _signed(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:+.{digits}f}"
+
+
+def faces_lines(faces: FaceCounts, width: int, indent: str = "  ") -> list[str]:
+    """A bar per face, scaled to the most frequent, with its count and what was expected."""
+    label = len(str(faces.sides))
+    count_width = len(str(max(faces.counts)))
+    room = max(4, min(40, width - len(indent) - label - count_width - 4))
+    top = max(max(faces.counts), 1)
+    return [
+        f"{indent}{face:>{label}} {bar(n / top, room)} {n:>{count_width}}"
+        for face, n in enumerate(faces.counts, 1)
+    ]
+
+
+def faces_summary(faces: FaceCounts) -> str:
+    rough = " (few dice: a rough guide)" if faces.few else ""
+    return (
+        f"{faces.dice} d{faces.sides}, {faces.expected:.1f} expected per face, chi-square "
+        f"{faces.chi_square:.2f} ({faces.df} df), p = {p_text(faces.p_value)}{rough}"
+    )
+
+
+def combats_summary(figures: CombatFigures) -> str:
+    if not figures.count:
+        return "no combats with dice"
+    plural = "s" if figures.count != 1 else ""
+    return (
+        f"{figures.count} combat{plural}, mean percentile {figures.mean:.2f} "
+        f"({_signed(figures.deviation)} from 0.5, z {_signed(figures.z, 1)})"
+    )
+
+
+def _group_lines(group: LuckGroup, width: int) -> list[str]:
+    lines: list[str] = []
+    for faces in group.desk_faces:
+        lines.append(f"  Desk dice: {faces_summary(faces)}")
+        lines += faces_lines(faces, width, "    ")
+    if not group.desk_faces:
+        lines.append("  Desk dice: none")
+    lines.append(f"  Desk combats: {combats_summary(group.desk)}")
+    if group.desk.count:
+        marks = sparkline([float(c.percentile) for c in group.desk.combats], width - 4)
+        lines.append(f"    {marks}")
+    hand = [faces_summary(f) for f in group.manual_faces]
+    if group.manual_totals:
+        hand.append(f"{group.manual_totals} totals without faces")
+    if hand or group.manual.count:
+        lines.append(f"  By hand (apart): {'; '.join(hand) or 'no faces'}")
+        lines.append(f"    {combats_summary(group.manual)}")
+    return lines
+
+
+def _ruleset_table(report: LuckReport, player: str) -> list[str]:
+    rows = [
+        (
+            g.ruleset or "",
+            str(sum(f.dice for f in g.desk_faces)),
+            p_text(g.desk_faces[0].p_value) if g.desk_faces else "-",
+            str(g.desk.count),
+            "-" if g.desk.mean is None else f"{g.desk.mean:.2f}",
+            str(sum(f.dice for f in g.manual_faces) + g.manual_totals),
+            str(g.manual.count),
+        )
+        for g in report.groups
+        if g.player == player and g.ruleset is not None
+    ]
+    if not rows:
+        return []
+    header = ("ruleset", "dice", "p", "combats", "mean", "by hand", "combats")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return [
+        "    "
+        + "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in [header, *rows]
+    ]
+
+
+def luck_text(report: LuckReport, width: int = 80) -> str:
+    """The report as plain text for a terminal `width` columns wide: everyone, then each
+    player with bars per die face, a sparkline of combat percentiles and a ruleset table."""
+    width = max(width, 30)
+    lines = [
+        "Luck against the odds. Percentile: P(worse) + P(same)/2 of the result obtained, for",
+        "the attacker (the player who logged the combat); 0.5 on average with fair dice.",
+        "Sparkline: one mark per combat in log order, low = worse than the odds promised.",
+        "",
+        "Everyone",
+        *_group_lines(report.everyone, width),
+    ]
+    for player in report.players:
+        group = report.group(player)
+        assert group is not None
+        lines += ["", f"Player {one_line(player)}", *_group_lines(group, width)]
+        table = _ruleset_table(report, player)
+        if table:
+            lines += ["  By ruleset (desk dice; p of the faces' chi-square):", *table]
+    if report.skipped:
+        shown = ", ".join(f"#{seq}" for seq, _ in report.skipped[:12])
+        more = f" and {len(report.skipped) - 12} more" if len(report.skipped) > 12 else ""
+        lines += ["", f"Not judged: {shown}{more} (no dice, amendments, unreadable inputs)"]
+    return "\n".join(line.rstrip() for line in lines)
