@@ -309,3 +309,35 @@ async def test_l_on_the_start_screen_reviews_the_highlighted_game(folder: Path) 
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is not screen and app.game is None
+
+
+async def test_luck_and_the_report_from_the_review(folder: Path) -> None:
+    from tui.engine import CombatInput, Unit, resolve
+    from tui.luck import luck_report, luck_text
+    from tui.report import report_markdown
+
+    path = folder / "g.toml"
+    saves.new_game(path, "Luck", ["rivets"], {})
+    combat = CombatInput("rivets", attackers=(Unit(4),), defenders=(Unit(4),))
+    rng = random.Random(11)
+    for who in ("ann", "bob", "ann"):
+        saves.append_combat(path, combat, resolve(combat, rng=rng), who=who)
+    app = review_app(folder, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await pilot.press("u")
+        await settle(pilot)
+        shown_text = str(screen.query_one("#review-luck", Static).content)
+        entries = saves.load_game(path).entries
+        assert shown_text == luck_text(luck_report(entries), SIZE[0] - 4)
+        assert "ann" in shown_text and "bob" in shown_text
+        assert not screen.query_one("#review-detail-pane").display
+        await pilot.press("u")
+        await pilot.pause()
+        assert screen.query_one("#review-detail-pane").display
+        await pilot.press("w")
+        await settle(pilot)
+        written = folder / "g-report.md"
+        assert written.read_text(encoding="utf-8") == report_markdown(saves.load_game(path))

@@ -113,5 +113,12 @@ REVIEW_COMMANDS: tuple[Command, ...] = (
     Command("jump", "g", "Go to turn", "Jump to the first entry of a turn"),
     Command("note", "n", "Note", "Annotate the highlighted entry (a new entry; it stays as it is)"),
     Command("toggle_markers", "m", "Markers", "Show or hide the markers in play", show=False),
+    Command(
+        "luck",
+        "u",
+        "Luck",
+        "Luck against the odds: die faces and each combat's percentile, per player (again: hide)",
+    ),
+    Command("report", "w", "Report", "Write the after-action report (Markdown) beside the save"),
     Command("back", "escape", "Back", "Back (from the filter bar: back to the table)"),
 )

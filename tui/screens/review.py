@@ -332,8 +332,10 @@ class ReviewScreen(Screen[None]):
         yield Footer(compact=True)
 
     def compose_panels(self) -> ComposeResult:
-        """Panels below the detail pane; where figures on the log (luck, say) go."""
-        yield from ()
+        """Panels below the detail pane: luck against the odds (u shows it in the detail
+        pane's place)."""
+        with VerticalScroll(id="review-luck-pane"):
+            yield Static("", markup=False, id="review-luck")
 
     @property
     def table(self) -> LogTable:
@@ -619,6 +621,52 @@ class ReviewScreen(Screen[None]):
         self.sub_title = f"Turn {loaded.game.turn} · {len(entries)} entries"
         self.show_markers()
         self.rebuild(keep=keep)
+
+    # ------------------------------------------------------------------ luck and report
+    def action_luck(self) -> None:
+        """Show luck in the detail pane's place (worked out off this thread), or hide it."""
+        pane = self.query_one("#review-luck-pane", VerticalScroll)
+        showing = not pane.display
+        pane.display = showing
+        self.query_one("#review-detail-pane").display = not showing
+        if showing:
+            self.query_one("#review-luck", Static).update("Working out the luck…")
+            self.work_out_luck()
+
+    @work(thread=True, exclusive=True, group="review-luck", exit_on_error=False)
+    def work_out_luck(self) -> None:
+        from tui.luck import luck_report, luck_text
+
+        loaded = self.loaded
+        if loaded is None:
+            text = "The log is not read yet."
+        else:
+            report = luck_report(list(loaded.game.entries), getattr(self.app, "tables", None))
+            text = luck_text(report, max(40, self.size.width - 4))
+        self.app.call_from_thread(self.query_one("#review-luck", Static).update, text)
+
+    def action_report(self) -> None:
+        self.notify("Writing the after-action report…", markup=False)
+        self.write_report()
+
+    @work(thread=True, exclusive=True, group="review-report", exit_on_error=False)
+    def write_report(self) -> None:
+        """The after-action report, as Markdown, in NAME-report.md beside the save."""
+        from tui.report import report_markdown
+
+        target = self.path.with_name(f"{self.path.stem}-report.md")
+        try:
+            text = report_markdown(saves.load_game(self.path), getattr(self.app, "tables", None))
+            target.write_text(text, encoding="utf-8")
+        except (saves.SaveError, OSError) as err:
+            message = f"No report written: {err}"
+            self.app.call_from_thread(
+                self.notify, message, severity="error", markup=False, timeout=10
+            )
+            return
+        self.app.call_from_thread(
+            self.notify, f"After-action report written to {target}", markup=False, timeout=10
+        )
 
     # ------------------------------------------------------------------ the rest
     def action_toggle_markers(self) -> None:
