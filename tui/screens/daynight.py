@@ -77,7 +77,7 @@ class DayNightScreen(CombatScreen):
             time=self.select_value("#time"),
             terrain=self.select_value("#terrain"),
             drm=self.whole_number("#drm", problems, "Net DRM", signed=True),
-            hold=self.query_one("#hold", Checkbox).value,
+            hold=self.checked("#hold"),
         )
 
     def marker_targets(self) -> dict[str, Any]:

@@ -26,5 +26,5 @@ class RivetsScreen(CombatScreen):
             ruleset=self.ruleset,
             attackers=attackers,
             defenders=defenders,
-            bcpc=self.query_one("#bcpc", Checkbox).value,
+            bcpc=self.checked("#bcpc"),
         )
