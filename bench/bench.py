@@ -200,7 +200,9 @@ class Bench:
     def __init__(self, quick: bool, entries: int) -> None:
         self.quick = quick
         self.runs = 1 if quick else 5
-        self.keys = 4 if quick else 20
+        self.keys = 2 if quick else 20
+        # How long the output must stay quiet before the next key of a form's setup.
+        self.quiet = 0.15 if quick else 0.3
         self.entries = entries
         self.rows: list[Row] = []
         self.failures: list[str] = []
@@ -324,11 +326,12 @@ class Bench:
                 mark = term.send(F_KEYS[index])
                 strip = f"[{SHORT_NAMES[ruleset]}]"
                 term.wait_for(lambda text, s=strip: s in text and "Odds" in text, mark, 20)
-                term.settle(0.5)
+                term.settle(2 * self.quiet)
             # Both factors entered, then back in the attacker's: "1" and "12" by turns.
             for keys in (b"1", TAB, b"1", SHIFT_TAB, END):
-                term.send(keys)
-                term.settle(0.3)
+                mark = term.send(keys)
+                term.wait_for(lambda text: text.strip() != "", mark, 10)
+                term.settle(self.quiet)
             shown = HEADLINE.findall(plain(bytes(term.out)))
             if not shown:
                 row.note = "no 'Attack .. · Defence ..' headline after typing"
@@ -465,7 +468,7 @@ class Bench:
         """The longest the event loop is held while a roll is made and recorded."""
         path = self.tmp / "rolling.toml"
         shutil.copyfile(self.long_path, path)
-        held = asyncio.run(self._roll_in_desk(path, 3 if self.quick else 7))
+        held = asyncio.run(self._roll_in_desk(path, 1 if self.quick else 7))
         row = self.add(Row(f"roll and record on a {self.entries:,}-entry save", held))
         row.budget = "< 16 ms"
         row.note = "the event loop's longest stall per roll"

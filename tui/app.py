@@ -82,7 +82,9 @@ class CrtDeskApp(App[None]):
         self.game = game
         for ruleset in game.rulesets:
             name = f"ruleset:{ruleset}"
-            self.install_screen(screen_for(ruleset), name=name)
+            # Built (and its module imported) when first shown: a screen not shown costs
+            # nothing at start.
+            self.install_screen(partial(screen_for, ruleset), name=name)  # type: ignore[arg-type]
             self._screen_names.append(name)
         self.push_screen(self._screen_names[0])
 
