@@ -199,8 +199,8 @@ def ms(seconds: float | None) -> str:
 class Bench:
     def __init__(self, quick: bool, entries: int) -> None:
         self.quick = quick
-        self.runs = 1 if quick else 5
-        self.keys = 2 if quick else 20
+        self.runs = 1 if quick else 4
+        self.keys = 2 if quick else 12
         # How long the output must stay quiet before the next key of a form's setup.
         self.quiet = 0.15 if quick else 0.3
         self.entries = entries
@@ -315,6 +315,7 @@ class Bench:
         term.wait_for(lambda text: "Odds" in text, 0, 30)
         term.settle()
         key_bytes: list[float] = []
+        tab_bytes: list[float] = []
         for index, ruleset in enumerate(self.rulesets):
             name = f"keystroke to preview: {SHORT_NAMES[ruleset]}"
             row = self.add(Row(name, budget="< 16 ms"))
@@ -332,6 +333,8 @@ class Bench:
                 mark = term.send(keys)
                 term.wait_for(lambda text: text.strip() != "", mark, 10)
                 term.settle(self.quiet)
+                if keys == TAB:
+                    tab_bytes.append(len(term.out) - mark)
             shown = HEADLINE.findall(plain(bytes(term.out)))
             if not shown:
                 row.note = "no 'Attack .. · Defence ..' headline after typing"
@@ -360,6 +363,8 @@ class Bench:
         )
         frame.note = "crtdesk open NAME, 80x24"
         per_key = self.add(Row("bytes: per keystroke (all screens)", key_bytes, "B", "< 4 KB"))
+        tab = self.add(Row("bytes: Tab to the next field", tab_bytes, "B", "report"))
+        tab.note = "a focus change redraws the whole screen (in Textual's minimal app too)"
         if key_bytes:
             per_key.note = f"max {max(key_bytes):,} B"
             per_key.met = statistics.median(key_bytes) < 4096 and max(key_bytes) < 4096
@@ -401,7 +406,7 @@ class Bench:
                 continue
             times = []
             # As typing does: the first attacker's factor changes on every call.
-            for n in range(3 * self.keys):
+            for n in range(15):
                 first = replace(combat.attackers[0], factor=combat.attackers[0].factor + n % 3)
                 changed = replace(combat, attackers=(first, *combat.attackers[1:]))
                 start = time.perf_counter()

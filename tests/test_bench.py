@@ -17,6 +17,7 @@ FIGURES = (
     "cold start: crtdesk open NAME to a combat screen",
     "bytes: a combat screen's first frame",
     "bytes: per keystroke (all screens)",
+    "bytes: Tab to the next field",
     "roll and record on a 100-entry save",
     "save: append to a new save",
     "save: append to a 100-entry save",
