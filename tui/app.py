@@ -35,8 +35,11 @@ class CrtDeskApp(App[None]):
         rng: random.Random | None = None,
         player: str | None = None,
         tables: Tables | None = None,
+        game: saves.Game | None = None,
     ) -> None:
         super().__init__()
+        # `game_path` already read (by `crtdesk open`): not read a second time.
+        self._loaded = game
         self.saves_dir = saves_dir or saves.saves_folder()
         self.game_path = game_path
         self.rng = rng or random.Random()
@@ -46,10 +49,15 @@ class CrtDeskApp(App[None]):
         self._screen_names: list[str] = []
 
     def on_mount(self) -> None:
-        self.push_screen(StartScreen())
         if self.game_path is not None:
-            self.open_game(self.game_path)
-        elif not saves.list_games(self.saves_dir):
+            # The start screen is built when it is asked for (Esc): a game opened from the
+            # command line pays for its first form only.
+            self.open_game(self.game_path, self._loaded)
+            self._loaded = None
+            if self.game is not None:
+                return
+        self.push_screen(StartScreen())
+        if self.game_path is None and not saves.list_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
             self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
 
@@ -69,12 +77,14 @@ class CrtDeskApp(App[None]):
         self.notify(f"New game {title!r} saved as {path.name}.", markup=False)
         self.open_game(path)
 
-    def open_game(self, path: Path) -> None:
-        try:
-            game = saves.load_game(path)
-        except saves.SaveError as err:
-            self.notify(str(err), severity="error", markup=False, timeout=10)
-            return
+    def open_game(self, path: Path, game: saves.Game | None = None) -> None:
+        """Open the save at `path` on its first ruleset's screen (`game`: already read)."""
+        if game is None:
+            try:
+                game = saves.load_game(path)
+            except saves.SaveError as err:
+                self.notify(str(err), severity="error", markup=False, timeout=10)
+                return
         for warning in game.warnings:
             # A torn last entry set aside (the bytes kept, and where), as the CLI says it.
             self.notify(warning, severity="warning", markup=False, timeout=15)
@@ -103,7 +113,10 @@ class CrtDeskApp(App[None]):
 
     def show_start(self) -> None:
         if isinstance(self.screen, RulesetScreen):
-            self.pop_screen()
+            if any(isinstance(screen, StartScreen) for screen in self.screen_stack):
+                self.pop_screen()
+            else:  # the game was opened from the command line: the start screen is new
+                self.switch_screen(StartScreen())
 
     # ------------------------------------------------------------------ saving
     def follows(self, entry: dict[str, Any]) -> bool:
@@ -169,6 +182,7 @@ def run_desk(file: str | None, saves_dir: str | None) -> int:
         game_path = given if given.exists() else saves.save_path(file, folder)
         if not game_path.exists():
             raise saves.SaveError(f"{file}: no such save file (looked in {folder}/)")
-        saves.load_game(game_path)  # a broken file is reported here, in one line
-    CrtDeskApp(saves_dir=folder, game_path=game_path).run()
+    # A broken file is reported here, in one line; the desk opens the game as read.
+    game = saves.load_game(game_path) if game_path is not None else None
+    CrtDeskApp(saves_dir=folder, game_path=game_path, game=game).run()
     return 0
