@@ -14,6 +14,33 @@ import tui.app
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.screens."))))
 """
 
+START_SCREEN_PROBE = """
+import asyncio, json, sys, tempfile
+from pathlib import Path
+from tui import saves
+from tui.app import CrtDeskApp
+from tui.engine.tables import default_tables
+
+folder = Path(tempfile.mkdtemp())
+saves.new_game(folder / "g.toml", "G", ["pod-basic"])
+
+
+async def main():
+    app = CrtDeskApp(saves_dir=folder)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown = type(app.screen).__name__
+        before = default_tables.cache_info().currsize
+        await pilot.press("enter")
+        await pilot.pause()
+        opened = type(app.screen).__name__
+        after = default_tables.cache_info().currsize
+    print(json.dumps([shown, before, opened, after]))
+
+
+asyncio.run(main())
+"""
+
 OPEN_PROBE = """
 import asyncio, json, sys, tempfile
 from pathlib import Path
@@ -67,3 +94,9 @@ def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
     assert second == "RivetsScreen"
     assert "tui.screens.rivets" in after_switch
     assert "tui.screens.daynight" not in after_switch
+
+
+def test_the_start_screen_reads_no_chart_until_a_game_opens():
+    shown, read_before, opened, read_after = run(START_SCREEN_PROBE)
+    assert (shown, read_before) == ("StartScreen", 0)
+    assert (opened, read_after) == ("PodScreen", 1)

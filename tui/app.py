@@ -44,9 +44,21 @@ class CrtDeskApp(App[None]):
         self.game_path = game_path
         self.rng = rng or random.Random()
         self.player = player or player_name()
-        self.tables = tables or default_tables()
+        # Read when first needed (a combat screen, the new-game dialog): the start screen
+        # needs no chart.
+        self._tables = tables
         self.game: saves.Game | None = None  # type: ignore[assignment]
         self._screen_names: list[str] = []
+
+    @property
+    def tables(self) -> Tables:
+        if self._tables is None:
+            self._tables = default_tables()
+        return self._tables
+
+    @tables.setter
+    def tables(self, tables: Tables) -> None:
+        self._tables = tables
 
     def on_mount(self) -> None:
         if self.game_path is not None:
