@@ -40,14 +40,19 @@ class CrtDeskApp(App[None]):
         player: str | None = None,
         tables: Tables | None = None,
         review: bool = False,
+        game: saves.Game | None = None,
     ) -> None:
         super().__init__()
         self.review_on_open = review  # `crtdesk review`: the game's log review first
+        # `game_path` already read (by `crtdesk open`): not read a second time.
+        self._loaded = game
         self.saves_dir = saves_dir or saves.saves_folder()
         self.game_path = game_path
         self.rng = rng or random.Random()
         self.player = player or player_name()
-        self.tables = tables or default_tables()
+        # Read when first needed (a combat screen, the new-game dialog): the start screen
+        # needs no chart.
+        self._tables = tables
         self.game: saves.Game | None = None  # type: ignore[assignment]
         self._screen_names: list[str] = []
         # Entries other processes append to the open game come in through the watcher;
@@ -56,15 +61,30 @@ class CrtDeskApp(App[None]):
         self._watched = 0  # which open game the watcher's news is for
         self.live_applied = asyncio.Event()
 
-    def on_mount(self) -> None:
-        self.push_screen(StartScreen())
-        if self.game_path is not None:
-            self.open_game(self.game_path)
-            if self.review_on_open and self.game is not None:
-                from tui.screens.review import ReviewScreen
+    @property
+    def tables(self) -> Tables:
+        if self._tables is None:
+            self._tables = default_tables()
+        return self._tables
 
-                self.push_screen(ReviewScreen(self.game.path))
-        elif not saves.list_games(self.saves_dir):
+    @tables.setter
+    def tables(self, tables: Tables) -> None:
+        self._tables = tables
+
+    def on_mount(self) -> None:
+        if self.game_path is not None:
+            # The start screen is built when it is asked for (Esc): a game opened from the
+            # command line pays for its first form only.
+            self.open_game(self.game_path, self._loaded)
+            self._loaded = None
+            if self.game is not None:
+                if self.review_on_open:
+                    from tui.screens.review import ReviewScreen
+
+                    self.push_screen(ReviewScreen(self.game.path))
+                return
+        self.push_screen(StartScreen())
+        if self.game_path is None and not saves.list_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
             self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
 
@@ -84,12 +104,14 @@ class CrtDeskApp(App[None]):
         self.notify(f"New game {title!r} saved as {path.name}.", markup=False)
         self.open_game(path)
 
-    def open_game(self, path: Path) -> None:
-        try:
-            game = saves.load_game(path)
-        except saves.SaveError as err:
-            self.notify(str(err), severity="error", markup=False, timeout=10)
-            return
+    def open_game(self, path: Path, game: saves.Game | None = None) -> None:
+        """Open the save at `path` on its first ruleset's screen (`game`: already read)."""
+        if game is None:
+            try:
+                game = saves.load_game(path)
+            except saves.SaveError as err:
+                self.notify(str(err), severity="error", markup=False, timeout=10)
+                return
         for warning in game.warnings:
             # A torn last entry set aside (the bytes kept, and where), as the CLI says it.
             self.notify(warning, severity="warning", markup=False, timeout=15)
@@ -98,7 +120,9 @@ class CrtDeskApp(App[None]):
         self._watch(game)
         for ruleset in game.rulesets:
             name = f"ruleset:{ruleset}"
-            self.install_screen(screen_for(ruleset), name=name)
+            # Built (and its module imported) when first shown: a screen not shown costs
+            # nothing at start.
+            self.install_screen(partial(screen_for, ruleset), name=name)  # type: ignore[arg-type]
             self._screen_names.append(name)
         self.push_screen(self._screen_names[0])
 
@@ -117,7 +141,10 @@ class CrtDeskApp(App[None]):
 
     def show_start(self) -> None:
         if isinstance(self.screen, RulesetScreen):
-            self.pop_screen()
+            if any(isinstance(screen, StartScreen) for screen in self.screen_stack):
+                self.pop_screen()
+            else:  # the game was opened from the command line: the start screen is new
+                self.switch_screen(StartScreen())
 
     # ------------------------------------------------------------------ saving
     def follows(self, entry: dict[str, Any]) -> bool:
@@ -247,6 +274,7 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
         # The save commands' own check: a path that is not a crtdesk save is refused in one
         # line before any lock file is made beside it.
         game_path = save_file(file, saves_dir)
-        saves.load_game(game_path)  # a broken file is reported here, in one line
-    CrtDeskApp(saves_dir=folder, game_path=game_path, review=review).run()
+    # A broken file is reported here, in one line; the desk opens the game as read.
+    game = saves.load_game(game_path) if game_path is not None else None
+    CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game).run()
     return 0

@@ -6,7 +6,8 @@ tui.engine.combat both import this module; it imports neither."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from copy import deepcopy
+from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
@@ -93,11 +94,12 @@ class CombatInput:
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that were set, for the log."""
-        blank = CombatInput(self.ruleset)
         out: dict[str, Any] = {}
-        for key, value in asdict(self).items():
-            if value != getattr(blank, key) or key == "ruleset":
-                out[key] = value
+        # Field by field (not `asdict`, which copies every field): it runs on every preview.
+        for key, default in _INPUT_DEFAULTS:
+            value = getattr(self, key)
+            if value != default or key == "ruleset":
+                out[key] = value if isinstance(value, _PLAIN) else deepcopy(value)
         if "attackers" in out:
             out["attackers"] = [_unit_dict(u) for u in self.attackers]
         if "defenders" in out:
@@ -105,9 +107,25 @@ class CombatInput:
         return out
 
 
+_PLAIN = (str, int, float, bool, type(None))
+_INPUT_DEFAULTS: tuple[tuple[str, Any], ...] = tuple(
+    (f.name, None if f.default is MISSING else f.default) for f in fields(CombatInput)
+)
+
+
 def _unit_dict(unit: Unit) -> dict[str, Any]:
-    blank = Unit(unit.factor)
-    return {k: v for k, v in asdict(unit).items() if k == "factor" or v != getattr(blank, k)}
+    """A unit's fields that were set (its factor always)."""
+    out: dict[str, Any] = {}
+    for key, default in _UNIT_DEFAULTS:
+        value = getattr(unit, key)
+        if key == "factor" or value != default:
+            out[key] = value if isinstance(value, _PLAIN) else deepcopy(value)
+    return out
+
+
+_UNIT_DEFAULTS: tuple[tuple[str, Any], ...] = tuple(
+    (f.name, None if f.default is MISSING else f.default) for f in fields(Unit)
+)
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 _LABEL = re.compile(r"^(\d+)\s*[-:]\s*(\d+)\+?$")
 
@@ -24,6 +25,9 @@ def odds_label(attack: int, defense: int, separator: str = "-") -> str:
     return f"{left}{separator}{right}"
 
 
+# Pure functions of a chart's labels and two totals, asked for on every dice path of every
+# preview: each answer is worked out once.
+@lru_cache(maxsize=1024)
 def label_ratio(label: str) -> Fraction:
     """The ratio a printed column label stands for: "3-1" -> 3, "1:2" -> 1/2, "10-1+" -> 10."""
     match = _LABEL.match(label.strip())
@@ -32,6 +36,7 @@ def label_ratio(label: str) -> Fraction:
     return Fraction(int(match.group(1)), int(match.group(2)))
 
 
+@lru_cache(maxsize=4096)
 def column_for_ratio(columns: tuple[str, ...], attack: int, defense: int) -> int | None:
     """Index of the rightmost column whose ratio is <= A/D; None when below the first."""
     exact = Fraction(attack, defense)

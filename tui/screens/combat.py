@@ -63,6 +63,9 @@ class CombatScreen(RulesetScreen):
         # The last roll, and the combat it resolved.
         self.last: Outcome | None = None
         self.last_combat: CombatInput | None = None
+        # The form's fields by selector (None: not on this screen), found once: a keystroke
+        # reads every field, and a query walks the whole screen.
+        self._fields: dict[str, Widget | None] = {}
 
     @property
     def tables(self) -> Tables:
@@ -122,13 +125,27 @@ class CombatScreen(RulesetScreen):
         return sorted(chain, key=rank)
 
     # ------------------------------------------------------------------ the form
+    def form_field(self, selector: str) -> Widget | None:
+        """The form's widget matching `selector`, or None when this screen has none; found
+        once (unit rows added or removed are found again)."""
+        if selector not in self._fields:
+            found = self.query(selector)
+            self._fields[selector] = found.first() if found else None
+        return self._fields[selector]
+
+    def forget_fields(self) -> None:
+        """Find the form's fields again (after widgets were mounted or removed)."""
+        self._fields.clear()
+
     @on(Input.Changed)
     @on(Select.Changed)
     @on(Checkbox.Changed)
     @on(RadioSet.Changed)
     def form_changed(self) -> None:
         self.reading = self.read_form()
-        self.query_one(ResultPanel).mark_stale()
+        panel = self.form_field("#result")
+        if isinstance(panel, ResultPanel):
+            panel.mark_stale()
 
     def watch_reading(self, reading: FormReading) -> None:
         problems = list(reading.problems)
@@ -138,7 +155,9 @@ class CombatScreen(RulesetScreen):
                 shown = preview(reading.combat, self.tables)
             except InputError as err:
                 problems.append(err.message(self.FIELD_NAMES.get(err.field, err.field)))
-        self.query_one(OddsPreview).show(shown, problems)
+        odds = self.form_field("#preview")
+        if isinstance(odds, OddsPreview):
+            odds.show(shown, problems)
 
     def read_form(self) -> FormReading:
         problems: list[str] = []
@@ -157,7 +176,8 @@ class CombatScreen(RulesetScreen):
         return CombatInput(ruleset=self.ruleset, attackers=attackers, defenders=defenders)
 
     def unit_rows(self, side: str) -> list[UnitRow]:
-        return list(self.query(f"#{side}s UnitRow").results(UnitRow))
+        box = self.form_field(f"#{side}s")
+        return [row for row in box.children if isinstance(row, UnitRow)] if box else []
 
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
         units = []
@@ -186,7 +206,8 @@ class CombatScreen(RulesetScreen):
         self, selector: str, problems: list[str], label: str, signed: bool = False
     ) -> int:
         """A small number field (empty is 0); a bad one is marked and named."""
-        field = self.query_one(selector, Input)
+        field = self.form_field(selector)
+        assert isinstance(field, Input), selector
         text = field.value.strip()
         value = 0
         ok = True
@@ -205,17 +226,23 @@ class CombatScreen(RulesetScreen):
 
     def select_value(self, selector: str) -> Any:
         """A dropdown's value, or None when it shows "-" (or is not on this screen)."""
-        found = self.query(selector)
-        if not found:
+        found = self.form_field(selector)
+        if not isinstance(found, Select):
             return None
-        value = found.first(Select).value
+        value = found.value
         return None if value in ("", Select.NULL) else value
+
+    def checked(self, selector: str) -> bool:
+        """A checkbox's value (False when it is not on this screen)."""
+        found = self.form_field(selector)
+        return isinstance(found, Checkbox) and found.value
 
     # ------------------------------------------------------------------ units
     async def _add_unit(self, side: str) -> None:
         box = self.query_one(f"#{side}s", Vertical)
         row = self.make_unit_row(side, len(box.children) + 1)
         await box.mount(row)
+        self.forget_fields()
         row.factor_input.focus()
         self.form_changed()
 
@@ -240,6 +267,7 @@ class CombatScreen(RulesetScreen):
             )
             return
         await row.remove()
+        self.forget_fields()
         for number, unit in enumerate(box.query(UnitRow).results(UnitRow), start=1):
             unit.renumber(number)
         self.form_changed()

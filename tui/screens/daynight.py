@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.widgets import Checkbox, Input
+from textual.widgets import Input
 
 from tui.engine import CombatInput, Outcome, resolve
 from tui.engine.rulesets.daynight import TERRAIN_IDS, TIMES
@@ -78,7 +78,7 @@ class DayNightScreen(CombatScreen):
             time=self.select_value("#time"),
             terrain=self.select_value("#terrain"),
             drm=self.whole_number("#drm", problems, "Net DRM", signed=True),
-            hold=self.query_one("#hold", Checkbox).value,
+            hold=self.checked("#hold"),
         )
 
     def marker_targets(self) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.widgets import Checkbox
 
 from tui.engine import CombatInput
 from tui.screens.combat import CombatScreen
@@ -27,5 +26,5 @@ class RivetsScreen(CombatScreen):
             ruleset=self.ruleset,
             attackers=attackers,
             defenders=defenders,
-            bcpc=self.query_one("#bcpc", Checkbox).value,
+            bcpc=self.checked("#bcpc"),
         )

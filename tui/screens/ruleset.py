@@ -17,13 +17,12 @@ from textual.widgets import Footer, Header, Static
 from tui import saves
 from tui.commands import RULESET_COMMANDS, Command
 from tui.messages import GameChanged
-from tui.screens.dialogs import ChoiceScreen
-from tui.screens.markers import MarkerPickScreen, MarkerRequest, PlaceMarkerScreen
 from tui.text import entry_text, marker_text, one_line
 from tui.widgets.markers import MarkerPanel
 
 if TYPE_CHECKING:
     from tui.app import CrtDeskApp
+    from tui.screens.markers import MarkerRequest
 
 # One save at a time from this desk, in the order they were asked for.
 _SAVE_LOCK = threading.Lock()
@@ -185,6 +184,8 @@ class RulesetScreen(Screen[None]):
 
     @work(exclusive=True, group="markers")
     async def action_frogman(self) -> None:
+        from tui.screens.markers import MarkerPickScreen
+
         card = self.desk.tables.data["pod-boom"]["repair_card"]
         closed = [m for m in self.desk.game.markers if m.kind == "no-entry"]
         if not closed:
@@ -202,6 +203,10 @@ class RulesetScreen(Screen[None]):
 
     @work(exclusive=True, group="markers")
     async def action_marker_by_hand(self) -> None:
+        # The dialogs are imported when first asked for: the start of the desk pays nothing.
+        from tui.screens.dialogs import ChoiceScreen
+        from tui.screens.markers import MarkerPickScreen, PlaceMarkerScreen
+
         markers = self.desk.game.markers
         choices = [("n", "nothing (or Esc)", ""), ("p", "place a marker", "place")]
         if markers:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -10,9 +12,11 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from tui import saves
 from tui.commands import START_COMMANDS
-from tui.screens.dialogs import NewGameRequest, NewGameScreen
 from tui.screens.ruleset import SHORT_NAMES
 from tui.text import one_line, when_text
+
+if TYPE_CHECKING:
+    from tui.screens.dialogs import NewGameRequest
 
 # (label, width): fits 80 columns with the table's cell padding and scrollbar. A long title
 # or ruleset list is cut short, never a column.
@@ -95,6 +99,8 @@ class StartScreen(Screen[None]):
         self.app.open_game(game.path)  # type: ignore[attr-defined]
 
     def action_new_game(self) -> None:
+        from tui.screens.dialogs import NewGameScreen
+
         self.app.push_screen(NewGameScreen(self.app.tables), self._created)  # type: ignore[attr-defined]
 
     def _created(self, request: NewGameRequest | None) -> None:

@@ -54,6 +54,17 @@ class UnitRow(Horizontal):
         self.terrains = terrains
         self.initial = factor
         self.placeholder = placeholder or ("CAF" if side == "attacker" else "CDF")
+        # The row's own fields, held: a keystroke reads every row.
+        self._factor = Input(factor, placeholder=self.placeholder, compact=True, classes="factor")
+        self._terrain: Select[str] | None = None
+        if terrains:
+            self._terrain = Select(
+                [(name, name) for name in terrains],
+                value="clear",
+                allow_blank=False,
+                compact=True,
+                classes="terrain",
+            )
 
     @property
     def label(self) -> str:
@@ -61,15 +72,9 @@ class UnitRow(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label(self.label, classes="unit-label")
-        yield Input(self.initial, placeholder=self.placeholder, compact=True, classes="factor")
-        if self.terrains:
-            yield Select(
-                [(name, name) for name in self.terrains],
-                value="clear",
-                allow_blank=False,
-                compact=True,
-                classes="terrain",
-            )
+        yield self._factor
+        if self._terrain is not None:
+            yield self._terrain
 
     def renumber(self, number: int) -> None:
         self.number = number
@@ -77,7 +82,7 @@ class UnitRow(Horizontal):
 
     @property
     def factor_input(self) -> Input:
-        return self.query_one(".factor", Input)
+        return self._factor
 
     @property
     def factor_text(self) -> str:
@@ -85,9 +90,9 @@ class UnitRow(Horizontal):
 
     @property
     def terrain(self) -> str | None:
-        if not self.terrains:
+        if self._terrain is None:
             return None
-        value = self.query_one(".terrain", Select).value
+        value = self._terrain.value
         return value if isinstance(value, str) else None
 
 
@@ -100,46 +105,71 @@ class OddsPreview(Vertical):
     OddsPreview > .odds-head { text-style: bold; }
     """
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # Held, and each updated only when its text changes: a keystroke that leaves a part
+        # as it was costs it no layout and no bytes on the wire.
+        self._parts = {part: Static("", markup=False, classes=part) for part in PREVIEW_PARTS}
+        self._texts: dict[str, str] = dict.fromkeys(PREVIEW_PARTS, "")
+
     def compose(self) -> ComposeResult:
-        yield Static("", markup=False, classes="odds-head")
-        yield Static("", markup=False, classes="problems")
-        yield Static("", markup=False, classes="chances")
+        yield from self._parts.values()
+
+    def _set(self, part: str, text: str) -> None:
+        if self._texts[part] != text:
+            self._texts[part] = text
+            self._parts[part].update(text)
 
     def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
-        head = self.query_one(".odds-head", Static)
-        shown = self.query_one(".problems", Static)
-        chances = self.query_one(".chances", Static)
-        shown.update("\n".join(problems))
-        shown.display = bool(problems)
-        if preview is None:
-            head.update("Odds: waiting for a valid form")
-            chances.update("")
-            return
-        lines = [preview.headline]
-        if preview.defence_note:
-            lines.append(preview.defence_note)
-        if preview.automatic:
-            lines.append(preview.automatic)
-        else:
-            lines.extend(f" {shift}" for shift in preview.shifts)
-            lines.append(f"Column {preview.column}")
-        head.update("\n".join(lines))
-        rows: list[str] = []
-        if preview.rows:
-            rows.append(f"Chances on {preview.column} ({preview.dice}):")
-        for row in preview.rows:
-            chance = float(row.probability)
-            rows.append(f"{chance * 100:5.1f}% {bar(chance)} {row.cell}")
-            rows.append(f"  {row.meaning}")
-        chances.update("\n".join(rows))
+        self._set("problems", "\n".join(problems))
+        self._parts["problems"].display = bool(problems)
+        self._set("odds-head", "\n".join(preview_head(preview)))
+        self._set("chances", "\n".join(preview_chances(preview)))
 
     def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
         """A preview a ruleset words itself (a chain of tables rather than one column)."""
-        shown = self.query_one(".problems", Static)
-        shown.update("\n".join(problems))
-        shown.display = bool(problems)
-        self.query_one(".odds-head", Static).update(head)
-        self.query_one(".chances", Static).update(chances)
+        self._set("problems", "\n".join(problems))
+        self._parts["problems"].display = bool(problems)
+        self._set("odds-head", head)
+        self._set("chances", chances)
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """What each part shows now: the headline, the problems and the chances."""
+        return dict(self._texts)
+
+
+PREVIEW_PARTS = ("odds-head", "problems", "chances")
+
+
+def preview_head(preview: Preview | None) -> list[str]:
+    """The preview's first lines: totals and odds, each shift, the column (or the result
+    that needs no dice)."""
+    if preview is None:
+        return ["Odds: waiting for a valid form"]
+    lines = [preview.headline]
+    if preview.defence_note:
+        lines.append(preview.defence_note)
+    if preview.automatic:
+        lines.append(preview.automatic)
+    else:
+        lines.extend(f" {shift}" for shift in preview.shifts)
+        lines.append(f"Column {preview.column}")
+    return lines
+
+
+def preview_chances(preview: Preview | None) -> list[str]:
+    """The chance of every result on the column, with a bar and what it means."""
+    rows: list[str] = []
+    if preview is None:
+        return rows
+    if preview.rows:
+        rows.append(f"Chances on {preview.column} ({preview.dice}):")
+    for row in preview.rows:
+        chance = float(row.probability)
+        rows.append(f"{chance * 100:5.1f}% {bar(chance)} {row.cell}")
+        rows.append(f"  {row.meaning}")
+    return rows
 
 
 class ResultPanel(Vertical):

@@ -1,0 +1,615 @@
+"""The desk's benchmark: every figure beside its budget and the reference measured in the
+same run, as one table.
+
+    .venv/bin/python bench/bench.py            # the full run (under two minutes)
+    .venv/bin/python bench/bench.py --quick    # one run of each, a small save: does it work?
+
+What it measures (each a median over several runs):
+- cold start: a fresh `crtdesk` to its start screen, and `crtdesk open NAME` to a combat
+  screen, under a pty at 80x24 until the expected text shows, beside a minimal Textual app
+  (Header, Static, Input, Footer) started the same way;
+- keystroke to preview on every ruleset screen with a form (`tui.screens.screen_for`): a
+  key typed in a factor field until the preview's headline shows the new totals, beside a
+  key echoed by the minimal app's Input; and the engine's share, `tui.engine.preview.preview`
+  for a typical combat of every ruleset;
+- rolling on a long campaign: the longest the UI's event loop is held while a combat is
+  rolled and recorded on a long save;
+- saves: an append to a new save and to a long one; a long save opened to the log review
+  until it answers a key; the desk's peak RSS with that review open;
+- bytes on the wire: a combat screen's first frame, and per keystroke;
+- the CLI: `crtdesk resolve` beside `python -c pass`, and whether it imports textual or rich.
+
+Nothing here is a test: the numbers depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import fcntl
+import os
+import platform
+import pty
+import random
+import re
+import select
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench_saves import build, combats
+
+COLUMNS, LINES = 80, 24
+CTRL_Q = b"\x11"
+TAB, SHIFT_TAB, BACKSPACE, UP, END = b"\t", b"\x1b[Z", b"\x7f", b"\x1b[A", b"\x1b[F"
+F_KEYS = (b"\x1bOQ", b"\x1bOR", b"\x1bOS", b"\x1b[15~", b"\x1b[17~", b"\x1b[18~", b"\x1b[19~")
+# CSI, OSC and the short escapes: what is left is the text a player sees.
+ESCAPES = re.compile(
+    rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78NOM]"
+)
+HEADLINE = re.compile(r"Attack (\S+) · Defence (\S+)")
+PREVIEW_WORDS = ("Column", "Chances", "odds", "Odds")
+
+MINIMAL_APP = """
+from textual.app import App
+from textual.widgets import Footer, Header, Input, Static
+
+
+class Minimal(App):
+    def compose(self):
+        yield Header()
+        yield Static("minimal ready")
+        yield Input()
+        yield Footer()
+
+
+Minimal().run()
+"""
+
+
+def plain(data: bytes) -> str:
+    return ESCAPES.sub(b"", data).decode("utf-8", "ignore")
+
+
+class Terminal:
+    """A program run under a pty of 80x24, its output read as it comes."""
+
+    def __init__(self, argv: Sequence[str], env: dict[str, str]) -> None:
+        self.started = time.perf_counter()
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: size its terminal, then become the program
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
+            try:
+                os.execve(argv[0], list(argv), env)
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+        self.out = bytearray()
+        self.alive = True
+        self.rusage: object | None = None
+
+    def pump(self, timeout: float) -> bool:
+        """Read what is there (waiting up to `timeout`); False once the program is gone."""
+        if not self.alive:
+            return False
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if ready:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except OSError:
+                data = b""
+            if not data:
+                self.alive = False
+                return False
+            self.out += data
+        return True
+
+    def wait_for(
+        self, test: Callable[[str], bool], since: int, timeout: float = 20.0
+    ) -> float | None:
+        """Seconds from now until `test` holds for the text written since byte `since`."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < timeout:
+            if test(plain(bytes(self.out[since:]))):
+                return time.perf_counter() - start
+            if not self.pump(0.05):
+                break
+        return None
+
+    def settle(self, quiet: float = 0.25, limit: float = 5.0) -> None:
+        """Read until the program has written nothing for `quiet` seconds."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < limit:
+            before = len(self.out)
+            self.pump(quiet)
+            if len(self.out) == before:
+                return
+
+    def send(self, keys: bytes) -> int:
+        """Type `keys`; the output's length before them (a mark for wait_for)."""
+        mark = len(self.out)
+        os.write(self.fd, keys)
+        return mark
+
+    def tail(self) -> str:
+        """The last words the program wrote (what a failed wait saw)."""
+        return " ".join(plain(bytes(self.out)).split())[-200:]
+
+    def close(self) -> int:
+        """Quit (ctrl+q, then a kill if it hangs); the peak RSS in KB."""
+        if self.alive:
+            with contextlib.suppress(OSError):
+                os.write(self.fd, CTRL_Q)
+            deadline = time.perf_counter() + 5
+            while self.alive and time.perf_counter() < deadline:
+                self.pump(0.1)
+        done, status, usage = os.wait4(self.pid, os.WNOHANG)
+        if done == 0:
+            os.kill(self.pid, signal.SIGKILL)
+            done, status, usage = os.wait4(self.pid, 0)
+        os.close(self.fd)
+        return usage.ru_maxrss
+
+
+@dataclass
+class Row:
+    """One figure of the table."""
+
+    name: str
+    values: list[float] = field(default_factory=list)
+    unit: str = "ms"
+    budget: str = ""
+    reference: str = ""
+    met: bool | None = None
+    note: str = ""
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.values) if self.values else None
+
+    def shown(self) -> str:
+        value = self.median
+        if value is None:
+            return "n/a"
+        if self.unit == "ms":
+            return f"{value * 1000:.1f} ms"
+        if self.unit == "x":
+            return f"{value:.2f}x"
+        if self.unit == "B":
+            return f"{value:,.0f} B"
+        if self.unit == "MB":
+            return f"{value:.1f} MB"
+        return f"{value:g} {self.unit}"
+
+
+def ms(seconds: float | None) -> str:
+    return "n/a" if seconds is None else f"{seconds * 1000:.1f} ms"
+
+
+class Bench:
+    def __init__(self, quick: bool, entries: int) -> None:
+        self.quick = quick
+        self.runs = 1 if quick else 4
+        self.keys = 2 if quick else 12
+        # How long the output must stay quiet before the next key of a form's setup.
+        self.quiet = 0.15 if quick else 0.3
+        self.entries = entries
+        self.rows: list[Row] = []
+        self.failures: list[str] = []
+        self.tmp = Path(tempfile.mkdtemp(prefix="crtdesk-bench-"))
+        self.desk_saves = self.tmp / "desk"
+        self.long_saves = self.tmp / "long"
+        self.desk_saves.mkdir()
+        self.long_saves.mkdir()
+        bindir = Path(sys.executable).parent
+        script = bindir / "crtdesk"
+        self.crtdesk = [sys.executable, str(script)] if script.exists() else None
+        if self.crtdesk is None:
+            self.crtdesk = [sys.executable, "-m", "tui.cli"]
+        self.minimal = self.tmp / "minimal_app.py"
+        self.minimal.write_text(MINIMAL_APP, encoding="utf-8")
+        self.env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("TEXTUAL", "CRTDESK")) and key not in ("NO_COLOR", "TMUX")
+        }
+        self.env |= {
+            "TERM": "xterm-256color",
+            "COLUMNS": str(COLUMNS),
+            "LINES": str(LINES),
+            "CRTDESK_PLAYER": "bench",
+        }
+
+    def add(self, row: Row) -> Row:
+        self.rows.append(row)
+        return row
+
+    # ------------------------------------------------------------------ setup
+    def setup(self) -> None:
+        from tui import saves
+        from tui.engine.tables import RULESET_IDS
+
+        self.rulesets = list(RULESET_IDS)
+        saves.new_game(self.desk_saves / "desk.toml", "Desk", self.rulesets)
+        self.long_path = self.long_saves / "long.toml"
+        build(self.long_path, self.entries, random.Random(1))
+        self.long_last = self.entries
+
+    def terminal(self, argv: Sequence[str]) -> Terminal:
+        return Terminal(argv, self.env)
+
+    # ------------------------------------------------------------------ cold start
+    def cold_start(self) -> None:
+        from tui.screens.ruleset import SHORT_NAMES
+
+        first = f"[{SHORT_NAMES[self.rulesets[0]]}]"
+        cases = {
+            "minimal": ([sys.executable, str(self.minimal)], ("minimal ready",)),
+            "start": ([*self.crtdesk, "--saves", str(self.desk_saves)], ("Saves in", "desk")),
+            "open": (
+                [*self.crtdesk, "open", "desk", "--saves", str(self.desk_saves)],
+                (first, "Odds"),
+            ),
+        }
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        frames: list[float] = []
+        echo: list[float] = []
+        for _ in range(self.runs):
+            for name, (argv, wanted) in cases.items():
+                term = self.terminal(argv)
+                took = term.wait_for(lambda text, w=wanted: all(s in text for s in w), 0, 30)
+                if took is not None:
+                    times[name].append(time.perf_counter() - term.started)
+                else:
+                    self.failures.append(f"{name}: {term.tail()}")
+                if name == "open":
+                    term.settle()
+                    frames.append(len(term.out))
+                if name == "minimal" and took is not None:
+                    term.settle()
+                    echo.extend(self.minimal_echo(term))
+                term.close()
+        minimal = statistics.median(times["minimal"]) if times["minimal"] else None
+        self.minimal_echo_ms = statistics.median(echo) if echo else None
+        for name, label in (
+            ("start", "cold start: crtdesk to the start screen"),
+            ("open", "cold start: crtdesk open NAME to a combat screen"),
+        ):
+            row = self.add(Row(label, times[name]))
+            row.budget = "<= 1.2x minimal"
+            row.reference = f"minimal app {ms(minimal)}"
+            if row.median is not None and minimal:
+                ratio = row.median / minimal
+                row.note = f"{ratio:.2f}x"
+                row.met = ratio <= 1.2
+        self.first_frame = frames
+
+    def minimal_echo(self, term: Terminal) -> list[float]:
+        """A key typed in the minimal app's Input until it is drawn."""
+        took = []
+        for n in range(self.keys):
+            mark = term.send(b"2" if n % 2 == 0 else BACKSPACE)
+            seconds = term.wait_for(lambda text: text.strip() != "", mark, 5)
+            if seconds is not None:
+                took.append(seconds)
+            term.settle(0.05)
+        return took
+
+    # ------------------------------------------------------------------ keystrokes
+    def keystrokes(self) -> None:
+        from tui.screens import screen_for
+        from tui.screens.combat import CombatScreen
+        from tui.screens.ruleset import SHORT_NAMES
+
+        term = self.terminal([*self.crtdesk, "open", "desk", "--saves", str(self.desk_saves)])
+        term.wait_for(lambda text: "Odds" in text, 0, 30)
+        term.settle()
+        key_bytes: list[float] = []
+        tab_bytes: list[float] = []
+        for index, ruleset in enumerate(self.rulesets):
+            name = f"keystroke to preview: {SHORT_NAMES[ruleset]}"
+            row = self.add(Row(name, budget="< 16 ms"))
+            row.reference = f"minimal echo {ms(self.minimal_echo_ms)}"
+            if not has_form(screen_for, CombatScreen, ruleset):
+                row.note = "no form on this screen yet"
+                continue
+            if index > 0:
+                mark = term.send(F_KEYS[index])
+                strip = f"[{SHORT_NAMES[ruleset]}]"
+                term.wait_for(lambda text, s=strip: s in text and "Odds" in text, mark, 20)
+                term.settle(2 * self.quiet)
+            # Both factors entered, then back in the attacker's: "1" and "12" by turns.
+            for keys in (b"1", TAB, b"1", SHIFT_TAB, END):
+                mark = term.send(keys)
+                term.wait_for(lambda text: text.strip() != "", mark, 10)
+                term.settle(self.quiet)
+                if keys == TAB:
+                    tab_bytes.append(len(term.out) - mark)
+            shown = HEADLINE.findall(plain(bytes(term.out)))
+            last = shown[-1] if shown else None
+            if last is None:
+                # A preview without the usual headline: any redraw of it counts.
+                row.note = "no 'Attack .. · Defence ..' headline: timed to a preview redraw"
+            for n in range(self.keys):
+                mark = term.send(b"2" if n % 2 == 0 else BACKSPACE)
+
+                def changed(text: str, last: tuple[str, str] | None = last) -> bool:
+                    if last is None:
+                        return any(word in text for word in PREVIEW_WORDS)
+                    found = HEADLINE.findall(text)
+                    return bool(found) and found[-1] != last
+
+                seconds = term.wait_for(changed, mark, 5)
+                term.settle(0.1)
+                if seconds is None:
+                    row.note = "the preview did not change on a key"
+                    self.failures.append(f"{ruleset}: {term.tail()}")
+                    break
+                row.values.append(seconds)
+                key_bytes.append(len(term.out) - mark)
+                found = HEADLINE.findall(plain(bytes(term.out[mark:])))
+                last = found[-1] if found and last is not None else last
+            row.met = row.median is not None and row.median < 0.016
+        term.close()
+        frame = self.add(
+            Row("bytes: a combat screen's first frame", self.first_frame, "B", "report")
+        )
+        frame.note = "crtdesk open NAME, 80x24"
+        per_key = self.add(Row("bytes: per keystroke (all screens)", key_bytes, "B", "< 4 KB"))
+        tab = self.add(Row("bytes: Tab to the next field", tab_bytes, "B", "report"))
+        tab.note = "a focus change redraws the whole screen (in Textual's minimal app too)"
+        if key_bytes:
+            per_key.note = f"max {max(key_bytes):,} B"
+            per_key.met = statistics.median(key_bytes) < 4096 and max(key_bytes) < 4096
+
+    def engine_share(self) -> None:
+        from tui.engine import CombatInput, Unit
+        from tui.engine.preview import preview
+
+        cases = {
+            "pod-basic": CombatInput("pod-basic", (Unit(8),), (Unit(2),), buddy="attacker"),
+            "pod-super": CombatInput(
+                "pod-super", (Unit(4, "town"), Unit(3)), (Unit(2),), attacker_card="jack"
+            ),
+            "pod-ultra": CombatInput("pod-ultra", (Unit(9),), obstacle="mines"),
+            "pod-boom": CombatInput(
+                "pod-boom", (Unit(6), Unit(4), Unit(2)), aaf=3, long_range=True
+            ),
+            "ocs": CombatInput(
+                "ocs",
+                (Unit(7),),
+                (Unit(2),),
+                terrain="close",
+                attacker_ar=3,
+                defender_ar=2,
+                hedgehog=1,
+            ),
+            "rivets": CombatInput("rivets", (Unit(5),), (Unit(2),)),
+            "daynight": CombatInput(
+                "daynight", (Unit(4),), (Unit(2),), terrain="clear", reserve=4, press_on=True
+            ),
+        }
+        from tui.screens.ruleset import SHORT_NAMES
+
+        for ruleset in self.rulesets:
+            combat = cases.get(ruleset)
+            row = self.add(Row(f"engine share: {SHORT_NAMES[ruleset]}", budget="< 2 ms"))
+            if combat is None:
+                row.note = "no typical combat in the bench"
+                continue
+            times = []
+            # As typing does: the first attacker's factor changes on every call.
+            for n in range(15):
+                first = replace(combat.attackers[0], factor=combat.attackers[0].factor + n % 3)
+                changed = replace(combat, attackers=(first, *combat.attackers[1:]))
+                start = time.perf_counter()
+                preview(changed)
+                times.append(time.perf_counter() - start)
+            row.values = times
+            row.note = f"max {max(times) * 1000:.1f} ms"
+            row.met = statistics.median(times) < 0.002
+
+    # ------------------------------------------------------------------ saves
+    def appends(self) -> None:
+        from tui import saves
+
+        small = self.tmp / "append-new.toml"
+        saves.new_game(small, "new", ["pod-super", "pod-boom", "ocs", "daynight"])
+        big = self.tmp / "append-long.toml"
+        shutil.copyfile(self.long_path, big)
+        pool = combats(random.Random(2))
+        count = 20 if self.quick else 200
+
+        def timed(path: Path) -> list[float]:
+            times = []
+            for n in range(count):
+                start = time.perf_counter()
+                saves.append_combat(path, *pool[n % len(pool)])
+                times.append(time.perf_counter() - start)
+            return times
+
+        new = self.add(Row("save: append to a new save", timed(small), budget="report"))
+        long = self.add(Row(f"save: append to a {self.entries:,}-entry save", timed(big)))
+        long.budget = "<= 1.5x new"
+        long.reference = f"new save {new.shown()}"
+        if new.median and long.median is not None:
+            long.note = f"{long.median / new.median:.2f}x"
+            long.met = long.median <= 1.5 * new.median
+
+    def review(self) -> None:
+        times: list[float] = []
+        rss: list[float] = []
+        last = str(self.long_last)
+        for _ in range(max(1, self.runs // 2)):
+            term = self.terminal([*self.crtdesk, "--saves", str(self.long_saves)])
+            term.wait_for(lambda text: "Saves in" in text, 0, 30)
+            term.settle()
+            mark = term.send(b"l")
+            shown = term.wait_for(lambda text: last in text, mark, 30)
+            if shown is not None:
+                # Interactive: the review answers a key.
+                start = time.perf_counter()
+                mark = term.send(UP)
+                answered = term.wait_for(lambda text: text.strip() != "", mark, 30)
+                if answered is not None:
+                    times.append(shown + (time.perf_counter() - start))
+                term.settle(0.5)
+            rss.append(term.close() / 1024)
+        row = self.add(Row(f"review: open a {self.entries:,}-entry save", times))
+        row.budget = "< 300 ms"
+        row.note = "l on the start screen until the last entry shows and a key is answered"
+        row.met = row.median is not None and row.median < 0.3
+        peak = self.add(Row("review: peak RSS with it open", rss, "MB", "< 120 MB"))
+        peak.met = peak.median is not None and peak.median < 120
+
+    def rolling(self) -> None:
+        """The longest the event loop is held while a roll is made and recorded."""
+        path = self.tmp / "rolling.toml"
+        shutil.copyfile(self.long_path, path)
+        held = asyncio.run(self._roll_in_desk(path, 1 if self.quick else 7))
+        row = self.add(Row(f"roll and record on a {self.entries:,}-entry save", held))
+        row.budget = "< 16 ms"
+        row.note = "the event loop's longest stall per roll"
+        row.met = row.median is not None and row.median < 0.016
+
+    async def _roll_in_desk(self, path: Path, rolls: int) -> list[float]:
+        from tui.app import CrtDeskApp
+        from tui.screens.combat import CombatScreen
+
+        app = CrtDeskApp(saves_dir=path.parent, game_path=path, rng=random.Random(3))
+        held: list[float] = []
+        async with app.run_test(size=(COLUMNS, LINES)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            if not isinstance(screen, CombatScreen):
+                return held
+            await pilot.press("8", "tab", "2")
+            await pilot.pause()
+            for _ in range(rolls):
+                seq = len(app.game.entries) if app.game else 0
+                gaps: list[float] = []
+                stop = asyncio.Event()
+                task = asyncio.create_task(_loop_gaps(gaps, stop))
+                await asyncio.sleep(0.005)
+                await pilot.press("ctrl+r")
+                deadline = time.perf_counter() + 10
+                while time.perf_counter() < deadline:
+                    await asyncio.sleep(0.005)
+                    if (app.game and len(app.game.entries) > seq) or (
+                        screen.save_state.status == "failed"
+                    ):
+                        break
+                await asyncio.sleep(0.02)
+                stop.set()
+                await task
+                held.append(max(gaps) if gaps else 0.0)
+                await pilot.press("tab")  # the form changes: the next roll is a fresh one
+                await pilot.press("shift+tab")
+        return held
+
+    # ------------------------------------------------------------------ the CLI
+    def cli(self) -> None:
+        argv = [*self.crtdesk, "resolve", "pod-super", "--attack", "8", "--defense", "2"]
+        argv += ["--seed", "1"]
+        resolve_times, bare = [], []
+        for _ in range(self.runs):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            bare.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            subprocess.run(argv, check=True, capture_output=True, env=self.env)
+            resolve_times.append(time.perf_counter() - start)
+        row = self.add(Row("cli: crtdesk resolve", resolve_times))
+        row.reference = f"python -c pass {ms(statistics.median(bare))}"
+        row.budget = "no textual, rich"
+        traced = subprocess.run(
+            [sys.executable, "-X", "importtime", *argv[1:]],
+            capture_output=True,
+            text=True,
+            env=self.env,
+        )
+        pulled = sorted(
+            {
+                line.split("|")[-1].strip().split(".")[0]
+                for line in traced.stderr.splitlines()
+                if line.startswith("import time:")
+            }
+            & {"textual", "rich"}
+        )
+        row.met = traced.returncode == 0 and not pulled
+        row.note = "imports " + (", ".join(pulled) if pulled else "neither")
+
+    # ------------------------------------------------------------------ report
+    def report(self, started: float) -> None:
+        cores = os.cpu_count() or 0
+        print(
+            f"crtdesk bench {datetime.now(UTC):%Y-%m-%d %H:%M} UTC · {cores} cores · "
+            f"Python {platform.python_version()} · {self.runs} runs, {self.keys} keys per "
+            f"screen, {self.entries:,}-entry save · {time.perf_counter() - started:.0f} s"
+        )
+        width = max(len(row.name) for row in self.rows)
+        print(f"{'figure':{width}}  {'median':>10}  {'budget':16}  {'met':4}  reference; note")
+        for row in self.rows:
+            met = "-" if row.met is None else "yes" if row.met else "NO"
+            notes = "; ".join(part for part in (row.reference, row.note) if part)
+            print(f"{row.name:{width}}  {row.shown():>10}  {row.budget:16}  {met:4}  {notes}")
+        for failure in self.failures:
+            print(f"not measured: {failure}")
+
+
+async def _loop_gaps(gaps: list[float], stop: asyncio.Event) -> None:
+    """How late each 1 ms sleep of the event loop wakes, until `stop` is set."""
+    loop = asyncio.get_running_loop()
+    last = loop.time()
+    while not stop.is_set():
+        await asyncio.sleep(0.001)
+        now = loop.time()
+        gaps.append(now - last - 0.001)
+        last = now
+
+
+def has_form(screen_for: Callable[[str], object], form: type, ruleset: str) -> bool:
+    """Whether the desk's screen for `ruleset` is a combat form (one that cannot even be
+    built outside the desk is taken to be one, and timed)."""
+    try:
+        return isinstance(screen_for(ruleset), form)
+    except Exception:
+        return True
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one run of each, a small save")
+    parser.add_argument("--entries", type=int, help="entries in the long save (10,000)")
+    args = parser.parse_args()
+    entries = args.entries or (300 if args.quick else 10_000)
+    started = time.perf_counter()
+    bench = Bench(args.quick, entries)
+    try:
+        bench.setup()
+        bench.cold_start()
+        bench.keystrokes()
+        bench.engine_share()
+        bench.rolling()
+        bench.appends()
+        bench.review()
+        bench.cli()
+    finally:
+        shutil.rmtree(bench.tmp, ignore_errors=True)
+    bench.report(started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

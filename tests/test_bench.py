@@ -1,0 +1,54 @@
+"""The benchmark command runs and prints every figure (its numbers are not checked: they
+depend on the machine; `--quick` makes one short run of each)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tui.engine.tables import RULESET_IDS
+from tui.screens.ruleset import SHORT_NAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FIGURES = (
+    "cold start: crtdesk to the start screen",
+    "cold start: crtdesk open NAME to a combat screen",
+    "bytes: a combat screen's first frame",
+    "bytes: per keystroke (all screens)",
+    "bytes: Tab to the next field",
+    "roll and record on a 100-entry save",
+    "save: append to a new save",
+    "save: append to a 100-entry save",
+    "review: open a 100-entry save",
+    "review: peak RSS with it open",
+    "cli: crtdesk resolve",
+)
+
+
+def test_the_bench_prints_every_figure_with_its_budget():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench.py"), "--quick", "--entries", "100"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("crtdesk bench ") and "cores" in lines[0]
+    rows = {line.split("  ")[0].strip(): line for line in lines[2:] if "  " in line}
+    wanted = list(FIGURES)
+    for ruleset in RULESET_IDS:
+        wanted.append(f"keystroke to preview: {SHORT_NAMES[ruleset]}")
+        wanted.append(f"engine share: {SHORT_NAMES[ruleset]}")
+    missing = [name for name in wanted if name not in rows]
+    assert not missing, done.stdout
+    # Every row names its budget; the engine is timed on every ruleset.
+    budgeted = [name for name in wanted if name != "cli: crtdesk resolve"]
+    assert all("<" in rows[name] or "report" in rows[name] for name in budgeted)
+    for ruleset in RULESET_IDS:
+        assert " ms " in rows[f"engine share: {SHORT_NAMES[ruleset]}"]
+    # The CLI's budget is not a time: resolving imports neither textual nor rich.
+    assert "imports neither" in rows["cli: crtdesk resolve"]

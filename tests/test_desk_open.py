@@ -1,0 +1,67 @@
+"""A game opened from the command line (`crtdesk open NAME`): the desk shows its combat
+screen without building the start screen first, reads the save once, and Esc still
+reaches the saves list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import make_app, notes, settle
+from textual.widgets import DataTable
+
+from tui import saves
+from tui.app import CrtDeskApp
+from tui.screens.rivets import RivetsScreen
+from tui.screens.start import StartScreen
+
+
+async def test_a_game_opened_directly_builds_no_start_screen_until_esc(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    app = make_app(folder, rulesets=["rivets"])
+    saves.new_game(folder / "other.toml", "Other game", ["pod-basic"], {})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, RivetsScreen)
+        assert not any(isinstance(s, StartScreen) for s in app.screen_stack)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        assert app.screen.query_one(DataTable).row_count == 2
+        # From the saves list, the game opens again, and Esc goes back to the list.
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RivetsScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        assert [type(s) for s in app.screen_stack][-1] is StartScreen
+
+
+async def test_a_game_already_read_is_not_read_again(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    path = folder / "game.toml"
+    saves.new_game(path, "Read once", ["rivets"], {})
+    game = saves.load_game(path)
+    game.warnings.append("a warning the first read gave")
+    app = CrtDeskApp(saves_dir=folder, game_path=path, game=game, player="tester")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, RivetsScreen)
+        assert app.game is game
+        # Its warnings (a torn entry set aside when it was read) are shown all the same.
+        assert "a warning the first read gave" in notes(app)
+
+
+async def test_a_game_that_cannot_be_opened_leaves_the_saves_list(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "good.toml", "Good", ["rivets"], {})
+    broken = folder / "broken.toml"
+    broken.write_text("title = [unclosed\n")
+    app = CrtDeskApp(saves_dir=folder, game_path=broken, player="tester")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        assert app.game is None
+        assert any("broken.toml" in note for note in notes(app)), notes(app)

@@ -1,0 +1,120 @@
+"""What the preview's engine work keeps or skips gives exactly what working it all out
+again gives: the column lookups answered once per chart and totals, and a combat's inputs
+for the log read field by field."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+import tui.engine.odds as odds
+import tui.engine.rulesets.common as common
+from tui.engine import CombatInput, Unit, default_tables, distribution
+
+
+def odds_columns(node: Any) -> Iterator[tuple[str, ...]]:
+    """Every tuple of odds labels ("1-2", "3:1", "10-1+") anywhere in the charts."""
+    if isinstance(node, tuple) and node and all(isinstance(x, str) for x in node):
+        if all(odds._LABEL.match(x.strip()) for x in node):
+            yield node
+        return
+    children = node.values() if hasattr(node, "values") else node
+    if isinstance(children, str) or not hasattr(children, "__iter__"):
+        return
+    for child in children:
+        yield from odds_columns(child)
+
+
+COLUMNS = sorted(set(odds_columns(default_tables().data)))
+
+
+def brute_force_column(columns: tuple[str, ...], attack: int, defense: int) -> int | None:
+    found = None
+    for index, label in enumerate(columns):
+        left, right = label.strip().rstrip("+").replace(":", "-").split("-")
+        if Fraction(int(left), int(right)) <= Fraction(attack, defense):
+            found = index
+    return found
+
+
+def test_every_chart_has_odds_columns_to_check():
+    assert len(COLUMNS) >= 4
+    assert any(":" in label for columns in COLUMNS for label in columns)
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_the_kept_column_lookup_equals_working_it_out(columns: tuple[str, ...]) -> None:
+    for attack in range(1, 61):
+        for defense in range(1, 16):
+            # Asked twice: the second answer is the kept one.
+            for _ in range(2):
+                assert odds.column_for_ratio(columns, attack, defense) == brute_force_column(
+                    columns, attack, defense
+                ), (columns, attack, defense)
+
+
+def reference_to_dict(combat: CombatInput) -> dict[str, Any]:
+    """The log's inputs as `asdict` gives them: every field that differs from a blank one."""
+    blank = CombatInput(combat.ruleset)
+    out = {
+        key: value
+        for key, value in asdict(combat).items()
+        if value != getattr(blank, key) or key == "ruleset"
+    }
+    for side in ("attackers", "defenders"):
+        if side in out:
+            out[side] = [
+                {"factor": u.factor, **({"terrain": u.terrain} if u.terrain else {})}
+                for u in getattr(combat, side)
+            ]
+    return out
+
+
+COMBATS = [
+    CombatInput("pod-basic", (Unit(8),), (Unit(2),), buddy="attacker"),
+    CombatInput("pod-super", (Unit(4, "town"), Unit(3)), (Unit(2),), attacker_card="jack"),
+    CombatInput("pod-ultra", (Unit(9),), obstacle="mines", mines_cdf=3, morale_attack=-1),
+    CombatInput("pod-boom", (Unit(6), Unit(4)), aaf=3, long_range=True),
+    CombatInput("pod-boom", step="crt", caf=9, roll=4),
+    CombatInput(
+        "ocs", (Unit(7),), (Unit(2),), terrain="close", attacker_ar=3, defender_ar=2, hedgehog=1
+    ),
+    CombatInput("rivets", (Unit(5),), (Unit(2),), bcpc=True),
+    CombatInput(
+        "daynight",
+        (Unit(4),),
+        (Unit(2),),
+        terrain="clear",
+        reserve=4,
+        press_on=True,
+        rerolls=(3, 5),
+        hold=False,
+        attacker_retreats=True,
+    ),
+    CombatInput("daynight", (Unit(4),), (Unit(0),), terrain="woods", time="night", drm=-2),
+]
+
+
+@pytest.mark.parametrize("combat", COMBATS, ids=lambda c: c.ruleset)
+def test_the_inputs_for_the_log_are_those_asdict_gives(combat: CombatInput) -> None:
+    assert combat.to_dict() == reference_to_dict(combat)
+
+
+# Combats the engine can take a distribution of (a battle's re-rolls by hand are not).
+DISTRIBUTED = [c for c in COMBATS if not c.rerolls] + [
+    CombatInput("daynight", (Unit(4),), (Unit(2),), terrain="clear", reserve=4, press_on=True)
+]
+
+
+@pytest.mark.parametrize("combat", DISTRIBUTED, ids=lambda c: c.ruleset)
+def test_a_distribution_is_the_same_without_the_kept_lookups(
+    combat: CombatInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept = distribution(combat)
+    monkeypatch.setattr(common, "column_for_ratio", brute_force_column)
+    monkeypatch.setattr(odds, "label_ratio", odds.label_ratio.__wrapped__)
+    assert distribution(combat) == kept

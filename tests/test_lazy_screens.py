@@ -1,0 +1,113 @@
+"""The desk imports and builds only what it shows: opening the desk imports no ruleset
+screen and no dialog, and a game opens on its first ruleset's screen without building (or
+importing) the others until they are switched to. Each check runs in a fresh interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+START_PROBE = """
+import json, sys
+import tui.app
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.screens."))))
+"""
+
+START_SCREEN_PROBE = """
+import asyncio, json, sys, tempfile
+from pathlib import Path
+from tui import saves
+from tui.app import CrtDeskApp
+from tui.engine.tables import default_tables
+
+folder = Path(tempfile.mkdtemp())
+saves.new_game(folder / "g.toml", "G", ["pod-basic"])
+
+
+async def main():
+    app = CrtDeskApp(saves_dir=folder)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown = type(app.screen).__name__
+        before = default_tables.cache_info().currsize
+        await pilot.press("enter")
+        await pilot.pause()
+        opened = type(app.screen).__name__
+        after = default_tables.cache_info().currsize
+    print(json.dumps([shown, before, opened, after]))
+
+
+asyncio.run(main())
+"""
+
+OPEN_PROBE = """
+import asyncio, json, sys, tempfile
+from pathlib import Path
+from tui import saves
+from tui.app import CrtDeskApp
+
+folder = Path(tempfile.mkdtemp())
+saves.new_game(folder / "g.toml", "G", ["pod-basic", "rivets", "daynight"])
+
+
+def screen_modules():
+    return sorted(m for m in sys.modules if m.startswith("tui.screens."))
+
+
+async def main():
+    app = CrtDeskApp(saves_dir=folder, game_path=folder / "g.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        opened = (type(app.screen).__name__, screen_modules())
+        await pilot.press("f3")
+        await pilot.pause()
+        switched = (type(app.screen).__name__, screen_modules())
+    print(json.dumps([opened, switched]))
+
+
+asyncio.run(main())
+"""
+
+
+def run(probe: str) -> object:
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_importing_the_desk_imports_no_ruleset_screen_or_dialog():
+    imported = run(START_PROBE)
+    assert "tui.screens.start" in imported  # the probe sees the screens it does import
+    for module in (
+        "pod",
+        "boom",
+        "ocs",
+        "rivets",
+        "daynight",
+        "combat",
+        "dialogs",
+        "markers",
+        "review",
+        "help",
+    ):
+        assert f"tui.screens.{module}" not in imported, module
+
+
+def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
+    (first, at_open), (second, after_switch) = run(OPEN_PROBE)
+    assert first == "PodScreen"
+    assert "tui.screens.pod" in at_open
+    assert "tui.screens.rivets" not in at_open
+    assert "tui.screens.daynight" not in at_open
+    assert second == "RivetsScreen"
+    assert "tui.screens.rivets" in after_switch
+    assert "tui.screens.daynight" not in after_switch
+
+
+def test_the_start_screen_reads_no_chart_until_a_game_opens():
+    shown, read_before, opened, read_after = run(START_SCREEN_PROBE)
+    assert (shown, read_before) == ("StartScreen", 0)
+    assert (opened, read_after) == ("PodScreen", 1)
