@@ -5,7 +5,6 @@ or on the hex the astray units hit, named from it ("one hex NE of 0712")."""
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -19,7 +18,7 @@ from tui.engine import CombatInput, InputError, Outcome, resolve
 from tui.engine.dice import parse_dice
 from tui.engine.rulesets.boom import ChainPreview, chain_preview, over_half_range
 from tui.engine.rulesets.common import parse_unit
-from tui.screens.combat import CombatScreen, FormReading
+from tui.screens.combat import CombatScreen, FormReading, KeptDice
 from tui.screens.pod import choice, field
 from tui.text import dice_text
 from tui.widgets.combat import OddsPreview, ResultPanel, bar
@@ -31,24 +30,6 @@ MISSIONS = [
 ]
 # Up to this many bombers lost to attrition are shown, chance 0 included (the chart's most).
 MOST_SHOWN_LOST = 3
-
-
-class _HandDice(random.Random):
-    """Dice entered by hand, one at a time: the n-th die of every read is the n-th kept;
-    past them a placeholder is read and `wanted` set, so the desk asks for the next."""
-
-    def __init__(self, kept: list[int]) -> None:
-        super().__init__(0)
-        self.kept = kept
-        self.used = 0
-        self.wanted = False
-
-    def randint(self, a: int, b: int) -> int:
-        self.used += 1
-        if self.used <= len(self.kept):
-            return self.kept[self.used - 1]
-        self.wanted = True
-        return a
 
 
 def _percent_row(chance: Fraction, label: str) -> str:
@@ -207,7 +188,7 @@ class BoomScreen(CombatScreen):
             return combat, resolve(combat, self.tables, self.desk.rng)
         kept: list[int] = []
         while True:
-            dice = _HandDice(kept)
+            dice = KeptDice(None, kept)
             outcome = resolve(combat, self.tables, dice)
             if not dice.wanted:
                 break

@@ -9,6 +9,7 @@ form -> one reactive `FormReading` -> one engine call (`preview`) -> the preview
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -37,6 +38,30 @@ class FormReading:
 
     combat: CombatInput | None
     problems: tuple[str, ...] = ()
+
+
+class KeptDice(random.Random):
+    """The dice of one roll walked through choices, kept across the re-reads a choice
+    causes: the n-th die of every read is the same die. Past the dice already rolled, the desk rolls (`source`),
+    or, for dice rolled by hand, a placeholder is used and `wanted` set."""
+
+    def __init__(self, source: random.Random | None, kept: list[int]) -> None:
+        super().__init__(0)
+        self.source = source
+        self.kept = kept
+        self.used = 0
+        self.wanted = False
+
+    def randint(self, a: int, b: int) -> int:
+        self.used += 1
+        if self.used <= len(self.kept):
+            return self.kept[self.used - 1]
+        if self.source is None:
+            self.wanted = True
+            return a
+        value = self.source.randint(a, b)
+        self.kept.append(value)
+        return value
 
 
 class CombatScreen(RulesetScreen):

@@ -5,7 +5,6 @@ again; the whole battle is one log entry."""
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -14,37 +13,13 @@ from textual.widgets import Input
 
 from tui.engine import CombatInput, Outcome, resolve
 from tui.engine.rulesets.daynight import TERRAIN_IDS, TIMES
-from tui.screens.combat import CombatScreen
+from tui.screens.combat import CombatScreen, KeptDice
 from tui.screens.dialogs import ChoiceScreen, NumberScreen
 from tui.screens.pod import choice, field
 from tui.widgets.ticks import Tick
 
 # Results the attacker may take as a retreat (disorganized) instead of step losses.
 ATTACKER_MAY_RETREAT = ("A1", "A1X", "A2X")
-
-
-class _BattleDice(random.Random):
-    """The dice of one battle, kept across the re-reads a choice causes: the n-th die of
-    every read is the same die. Past the dice already rolled, the desk rolls (`source`),
-    or, for dice rolled by hand, a placeholder is used and `wanted` set."""
-
-    def __init__(self, source: random.Random | None, kept: list[int]) -> None:
-        super().__init__(0)
-        self.source = source
-        self.kept = kept
-        self.used = 0
-        self.wanted = False
-
-    def randint(self, a: int, b: int) -> int:
-        self.used += 1
-        if self.used <= len(self.kept):
-            return self.kept[self.used - 1]
-        if self.source is None:
-            self.wanted = True
-            return a
-        value = self.source.randint(a, b)
-        self.kept.append(value)
-        return value
 
 
 class DayNightScreen(CombatScreen):
@@ -104,7 +79,7 @@ class DayNightScreen(CombatScreen):
         asked: set[str] = set()
         while True:
             given = replace(combat, roll=rows[0] if rows else None, rerolls=tuple(rows[1:]))
-            dice = _BattleDice(None if by_hand else self.desk.rng, kept)
+            dice = KeptDice(None if by_hand else self.desk.rng, kept)
             outcome = resolve(given, self.tables, dice)
             steps = outcome.effects.get("battle") or [{"cell": outcome.cell}]
             known = steps[: len(rows)] if by_hand else steps
@@ -160,7 +135,7 @@ class DayNightScreen(CombatScreen):
                 outcome = resolve(
                     replace(given, attacker_retreats=True),
                     self.tables,
-                    _BattleDice(None if by_hand else self.desk.rng, kept),
+                    KeptDice(None if by_hand else self.desk.rng, kept),
                 )
         final = replace(
             combat,

@@ -19,8 +19,7 @@ from tui.engine import CombatInput, InputError, Outcome, Unit, resolve
 from tui.engine.preview import preview
 from tui.engine.rulesets import ocs_supply
 from tui.engine.rulesets.ocs import TERRAIN_IDS
-from tui.screens.combat import CombatScreen, FormReading, SaveState
-from tui.screens.daynight import _BattleDice
+from tui.screens.combat import CombatScreen, FormReading, KeptDice, SaveState
 from tui.screens.dialogs import ChoiceScreen
 from tui.screens.pod import field
 from tui.widgets.combat import OddsPreview
@@ -238,7 +237,7 @@ class OcsScreen(CombatScreen):
 
     def read(self, combat: CombatInput, by_hand: bool, kept: list[int]) -> Outcome:
         """Resolve with the same dice on every read: rolled once by the desk, kept."""
-        dice: random.Random = _BattleDice(None if by_hand else self.desk.rng, kept)
+        dice: random.Random = KeptDice(None if by_hand else self.desk.rng, kept)
         return resolve(combat, self.tables, dice)
 
     async def ask_option(self, side: str, option: dict[str, Any], outcome: Outcome) -> int:
