@@ -4,7 +4,7 @@ Engineer/Frogman lifting a marker, and an "All" interdiction that never expires.
 
 from __future__ import annotations
 
-from conftest import Desk, settle
+from conftest import Desk, screen_text, settle
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
@@ -172,3 +172,18 @@ async def test_typing_a_mission_fills_the_fields_in_order_and_the_preview_follow
         await pilot.press("backspace", "4")  # 4 of 8 is not over half the range
         await pilot.pause()
         assert "AA 3: attrition column 2" in text_of(screen.query_one(OddsPreview))
+
+
+async def test_a_quick_mission_needs_only_its_units(desk: Desk) -> None:
+    async with desk(rulesets=["pod-boom"]) as (app, pilot):
+        screen = app.screen
+        await pilot.press("4", "tab", "3", "ctrl+r")
+        await settle(pilot)
+        assert screen.save_state.status == "saved"
+        entry = screen.save_state.entry
+        # No range given: no long-range AA bonus; the AA total is the row's 3.
+        assert entry["inputs"].get("long_range") in (None, False)
+        assert entry["inputs"]["aaf"] == 3
+        screen.query_one("#distance", Input).value = "5"
+        await pilot.pause()
+        assert "Bomber range: enter the bombers' range to judge the distance" in screen_text(app)

@@ -153,13 +153,17 @@ class BoomScreen(CombatScreen):
             return CombatInput(ruleset=self.ruleset, attackers=attackers)
         bomber_range = self.whole_number("#range", problems, "Bomber range")
         distance = self.whole_number("#distance", problems, "From airbase")
-        if not self.query_one("#range", Input).value.strip():
-            problems.append("Bomber range: enter the bombers' range in hexes")
+        # Both left empty: a target within half range (no long-range AA bonus), so a quick
+        # mission needs only its units.
+        given_range = bool(self.query_one("#range", Input).value.strip())
+        given_distance = bool(self.query_one("#distance", Input).value.strip())
+        if given_distance and not given_range:
+            problems.append("Bomber range: enter the bombers' range to judge the distance")
         return CombatInput(
             ruleset=self.ruleset,
             attackers=attackers,
             aaf=sum(unit.factor for unit in defenders),
-            long_range=over_half_range(distance, bomber_range),
+            long_range=given_range and over_half_range(distance, bomber_range),
         )
 
     @on(Input.Changed, "#target")
