@@ -58,7 +58,9 @@ F_KEYS = (b"\x1bOQ", b"\x1bOR", b"\x1bOS", b"\x1b[15~", b"\x1b[17~", b"\x1b[18~"
 ESCAPES = re.compile(
     rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78NOM]"
 )
-HEADLINE = re.compile(r"Attack (\S+) · Defence (\S+)")
+# The totals line of each preview: most rulesets, OCS ("A 7 : D 2 = 3:1") and the Big Boom
+# chain ("CAF 12 in 3 units").
+HEADLINE = re.compile(r"Attack \S+ · Defence \S+|A \S+ : D \S+ =|CAF \S+ in \d+ unit")
 PREVIEW_WORDS = ("Column", "Chances", "odds", "Odds")
 
 MINIMAL_APP = """
@@ -340,11 +342,11 @@ class Bench:
             last = shown[-1] if shown else None
             if last is None:
                 # A preview without the usual headline: any redraw of it counts.
-                row.note = "no 'Attack .. · Defence ..' headline: timed to a preview redraw"
+                row.note = "no totals headline: timed to a preview redraw"
             for n in range(self.keys):
                 mark = term.send(b"2" if n % 2 == 0 else BACKSPACE)
 
-                def changed(text: str, last: tuple[str, str] | None = last) -> bool:
+                def changed(text: str, last: str | None = last) -> bool:
                     if last is None:
                         return any(word in text for word in PREVIEW_WORDS)
                     found = HEADLINE.findall(text)
