@@ -61,6 +61,12 @@ ESCAPES = re.compile(
 # The totals line of each preview: most rulesets, OCS ("A 7 : D 2 = 3:1") and the Big Boom
 # chain ("CAF 12 in 3 units").
 HEADLINE = re.compile(r"Attack \S+ · Defence \S+|A \S+ : D \S+ =|CAF \S+ in \d+ unit")
+# The keys that make each form valid, ending in the first attacker's factor.
+SETUP: dict[str, tuple[bytes, ...]] = {
+    "": (b"1", TAB, b"1", SHIFT_TAB, END),
+    # Units, AA, the target hex (left empty), the bomber range.
+    "pod-boom": (b"1", TAB, b"1", TAB, TAB, b"8", SHIFT_TAB, SHIFT_TAB, SHIFT_TAB, END),
+}
 PREVIEW_WORDS = ("Column", "Chances", "odds", "Odds")
 
 MINIMAL_APP = """
@@ -331,8 +337,9 @@ class Bench:
                 strip = f"[{SHORT_NAMES[ruleset]}]"
                 term.wait_for(lambda text, s=strip: s in text and "Odds" in text, mark, 20)
                 term.settle(2 * self.quiet)
-            # Both factors entered, then back in the attacker's: "1" and "12" by turns.
-            for keys in (b"1", TAB, b"1", SHIFT_TAB, END):
+            # Both factors entered (and what else the form needs), then back in the
+            # attacker's: "1" and "12" by turns.
+            for keys in SETUP.get(ruleset, SETUP[""]):
                 mark = term.send(keys)
                 term.wait_for(lambda text: text.strip() != "", mark, 10)
                 term.settle(self.quiet)

@@ -67,3 +67,32 @@ async def test_a_taller_preview_is_laid_out_and_shown_whole(desk: Desk) -> None:
         await settle(pilot)
         assert chances.size.height >= lines
         assert str(chances.content).rstrip("\n") == odds.texts["chances"]
+
+
+async def test_a_typed_value_reaches_the_preview_before_its_message_and_is_read_once(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        await pilot.press("5", "tab", "4", "shift+tab", "end")
+        await settle(pilot)
+        screen = app.screen
+        field = screen.focused
+        assert isinstance(field, Input)
+        odds = screen.query_one(OddsPreview)
+        reads = [0]
+        read_form = type(screen).read_form
+
+        def counted(self: object) -> object:
+            reads[0] += 1
+            return read_form(self)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(type(screen), "read_form", counted)
+        field.insert_text_at_cursor("1")
+        # Drawn in the same frame as the echo: no message has been handled yet.
+        assert "51" in odds.texts["odds-head"]
+        await settle(pilot)
+        assert reads[0] == 1  # its Changed message, when it came, read nothing again
+        # A value set by the program (not typed in the focused field) still arrives.
+        screen.query_one("#defenders .factor", Input).value = "3"
+        await settle(pilot)
+        assert "Defence 3" in odds.texts["odds-head"]

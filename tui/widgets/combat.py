@@ -33,7 +33,8 @@ def bar(probability: float, width: int = BAR_WIDTH) -> str:
 class FixedInput(Input):
     """An Input whose size is fixed by its CSS: a changed value redraws it without
     laying the screen out again (Textual's Input asks for a layout whenever its text
-    grows or shrinks, to resize its scrolling area)."""
+    grows or shrinks, to resize its scrolling area). A value typed is handed at once to
+    the screen's `field_typed(field, value)`, where it has one."""
 
     def _watch_value(self, value: str) -> None:
         if not self.styles.auto_dimensions:
@@ -41,6 +42,12 @@ class FixedInput(Input):
             # the text): Input's own watcher then finds it unchanged.
             self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
         super()._watch_value(value)
+        if self.has_focus:
+            # Typed: the form is told now, so the preview is drawn in the same frame as
+            # the key's echo (its Changed message reaches the screen a frame later).
+            answer = getattr(self.screen, "field_typed", None)
+            if answer is not None:
+                answer(self, value)
 
 
 class UnitRow(Horizontal):
