@@ -9,6 +9,7 @@ screen at once. A filter or a note rebuilds only the table's rows, never the wid
 from __future__ import annotations
 
 import shlex
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,8 +294,8 @@ class Loaded:
 
 
 # The entries a long log shows first, read from the file's end, and the bytes read for them.
-TAIL_ENTRIES = 200
-_TAIL_BYTES = 512 * 1024
+TAIL_ENTRIES = 100
+_TAIL_BYTES = 192 * 1024
 
 
 def read_tail(path: Path, count: int = TAIL_ENTRIES) -> Loaded | None:
@@ -394,8 +395,9 @@ class ReviewScreen(Screen[None]):
         self.title = f"Log: {self.path.stem}"
         self.sub_title = "reading…"
         self.table.focus()
-        # Read once the screen is drawn: the reading thread then slows no first frame.
-        self.call_after_refresh(self.load)
+        # Read in a worker from now: a long log's last entries come first (a small read),
+        # and the whole log is read once they are drawn.
+        self.load()
 
     @work(thread=True, exclusive=True, group="review-load", exit_on_error=False)
     def load(self) -> None:
@@ -404,6 +406,11 @@ class ReviewScreen(Screen[None]):
             tail = read_tail(self.path)
             if tail is not None:
                 self.app.call_from_thread(self.show_loaded, tail)
+                # The rest is read once the tail is drawn: the read holds the interpreter
+                # much of the time, and would delay that frame.
+                drawn = threading.Event()
+                self.app.call_from_thread(self.call_after_refresh, drawn.set)
+                drawn.wait(timeout=1.0)
         try:
             loaded = read_for_review(self.path)
         except saves.SaveError as err:
