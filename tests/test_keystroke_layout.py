@@ -96,3 +96,26 @@ async def test_a_typed_value_reaches_the_preview_before_its_message_and_is_read_
         screen.query_one("#defenders .factor", Input).value = "3"
         await settle(pilot)
         assert "Defence 3" in odds.texts["odds-head"]
+
+
+async def test_a_roll_recorded_does_not_rebuild_the_footer(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("5", "tab", "2")
+        await settle(pilot)
+        screen = app.screen
+        rebuilt = [0]
+        refresh_bindings = Screen.refresh_bindings
+
+        def counted(self: Screen) -> None:
+            rebuilt[0] += 1
+            refresh_bindings(self)
+
+        monkeypatch.setattr(Screen, "refresh_bindings", counted)
+        for _ in range(2):
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+        assert app.game is not None and len(app.game.entries) == 2  # both logged
+        assert screen.save_state.status == "saved"
+        assert rebuilt[0] == 0

@@ -398,7 +398,8 @@ class CombatScreen(RulesetScreen):
             assert state.entry is not None
             text = f"Logged as entry {state.entry.get('seq')} in {self.desk.game.path.name}"
             panel.saved(text, offer=self.after_roll_hint())
-        self.refresh_bindings()
+        # No refresh_bindings: no command's availability depends on a roll (it would
+        # rebuild the footer, a layout of the whole screen, on every roll).
 
     def after_roll_hint(self) -> str:
         """A line under a saved roll naming what may still be played after it."""
