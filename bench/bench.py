@@ -3,6 +3,7 @@ same run, as one table.
 
     .venv/bin/python bench/bench.py            # the full run (under two minutes)
     .venv/bin/python bench/bench.py --quick    # one run of each, a small save: does it work?
+    .venv/bin/python bench/bench.py --smoke    # each figure once, tiny sizes (the test runs it)
 
 What it measures (each a median over several runs):
 - cold start: a fresh `crtdesk` to its start screen, and `crtdesk open NAME` to a combat
@@ -58,7 +59,15 @@ F_KEYS = (b"\x1bOQ", b"\x1bOR", b"\x1bOS", b"\x1b[15~", b"\x1b[17~", b"\x1b[18~"
 ESCAPES = re.compile(
     rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78NOM]"
 )
-HEADLINE = re.compile(r"Attack (\S+) · Defence (\S+)")
+# The totals line of each preview: most rulesets, OCS ("A 7 : D 2 = 3:1") and the Big Boom
+# chain ("CAF 12 in 3 units").
+HEADLINE = re.compile(r"Attack \S+ · Defence \S+|A \S+ : D \S+ =|CAF \S+ in \d+ unit")
+# The keys that make each form valid, ending in the first attacker's factor.
+SETUP: dict[str, tuple[bytes, ...]] = {
+    "": (b"1", TAB, b"1", SHIFT_TAB, END),
+    # Units, AA, the target hex (left empty), the bomber range.
+    "pod-boom": (b"1", TAB, b"1", TAB, TAB, b"8", SHIFT_TAB, SHIFT_TAB, SHIFT_TAB, END),
+}
 PREVIEW_WORDS = ("Column", "Chances", "odds", "Odds")
 
 MINIMAL_APP = """
@@ -198,12 +207,16 @@ def ms(seconds: float | None) -> str:
 
 
 class Bench:
-    def __init__(self, quick: bool, entries: int) -> None:
+    def __init__(self, quick: bool, entries: int, smoke: bool = False) -> None:
+        quick = quick or smoke
         self.quick = quick
+        self.smoke = smoke
         self.runs = 1 if quick else 4
-        self.keys = 2 if quick else 12
-        # How long the output must stay quiet before the next key of a form's setup.
-        self.quiet = 0.15 if quick else 0.3
+        self.keys = 1 if smoke else 2 if quick else 12
+        # How long the output must stay quiet before the next key of a form's setup, and
+        # before a program counts as settled.
+        self.quiet = 0.05 if smoke else 0.15 if quick else 0.3
+        self.rest = 0.08 if smoke else 0.25
         self.entries = entries
         self.rows: list[Row] = []
         self.failures: list[str] = []
@@ -274,10 +287,10 @@ class Bench:
                 else:
                     self.failures.append(f"{name}: {term.tail()}")
                 if name == "open":
-                    term.settle()
+                    term.settle(self.rest)
                     frames.append(len(term.out))
                 if name == "minimal" and took is not None:
-                    term.settle()
+                    term.settle(self.rest)
                     echo.extend(self.minimal_echo(term))
                 term.close()
         minimal = statistics.median(times["minimal"]) if times["minimal"] else None
@@ -314,7 +327,7 @@ class Bench:
 
         term = self.terminal([*self.crtdesk, "open", "desk", "--saves", str(self.desk_saves)])
         term.wait_for(lambda text: "Odds" in text, 0, 30)
-        term.settle()
+        term.settle(self.rest)
         key_bytes: list[float] = []
         tab_bytes: list[float] = []
         for index, ruleset in enumerate(self.rulesets):
@@ -324,15 +337,21 @@ class Bench:
             if not has_form(screen_for, CombatScreen, ruleset):
                 row.note = "no form on this screen yet"
                 continue
+            if self.smoke and index > 0:
+                row.note = "not timed with --smoke (the first screen is)"
+                continue
             if index > 0:
                 mark = term.send(F_KEYS[index])
                 strip = f"[{SHORT_NAMES[ruleset]}]"
-                term.wait_for(lambda text, s=strip: s in text and "Odds" in text, mark, 20)
+                term.wait_for(lambda text, s=strip: s in text, mark, 20)
                 term.settle(2 * self.quiet)
-            # Both factors entered, then back in the attacker's: "1" and "12" by turns.
-            for keys in (b"1", TAB, b"1", SHIFT_TAB, END):
+            # Both factors entered (and what else the form needs), then back in the
+            # attacker's: "1" and "12" by turns.
+            for keys in SETUP.get(ruleset, SETUP[""]):
                 mark = term.send(keys)
-                term.wait_for(lambda text: text.strip() != "", mark, 10)
+                # A key that changes nothing (End with the cursor at the end) writes
+                # nothing: a short wait, then the quiet settle.
+                term.wait_for(lambda text: text.strip() != "", mark, 0.3 if self.smoke else 1)
                 term.settle(self.quiet)
                 if keys == TAB:
                     tab_bytes.append(len(term.out) - mark)
@@ -340,18 +359,18 @@ class Bench:
             last = shown[-1] if shown else None
             if last is None:
                 # A preview without the usual headline: any redraw of it counts.
-                row.note = "no 'Attack .. · Defence ..' headline: timed to a preview redraw"
+                row.note = "no totals headline: timed to a preview redraw"
             for n in range(self.keys):
                 mark = term.send(b"2" if n % 2 == 0 else BACKSPACE)
 
-                def changed(text: str, last: tuple[str, str] | None = last) -> bool:
+                def changed(text: str, last: str | None = last) -> bool:
                     if last is None:
                         return any(word in text for word in PREVIEW_WORDS)
                     found = HEADLINE.findall(text)
                     return bool(found) and found[-1] != last
 
                 seconds = term.wait_for(changed, mark, 5)
-                term.settle(0.1)
+                term.settle(min(0.1, self.rest))
                 if seconds is None:
                     row.note = "the preview did not change on a key"
                     self.failures.append(f"{ruleset}: {term.tail()}")
@@ -409,15 +428,16 @@ class Bench:
                 row.note = "no typical combat in the bench"
                 continue
             times = []
-            # As typing does: the first attacker's factor changes on every call.
-            for n in range(15):
-                first = replace(combat.attackers[0], factor=combat.attackers[0].factor + n % 3)
+            # As typing does: the first attacker's factor changes on every call, to a
+            # value not asked before (a combat asked again is answered from the kept ones).
+            for n in range(2 if self.smoke else 15):
+                first = replace(combat.attackers[0], factor=combat.attackers[0].factor + n)
                 changed = replace(combat, attackers=(first, *combat.attackers[1:]))
                 start = time.perf_counter()
                 preview(changed)
                 times.append(time.perf_counter() - start)
             row.values = times
-            row.note = f"max {max(times) * 1000:.1f} ms"
+            row.note = f"max {max(times) * 1000:.1f} ms; each a new combat"
             row.met = statistics.median(times) < 0.002
 
     # ------------------------------------------------------------------ saves
@@ -429,7 +449,7 @@ class Bench:
         big = self.tmp / "append-long.toml"
         shutil.copyfile(self.long_path, big)
         pool = combats(random.Random(2))
-        count = 20 if self.quick else 200
+        count = 3 if self.smoke else 20 if self.quick else 200
 
         def timed(path: Path) -> list[float]:
             times = []
@@ -454,7 +474,7 @@ class Bench:
         for _ in range(max(1, self.runs // 2)):
             term = self.terminal([*self.crtdesk, "--saves", str(self.long_saves)])
             term.wait_for(lambda text: "Saves in" in text, 0, 30)
-            term.settle()
+            term.settle(self.rest)
             mark = term.send(b"l")
             shown = term.wait_for(lambda text: last in text, mark, 30)
             if shown is not None:
@@ -464,7 +484,7 @@ class Bench:
                 answered = term.wait_for(lambda text: text.strip() != "", mark, 30)
                 if answered is not None:
                     times.append(shown + (time.perf_counter() - start))
-                term.settle(0.5)
+                term.settle(2 * self.rest)
             rss.append(term.close() / 1024)
         row = self.add(Row(f"review: open a {self.entries:,}-entry save", times))
         row.budget = "< 300 ms"
@@ -591,11 +611,14 @@ def has_form(screen_for: Callable[[str], object], form: type, ruleset: str) -> b
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one run of each, a small save")
+    parser.add_argument(
+        "--smoke", action="store_true", help="each figure once, tiny sizes: does every row print?"
+    )
     parser.add_argument("--entries", type=int, help="entries in the long save (10,000)")
     args = parser.parse_args()
-    entries = args.entries or (300 if args.quick else 10_000)
+    entries = args.entries or (20 if args.smoke else 300 if args.quick else 10_000)
     started = time.perf_counter()
-    bench = Bench(args.quick, entries)
+    bench = Bench(args.quick, entries, args.smoke)
     try:
         bench.setup()
         bench.cold_start()

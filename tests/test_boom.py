@@ -191,3 +191,30 @@ def test_the_chain_distribution_folded_equals_every_die_enumerated(
         found[0] += chance
     folded = distribution(combat, TABLES)
     assert {repr(c): [p, m] for c, p, m in folded.outcomes} == enumerated
+
+
+@pytest.mark.parametrize(
+    ("factors", "aaf", "long_range"),
+    [((6, 4, 2), 3, True), ((9, 9, 9, 9), 7, True), ((12,), None, False), ((1, 1), 0, False)],
+)
+def test_the_chain_counted_in_whole_216ths_equals_every_die_enumerated(
+    factors: tuple[int, ...], aaf: int | None, long_range: bool
+) -> None:
+    """The chain's chances are counted as whole 216ths of the three dice that decide the
+    target hex: the same cells, chances and meanings as enumerating
+    every die with exact fractions."""
+    combat = mission(*factors, aaf=aaf, long_range=long_range)
+    enumerated: dict[str, list[Any]] = {}
+    for outcome, chance in enumerate_dice(lambda r: boom.resolve(combat, TABLES, r)):
+        key = repr(outcome.cell)
+        found = enumerated.setdefault(key, [Fraction(0), outcome.effects["cell_summary"]])
+        found[0] += chance
+    folded = distribution(combat, TABLES)
+    assert {repr(c): [p, m] for c, p, m in folded.outcomes} == enumerated
+    assert all(isinstance(p, Fraction) for _, p, _ in folded.outcomes)
+    assert sum(p for _, p, _ in folded.outcomes) == 1
+    lost, losses, turns = brute_force(combat)
+    found_chain = boom.chain_preview(factors, aaf, long_range, TABLES)
+    assert dict(found_chain.units_lost) == dict(lost)
+    assert dict(found_chain.losses) == dict(losses)
+    assert dict(found_chain.interdiction) == dict(turns)

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 import tui.engine.odds as odds
+import tui.engine.preview as preview_module
 import tui.engine.rulesets.common as common
-from tui.engine import CombatInput, Unit, default_tables, distribution
+from tui.engine import CombatInput, InputError, Unit, default_tables, distribution
 
 
 def odds_columns(node: Any) -> Iterator[tuple[str, ...]]:
@@ -118,3 +119,31 @@ def test_a_distribution_is_the_same_without_the_kept_lookups(
     monkeypatch.setattr(common, "column_for_ratio", brute_force_column)
     monkeypatch.setattr(odds, "label_ratio", odds.label_ratio.__wrapped__)
     assert distribution(combat) == kept
+
+
+@pytest.mark.parametrize("combat", DISTRIBUTED, ids=lambda c: c.ruleset)
+def test_a_kept_preview_is_the_one_working_it_out_gives(combat: CombatInput) -> None:
+    tables = default_tables()
+    preview_module._KEPT.clear()
+    first = preview_module.preview(combat, tables)
+    again = preview_module.preview(combat, tables)
+    assert again is first  # the second answer is the kept one
+    assert again == preview_module.work_out(combat, tables)
+
+
+def test_a_kept_preview_does_not_answer_for_an_equal_but_refused_combat() -> None:
+    # 5.0 == 5, but the engine refuses a factor that is not a whole number: the kept
+    # preview of 5 must not answer for it, and a refused combat is not kept.
+    tables = default_tables()
+    preview_module.preview(CombatInput("rivets", (Unit(5),), (Unit(2),)), tables)
+    for _ in range(2):
+        with pytest.raises(InputError, match="5.0"):
+            preview_module.preview(CombatInput("rivets", (Unit(5.0),), (Unit(2),)), tables)
+
+
+def test_the_kept_previews_are_bounded() -> None:
+    tables = default_tables()
+    preview_module._KEPT.clear()
+    for attack in range(1, preview_module.KEPT_PREVIEWS + 40):
+        preview_module.preview(CombatInput("rivets", (Unit(attack),), (Unit(2),)), tables)
+    assert len(preview_module._KEPT) == preview_module.KEPT_PREVIEWS

@@ -179,7 +179,9 @@ async def test_a_note_from_the_desk_is_read_back_by_crtdesk_log(
     assert "On entry 10: held the ford" in out.splitlines()[-1]
 
 
-async def test_a_10000_entry_save_shows_the_screen_before_it_is_read(folder: Path) -> None:
+async def test_a_10000_entry_save_shows_its_last_entries_before_it_is_read(
+    folder: Path,
+) -> None:
     path, _ = campaign(folder, 10_000)
     app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
     async with app.run_test(size=SIZE) as pilot:
@@ -201,14 +203,32 @@ async def test_a_10000_entry_save_shows_the_screen_before_it_is_read(folder: Pat
             app.push_screen(ReviewScreen(path))
             await pilot.pause()
             screen = app.screen
-            assert isinstance(screen, ReviewScreen) and screen.loaded is None
-            assert status(screen) == "Loading…"
+            assert isinstance(screen, ReviewScreen)
+            assert screen.loaded is None or screen.loaded.partial
+            # The whole log's read is held: its last entries show first, read from the end.
+            for _ in range(200):
+                if screen.loaded is not None:
+                    break
+                await pilot.pause(0.02)
+            assert screen.loaded is not None and screen.loaded.partial
+            tail = len(screen.shown_rows)
+            assert 0 < tail < 10_000 and screen.highlighted_seq() == 10_000
+            assert status(screen) == f"the last {tail} entries"
+            tail_cells = list(screen.loaded.cells)
+            await pilot.press("up")  # interactive already: the cursor moves
+            assert screen.highlighted_seq() == 9_999
             checked.set()
             await settle(pilot)
         finally:
             saves.load_game = real  # type: ignore[assignment]
         assert reads and reads[0] != "MainThread"
-        assert len(screen.shown_rows) == 10_000 and screen.highlighted_seq() == 10_000
+        assert screen.loaded is not None and not screen.loaded.partial
+        assert len(screen.shown_rows) == 10_000 and screen.highlighted_seq() == 9_999
+        # The tail's rows are the ones the whole log gives those entries.
+        assert screen.loaded.cells[-tail:] == tail_cells
+        assert status(screen) == "10000 entries"
+        await pilot.press("down")
+        assert screen.highlighted_seq() == 10_000
         await pilot.press("pageup", "up")
         assert screen.table.cursor < 9_999
 
@@ -341,3 +361,19 @@ async def test_luck_and_the_report_from_the_review(folder: Path) -> None:
         await settle(pilot)
         written = folder / "g-report.md"
         assert written.read_text(encoding="utf-8") == report_markdown(saves.load_game(path))
+
+
+def test_the_tail_read_from_the_end_is_the_whole_logs_last_entries(folder: Path) -> None:
+    from tui.screens.review import read_for_review, read_tail
+
+    path, _ = campaign(folder, 1_000)
+    tail = read_tail(path, 50)
+    whole = read_for_review(path)
+    assert tail is not None and tail.partial and not whole.partial
+    assert [e["seq"] for e in tail.game.entries] == list(range(951, 1_001))
+    assert tail.game.entries == whole.game.entries[-50:]
+    assert tail.cells == whole.cells[-50:] and tail.search == whole.search[-50:]
+    # A small save is read whole at once: no tail first.
+    (folder / "small").mkdir()
+    small, _ = campaign(folder / "small", 20)
+    assert read_tail(small) is None

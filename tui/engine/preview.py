@@ -5,6 +5,7 @@ meaning of every result), so a screen never reads the engine's effects dictionar
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -77,9 +78,32 @@ def probe(combat: CombatInput, tables: Tables | None = None) -> Outcome:
     return resolve(combat, tables or default_tables(), random.Random(0))
 
 
+# Previews already worked out, by the tables' identity and the combat's repr (which, unlike
+# equality, tells 7 from 7.0 and True from 1: the totals are shown as given). A Preview is
+# frozen, so handing the same one out again is safe.
+_KEPT: OrderedDict[tuple[int, str], tuple[Tables, Preview]] = OrderedDict()
+KEPT_PREVIEWS = 256
+
+
 def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:
-    """The preview of one combat. Raises InputError for a combat the engine refuses."""
+    """The preview of one combat. Raises InputError for a combat the engine refuses.
+    Kept: typing a digit and deleting it asks for the same combat again, and the answer
+    is the one working it out again gives (a refused combat is not kept)."""
     tables = tables or default_tables()
+    key = (id(tables), repr(combat))
+    kept = _KEPT.get(key)
+    if kept is not None and kept[0] is tables:
+        _KEPT.move_to_end(key)
+        return kept[1]
+    shown = work_out(combat, tables)
+    _KEPT[key] = (tables, shown)
+    if len(_KEPT) > KEPT_PREVIEWS:
+        _KEPT.popitem(last=False)
+    return shown
+
+
+def work_out(combat: CombatInput, tables: Tables) -> Preview:
+    """The preview worked out from the engine, nothing kept."""
     first = probe(combat, tables)
     effects = first.effects
     automatic = first.explanation if effects.get("result") else None

@@ -21,7 +21,7 @@ from tui.engine.rulesets.common import parse_unit
 from tui.screens.combat import CombatScreen, FormReading, KeptDice
 from tui.screens.pod import choice, field
 from tui.text import dice_text
-from tui.widgets.combat import OddsPreview, ResultPanel, bar
+from tui.widgets.combat import FixedInput, OddsPreview, ResultPanel, bar
 
 MISSIONS = [
     ("Allied bombers", "bombers"),
@@ -92,16 +92,16 @@ class BoomScreen(CombatScreen):
     }
 
     def compose_fields(self) -> ComposeResult:
-        yield field("Target hex", Input(placeholder="e.g. 0712", compact=True, id="target"))
+        yield field("Target hex", FixedInput(placeholder="e.g. 0712", compact=True, id="target"))
         yield Horizontal(
             Label("Bomber range", classes="field-label"),
-            Input(placeholder="hexes", compact=True, id="range", classes="small"),
+            FixedInput(placeholder="hexes", compact=True, id="range", classes="small"),
             classes="field bombers-only",
         )
         # The distance from the nearest Airbase England hex.
         yield Horizontal(
             Label("From airbase", classes="field-label"),
-            Input(placeholder="hexes", compact=True, id="distance", classes="small"),
+            FixedInput(placeholder="hexes", compact=True, id="distance", classes="small"),
             classes="field bombers-only",
         )
         yield field("Mission", choice(MISSIONS, "bombers", "mission"))

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, RadioSet, Select
@@ -91,6 +92,8 @@ class CombatScreen(RulesetScreen):
         # The form's fields by selector (None: not on this screen), found once: a keystroke
         # reads every field, and a query walks the whole screen.
         self._fields: dict[str, Widget | None] = {}
+        # Fields whose typed value the form has read already (`field_typed`).
+        self._typed: dict[Input, str] = {}
 
     @property
     def tables(self) -> Tables:
@@ -162,11 +165,20 @@ class CombatScreen(RulesetScreen):
         """Find the form's fields again (after widgets were mounted or removed)."""
         self._fields.clear()
 
+    def field_typed(self, field: Input, value: str) -> None:
+        """A form field's value typed (FixedInput): the form is read at once, and the
+        field's Changed message, when it arrives, reads nothing again."""
+        self._typed[field] = value
+        self.form_changed()
+
     @on(Input.Changed)
     @on(Select.Changed)
     @on(Checkbox.Changed)
     @on(RadioSet.Changed)
-    def form_changed(self) -> None:
+    def form_changed(self, event: Message | None = None) -> None:
+        if isinstance(event, Input.Changed) and self._typed.get(event.input) == event.value:
+            del self._typed[event.input]
+            return
         self.reading = self.read_form()
         panel = self.form_field("#result")
         if isinstance(panel, ResultPanel):
@@ -411,7 +423,8 @@ class CombatScreen(RulesetScreen):
             assert state.entry is not None
             text = f"Logged as entry {state.entry.get('seq')} in {self.desk.game.path.name}"
             panel.saved(text, offer=self.after_roll_hint())
-        self.refresh_bindings()
+        # No refresh_bindings: no command's availability depends on a roll (it would
+        # rebuild the footer, a layout of the whole screen, on every roll).
 
     def after_roll_hint(self) -> str:
         """A line under a saved roll naming what may still be played after it."""

@@ -16,6 +16,7 @@ from tui.engine.rulesets.daynight import TERRAIN_IDS, TIMES
 from tui.screens.combat import CombatScreen, KeptDice
 from tui.screens.dialogs import ChoiceScreen, NumberScreen
 from tui.screens.pod import choice, field
+from tui.widgets.combat import FixedInput
 from tui.widgets.ticks import Tick
 
 # Results the attacker may take as a retreat (disorganized) instead of step losses.
@@ -38,10 +39,14 @@ class DayNightScreen(CombatScreen):
         terrains = [(name, key) for key, name in TERRAIN_IDS.items()]
         yield field("Turn", choice(times, TIMES[0], "time"))
         yield field("Def. terrain", choice(terrains, "clear", "terrain"))
-        yield field("Net DRM", Input(placeholder="0", compact=True, id="drm", classes="small"))
+        yield field("Net DRM", FixedInput(placeholder="0", compact=True, id="drm", classes="small"))
         yield Tick("Step-loss-and-hold hex (7.2)", id="hold", compact=True)
-        yield field("Attackers at", Input(placeholder="hex/units", compact=True, id="at-attacker"))
-        yield field("Defenders at", Input(placeholder="hex/units", compact=True, id="at-defender"))
+        yield field(
+            "Attackers at", FixedInput(placeholder="hex/units", compact=True, id="at-attacker")
+        )
+        yield field(
+            "Defenders at", FixedInput(placeholder="hex/units", compact=True, id="at-defender")
+        )
 
     def build_combat(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Checkbox, Input
+from textual.widgets import Checkbox
 
 from tui.engine import CombatInput, InputError, Outcome, Unit, resolve
 from tui.engine.preview import preview
@@ -22,7 +22,7 @@ from tui.engine.rulesets.ocs import TERRAIN_IDS
 from tui.screens.combat import CombatScreen, FormReading, KeptDice, SaveState
 from tui.screens.dialogs import ChoiceScreen
 from tui.screens.pod import field
-from tui.widgets.combat import OddsPreview
+from tui.widgets.combat import FixedInput, OddsPreview
 from tui.widgets.ocs import Cycle, OcsOddsPreview, OcsUnitRow
 from tui.widgets.ticks import Tick
 
@@ -46,12 +46,12 @@ class OcsScreen(CombatScreen):
         terrains = [(name, key) for key, name in TERRAIN_IDS.items()]
         yield field(
             "Att. hexes",
-            Input(placeholder="1", compact=True, id="attack-hexes", classes="small"),
+            FixedInput(placeholder="1", compact=True, id="attack-hexes", classes="small"),
             Tick("2 non-adj.", id="nonadjacent", compact=True),
         )
         yield Tick("Overrun (not a regular attack)", id="overrun", compact=True)
         yield field(
-            "Hedgehog", Input(placeholder="0", compact=True, id="hedgehog", classes="small")
+            "Hedgehog", FixedInput(placeholder="0", compact=True, id="hedgehog", classes="small")
         )
         yield field("Def. terrain", Cycle(terrains, id="terrain"))
         yield field(

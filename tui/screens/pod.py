@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Input, Label, Select
+from textual.widgets import Label, Select
 
 from tui import saves
 from tui.commands import POD_COMMANDS, Command
@@ -19,7 +19,7 @@ from tui.engine.dice import Roller
 from tui.engine.rulesets.pod import SIDES, after_roll_card, hero_site_draw
 from tui.screens.combat import CombatScreen, SaveState
 from tui.screens.dialogs import AfterRollScreen, ChoiceScreen
-from tui.widgets.combat import UnitRow
+from tui.widgets.combat import FixedInput, UnitRow
 
 SIDE_OPTIONS = [("-", ""), ("attacker", "attacker"), ("defender", "defender")]
 
@@ -70,9 +70,9 @@ class PodScreen(CombatScreen):
             yield field("Mines CDF", choice([(str(m), m) for m in mines], current, "mines-cdf"))
         yield field(
             "Morale +/- A",
-            Input(placeholder="0", compact=True, id="morale-attack", classes="small"),
+            FixedInput(placeholder="0", compact=True, id="morale-attack", classes="small"),
             Label(" D "),
-            Input(placeholder="0", compact=True, id="morale-defense", classes="small"),
+            FixedInput(placeholder="0", compact=True, id="morale-defense", classes="small"),
         )
         yield field("Buddy card", choice(SIDE_OPTIONS, "", "buddy"))
         if rules["terrain_effects"]:

@@ -9,6 +9,7 @@ screen at once. A filter or a note rebuilds only the table's rows, never the wid
 from __future__ import annotations
 
 import shlex
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -288,10 +289,57 @@ class Loaded:
     cells: list[dict[str, str]]
     search: list[str]
     index: Index
+    # Only the log's last entries (`read_tail`): the whole log is still being read.
+    partial: bool = False
+
+
+# The entries a long log shows first, read from the file's end, and the bytes read for them.
+TAIL_ENTRIES = 100
+_TAIL_BYTES = 192 * 1024
+
+
+def read_tail(path: Path, count: int = TAIL_ENTRIES) -> Loaded | None:
+    """The log's last `count` entries (at most), read from the end of the file with the
+    store's reader of appended entries, ready to show while the whole log is read; None
+    when the file is small enough to read whole at once, or its end cannot be read so
+    (the whole-file reader then says why). A note or card points only at entries before
+    it, so these entries' cells are the ones the whole log gives them."""
+    try:
+        size = path.stat().st_size
+        if size <= _TAIL_BYTES:
+            return None
+        with path.open("rb") as file:
+            file.seek(size - _TAIL_BYTES)
+            data = file.read(_TAIL_BYTES)
+        at = data.find(b"\n[[log]]\n")
+        if at == -1:
+            return None
+        # Just past the end line of the entry before the first whole one read.
+        entries, _ = saves.read_new_entries(path, size - _TAIL_BYTES + at)
+    except (OSError, saves.SaveError, saves.StaleOffset):
+        return None
+    entries = entries[-count:]
+    if not entries:
+        return None
+    game = saves.Game(
+        path=path,
+        title=path.stem,
+        rulesets=[],
+        options={},
+        created="",
+        format=0,
+        turn=0,  # not known until the whole log is replayed
+        entries=entries,
+        markers=[],
+    )
+    return _ready(game, partial=True)
 
 
 def read_for_review(path: Path) -> Loaded:
-    game = saves.load_game(path)
+    return _ready(saves.load_game(path))
+
+
+def _ready(game: saves.Game, partial: bool = False) -> Loaded:
     index = Index()
     for entry in game.entries:
         index.add(entry)
@@ -299,7 +347,7 @@ def read_for_review(path: Path) -> Loaded:
     search = [
         _search_text(entry, row, index) for entry, row in zip(game.entries, cells, strict=True)
     ]
-    return Loaded(game, cells, search, index)
+    return Loaded(game, cells, search, index, partial)
 
 
 class ReviewScreen(Screen[None]):
@@ -316,6 +364,8 @@ class ReviewScreen(Screen[None]):
         self.shown_rows: list[int] = []  # positions in the log of the rows shown
         self.layout_width = 0
         self._filter_timer: Timer | None = None
+        # Entries appended while only the log's tail was read.
+        self._pending: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -345,11 +395,22 @@ class ReviewScreen(Screen[None]):
         self.title = f"Log: {self.path.stem}"
         self.sub_title = "reading…"
         self.table.focus()
-        # Read once the screen is drawn: the reading thread then slows no first frame.
-        self.call_after_refresh(self.load)
+        # Read in a worker from now: a long log's last entries come first (a small read),
+        # and the whole log is read once they are drawn.
+        self.load()
 
     @work(thread=True, exclusive=True, group="review-load", exit_on_error=False)
     def load(self) -> None:
+        if self.loaded is None:
+            # A long log: its last entries first, shown while the rest is read.
+            tail = read_tail(self.path)
+            if tail is not None:
+                self.app.call_from_thread(self.show_loaded, tail)
+                # The rest is read once the tail is drawn: the read holds the interpreter
+                # much of the time, and would delay that frame.
+                drawn = threading.Event()
+                self.app.call_from_thread(self.call_after_refresh, drawn.set)
+                drawn.wait(timeout=1.0)
         try:
             loaded = read_for_review(self.path)
         except saves.SaveError as err:
@@ -362,13 +423,27 @@ class ReviewScreen(Screen[None]):
         self.query_one("#review-detail", Static).update(message)
 
     def show_loaded(self, loaded: Loaded) -> None:
+        keep = None
+        before = self.loaded
+        if before is not None and before.partial and self.shown_rows:
+            # The whole log after its tail: the cursor stays on the entry it was on.
+            if self.highlighted_position() != len(before.game.entries) - 1:
+                keep = self.highlighted_seq()
         self.loaded = loaded
         game = loaded.game
         self.title = f"Log: {game.title}"
-        self.sub_title = f"Turn {game.turn} · {len(game.entries)} entries"
+        self.sub_title = (
+            f"the last {len(game.entries)} entries, reading the rest…"
+            if loaded.partial
+            else f"Turn {game.turn} · {len(game.entries)} entries"
+        )
         self.show_markers()
         self.layout_width = 0
-        self.rebuild(keep=None)
+        self.rebuild(keep=keep)
+        if not loaded.partial and self._pending:
+            # Entries another player appended while the tail was shown.
+            pending, self._pending = self._pending, []
+            self.take_entries(pending)
 
     def on_resize(self, event: Resize) -> None:
         if self.loaded is not None and shown_columns(event.size.width) != shown_columns(
@@ -409,6 +484,8 @@ class ReviewScreen(Screen[None]):
         shown = (
             f"{len(self.shown_rows)} of {total}" if len(self.shown_rows) != total else f"{total}"
         )
+        if loaded is not None and loaded.partial:
+            shown = f"the last {shown}"
         self.query_one("#review-status", Static).update(f"{shown} entries")
 
     def highlighted_position(self) -> int | None:
@@ -436,6 +513,9 @@ class ReviewScreen(Screen[None]):
 
     def show_markers(self) -> None:
         game = self.loaded.game if self.loaded else None
+        if self.loaded is not None and self.loaded.partial:
+            self.query_one("#review-markers", Static).update("Markers in play: reading…")
+            return
         markers = [marker_text(m) for m in game.markers] if game else []
         self.query_one("#review-markers", Static).update(
             "Markers in play: " + ("; ".join(markers) if markers else "none")
@@ -593,6 +673,9 @@ class ReviewScreen(Screen[None]):
         loaded = self.loaded
         if loaded is None:
             return
+        if loaded.partial:
+            self._pending.extend(new)  # taken once the whole log is read
+            return
         entries = loaded.game.entries
         last = entries[-1]["seq"] if entries else 0
         new = [entry for entry in new if entry["seq"] > last]
@@ -638,7 +721,7 @@ class ReviewScreen(Screen[None]):
         from tui.luck import luck_report, luck_text
 
         loaded = self.loaded
-        if loaded is None:
+        if loaded is None or loaded.partial:
             text = "The log is not read yet."
         else:
             report = luck_report(list(loaded.game.entries), getattr(self.app, "tables", None))

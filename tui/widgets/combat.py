@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.widgets import Input, Label, Select, Static
 
 from tui.engine import Outcome
@@ -27,6 +28,26 @@ def bar(probability: float, width: int = BAR_WIDTH) -> str:
     full, part = divmod(eighths, 8)
     text = "█" * full + (_EIGHTHS[part] if part else "")
     return text.ljust(width)
+
+
+class FixedInput(Input):
+    """An Input whose size is fixed by its CSS: a changed value redraws it without
+    laying the screen out again (Textual's Input asks for a layout whenever its text
+    grows or shrinks, to resize its scrolling area). A value typed is handed at once to
+    the screen's `field_typed(field, value)`, where it has one."""
+
+    def _watch_value(self, value: str) -> None:
+        if not self.styles.auto_dimensions:
+            # The scrolling area's new width, set first without a layout (it only scrolls
+            # the text): Input's own watcher then finds it unchanged.
+            self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
+        super()._watch_value(value)
+        if self.has_focus:
+            # Typed: the form is told now, so the preview is drawn in the same frame as
+            # the key's echo (its Changed message reaches the screen a frame later).
+            answer = getattr(self.screen, "field_typed", None)
+            if answer is not None:
+                answer(self, value)
 
 
 class UnitRow(Horizontal):
@@ -55,7 +76,9 @@ class UnitRow(Horizontal):
         self.initial = factor
         self.placeholder = placeholder or ("CAF" if side == "attacker" else "CDF")
         # The row's own fields, held: a keystroke reads every row.
-        self._factor = Input(factor, placeholder=self.placeholder, compact=True, classes="factor")
+        self._factor = FixedInput(
+            factor, placeholder=self.placeholder, compact=True, classes="factor"
+        )
         self._terrain: Select[str] | None = None
         if terrains:
             self._terrain = Select(
@@ -116,9 +139,25 @@ class OddsPreview(Vertical):
         yield from self._parts.values()
 
     def _set(self, part: str, text: str) -> None:
-        if self._texts[part] != text:
-            self._texts[part] = text
-            self._parts[part].update(text)
+        if self._texts[part] == text:
+            return
+        self._texts[part] = text
+        static = self._parts[part]
+        size = static.size
+        if size.width <= 0 or not static.display:
+            static.update(text)
+            return
+        # Redrawn in place: a part keeps the tallest height it has had (blank lines below
+        # a shorter text), so the screen is laid out again only when a text is taller than
+        # any before it (a layout of a whole combat form costs more than a frame).
+        static.update(text, layout=False)
+        static.clear_cached_dimensions()
+        box = static.content_size
+        height = static.get_content_height(box, box, box.width)
+        if height > box.height:
+            static.refresh(layout=True)
+        elif height < box.height:
+            static.update(text + "\n" * (box.height - height), layout=False)
 
     def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
         self._set("problems", "\n".join(problems))

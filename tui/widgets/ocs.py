@@ -16,7 +16,7 @@ from textual.widgets import Input, Label, Static
 
 from tui.engine.preview import Preview
 from tui.engine.rulesets.ocs_supply import OcsPreview
-from tui.widgets.combat import OddsPreview, UnitRow, bar
+from tui.widgets.combat import FixedInput, OddsPreview, UnitRow, bar
 
 
 class Cycle(Static, can_focus=True):
@@ -108,10 +108,10 @@ class OcsUnitRow(UnitRow):
     def compose(self) -> ComposeResult:
         # Held, not queried: the form is read on every keystroke.
         self.inputs = {
-            "unit-name": Input(placeholder="name", compact=True, classes="unit-name"),
-            "factor": Input(placeholder="str", compact=True, classes="factor"),
-            "steps": Input(placeholder="stp", compact=True, classes="steps"),
-            "ar": Input(placeholder="AR", compact=True, classes="ar"),
+            "unit-name": FixedInput(placeholder="name", compact=True, classes="unit-name"),
+            "factor": FixedInput(placeholder="str", compact=True, classes="factor"),
+            "steps": FixedInput(placeholder="stp", compact=True, classes="steps"),
+            "ar": FixedInput(placeholder="AR", compact=True, classes="ar"),
         }
         self.cycles: dict[str, Cycle] = {}
         self.markers_shown = Static("", markup=False, classes="unit-markers")
@@ -127,7 +127,7 @@ class OcsUnitRow(UnitRow):
                 yield from self.cycles.values()
             else:
                 yield Label("RE ", classes="re-label")
-                self.inputs["re"] = Input(placeholder="?", compact=True, classes="re")
+                self.inputs["re"] = FixedInput(placeholder="?", compact=True, classes="re")
                 yield self.inputs["re"]
             yield self.markers_shown
 
@@ -165,17 +165,15 @@ class OcsOddsPreview(OddsPreview):
         problems: Sequence[str],
         terrain: str = "Open",
     ) -> None:
-        head = self.query_one(".odds-head", Static)
-        shown = self.query_one(".problems", Static)
-        chances = self.query_one(".chances", Static)
         problems = list(problems)
         if extra is not None and extra.refusal:
             problems.insert(0, f"Not allowed: {extra.refusal}")
-        shown.update("\n".join(problems))
-        shown.display = bool(problems)
+        # Each part redrawn only when its text changes, in place where its height allows.
+        self._set("problems", "\n".join(problems))
+        self._parts["problems"].display = bool(problems)
         if preview is None or extra is None:
-            head.update("Odds: waiting for a valid form")
-            chances.update("")
+            self._set("odds-head", "Odds: waiting for a valid form")
+            self._set("chances", "")
             return
         lines = [
             f"A {preview.attack_total} : D {preview.defense_total} = {preview.odds}, "
@@ -207,12 +205,12 @@ class OcsOddsPreview(OddsPreview):
                 for levels, names in groups
             ]
             lines.append("Exploit: " + "; ".join(marks))
-        head.update("\n".join(lines))
+        self._set("odds-head", "\n".join(lines))
         rows = ["Final cell, surprise and DRM folded in:"]
         for row in preview.rows:
             chance = float(row.probability)
             rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
-        chances.update("\n".join(rows))
+        self._set("chances", "\n".join(rows))
 
 
 def _pct(value: Any) -> str:

@@ -356,6 +356,25 @@ def _cell_order(value: str | None) -> tuple[int, int]:
     return (2, 0) if value == "All" else (1, int(value))
 
 
+_NO_CELL = json.dumps(None)
+# Each CRT column's six cells with their keys, by the tables' identity and the column.
+_CRT_FACES: dict[tuple[int, str], tuple[Tables, tuple[tuple[str, Any], ...]]] = {}
+
+
+def _crt_faces(tables: Tables, column: str) -> tuple[tuple[str, Any], ...]:
+    """The cells a CRT column reads on faces 1-6, each with the key it is counted by."""
+    kept = _CRT_FACES.get((id(tables), column))
+    if kept is not None and kept[0] is tables:
+        return kept[1]
+    crt = tables.chart("pod-boom.crt")
+    faces = tuple(
+        (json.dumps(plain(cell)), cell)
+        for cell in (crt.cell(str(face), column) for face in range(1, 7))
+    )
+    _CRT_FACES[(id(tables), column)] = (tables, faces)
+    return faces
+
+
 def chain_preview(
     units: tuple[int, ...], aaf: int | None, long_range: bool, tables: Tables
 ) -> ChainPreview:
@@ -374,10 +393,10 @@ def chain_preview(
     if sum(units) <= 0:
         raise InputError("attack", sum(units), "an attack total of at least 1")
     rules = tables.data["pod-boom"]
-    sixth = Fraction(1, 6)
     faces = [str(face) for face in range(1, 7)]
     aa_total = column = None
-    branches: list[tuple[int, Fraction]] = [(0, Fraction(1))]
+    # (bomber units removed, weight in sixths of the attrition die)
+    branches: list[tuple[int, int]] = [(0, 6)]
     if aaf is not None:
         check_whole("aaf", aaf)
         aa_total = aaf + (rules["long_range_aa_bonus"] if long_range else 0)
@@ -388,20 +407,21 @@ def chain_preview(
         branches = []
         for face in faces:
             cell = chart.cell(face, column)
-            branches.append((0 if cell == "-" else min(int(cell), len(units)), sixth))
+            branches.append((0 if cell == "-" else min(int(cell), len(units)), 1))
     crt = tables.chart("pod-boom.crt")
+    # Counted in 216ths (attrition die x accuracy die x CRT die), made Fractions at the
+    # end: the same sums as adding the chances as Fractions, without their arithmetic.
     lost: Counter[int] = Counter()
     losses: Counter[str | None] = Counter()
     interdiction: Counter[str | None] = Counter()
     cells: dict[str, list[Any]] = {}
     columns: set[str | None] = set()
 
-    def count_cell(cell: Any, chance: Fraction) -> None:
-        key = json.dumps(plain(cell))
-        cells.setdefault(key, [cell, Fraction(0)])[1] += chance
+    def count_cell(key: str, cell: Any, weight: int) -> None:
+        cells.setdefault(key, [cell, 0])[1] += weight
 
-    for removed, chance in branches:
-        lost[removed] += chance
+    for removed, weight in branches:
+        lost[removed] += weight * 36
         flying = units[: len(units) - removed]
         for face in faces if flying else ():
             effect = rules["accuracy_effect"][face]
@@ -410,28 +430,33 @@ def chain_preview(
             index = largest_column(crt, caf) if caf > 0 else None
             columns.add(None if index is None else crt.columns[index])
             if index is None:
-                losses[None] += chance * sixth
-                interdiction[None] += chance * sixth
-                count_cell(None, chance * sixth)
+                losses[None] += weight * 6
+                interdiction[None] += weight * 6
+                count_cell(_NO_CELL, None, weight * 6)
                 continue
-            for crt_face in faces:
-                cell = crt.cell(crt_face, crt.columns[index])
+            for cell_key, cell in _crt_faces(tables, crt.columns[index]):
                 loss, turns = cell
-                losses[loss] += chance * sixth * sixth
-                interdiction[turns] += chance * sixth * sixth
-                count_cell(cell, chance * sixth * sixth)
+                losses[loss] += weight
+                interdiction[turns] += weight
+                count_cell(cell_key, cell, weight)
         if not flying:
             columns.add(None)
-            losses[None] += chance
-            interdiction[None] += chance
-            count_cell(None, chance)
+            losses[None] += weight * 36
+            interdiction[None] += weight * 36
+            count_cell(_NO_CELL, None, weight * 36)
+
+    def chances(counts: Counter[Any]) -> dict[Any, Fraction]:
+        return {value: Fraction(count, 216) for value, count in counts.items()}
+
     found = ChainPreview(
         aa_total=aa_total,
         attrition_column=column,
-        units_lost=tuple(sorted(lost.items())),
-        losses=tuple(sorted(losses.items(), key=lambda pair: _cell_order(pair[0]))),
-        interdiction=tuple(sorted(interdiction.items(), key=lambda pair: _cell_order(pair[0]))),
-        cells=tuple((cell, chance) for cell, chance in cells.values()),
+        units_lost=tuple(sorted(chances(lost).items())),
+        losses=tuple(sorted(chances(losses).items(), key=lambda pair: _cell_order(pair[0]))),
+        interdiction=tuple(
+            sorted(chances(interdiction).items(), key=lambda pair: _cell_order(pair[0]))
+        ),
+        cells=tuple((cell, Fraction(count, 216)) for cell, count in cells.values()),
         columns=frozenset(columns),
     )
     _CHAIN_CACHE[key] = (tables, found)
