@@ -200,3 +200,16 @@ def test_a_reload_older_than_what_the_watcher_brought_is_not_taken(tmp_path: Pat
     assert [e["seq"] for e in app.game.entries] == [1, 2, 3] and app.game.turn == 2
     app.applied(own, saves.load_game(path))  # as new as the game: taken
     assert app.game == saves.load_game(path)
+
+
+async def test_only_other_players_entries_are_announced(desk: Desk) -> None:
+    from tui.messages import GameChanged
+
+    async with desk(rulesets=["rivets"]) as (app, pilot):
+        screen = app.screen
+        mine = {"seq": 1, "kind": "turn", "turn": 2, "who": app.player}
+        theirs = {"seq": 2, "kind": "turn", "turn": 3, "who": "bob"}
+        screen.post_message(GameChanged(app.game.path, [mine, theirs]))
+        await pilot.pause()
+        said = [n for n in notes(app) if "logged entry" in n]
+        assert said == ["bob logged entry 2 (turn): Turn 3 begins."]

@@ -101,10 +101,13 @@ class RulesetScreen(Screen[None]):
 
     @on(GameChanged)
     def game_changed(self, message: GameChanged) -> None:
-        """Another player's entries: the header's turn, and a line for each (the last few)."""
+        """Another player's entries: the header's turn, and a line for each (the last few).
+        This player's own entries are not announced: the file watcher may read one this
+        desk has just written before the desk itself has taken it."""
         self.refresh_header()
         if self.is_current:
-            for entry in message.entries[-3:]:
+            others = [e for e in message.entries if e.get("who") != self.desk.player]
+            for entry in others[-3:]:
                 what, text = entry_text(entry)
                 who = one_line(entry["who"])
                 self.notify(f"{who} logged entry {entry['seq']} ({what}): {text}", markup=False)
