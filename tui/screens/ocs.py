@@ -18,7 +18,13 @@ from textual.widgets import Checkbox
 from tui.engine import CombatInput, InputError, Outcome, Unit, resolve
 from tui.engine.preview import preview
 from tui.engine.rulesets import ocs_supply
-from tui.engine.rulesets.ocs import TERRAIN_IDS
+from tui.engine.rulesets.ocs import (
+    RESULT_DICE,
+    SHIFT_DIE,
+    SURPRISE_DICE,
+    TERRAIN_IDS,
+    hand_roll_range,
+)
 from tui.screens.combat import CombatScreen, FormReading, KeptDice, SaveState
 from tui.screens.dialogs import ChoiceScreen
 from tui.screens.pod import field
@@ -194,18 +200,21 @@ class OcsScreen(CombatScreen):
         ocs_supply.require_supply(combat)
         kept: list[int] = []
         if by_hand:
-            raw = await self.ask_hand_roll(("2d6", 2, 12), "the surprise roll")
+            raw = await self.ask_hand_roll(hand_roll_range(SURPRISE_DICE), "the surprise roll")
             if raw is None:
                 return None
             combat = replace(combat, surprise_roll=raw)
             if ocs_supply.surprise_side(combat, self.tables, raw) is not None:
-                shift = await self.ask_hand_roll(("1d6", 1, 6), "the surprise shift die")
+                shift = await self.ask_hand_roll(
+                    hand_roll_range(SHIFT_DIE), "the surprise shift die"
+                )
                 if shift is None:
                     return None
                 combat = replace(combat, shift_roll=shift)
-            rated = ocs_supply.with_unit_ars(combat)
-            drm = rated.attacker_ar - rated.defender_ar - rated.hedgehog
-            raw = await self.ask_hand_roll(("2d6", 2, 12), f"the result 2d6, DRM {drm:+d} added")
+            drm = ocs_supply.result_drm(ocs_supply.with_unit_ars(combat))
+            raw = await self.ask_hand_roll(
+                hand_roll_range(RESULT_DICE), f"the result roll, DRM {drm:+d} added"
+            )
             if raw is None:
                 return None
             combat = replace(combat, roll=raw + drm)

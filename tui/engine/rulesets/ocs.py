@@ -45,25 +45,34 @@ def row_key(total: int, tables: Tables) -> str:
     return str(total)
 
 
+# The OCS dice, (count, sides): the surprise roll, its shift die and the result roll.
+SURPRISE_DICE, SHIFT_DIE, RESULT_DICE = (2, 6), (1, 6), (2, 6)
+
+
+def hand_roll_range(dice: tuple[int, int]) -> tuple[str, int, int]:
+    """("2d6", 2, 12): how the desk asks for these dice rolled by hand."""
+    count, sides = dice
+    return f"{count}d{sides}", count, count * sides
+
+
 def surprise(
     combat: CombatInput, tables: Tables, roller: Roller, trace: list[str]
 ) -> tuple[str | None, int]:
     """Who gains surprise (attacker, defender or nobody) and the shift (+ attacker's way)."""
     rules = tables.data["ocs"]
     bonus = rules["hedgehog_surprise_bonus"] if combat.hedgehog > 0 else 0
-    difference = combat.attacker_ar - (combat.defender_ar + bonus)
+    difference, attacker_from, defender_to = ocs_supply.surprise_limits(combat, tables)
     kind = "overrun" if combat.overrun else "regular"
-    limits = rules["surprise"][kind]
-    raw = roller.roll("surprise", 2, 6, combat.surprise_roll, "surprise_roll")
+    raw = roller.roll("surprise", *SURPRISE_DICE, combat.surprise_roll, "surprise_roll")
     total = raw + difference
     hedgehog = f" (defender AR +{bonus} in a hedgehog)" if bonus else ""
     trace.append(
         f"Surprise: 2d6 {raw} {difference:+d} AR difference{hedgehog} = {total}; "
-        f"{kind} attack: attacker from {limits['attacker_from']}, defender at {limits['defender_to']} or less"
+        f"{kind} attack: attacker from {attacker_from}, defender at {defender_to} or less"
     )
-    if total >= limits["attacker_from"]:
+    if total >= attacker_from:
         side, sign = "attacker", 1
-    elif total <= limits["defender_to"]:
+    elif total <= defender_to:
         side, sign = "defender", -1
     else:
         trace.append("Nobody gains surprise")
@@ -72,7 +81,7 @@ def surprise(
             check_roll("shift_roll", combat.shift_roll, 1, 6, "1d6")
             trace.append(f"The shift roll {combat.shift_roll} is not used")
         return None, 0
-    shift = roller.roll("surprise shift", 1, 6, combat.shift_roll, "shift_roll")
+    shift = roller.roll("surprise shift", *SHIFT_DIE, combat.shift_roll, "shift_roll")
     trace.append(f"The {side} gains surprise: 1d6 {shift} columns its way")
     return side, sign * shift
 
@@ -142,19 +151,20 @@ def cell_chances(
     last = len(columns) - 1
     # The chance of each final column index.
     at: dict[int, Fraction] = {}
-    for total, chance in total_distribution(2, 6):
+    sides = SHIFT_DIE[1]
+    for total, chance in total_distribution(*SURPRISE_DICE):
         total += difference
         if total >= attacker_from:
-            moves = [(min(index + k, last), chance / 6) for k in range(1, 7)]
+            moves = [(min(index + k, last), chance / sides) for k in range(1, sides + 1)]
         elif total <= defender_to:
-            moves = [(max(index - k, 0), chance / 6) for k in range(1, 7)]
+            moves = [(max(index - k, 0), chance / sides) for k in range(1, sides + 1)]
         else:
             moves = [(index, chance)]
         for where, p in moves:
             at[where] = at.get(where, Fraction(0)) + p
     cells: dict[str, Fraction] = {}
     for where, p in at.items():
-        for total, chance in total_distribution(2, 6):
+        for total, chance in total_distribution(*RESULT_DICE):
             cell = chart.cell(row_key(total + drm, tables), terrain, columns[where])
             cells[cell] = cells.get(cell, Fraction(0)) + p * chance
     return tuple(sorted(cells.items(), key=lambda pair: (-pair[1], pair[0])))
@@ -172,7 +182,7 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         id(tables),
         terrain,
         columns.index(first.odds_column),
-        rated.attacker_ar - rated.defender_ar - rated.hedgehog,
+        ocs_supply.result_drm(rated),
         *ocs_supply.surprise_limits(rated, tables),
     )
     details = []
@@ -230,7 +240,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
                 columns, attack, defense, ":", trace, "read the first column (desk ruling)"
             )
     odds_column = columns[index]
-    drm = combat.attacker_ar - combat.defender_ar - combat.hedgehog
+    drm = ocs_supply.result_drm(combat)
     trace.append(
         f"DRM {drm:+d} = attacker AR {combat.attacker_ar} - defender AR {combat.defender_ar}"
         + (f" - hedgehog {combat.hedgehog}" if combat.hedgehog else "")
@@ -249,7 +259,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         roller.record_manual("combat (modified total)", "2d6", total)
         trace.append(f"Combat roll: modified total {total} entered by hand")
     else:
-        raw = roller.roll("combat", 2, 6)
+        raw = roller.roll("combat", *RESULT_DICE)
         total = raw + drm
         trace.append(f"Combat roll: 2d6 {raw} {drm:+d} DRM = {total}")
     roll = row_key(total, tables)

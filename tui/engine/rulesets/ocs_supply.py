@@ -204,6 +204,12 @@ def stocks_after(unit: Unit) -> str | None:
 
 
 # ---------------------------------------------------------------------- surprise
+def result_drm(combat: CombatInput) -> int:
+    """The result roll's DRM: attacker AR - defender AR - hedgehog level (the action
+    ratings as `with_unit_ars` sets them)."""
+    return combat.attacker_ar - combat.defender_ar - combat.hedgehog
+
+
 def surprise_limits(combat: CombatInput, tables: Tables) -> tuple[int, int, int]:
     """(AR difference, attacker surprise from, defender surprise at or below) on the 2d6."""
     rules = tables.data["ocs"]
@@ -296,7 +302,7 @@ def preview_extra(
         if (after := stocks_after(unit)) is not None and after != unit.stocks
     )
     return OcsPreview(
-        drm=rated.attacker_ar - rated.defender_ar - rated.hedgehog,
+        drm=result_drm(rated),
         attacker_surprise=attacker,
         defender_surprise=defender,
         no_surprise=neither,
