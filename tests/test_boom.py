@@ -218,3 +218,13 @@ def test_the_chain_counted_in_whole_216ths_equals_every_die_enumerated(
     assert dict(found_chain.units_lost) == dict(lost)
     assert dict(found_chain.losses) == dict(losses)
     assert dict(found_chain.interdiction) == dict(turns)
+
+
+def test_the_most_bombers_one_attrition_roll_removes_is_read_from_the_chart() -> None:
+    from tui.engine.rulesets.boom import most_attrition_losses
+    from tui.engine.tables import default_tables
+
+    tables = default_tables()
+    rows = tables.data["pod-boom"]["attrition"]["rows"]
+    cells = [int(c) for row in rows.values() for c in row if c != "-"]
+    assert most_attrition_losses(tables) == max(cells) == 3

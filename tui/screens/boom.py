@@ -16,7 +16,12 @@ from textual.widgets import Input, Label, Select, Static
 
 from tui.engine import CombatInput, InputError, Outcome, resolve
 from tui.engine.dice import parse_dice
-from tui.engine.rulesets.boom import ChainPreview, chain_preview, over_half_range
+from tui.engine.rulesets.boom import (
+    ChainPreview,
+    chain_preview,
+    most_attrition_losses,
+    over_half_range,
+)
 from tui.engine.rulesets.common import parse_unit
 from tui.screens.combat import CombatScreen, FormReading, KeptDice
 from tui.screens.pod import choice, field
@@ -28,8 +33,6 @@ MISSIONS = [
     ("German batteries", "batteries"),
     ("Allied ships", "ships"),
 ]
-# Up to this many bombers lost to attrition are shown, chance 0 included (the chart's most).
-MOST_SHOWN_LOST = 3
 
 
 def _percent_row(chance: Fraction, label: str) -> str:
@@ -53,7 +56,9 @@ def _turns_label(value: str | None) -> str:
     return f"{value} turn{'s' if value != '1' else ''}"
 
 
-def preview_text(chain: ChainPreview, combat: CombatInput, target: str) -> tuple[str, str]:
+def preview_text(
+    chain: ChainPreview, combat: CombatInput, target: str, most_lost: int
+) -> tuple[str, str]:
     """The preview of one mission: (the head, the chances)."""
     units = [unit.factor for unit in combat.attackers]
     head = [f"CAF {sum(units)} in {len(units)} unit{'s' if len(units) != 1 else ''}"]
@@ -66,7 +71,8 @@ def preview_text(chain: ChainPreview, combat: CombatInput, target: str) -> tuple
         head.append(f"{aa}: attrition column {chain.attrition_column}")
         lost = dict(chain.units_lost)
         chances.append("Bombers lost to attrition (1d6):")
-        for count in range(MOST_SHOWN_LOST + 1):
+        # Every count up to the chart's most, chance 0 included.
+        for count in range(most_lost + 1):
             chances.append(_percent_row(lost.get(count, Fraction(0)), f"{count} lost"))
     where = target or "the target"
     chances.append(f"Whole mission, loss on {where}:")
@@ -181,7 +187,10 @@ class BoomScreen(CombatScreen):
             except InputError as err:
                 problems.append(err.message(self.FIELD_NAMES.get(err.field, err.field)))
             else:
-                shown.show_text(*preview_text(chain, combat, self.target), problems)
+                shown.show_text(
+                    *preview_text(chain, combat, self.target, most_attrition_losses(self.tables)),
+                    problems,
+                )
                 return
         shown.show_text("Mission: waiting for a valid form", "", problems)
 

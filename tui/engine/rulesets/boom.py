@@ -27,6 +27,12 @@ def largest_column(chart: Chart, value: int) -> int | None:
     return found
 
 
+def most_attrition_losses(tables: Tables) -> int:
+    """The most bombers the attrition chart removes in one roll."""
+    rows = tables.data["pod-boom"]["attrition"]["rows"].values()
+    return max(int(cell) for row in rows for cell in row if cell.isdigit())
+
+
 def over_half_range(distance: int, bomber_range: int) -> bool:
     """True when the target, `distance` hexes from the nearest Airbase England hex, is
     over half the bomber's range (the AA total then gets the long-range bonus)."""
