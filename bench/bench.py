@@ -273,7 +273,7 @@ class Bench:
 
     # ------------------------------------------------------------------ cold start
     def cold_start(self) -> None:
-        from tui.screens.ruleset import SHORT_NAMES
+        from tui.commands import SHORT_NAMES
 
         first = f"[{SHORT_NAMES[self.rulesets[0]]}]"
         cases = {
@@ -330,9 +330,9 @@ class Bench:
 
     # ------------------------------------------------------------------ keystrokes
     def keystrokes(self) -> None:
+        from tui.commands import SHORT_NAMES
         from tui.screens import screen_for
         from tui.screens.combat import CombatScreen
-        from tui.screens.ruleset import SHORT_NAMES
 
         term = self.terminal([*self.crtdesk, "open", "desk", "--saves", str(self.desk_saves)])
         term.wait_for(lambda text: "Odds" in text, 0, 30)
@@ -428,7 +428,7 @@ class Bench:
                 "daynight", (Unit(4),), (Unit(2),), terrain="clear", reserve=4, press_on=True
             ),
         }
-        from tui.screens.ruleset import SHORT_NAMES
+        from tui.commands import SHORT_NAMES
 
         for ruleset in self.rulesets:
             combat = cases.get(ruleset)

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tui.commands import SHORT_NAMES
 from tui.engine.tables import RULESET_IDS
-from tui.screens.ruleset import SHORT_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sys
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -14,16 +15,23 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from tui import saves
-from tui.cli_saves import save_file
-from tui.commands import START_COMMANDS
-from tui.engine import Tables, default_tables
-from tui.engine.tables import RULESET_IDS
+from tui.commands import RULESET_KEYS, SHORT_NAMES, START_COMMANDS
+from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.live import SaveWatcher, last_seq
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
-from tui.screens.ruleset import RULESET_KEYS, SHORT_NAMES, RulesetScreen
 from tui.screens.start import StartScreen
+
+# The ruleset screens (and the engine they call) are imported when a game is opened: the
+# start screen is drawn without them.
+
+
+def _ruleset_screen(screen: object) -> bool:
+    """Whether `screen` is one of the ruleset screens (none is, before one is imported)."""
+    module = sys.modules.get("tui.screens.ruleset")
+    return module is not None and isinstance(screen, module.RulesetScreen)
+
 
 DEFAULT_GAME_TITLE = "First game"
 
@@ -133,14 +141,14 @@ class CrtDeskApp(App[None]):
 
     def show_ruleset(self, ruleset: str) -> None:
         name = f"ruleset:{ruleset}"
-        if isinstance(self.screen, RulesetScreen):
+        if _ruleset_screen(self.screen):
             if self.screen.ruleset != ruleset:
                 self.switch_screen(name)
         else:
             self.push_screen(name)
 
     def show_start(self) -> None:
-        if isinstance(self.screen, RulesetScreen):
+        if _ruleset_screen(self.screen):
             if any(isinstance(screen, StartScreen) for screen in self.screen_stack):
                 self.pop_screen()
             else:  # the game was opened from the command line: the start screen is new
@@ -244,7 +252,7 @@ class CrtDeskApp(App[None]):
         yield from super().get_system_commands(screen)
         commands = (
             screen.DESK_COMMANDS
-            if isinstance(screen, RulesetScreen)
+            if _ruleset_screen(screen)
             else START_COMMANDS
             if isinstance(screen, StartScreen)
             else getattr(screen, "DESK_COMMANDS", ())
@@ -255,7 +263,7 @@ class CrtDeskApp(App[None]):
                 command.help,
                 partial(screen.run_action, command.action),
             )
-        if isinstance(screen, RulesetScreen) and self.game is not None:
+        if _ruleset_screen(screen) and self.game is not None:
             for key, ruleset in zip(RULESET_KEYS, self.game.rulesets, strict=False):
                 if ruleset != screen.ruleset:
                     yield SystemCommand(
@@ -273,6 +281,8 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
     if file:
         # The save commands' own check: a path that is not a crtdesk save is refused in one
         # line before any lock file is made beside it.
+        from tui.cli_saves import save_file
+
         game_path = save_file(file, saves_dir)
     # A broken file is reported here, in one line; the desk opens the game as read.
     game = saves.load_game(game_path) if game_path is not None else None

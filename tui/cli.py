@@ -13,9 +13,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from tui.engine.combat import CombatInput, Outcome, Unit, distribution, resolve
+# The combat engine and its rulesets are imported by the commands that resolve: opening the
+# desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
 from tui.engine.errors import InputError
-from tui.engine.rulesets.common import parse_unit, whole_number
+from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
 from tui.text import cell_text, die_text, one_line, table_json, table_text
 
@@ -101,6 +102,8 @@ def _integer(field: str, text: str | None, low: int | None = None) -> int | None
     if not digits.isdigit() or not digits.isascii():
         allowed = "a whole number" + (f" >= {low}" if low is not None else ", + or -")
         raise InputError(field, text, allowed)
+    from tui.engine.rulesets.common import whole_number
+
     number = whole_number(field, text, value)
     if low is not None and number < low:
         raise InputError(field, text, f"a whole number >= {low}")
@@ -257,6 +260,8 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
 
 def combat_from_args(args: argparse.Namespace) -> CombatInput:
     """Turn parsed flags into a CombatInput, checking every number."""
+    from tui.engine.rulesets.common import parse_unit
+
     if args.ruleset not in RULESET_IDS:
         raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
     roll = getattr(args, "roll", None)
@@ -411,6 +416,8 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     if (args.target is not None or args.note is not None) and not args.save:
         flag = "--target" if args.target is not None else "--note"
         raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
+    from tui.engine.combat import resolve
+
     combat = combat_from_args(args)
     seed = _integer("seed", args.seed)
     if args.save:
@@ -436,6 +443,8 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
+    from tui.engine.combat import distribution
+
     combat = combat_from_args(args)
     result = distribution(combat, tables)
     data = result.to_dict()

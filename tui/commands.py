@@ -7,6 +7,19 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
+# The ruleset screens' keys, in the order of the game's rulesets, and each ruleset's name on
+# the strip, the Footer and the start screen.
+RULESET_KEYS = ("f2", "f3", "f4", "f5", "f6", "f7", "f8")
+SHORT_NAMES = {
+    "pod-basic": "Basic",
+    "pod-super": "Super",
+    "pod-ultra": "Ultra",
+    "pod-boom": "Boom",
+    "ocs": "OCS",
+    "rivets": "Rivets",
+    "daynight": "Day/Night",
+}
+
 
 @dataclass(frozen=True)
 class Command:

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from tui.engine.model import NO_CELL as NO_CELL
 from tui.engine.model import cell_text as cell_text
 from tui.engine.model import plain
-from tui.engine.preview import short_meaning as short_meaning
+from tui.engine.model import short_meaning as short_meaning
 from tui.engine.tables import Chart, Tables
 
 # Control characters, and the others str.splitlines() breaks at (NEL, line and paragraph

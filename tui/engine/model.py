@@ -234,3 +234,31 @@ def cell_text(cell: Any) -> str:
     if isinstance(cell, list):
         return " / ".join(map(str, cell))
     return str(cell)
+
+
+_SHORT = {
+    "eliminated": lambda v: "elim",
+    "factors_lost": lambda v: "lose all" if v == "all" else f"lose {v}",
+    "steps_lost": lambda v: f"{v} step",
+    "option": lambda v: f"opt {v}",
+    "retreat": lambda v: f"ret {v}",
+    "advance_up_to": lambda v: f"adv<={v}",
+    "retreat_or_steps": lambda v: f"ret/step {v}",
+    "retreat_or_step": lambda v: "step or ret 1",
+    "exploit_min_ar": lambda v: f"exploit AR{v}+",
+    "disorganized": lambda v: "DG",
+    "engaged": lambda v: "engaged",
+    "bombers_removed": lambda v: f"-{v} bombers",
+}
+
+
+def short_meaning(effects: dict[str, Any]) -> str:
+    """What a result means, in a few words per side: "A: lose 1; D: lose 2, ret 3"."""
+    if effects.get("cancelled"):
+        return "cancelled"
+    parts = []
+    for side, letter in (("attacker", "A"), ("defender", "D")):
+        words = [_SHORT[k](v) for k, v in effects.get(side, {}).items() if k in _SHORT]
+        if words:
+            parts.append(f"{letter}: {', '.join(words)}")
+    return "; ".join(parts) or "no effect"

@@ -8,37 +8,10 @@ import random
 from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, resolve
+from tui.engine.model import short_meaning
 from tui.engine.tables import Tables, default_tables
-
-_SHORT = {
-    "eliminated": lambda v: "elim",
-    "factors_lost": lambda v: "lose all" if v == "all" else f"lose {v}",
-    "steps_lost": lambda v: f"{v} step",
-    "option": lambda v: f"opt {v}",
-    "retreat": lambda v: f"ret {v}",
-    "advance_up_to": lambda v: f"adv<={v}",
-    "retreat_or_steps": lambda v: f"ret/step {v}",
-    "retreat_or_step": lambda v: "step or ret 1",
-    "exploit_min_ar": lambda v: f"exploit AR{v}+",
-    "disorganized": lambda v: "DG",
-    "engaged": lambda v: "engaged",
-    "bombers_removed": lambda v: f"-{v} bombers",
-}
-
-
-def short_meaning(effects: dict[str, Any]) -> str:
-    """What a result means, in a few words per side: "A: lose 1; D: lose 2, ret 3"."""
-    if effects.get("cancelled"):
-        return "cancelled"
-    parts = []
-    for side, letter in (("attacker", "A"), ("defender", "D")):
-        words = [_SHORT[k](v) for k, v in effects.get(side, {}).items() if k in _SHORT]
-        if words:
-            parts.append(f"{letter}: {', '.join(words)}")
-    return "; ".join(parts) or "no effect"
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.dice import DiceRoll
 from tui.engine.tables import RULESET_IDS
 from tui.saves.checking import (
@@ -58,6 +57,9 @@ from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, _block, _header, _with
 from tui.saves.errors import SaveError
 from tui.saves.paths import FILE_MODE, _lock_path
 from tui.saves.replay import Game, _count_down, _replay, canonical_kind
+
+if TYPE_CHECKING:
+    from tui.engine.combat import CombatInput, Outcome
 
 UNSPECIFIED_TARGET = "(unspecified)"
 _WINDOW = 64 * 1024

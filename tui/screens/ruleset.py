@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from tui import saves
-from tui.commands import RULESET_COMMANDS, Command
+from tui.commands import RULESET_COMMANDS, RULESET_KEYS, SHORT_NAMES, Command
 from tui.messages import GameChanged
 from tui.text import entry_text, marker_text, one_line
 from tui.widgets.markers import MarkerPanel
@@ -35,18 +35,6 @@ class SaveState:
     status: str  # "none", "saving", "saved" or "failed"
     entry: dict[str, Any] | None = None
     error: str | None = None
-
-
-RULESET_KEYS = ("f2", "f3", "f4", "f5", "f6", "f7", "f8")
-SHORT_NAMES = {
-    "pod-basic": "Basic",
-    "pod-super": "Super",
-    "pod-ultra": "Ultra",
-    "pod-boom": "Boom",
-    "ocs": "OCS",
-    "rivets": "Rivets",
-    "daynight": "Day/Night",
-}
 
 
 class RulesetScreen(Screen[None]):

@@ -11,8 +11,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from tui import saves
-from tui.commands import START_COMMANDS
-from tui.screens.ruleset import SHORT_NAMES
+from tui.commands import SHORT_NAMES, START_COMMANDS
 from tui.text import one_line, when_text
 
 if TYPE_CHECKING:
