@@ -79,20 +79,30 @@ class CrtDeskApp(App[None]):
     def tables(self, tables: Tables) -> None:
         self._tables = tables
 
-    def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen[Any]:
+        """The first screen, at the bottom of the stack: a game opened from the command line
+        on its first ruleset's screen, else the start screen. Either is drawn once, not over
+        a blank screen and then again (that doubles the work of the first frame). The start
+        screen of an opened game is built when asked for (Esc)."""
         if self.game_path is not None:
-            # The start screen is built when it is asked for (Esc): a game opened from the
-            # command line pays for its first form only.
-            self.open_game(self.game_path, self._loaded)
+            first = self._take_game(self.game_path, self._loaded)
             self._loaded = None
-            if self.game is not None:
-                if self.review_on_open:
-                    from tui.screens.review import ReviewScreen
+            if first is not None:
+                screen = self.get_screen(first)
+                # The ruleset screens switch between each other, and a switch drops the
+                # current screen's result callback: Textual gives every screen it switches
+                # to one, and the first screen needs it too.
+                screen._push_result_callback(screen, None)
+                return screen
+        return StartScreen()
 
-                    self.push_screen(ReviewScreen(self.game.path))
-                return
-        self.push_screen(StartScreen())
-        if self.game_path is None and not saves.list_games(self.saves_dir):
+    def on_mount(self) -> None:
+        if self.game is not None:
+            if self.review_on_open:
+                from tui.screens.review import ReviewScreen
+
+                self.push_screen(ReviewScreen(self.game.path))
+        elif self.game_path is None and not saves.list_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
             self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
 
@@ -114,12 +124,20 @@ class CrtDeskApp(App[None]):
 
     def open_game(self, path: Path, game: saves.Game | None = None) -> None:
         """Open the save at `path` on its first ruleset's screen (`game`: already read)."""
+        first = self._take_game(path, game)
+        if first is not None:
+            self.push_screen(first)
+
+    def _take_game(self, path: Path, game: saves.Game | None = None) -> str | None:
+        """Make the save at `path` the open game (read unless `game` is given): watch it and
+        install its ruleset screens. The name of its first screen, or None when it cannot be
+        read (the desk says why)."""
         if game is None:
             try:
                 game = saves.load_game(path)
             except saves.SaveError as err:
                 self.notify(str(err), severity="error", markup=False, timeout=10)
-                return
+                return None
         for warning in game.warnings:
             # A torn last entry set aside (the bytes kept, and where), as the CLI says it.
             self.notify(warning, severity="warning", markup=False, timeout=15)
@@ -132,7 +150,7 @@ class CrtDeskApp(App[None]):
             # nothing at start.
             self.install_screen(partial(screen_for, ruleset), name=name)  # type: ignore[arg-type]
             self._screen_names.append(name)
-        self.push_screen(self._screen_names[0])
+        return self._screen_names[0]
 
     def _forget_screens(self) -> None:
         for name in self._screen_names:
