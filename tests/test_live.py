@@ -47,7 +47,7 @@ async def crtdesk(folder: Path, player: str, *args: str) -> str:
 def rows(screen: ReviewScreen) -> list[dict[str, str]]:
     """The review's rows shown, each as its cells by column."""
     assert screen.loaded is not None
-    return [screen.loaded.cells[i] for i in screen.shown_rows]
+    return [screen.loaded.rows[i].cells_by_key() for i in screen.shown_rows]
 
 
 async def shown(app, seq: int, started: float) -> float:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from generated_saves import logs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ from tui.engine.model import plain
 from tui.engine.tables import default_tables
 from tui.luck import (
     DAYNIGHT_ORDER,
+    LuckReport,
     chi_square_p,
     combat_from_inputs,
     luck_report,
@@ -353,3 +355,102 @@ def test_a_card_after_the_roll_amends_the_combat_and_its_dice_count_once(tmp_pat
     )
     # Judged as rolled, without the card: 3-1 roll 7 is "A - 2 / D 3 -4" (seed 000).
     assert report.combats[0].cell == {"attacker": ["-", "2"], "defender": ["3", "-4"]}
+
+
+# --- one pass: the figures of entries read one by one ------------------------------------------
+
+
+def whole_list_report(entries: list[dict[str, Any]]) -> LuckReport:
+    """The figures as they were worked out with every entry at hand: each group's dice
+    gathered again from the entries (the one-pass tally must give the same)."""
+    from tui.luck import CombatFigures, FaceCounts, LuckGroup, _faces, _rolls, combat_luck
+
+    def faces(rolls: list[dict[str, Any]]) -> tuple[tuple[FaceCounts, ...], int]:
+        counts: dict[int, list[int]] = {}
+        faceless = 0
+        for die in rolls:
+            found = _faces(die)
+            if found is None:
+                faceless += 1
+                continue
+            for value in found[1]:
+                counts.setdefault(found[0], [0] * found[0])[value - 1] += 1
+        return tuple(FaceCounts(s, tuple(c)) for s, c in sorted(counts.items())), faceless
+
+    counted = [e for e in entries if _rolls(e) and e.get("amends") is None]
+    combats, skipped = [], []
+    for entry in entries:
+        if entry.get("kind") != "combat":
+            continue
+        if entry.get("amends") is not None:
+            skipped.append((entry["seq"], f"it amends entry {entry['amends']}, read as rolled"))
+            continue
+        found = combat_luck(entry, default_tables(), {})
+        (skipped.append((entry["seq"], found)) if isinstance(found, str) else combats.append(found))
+
+    def group(player: str | None, ruleset: str | None) -> LuckGroup:
+        def mine(player_of: Any, ruleset_of: Any) -> bool:
+            return player in (None, player_of) and ruleset in (None, ruleset_of)
+
+        rolls = [
+            d for e in counted if mine(str(e.get("who", "")), e.get("ruleset")) for d in _rolls(e)
+        ]
+        desk, _ = faces([d for d in rolls if d.get("source") == "desk"])
+        manual, faceless = faces([d for d in rolls if d.get("source") != "desk"])
+        chosen = [c for c in combats if mine(c.player, c.ruleset)]
+        return LuckGroup(
+            player,
+            ruleset,
+            desk,
+            manual,
+            faceless,
+            CombatFigures(tuple(c for c in chosen if c.source == "desk")),
+            CombatFigures(tuple(c for c in chosen if c.source != "desk")),
+        )
+
+    players = sorted({str(e.get("who", "")) for e in counted} | {c.player for c in combats})
+    groups = [group(None, None)]
+    for player in players:
+        groups.append(group(player, None))
+        rulesets = {
+            str(e["ruleset"]) for e in counted if e.get("who") == player and e.get("ruleset")
+        }
+        groups += [group(player, r) for r in sorted(rulesets)]
+    return LuckReport(tuple(groups), tuple(combats), tuple(skipped))
+
+
+# Entries no save holds (a load refuses them), that the figures still take as they come.
+ODD_ENTRIES = [
+    {"seq": 90, "kind": "event", "ruleset": 5, "who": "ann", "dice": [{"dice": "1d6", "total": 4}]},
+    {
+        "seq": 91,
+        "kind": "event",
+        "dice": [
+            {"dice": "2d6", "values": [6, 1], "source": "desk"},
+            {"dice": "2d6", "total": 9, "source": "desk"},
+        ],
+    },
+    {
+        "seq": 92,
+        "kind": "event",
+        "who": 7,
+        "ruleset": "rivets",
+        "dice": [{"dice": "1d6", "total": 2}],
+    },
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(log=logs(), odd=st.booleans())
+def test_the_one_pass_tally_gives_the_figures_of_the_whole_list(
+    log: list[tuple[dict[str, Any], str]], odd: bool
+) -> None:
+    entries = [entry for entry, _ in log] + (ODD_ENTRIES if odd else [])
+    # Read once, from an iterator: nothing is gathered again.
+    assert luck_report(iter(entries)) == whole_list_report(entries)
+
+
+def test_luck_read_entry_by_entry_from_the_save_is_the_loaded_games(known: Path) -> None:
+    streamed = luck_report(read.entry for read in saves.read_entries(known, 200))
+    assert streamed == luck_report(saves.load_game(known).entries)
+    assert streamed.players and streamed.combats

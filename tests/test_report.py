@@ -6,17 +6,23 @@ from __future__ import annotations
 import json
 import random
 import re
+import tempfile
 from html import escape
 from pathlib import Path
+from typing import Any
 
 import pytest
+from generated_saves import logs, write_save
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from review_save import campaign as long_campaign
 
 from tui import saves
 from tui.cli import main
 from tui.engine import CombatInput, Unit, resolve
 from tui.player import PLAYER_ENV
-from tui.report import md_code, md_text, report_markdown
+from tui.report import md_code, md_text, report_markdown, save_report_markdown
 
 RIVETS_1_1 = CombatInput("rivets", (Unit(3),), (Unit(2),))  # odds 1-1: AX AR NE NE DR DX
 NASTY = "**bold** _it_ [link](http://x) <b>html</b> | pipe `code` # not a heading"
@@ -212,3 +218,24 @@ def test_an_amended_combat_is_told_once_with_its_amendment(campaign: Path) -> No
     assert original.endswith("Amended by #7.")
     assert "(amends combat #1)" in again and "Note: Joker after the roll." in again
     assert "Luck:" in original and "Luck:" not in again  # judged once, as rolled
+
+
+@settings(max_examples=20, deadline=None)
+@given(log=logs(), torn=st.just(0) | st.integers(1, 200))
+def test_the_report_of_a_save_read_entry_by_entry_is_the_loaded_games(
+    log: list[tuple[dict[str, Any], str]], torn: int
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "game.toml"
+        write_save(path, log, torn)
+        assert save_report_markdown(path) == report_markdown(saves.load_game(path))
+
+
+def test_the_report_of_a_save_that_cannot_be_read_is_refused_as_a_load(tmp_path: Path) -> None:
+    path, _ = long_campaign(tmp_path, 20)
+    path.write_bytes(path.read_bytes().replace(b'title = "Long campaign"', b'title = "Long'))
+    with pytest.raises(saves.SaveError) as refused:
+        save_report_markdown(path)
+    with pytest.raises(saves.SaveError) as loaded:
+        saves.load_game(path)
+    assert str(refused.value) == str(loaded.value) and "not valid TOML" in str(refused.value)

@@ -37,8 +37,8 @@ def folder(tmp_path: Path) -> Path:
 
 
 def shown(screen: ReviewScreen) -> list[dict]:
-    entries = screen.loaded.game.entries
-    return [entries[i] for i in screen.shown_rows]
+    """The entries shown, each read in full (from the save, where the review found it)."""
+    return [screen.loaded.entry(i) for i in screen.shown_rows]
 
 
 def status(screen: ReviewScreen) -> str:
@@ -132,7 +132,7 @@ async def test_filters_jump_and_detail_on_a_1000_entry_campaign(folder: Path) ->
         screen.table.move_cursor(4)
         await pilot.pause()
         assert "After the card (entry 6): " in detail(screen)
-        amended, card = screen.loaded.cells[4], screen.loaded.game.entries[5]
+        amended, card = screen.loaded.rows[4].cells_by_key(), screen.loaded.entry(5)
         assert amended["result"].startswith(
             f"{cell_text(card['cell'])} after the card (entry 6); rolled "
         )
@@ -165,7 +165,7 @@ async def test_a_note_from_the_desk_is_read_back_by_crtdesk_log(
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen is screen
-        assert screen.loaded.game.entries[-1]["kind"] == "note"
+        assert screen.loaded.entry(len(screen.loaded.rows) - 1)["kind"] == "note"
         assert "Note (entry 41, tester, " in detail(screen)
         assert detail(screen).endswith("): held the ford")
         # The open game has the note too, as if it had been read again.
@@ -189,16 +189,16 @@ async def test_a_10000_entry_save_shows_its_last_entries_before_it_is_read(
         import threading
 
         reads: list[str] = []
-        real = saves.load_game
+        real = saves.read_entries
         # The read waits until the screen has been checked: shown, and not yet loaded.
         checked = threading.Event()
 
-        def load(path: Path) -> saves.Game:
+        def read(path: Path, *args: int) -> saves.EntryStream:
             reads.append(threading.current_thread().name)
             checked.wait(timeout=30)
-            return real(path)
+            return real(path, *args)
 
-        saves.load_game = load  # type: ignore[assignment]
+        saves.read_entries = read  # type: ignore[assignment]
         try:
             app.push_screen(ReviewScreen(path))
             await pilot.pause()
@@ -214,18 +214,18 @@ async def test_a_10000_entry_save_shows_its_last_entries_before_it_is_read(
             tail = len(screen.shown_rows)
             assert 0 < tail < 10_000 and screen.highlighted_seq() == 10_000
             assert status(screen) == f"the last {tail} entries"
-            tail_cells = list(screen.loaded.cells)
+            tail_cells = [row.cells for row in screen.loaded.rows]
             await pilot.press("up")  # interactive already: the cursor moves
             assert screen.highlighted_seq() == 9_999
             checked.set()
             await settle(pilot)
         finally:
-            saves.load_game = real  # type: ignore[assignment]
+            saves.read_entries = real  # type: ignore[assignment]
         assert reads and reads[0] != "MainThread"
         assert screen.loaded is not None and not screen.loaded.partial
         assert len(screen.shown_rows) == 10_000 and screen.highlighted_seq() == 9_999
         # The tail's rows are the ones the whole log gives those entries.
-        assert screen.loaded.cells[-tail:] == tail_cells
+        assert [row.cells for row in screen.loaded.rows[-tail:]] == tail_cells
         assert status(screen) == "10000 entries"
         await pilot.press("down")
         assert screen.highlighted_seq() == 10_000
@@ -370,10 +370,33 @@ def test_the_tail_read_from_the_end_is_the_whole_logs_last_entries(folder: Path)
     tail = read_tail(path, 50)
     whole = read_for_review(path)
     assert tail is not None and tail.partial and not whole.partial
-    assert [e["seq"] for e in tail.game.entries] == list(range(951, 1_001))
-    assert tail.game.entries == whole.game.entries[-50:]
-    assert tail.cells == whole.cells[-50:] and tail.search == whole.search[-50:]
+    tail_entries = [tail.entry(i) for i in range(len(tail.rows))]
+    assert [e["seq"] for e in tail_entries] == list(range(951, 1_001))
+    assert tail_entries == [whole.entry(i) for i in range(950, 1_000)]
+    assert [(r.cells, r.search) for r in tail.rows] == [
+        (r.cells, r.search) for r in whole.rows[-50:]
+    ]
     # A small save is read whole at once: no tail first.
     (folder / "small").mkdir()
     small, _ = campaign(folder / "small", 20)
     assert read_tail(small) is None
+
+
+async def test_an_entry_no_longer_where_it_was_read_reads_the_log_again(folder: Path) -> None:
+    path, _ = campaign(folder, 30)
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.push_screen(ReviewScreen(path))
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.loaded is not None
+        # Edited by hand while it is shown: every entry after the first moves in the file.
+        path.write_bytes(path.read_bytes().replace(b'who = "bob"', b'who = "bobby"'))
+        screen.table.move_cursor(20)
+        await settle(pilot)
+        # Read again (nothing else reads this save here): the rows are the file's now, and
+        # the cursor stays on its entry.
+        assert screen.table.row_text(0).split()[:3] == ["1", "1", "bobby"]
+        assert screen.highlighted_seq() == 21
+        assert "Entry 21 · turn 7" in detail(screen)

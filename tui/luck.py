@@ -378,22 +378,6 @@ class FaceCounts:
         }
 
 
-def _count_faces(rolls: Iterable[Mapping[str, Any]]) -> tuple[tuple[FaceCounts, ...], int]:
-    """Face counts per kind of die, and how many rolls showed no face (a total by hand)."""
-    counts: dict[int, list[int]] = {}
-    faceless = 0
-    for die in rolls:
-        found = _faces(die)
-        if found is None:
-            faceless += 1
-            continue
-        sides, values = found
-        tally = counts.setdefault(sides, [0] * sides)
-        for value in values:
-            tally[value - 1] += 1
-    return tuple(FaceCounts(s, tuple(c)) for s, c in sorted(counts.items())), faceless
-
-
 # --- the report ------------------------------------------------------------------------------
 
 
@@ -494,65 +478,114 @@ class LuckReport:
         }
 
 
-def _group(
-    player: str | None,
-    ruleset: str | None,
-    entries: Sequence[Mapping[str, Any]],
-    combats: Sequence[CombatLuck],
-) -> LuckGroup:
-    def mine(player_of: str, ruleset_of: str | None) -> bool:
-        return (player is None or player_of == player) and (
-            ruleset is None or ruleset_of == ruleset
-        )
+@dataclass
+class _Tally:
+    """The dice of the entries of one player in one ruleset (as logged: a ruleset that is not
+    text is kept as None, and so belongs to no ruleset's figures), counted by kind of die."""
 
-    rolls = [
-        die
-        for entry in entries
-        if mine(str(entry.get("who", "")), entry.get("ruleset"))
-        for die in _rolls(entry)
-    ]
-    desk_faces, _ = _count_faces(d for d in rolls if d.get("source") == "desk")
-    manual_faces, faceless = _count_faces(d for d in rolls if d.get("source") != "desk")
-    chosen = [c for c in combats if mine(c.player, c.ruleset)]
-    return LuckGroup(
-        player=player,
-        ruleset=ruleset,
-        desk_faces=desk_faces,
-        manual_faces=manual_faces,
-        manual_totals=faceless,
-        desk=CombatFigures(tuple(c for c in chosen if c.source == "desk")),
-        manual=CombatFigures(tuple(c for c in chosen if c.source != "desk")),
-    )
+    desk: dict[int, list[int]] = field(default_factory=dict)
+    manual: dict[int, list[int]] = field(default_factory=dict)
+    faceless: int = 0  # rolls entered by hand that show no face
+
+    def count(self, rolls: Iterable[Mapping[str, Any]]) -> None:
+        for die in rolls:
+            desk = die.get("source") == "desk"
+            found = _faces(die)
+            if found is None:
+                self.faceless += 0 if desk else 1
+                continue
+            sides, values = found
+            tally = (self.desk if desk else self.manual).setdefault(sides, [0] * sides)
+            for value in values:
+                tally[value - 1] += 1
 
 
-def luck_report(entries: Sequence[Mapping[str, Any]], tables: Tables | None = None) -> LuckReport:
-    """The luck figures of a save's entries (as `saves.load_game(path).entries`)."""
-    tables = tables or default_tables()
-    # Entries whose dice count: every entry with dice but an amending one (same dice again).
-    counted = [e for e in entries if _rolls(e) and e.get("amends") is None]
-    combats: list[CombatLuck] = []
-    skipped: list[tuple[int, str]] = []
-    cache: dict[str, Distribution] = {}
-    for entry in entries:
+def _faces_of(tallies: Iterable[dict[int, list[int]]]) -> tuple[FaceCounts, ...]:
+    """Face counts per kind of die, over several tallies."""
+    counts: dict[int, list[int]] = {}
+    for tally in tallies:
+        for sides, counted in tally.items():
+            total = counts.setdefault(sides, [0] * sides)
+            for face, n in enumerate(counted):
+                total[face] += n
+    return tuple(FaceCounts(s, tuple(c)) for s, c in sorted(counts.items()))
+
+
+class LuckTally:
+    """Luck worked out one entry at a time (`add`), so a save's entries can be read one by
+    one and let go: it keeps only each combat's figures and the dice counted per player and
+    ruleset. `report()` is `luck_report` of every entry added, in the order added."""
+
+    def __init__(self, tables: Tables | None = None) -> None:
+        self.tables = tables or default_tables()
+        self.combats: list[CombatLuck] = []
+        self.skipped: list[tuple[int, str]] = []
+        self._cache: dict[str, Distribution] = {}
+        self._tallies: dict[tuple[str, str | None], _Tally] = {}
+        # The players whose entries' dice count, and the rulesets those entries name.
+        self._rulesets: dict[str, set[str]] = {}
+
+    def add(self, entry: Mapping[str, Any]) -> CombatLuck | None:
+        """Count one entry; the combat's figures when it is judged."""
+        rolls = _rolls(entry)
+        # Every entry with dice counts them but an amending one (the same dice again).
+        if rolls and entry.get("amends") is None:
+            who, ruleset = entry.get("who"), entry.get("ruleset")
+            player = str(entry.get("who", ""))
+            rulesets = self._rulesets.setdefault(player, set())
+            if ruleset and isinstance(who, str):
+                rulesets.add(str(ruleset))
+            key = (player, ruleset if isinstance(ruleset, str) else None)
+            self._tallies.setdefault(key, _Tally()).count(rolls)
         if entry.get("kind") != "combat":
-            continue
+            return None
         if entry.get("amends") is not None:
-            skipped.append((entry["seq"], f"it amends entry {entry['amends']}, read as rolled"))
-            continue
-        found = combat_luck(entry, tables, cache)
+            self.skipped.append(
+                (entry["seq"], f"it amends entry {entry['amends']}, read as rolled")
+            )
+            return None
+        found = combat_luck(entry, self.tables, self._cache)
         if isinstance(found, str):
-            skipped.append((entry["seq"], found))
-        else:
-            combats.append(found)
-    players = sorted({str(e.get("who", "")) for e in counted} | {c.player for c in combats})
-    groups = [_group(None, None, counted, combats)]
-    for player in players:
-        groups.append(_group(player, None, counted, combats))
-        rulesets = sorted(
-            {str(e["ruleset"]) for e in counted if e.get("who") == player and e.get("ruleset")}
+            self.skipped.append((entry["seq"], found))
+            return None
+        self.combats.append(found)
+        return found
+
+    def _group(self, player: str | None, ruleset: str | None) -> LuckGroup:
+        def mine(player_of: str, ruleset_of: str | None) -> bool:
+            return (player is None or player_of == player) and (
+                ruleset is None or ruleset_of == ruleset
+            )
+
+        tallies = [t for (who, where), t in self._tallies.items() if mine(who, where)]
+        chosen = [c for c in self.combats if mine(c.player, c.ruleset)]
+        return LuckGroup(
+            player=player,
+            ruleset=ruleset,
+            desk_faces=_faces_of(t.desk for t in tallies),
+            manual_faces=_faces_of(t.manual for t in tallies),
+            manual_totals=sum(t.faceless for t in tallies),
+            desk=CombatFigures(tuple(c for c in chosen if c.source == "desk")),
+            manual=CombatFigures(tuple(c for c in chosen if c.source != "desk")),
         )
-        groups += [_group(player, r, counted, combats) for r in rulesets]
-    return LuckReport(tuple(groups), tuple(combats), tuple(skipped))
+
+    def report(self) -> LuckReport:
+        players = sorted(set(self._rulesets) | {c.player for c in self.combats})
+        groups = [self._group(None, None)]
+        for player in players:
+            groups.append(self._group(player, None))
+            rulesets = sorted(self._rulesets.get(player, ()))
+            groups += [self._group(player, r) for r in rulesets]
+        return LuckReport(tuple(groups), tuple(self.combats), tuple(self.skipped))
+
+
+def luck_report(entries: Iterable[Mapping[str, Any]], tables: Tables | None = None) -> LuckReport:
+    """The luck figures of a save's entries (as `saves.load_game(path).entries`, or read one
+    by one: they are read once, in order, and not kept)."""
+    tally = LuckTally(tables)
+    for entry in entries:
+        tally.add(entry)
+    return tally.report()
 
 
 # --- as text ---------------------------------------------------------------------------------

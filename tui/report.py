@@ -11,13 +11,14 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tui import saves
 from tui.engine.tables import Tables, default_tables
-from tui.luck import CombatLuck, LuckReport, combats_summary, luck_report, luck_text, p_text
+from tui.luck import CombatLuck, LuckReport, LuckTally, combats_summary, luck_text, p_text
 from tui.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
 
 # --- Markdown text ---------------------------------------------------------------------------
@@ -77,36 +78,50 @@ class MarkerLife:
 
 @dataclass
 class _Story:
-    """A save's entries sorted for the report."""
+    """A save's entries sorted for the report, one entry at a time (`add`)."""
 
     notes: dict[int, list[Mapping[str, Any]]] = field(default_factory=dict)
     amended_by: dict[int, list[int]] = field(default_factory=dict)
     markers: dict[str, MarkerLife] = field(default_factory=dict)
 
-
-def _story(entries: Sequence[Mapping[str, Any]]) -> _Story:
-    story = _Story()
-    for entry in entries:
+    def add(self, entry: Mapping[str, Any]) -> None:
         kind, seq, turn = entry.get("kind"), entry["seq"], entry.get("turn", 1)
         if kind == "note" and isinstance(entry.get("annotates"), int):
-            story.notes.setdefault(entry["annotates"], []).append(entry)
+            self.notes.setdefault(entry["annotates"], []).append(entry)
         if kind == "combat" and isinstance(entry.get("amends"), int):
-            story.amended_by.setdefault(entry["amends"], []).append(seq)
+            self.amended_by.setdefault(entry["amends"], []).append(seq)
         placed = entry.get("markers") if kind == "combat" else None
         if kind == "place-marker":
             placed = [entry["marker"]]
         for marker in placed or ():
-            story.markers[str(marker["id"])] = MarkerLife(marker, seq, turn)
+            self.markers[str(marker["id"])] = MarkerLife(marker, seq, turn)
         lifted: list[tuple[str, str]] = []
         if kind == "remove-marker":
             lifted = [(str(entry["marker_id"]), "lifted")]
         elif kind == "turn":
             lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
         for ident, how in lifted:
-            life = story.markers.get(ident)
+            life = self.markers.get(ident)
             if life is not None and life.lifted_seq is None:
                 life.lifted_seq, life.lifted_turn, life.how = seq, turn, how
-    return story
+
+
+@dataclass
+class _Told:
+    """What the report keeps of an entry to tell it: its turn, number, kind, the entry it
+    annotates, and its words (a combat's without its luck, added once it is known)."""
+
+    turn: Any
+    seq: int
+    kind: Any
+    annotates: Any
+    words: str
+
+
+def _told(entry: Mapping[str, Any]) -> _Told:
+    kind = entry.get("kind")
+    words = combat_words(entry) if kind == "combat" else entry_words(entry)
+    return _Told(entry.get("turn"), entry["seq"], kind, entry.get("annotates"), words)
 
 
 # --- entries in words ------------------------------------------------------------------------
@@ -205,13 +220,13 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return lines
 
 
-def _game_lines(game: saves.Game, tables: Tables) -> list[str]:
-    entries = game.entries
+def _game_lines(
+    game: saves.Game, tables: Tables, told: Sequence[_Told], players: set[str]
+) -> list[str]:
     counts: dict[str, int] = {}
-    for entry in entries:
-        counts[entry["kind"]] = counts.get(entry["kind"], 0) + 1
+    for entry in told:
+        counts[entry.kind] = counts.get(entry.kind, 0) + 1
     what = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
-    players = sorted({str(e.get("who", "")) for e in entries})
     options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
     rulesets = ", ".join(
         f"{md_code(r)} ({md_text(tables.title(r))})" if r in tables.data else md_code(r)
@@ -224,35 +239,35 @@ def _game_lines(game: saves.Game, tables: Tables) -> list[str]:
         f"- **Rulesets:** {rulesets}",
         f"- **Started:** {when_text(game.created)} UTC",
         f"- **Turn now:** {game.turn}",
-        f"- **Players:** {', '.join(md_text(p) for p in players) or 'none yet'}",
-        f"- **Entries:** {len(entries)} ({md_text(what)})",
+        f"- **Players:** {', '.join(md_text(p) for p in sorted(players)) or 'none yet'}",
+        f"- **Entries:** {len(told)} ({md_text(what)})",
         f"- **Options:** {md_text(options)}",
     ]
 
 
-def _turn_lines(game: saves.Game, story: _Story, luck: Mapping[int, CombatLuck]) -> list[str]:
+def _turn_lines(told: Sequence[_Told], story: _Story, luck: Mapping[int, CombatLuck]) -> list[str]:
     lines: list[str] = []
     turn: int | None = None
     placed_notes = {seq for seq in story.notes}
-    seqs = {e["seq"] for e in game.entries}
-    for entry in game.entries:
-        if entry.get("turn") != turn:
-            turn = entry.get("turn")
+    seqs = {e.seq for e in told}
+    for entry in told:
+        if entry.turn != turn:
+            turn = entry.turn
             lines += ["", f"## Turn {turn}", ""]
-        kind, seq = entry.get("kind"), entry["seq"]
-        if kind == "note" and entry.get("annotates") in seqs:
+        kind, seq = entry.kind, entry.seq
+        if kind == "note" and entry.annotates in seqs:
             continue  # shown under the entry it annotates
         if kind == "combat":
-            text = combat_words(entry, luck.get(seq))
+            text = entry.words + _percentile_words(luck.get(seq))
             later = story.amended_by.get(seq)
             if later:
                 text += " Amended by " + ", ".join(f"#{n}" for n in later) + "."
             lines += [text, ""]
         else:
-            lines += [f"- {entry_words(entry)}", ""]
+            lines += [f"- {entry.words}", ""]
         if seq in placed_notes:
             lines += [*_note_lines(story.notes[seq]), ""]
-    if not game.entries:
+    if not told:
         lines += ["", "The log is empty: no turn has been played yet."]
     return lines
 
@@ -316,13 +331,48 @@ def report_markdown(
     game: saves.Game, tables: Tables | None = None, luck: LuckReport | None = None
 ) -> str:
     """The after-action report of a loaded game, as Markdown."""
+    return _report(game.entries, lambda: game, tables, luck)
+
+
+def save_report_markdown(path: Path, tables: Tables | None = None) -> str:
+    """The after-action report of the save at `path`, as `report_markdown` writes it of the
+    loaded game, its entries read one by one and let go (`saves.read_entries`): what is
+    kept is each entry's words. SaveError as `saves.load_game` raises it."""
+    stream = saves.read_entries(path)
+
+    def game() -> saves.Game:
+        assert stream.game is not None  # read to its end
+        return stream.game
+
+    return _report((read.entry for read in stream), game, tables, None)
+
+
+def _report(
+    entries: Iterable[Mapping[str, Any]],
+    game: Callable[[], saves.Game],
+    tables: Tables | None,
+    luck: LuckReport | None,
+) -> str:
+    """The report of `entries`, read once in order, and of the `game` they are the log of
+    (asked for once they are read)."""
     tables = tables or default_tables()
-    luck = luck or luck_report(game.entries, tables)
+    tally = None if luck is not None else LuckTally(tables)
+    story = _Story()
+    told: list[_Told] = []
+    players: set[str] = set()
+    for entry in entries:
+        if tally is not None:
+            tally.add(entry)
+        story.add(entry)
+        players.add(str(entry.get("who", "")))
+        told.append(_told(entry))
+    if tally is not None:
+        luck = tally.report()
+    assert luck is not None
     by_seq = {c.seq: c for c in luck.combats}
-    story = _story(game.entries)
     lines = [
-        *_game_lines(game, tables),
-        *_turn_lines(game, story, by_seq),
+        *_game_lines(game(), tables, told, players),
+        *_turn_lines(told, story, by_seq),
         *_marker_lines(story),
         *_luck_lines(luck),
     ]

@@ -19,8 +19,9 @@ costs the same on a 10,000-entry save as on a new one.
 
 The package, by role: `paths` (folders, names), `encoding` (writing blocks), `decoding`
 (parsing, the fast reader), `checking` (validation), `replay` (Game, markers,
-`apply_entry`), `store` (locking, append, load, list, repair). This module re-exports the
-public names: `from tui import saves; saves.load_game(...)`.
+`apply_entry`), `store` (locking, append, load, list, repair), `streaming` (a load entry
+by entry, for a long save read without holding it all). This module re-exports the public
+names: `from tui import saves; saves.load_game(...)`.
 
 Headless: never imports textual or rich.
 """
@@ -31,7 +32,7 @@ import sys
 import types
 from typing import Any
 
-from tui.saves import checking, decoding, encoding, errors, paths, replay, store
+from tui.saves import checking, decoding, encoding, errors, paths, replay, store, streaming
 from tui.saves.checking import DEFAULT_OPTIONS, ENTRY_KINDS, KNOWN_OPTIONS
 from tui.saves.decoding import _fast_json, _json_or_toml, _torn_cut, _verified_body
 from tui.saves.encoding import FORMAT_VERSION, _block
@@ -60,6 +61,7 @@ from tui.saves.store import (
     repair_save,
     set_option,
 )
+from tui.saves.streaming import EntryStream, Place, Read, read_entries, read_entry
 
 __all__ = [
     "DEFAULT_OPTIONS",
@@ -92,11 +94,12 @@ __all__ = [
     "set_option",
 ]
 __all__ += ["StaleOffset", "read_new_entries"]
+__all__ += ["EntryStream", "Place", "Read", "read_entries", "read_entry"]
 
 # Internals the tests and the benchmark reach for, re-exported as before the split.
 _INTERNALS = (_block, _fast_json, _json_or_toml, _now, _read_range, _torn_cut, _verified_body)
 _INTERNALS += (_who, _write_all)
-_MODULES = (errors, paths, encoding, decoding, checking, replay, store)
+_MODULES = (errors, paths, encoding, decoding, checking, replay, store, streaming)
 
 
 class _Package(types.ModuleType):

@@ -197,17 +197,24 @@ def _marker_problem(marker: Any) -> str | None:
     return None
 
 
+def _entry_problem(entry: Any, previous: int, combats: set[int]) -> tuple[str, str | None] | None:
+    """The first problem in an entry read after entry `previous`, the combats before it
+    numbered in `combats`, as (message, key); or None."""
+    problem = _check_entry(entry)
+    if problem is None and entry["seq"] <= previous:
+        problem = f"entry number {entry['seq']} does not follow entry {previous}", "seq"
+    if problem is None and entry["kind"] == "combat" and "amends" in entry:
+        if entry["amends"] not in combats:
+            problem = f"'amends' names entry {entry['amends']}, not an earlier combat", "amends"
+    return problem
+
+
 def _check(path: Path, data: bytes, parsed: _Parsed) -> None:
     _check_header(path, data, parsed.header)
     previous = 0
     combats: set[int] = set()
     for entry, offset in zip(parsed.entries, parsed.offsets, strict=True):
-        problem = _check_entry(entry)
-        if problem is None and entry["seq"] <= previous:
-            problem = f"entry number {entry['seq']} does not follow entry {previous}", "seq"
-        if problem is None and entry["kind"] == "combat" and "amends" in entry:
-            if entry["amends"] not in combats:
-                problem = f"'amends' names entry {entry['amends']}, not an earlier combat", "amends"
+        problem = _entry_problem(entry, previous, combats)
         if problem:
             message, key = problem
             number = entry.get("seq") if isinstance(entry, dict) else None

@@ -195,31 +195,37 @@ def _parse_split(path: Path, data: bytes) -> _Parsed:
         header = tomllib.loads(header_bytes.decode("utf-8"))
         if "log" in header:  # entries this split did not find (CRLF line ends, say)
             return _parse_whole(path, data)
-        bodies: list[bytes] = []
-        slots: list[int] = []
-        entries: list[dict[str, Any] | None] = []
-        for offset, part in blocks:
-            body = _verified_body(part)
-            if body is None:
-                entries.append(_toml_entry(offset, part))
-            else:
-                slots.append(len(entries))
-                bodies.append(body)
-                entries.append(None)
-        try:
-            fast = _fast_json(bodies)
-        except ValueError:
-            fast = [
-                _json_or_toml(blocks[i][0], body) for i, body in zip(slots, bodies, strict=True)
-            ]
-        for slot, entry in zip(slots, fast, strict=True):
-            entries[slot] = entry
+        entries = _decode_blocks(blocks)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError):
         # Let the whole-file parser have the last word: its line and column, or its reading
         # when splitting on `[[log]]` lines misread a hand edit (a multi-line string).
         return _parse_whole(path, data)
     offsets = [offset for offset, _ in blocks]
-    return _Parsed(header, entries, offsets)  # type: ignore[arg-type]
+    return _Parsed(header, entries, offsets)
+
+
+def _decode_blocks(blocks: list[tuple[int, bytes]]) -> list[dict[str, Any]]:
+    """The entries of some `[[log]]` blocks, each given as (offset of its `[[log]]` line,
+    its body after that line): those whose checksum matches by one `json.loads`, the rest
+    by `tomllib`. Raises _BlockError (or a TOML or UTF-8 error) for a block it cannot read."""
+    bodies: list[bytes] = []
+    slots: list[int] = []
+    entries: list[dict[str, Any] | None] = []
+    for offset, part in blocks:
+        body = _verified_body(part)
+        if body is None:
+            entries.append(_toml_entry(offset, part))
+        else:
+            slots.append(len(entries))
+            bodies.append(body)
+            entries.append(None)
+    try:
+        fast = _fast_json(bodies)
+    except ValueError:
+        fast = [_json_or_toml(blocks[i][0], body) for i, body in zip(slots, bodies, strict=True)]
+    for slot, entry in zip(slots, fast, strict=True):
+        entries[slot] = entry
+    return entries  # type: ignore[return-value]
 
 
 def _json_or_toml(offset: int, body: bytes) -> dict[str, Any]:

@@ -85,12 +85,16 @@ def _marker_from(entry_seq: int, stored: dict[str, Any]) -> Marker:
     )
 
 
-def apply_entry(game: Game, entry: dict) -> None:
+def apply_entry(game: Game, entry: dict, *, keep: bool = True) -> None:
     """Update a loaded game in place with one entry appended after it (as an `append_*`
     function returns it): its log, turn, markers and options then equal what `load_game`
-    would now give. The load's replay applies every entry by the same rule (`_apply`)."""
+    would now give. The load's replay applies every entry by the same rule (`_apply`).
+    Without `keep` the entry is not added to `game.entries` (a game read entry by entry
+    keeps none: see `read_entries`)."""
     markers = {m.id: m for m in game.markers}
-    _apply(game, entry, markers)
+    if keep:
+        game.entries.append(entry)
+    _apply_state(game, entry, markers)
     game.markers[:] = markers.values()
 
 
@@ -98,6 +102,11 @@ def _apply(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) -> Non
     """The replay rule for one entry. `markers` is the game's markers by id, in play order
     (the replay keeps it across a whole log, so a long one stays linear)."""
     game.entries.append(entry)
+    _apply_state(game, entry, markers)
+
+
+def _apply_state(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) -> None:
+    """What one entry does to the turn, the markers and the options."""
     kind = entry["kind"]
     if kind == "combat":
         for stored in entry.get("markers", []):
@@ -117,8 +126,17 @@ def _apply(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) -> Non
 
 
 def _replay(path: Path, parsed: _Parsed, warnings: list[str]) -> Game:
-    header = parsed.header
-    game = Game(
+    game = _new_game(path, parsed.header, warnings)
+    markers: dict[str, Marker] = {}
+    for entry in parsed.entries:
+        _apply(game, entry, markers)
+    game.markers = list(markers.values())
+    return game
+
+
+def _new_game(path: Path, header: dict[str, Any], warnings: list[str]) -> Game:
+    """The game a checked header starts, before any entry is replayed."""
+    return Game(
         path=path,
         title=header["title"],
         rulesets=list(header["rulesets"]),
@@ -130,11 +148,6 @@ def _replay(path: Path, parsed: _Parsed, warnings: list[str]) -> Game:
         markers=[],
         warnings=warnings,
     )
-    markers: dict[str, Marker] = {}
-    for entry in parsed.entries:
-        _apply(game, entry, markers)
-    game.markers = list(markers.values())
-    return game
 
 
 def _count_down(markers: dict[str, Marker]) -> list[str]:

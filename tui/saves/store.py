@@ -212,9 +212,13 @@ def _repair(fd: int, path: Path, cut: int) -> Path:
 def _torn_warning(path: Path, data: bytes, cut: int) -> str:
     """One line for a torn last entry found by a read: its bytes, and where a write keeps them."""
     start = cut + len(data[cut:]) - len(data[cut:].lstrip())
+    return _torn_text(path, len(data) - cut, _line_of(data, start))
+
+
+def _torn_text(path: Path, dropped: int, line: int) -> str:
     return (
-        f"{path}: the last entry is torn (a write cut short): its {len(data) - cut} bytes "
-        f"from line {_line_of(data, start)} on are left out; the next change to this save, "
+        f"{path}: the last entry is torn (a write cut short): its {dropped} bytes "
+        f"from line {line} on are left out; the next change to this save, "
         f"or `crtdesk repair {path.stem}`, keeps the whole file as it is in "
         f"{path}.bak-<UTC time> and cuts them off"
     )

@@ -2,15 +2,19 @@
 turn, the highlighted entry in full (with the notes on it and the card played after it), a
 key to annotate it, and the markers in play.
 
-The save is read in a thread worker (the store's fast reader), so a long campaign shows the
-screen at once. A filter or a note rebuilds only the table's rows, never the widgets.
+The save is read in a thread worker, entry by entry (`saves.read_entries`), so a long
+campaign shows the screen at once and its log is never held whole: each entry is kept as
+its row (its cells, what the filters read, and where it lies in the file) and read again in
+full when it is shown in full. A filter or a note rebuilds only the table's rows, never the
+widgets.
 """
 
 from __future__ import annotations
 
+import bisect
 import shlex
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -47,6 +51,9 @@ COLUMNS: tuple[tuple[str, str, int, int], ...] = (
     ("result", "result", 0, 0),
     ("note", "note", 10, 0),
 )
+CELL_KEYS = tuple(key for key, *_ in COLUMNS)
+# Cells whose text repeats from row to row: the review keeps one copy of each text.
+_SHARED_CELLS = frozenset(("turn", "when", "who", "ruleset", "sides", "odds", "column", "dice"))
 RESULT_MIN = 12
 _GAP = 1  # the space after each cell
 _EDGE = 1 + 2  # the space before the first cell, and the scrollbar
@@ -82,21 +89,30 @@ def _dice_short(dice: Iterable[Mapping[str, Any]]) -> str:
     )
 
 
+def _no_entry(seq: int) -> Mapping[str, Any] | None:
+    return None
+
+
+# What the review keeps of an entry amending an earlier one: what the earlier one shows of it.
+_AMENDING_KEYS = ("seq", "cell", "explanation")
+
+
 @dataclass
 class Index:
-    """What one entry's neighbours say of it: the notes on it and the entries amending it."""
+    """What one entry's neighbours say of it: the notes on it and the entries amending it
+    (their number, cell and explanation); `entry_of` reads an entry in full by its number."""
 
-    by_seq: dict[int, dict[str, Any]] = field(default_factory=dict)
-    notes_on: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    notes_on: dict[int, list[Mapping[str, Any]]] = field(default_factory=dict)
     amended_by: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    entry_of: Callable[[int], Mapping[str, Any] | None] = _no_entry
 
-    def add(self, entry: dict[str, Any]) -> None:
-        self.by_seq[entry["seq"]] = entry
+    def add(self, entry: Mapping[str, Any]) -> None:
         if entry["kind"] == "note":
             self.notes_on.setdefault(entry["annotates"], []).append(entry)
         amends = entry.get("amends")
         if isinstance(amends, int):
-            self.amended_by.setdefault(amends, []).append(entry)
+            shown = {key: entry[key] for key in _AMENDING_KEYS if key in entry}
+            self.amended_by.setdefault(amends, []).append(shown)
 
     def notes(self, entry: Mapping[str, Any]) -> list[str]:
         """Every note on an entry: the one kept with it, then those added after, in order."""
@@ -205,7 +221,7 @@ def detail_text(entry: Mapping[str, Any], index: Index) -> str:
             f"{one_line(later.get('explanation', ''))}"
         )
     for name, target in (("Annotates", entry.get("annotates")), ("Amends", entry.get("amends"))):
-        earlier = index.by_seq.get(target) if isinstance(target, int) else None
+        earlier = index.entry_of(target) if isinstance(target, int) else None
         if earlier is not None:
             lines.append(f"{name} entry {target}: {entry_text(earlier)[1]}")
     return "\n".join(lines)
@@ -223,14 +239,14 @@ class Filter:
     player: str | None = None
     words: tuple[str, ...] = ()
 
-    def matches(self, entry: Mapping[str, Any], search: str) -> bool:
-        if self.turns is not None and not self.turns[0] <= entry["turn"] <= self.turns[1]:
+    def matches(self, row: Row) -> bool:
+        if self.turns is not None and not self.turns[0] <= row.turn <= self.turns[1]:
             return False
-        if self.ruleset is not None and entry.get("ruleset") != self.ruleset:
+        if self.ruleset is not None and row.ruleset != self.ruleset:
             return False
-        if self.player is not None and str(entry.get("who", "")).lower() != self.player:
+        if self.player is not None and row.who.lower() != self.player:
             return False
-        return all(word in search for word in self.words)
+        return all(word in row.search for word in self.words)
 
 
 _RULESET_NAMES = {r: r for r in RULESET_IDS} | {
@@ -281,16 +297,106 @@ def _quoted(token: str) -> str:
 # --- the screen -----------------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class Row:
+    """What the review keeps of one entry: its cells (in CELL_KEYS order), what the
+    filters read, and where it lies in the save to read it in full; or, without a place,
+    the entry itself (read from the end of the file, appended since, or read by the
+    whole-file reader)."""
+
+    seq: int
+    turn: int
+    who: str
+    ruleset: str | None
+    cells: tuple[str, ...]
+    search: str
+    place: saves.Place | None
+    entry: dict[str, Any] | None = None
+
+    def cells_by_key(self) -> dict[str, str]:
+        return dict(zip(CELL_KEYS, self.cells, strict=True))
+
+
+def _unread_game(path: Path) -> saves.Game:
+    """A stand-in for the game while its header and replay are not read yet."""
+    return saves.Game(
+        path=path,
+        title=path.stem,
+        rulesets=[],
+        options={},
+        created="",
+        format=0,
+        turn=0,  # not known until the whole log is replayed
+        entries=[],
+        markers=[],
+    )
+
+
 @dataclass
 class Loaded:
-    """A save read off the UI thread, with every entry's cells ready to show."""
+    """A save read off the UI thread: one row per entry, ready to show."""
 
+    path: Path
+    # The header, the turn, the markers and the options; its `entries` stay empty.
     game: saves.Game
-    cells: list[dict[str, str]]
-    search: list[str]
-    index: Index
+    rows: list[Row] = field(default_factory=list)
+    index: Index = field(default_factory=Index)
     # Only the log's last entries (`read_tail`): the whole log is still being read.
     partial: bool = False
+    # One copy of each short cell text many rows show (a turn, a player, the odds).
+    _shared: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.index.entry_of = self.entry_of
+
+    def add(self, entry: dict[str, Any], place: saves.Place | None = None) -> None:
+        """The next entry's row (the entry itself kept when it has no place); an entry a
+        note or card points at shows it in its own row too."""
+        self.index.add(entry)
+        self.rows.append(self._row(entry, place))
+        pointed = entry.get("annotates") if entry["kind"] == "note" else entry.get("amends")
+        position = self.position(pointed) if isinstance(pointed, int) else None
+        if position is not None and position < len(self.rows) - 1:
+            before = self.rows[position]
+            self.rows[position] = self._row(self.entry(position), before.place)
+
+    def _row(self, entry: dict[str, Any], place: saves.Place | None) -> Row:
+        cells = entry_cells(entry, self.index)
+        search = _search_text(entry, cells, self.index)
+        shared = self._shared
+        texts = tuple(
+            shared.setdefault(text, text) if key in _SHARED_CELLS else text
+            for key, text in cells.items()
+        )
+        who = str(entry.get("who", ""))
+        return Row(
+            seq=entry["seq"],
+            turn=entry["turn"],
+            who=shared.setdefault(who, who),
+            ruleset=entry.get("ruleset"),
+            cells=texts,
+            search=search,
+            place=place,
+            entry=entry if place is None else None,
+        )
+
+    def position(self, seq: int) -> int | None:
+        """Where entry `seq` is among the rows (they are in the order of their numbers)."""
+        at = bisect.bisect_left(self.rows, seq, key=lambda row: row.seq)
+        return at if at < len(self.rows) and self.rows[at].seq == seq else None
+
+    def entry(self, position: int) -> dict[str, Any]:
+        """The entry of a row in full: kept, or read again from the save. SaveError
+        (StaleOffset) when the file no longer holds it where it was read."""
+        row = self.rows[position]
+        if row.entry is not None:
+            return row.entry
+        assert row.place is not None
+        return saves.read_entry(self.path, row.place, row.seq)
+
+    def entry_of(self, seq: int) -> dict[str, Any] | None:
+        position = self.position(seq)
+        return None if position is None else self.entry(position)
 
 
 # The entries a long log shows first, read from the file's end, and the bytes read for them.
@@ -321,33 +427,30 @@ def read_tail(path: Path, count: int = TAIL_ENTRIES) -> Loaded | None:
     entries = entries[-count:]
     if not entries:
         return None
-    game = saves.Game(
-        path=path,
-        title=path.stem,
-        rulesets=[],
-        options={},
-        created="",
-        format=0,
-        turn=0,  # not known until the whole log is replayed
-        entries=entries,
-        markers=[],
-    )
-    return _ready(game, partial=True)
+    loaded = Loaded(path, _unread_game(path), partial=True)
+    for entry in entries:
+        loaded.add(entry)
+    return loaded
 
 
-def read_for_review(path: Path) -> Loaded:
-    return _ready(saves.load_game(path))
-
-
-def _ready(game: saves.Game, partial: bool = False) -> Loaded:
-    index = Index()
-    for entry in game.entries:
-        index.add(entry)
-    cells = [entry_cells(entry, index) for entry in game.entries]
-    search = [
-        _search_text(entry, row, index) for entry, row in zip(game.entries, cells, strict=True)
-    ]
-    return Loaded(game, cells, search, index, partial)
+def read_for_review(path: Path, chunk: int = saves.streaming.CHUNK) -> Loaded:
+    """The whole log, read entry by entry: a row for each, the game (header, turn,
+    markers) from its replay. SaveError as `saves.load_game` raises it."""
+    attempts = 3
+    while True:
+        stream = saves.read_entries(path, chunk)
+        loaded = Loaded(path, _unread_game(path))
+        try:
+            for entry, place in stream:
+                loaded.add(entry, place)
+        except saves.StaleOffset:
+            attempts -= 1
+            if not attempts:
+                raise
+            continue  # written over while it was read: read it again
+        assert stream.game is not None
+        loaded.game = stream.game
+        return loaded
 
 
 class ReviewScreen(Screen[None]):
@@ -425,17 +528,18 @@ class ReviewScreen(Screen[None]):
     def show_loaded(self, loaded: Loaded) -> None:
         keep = None
         before = self.loaded
-        if before is not None and before.partial and self.shown_rows:
-            # The whole log after its tail: the cursor stays on the entry it was on.
-            if self.highlighted_position() != len(before.game.entries) - 1:
+        if before is not None and self.shown_rows:
+            # Read again (the whole log after its tail, or a file changed under it): the
+            # cursor stays on the entry it was on, unless it was on the last.
+            if self.highlighted_position() != len(before.rows) - 1:
                 keep = self.highlighted_seq()
         self.loaded = loaded
         game = loaded.game
         self.title = f"Log: {game.title}"
         self.sub_title = (
-            f"the last {len(game.entries)} entries, reading the rest…"
+            f"the last {len(loaded.rows)} entries, reading the rest…"
             if loaded.partial
-            else f"Turn {game.turn} · {len(game.entries)} entries"
+            else f"Turn {game.turn} · {len(loaded.rows)} entries"
         )
         self.show_markers()
         self.layout_width = 0
@@ -460,27 +564,25 @@ class ReviewScreen(Screen[None]):
             return
         self.layout_width = self.size.width or self.app.size.width
         columns = [TableColumn(k, label, w) for k, label, w in shown_columns(self.layout_width)]
-        entries, search, matches = loaded.game.entries, loaded.search, self.filter.matches
-        self.shown_rows = [i for i, entry in enumerate(entries) if matches(entry, search[i])]
+        rows, matches = loaded.rows, self.filter.matches
+        self.shown_rows = [i for i, row in enumerate(rows) if matches(row)]
         target = None
         if keep is not None:
-            target = next(
-                (n for n, i in enumerate(self.shown_rows) if entries[i]["seq"] == keep), None
-            )
-        keys = [c.key for c in columns]
-        all_cells, shown = loaded.cells, self.shown_rows
+            target = next((n for n, i in enumerate(self.shown_rows) if rows[i].seq == keep), None)
+        keys = [CELL_KEYS.index(c.key) for c in columns]
+        shown = self.shown_rows
         self.table.show_rows(
-            columns, len(shown), lambda row: [all_cells[shown[row]][k] for k in keys], target
+            columns, len(shown), lambda row: [rows[shown[row]].cells[k] for k in keys], target
         )
         self._status()
         if not shown:
             self.query_one("#review-detail", Static).update(
-                "No entry matches the filter." if entries else "The log is empty."
+                "No entry matches the filter." if rows else "The log is empty."
             )
 
     def _status(self) -> None:
         loaded = self.loaded
-        total = len(loaded.game.entries) if loaded else 0
+        total = len(loaded.rows) if loaded else 0
         shown = (
             f"{len(self.shown_rows)} of {total}" if len(self.shown_rows) != total else f"{total}"
         )
@@ -495,20 +597,24 @@ class ReviewScreen(Screen[None]):
         return None
 
     def highlighted_seq(self) -> int | None:
-        position = self.highlighted_position()
-        if position is None or self.loaded is None:
-            return None
-        return self.loaded.game.entries[position]["seq"]
+        row = self._highlighted_row()
+        return None if row is None else row.seq
 
     @on(LogTable.RowHighlighted, "#review-table")
     def row_highlighted(self, event: LogTable.RowHighlighted) -> None:
         self.show_detail(event.row)
 
     def show_detail(self, row: int) -> None:
-        if self.loaded is None or not 0 <= row < len(self.shown_rows):
+        loaded = self.loaded
+        if loaded is None or not 0 <= row < len(self.shown_rows):
             return
-        entry = self.loaded.game.entries[self.shown_rows[row]]
-        self.query_one("#review-detail", Static).update(detail_text(entry, self.loaded.index))
+        try:
+            text = detail_text(loaded.entry(self.shown_rows[row]), loaded.index)
+        except saves.SaveError as err:
+            # The file is not as it was read (rewritten by hand, say): read it again.
+            text = f"{err}; reading the log again…"
+            self.load()
+        self.query_one("#review-detail", Static).update(text)
         self.query_one("#review-detail-pane", VerticalScroll).scroll_home(animate=False)
 
     def show_markers(self) -> None:
@@ -571,29 +677,29 @@ class ReviewScreen(Screen[None]):
         self.set_focus(self.query_one("#review-filter", Input))
 
     def action_this_turn(self) -> None:
-        entry = self._highlighted_entry()
-        if entry is not None:
-            self._with_token("turn", str(entry["turn"]))
+        row = self._highlighted_row()
+        if row is not None:
+            self._with_token("turn", str(row.turn))
 
     def action_this_ruleset(self) -> None:
-        entry = self._highlighted_entry()
-        if entry is None:
+        row = self._highlighted_row()
+        if row is None:
             return
-        if not entry.get("ruleset"):
+        if not row.ruleset:
             self.notify("This entry has no ruleset to filter on.", markup=False)
             return
-        self._with_token("ruleset", entry["ruleset"])
+        self._with_token("ruleset", row.ruleset)
 
     def action_this_player(self) -> None:
-        entry = self._highlighted_entry()
-        if entry is not None:
-            self._with_token("player", str(entry["who"]))
+        row = self._highlighted_row()
+        if row is not None:
+            self._with_token("player", row.who)
 
-    def _highlighted_entry(self) -> dict[str, Any] | None:
+    def _highlighted_row(self) -> Row | None:
         position = self.highlighted_position()
         if position is None or self.loaded is None:
             return None
-        return self.loaded.game.entries[position]
+        return self.loaded.rows[position]
 
     @work(exclusive=True, group="review-jump")
     async def action_jump(self) -> None:
@@ -608,14 +714,14 @@ class ReviewScreen(Screen[None]):
         """Move to the first shown entry of `turn`; say so when none is shown."""
         if self.loaded is None:
             return False
-        entries = self.loaded.game.entries
+        rows = self.loaded.rows
         for row, position in enumerate(self.shown_rows):
-            if entries[position]["turn"] >= turn:
-                if entries[position]["turn"] != turn:
+            if rows[position].turn >= turn:
+                if rows[position].turn != turn:
                     break
                 self.table.move_cursor(row)
                 return True
-        shown = sorted({entries[p]["turn"] for p in self.shown_rows})
+        shown = sorted({rows[p].turn for p in self.shown_rows})
         listed = f"turns {shown[0]}-{shown[-1]} are" if shown else "no entries are"
         self.notify(f"No entry of turn {turn} is shown ({listed}).", markup=False)
         return False
@@ -623,13 +729,13 @@ class ReviewScreen(Screen[None]):
     # ------------------------------------------------------------------ notes
     @work(exclusive=True, group="review-note")
     async def action_note(self) -> None:
-        entry = self._highlighted_entry()
-        if entry is None:
+        row = self._highlighted_row()
+        if row is None:
             self.notify("No entry to annotate.", markup=False)
             return
-        text = await self.app.push_screen_wait(NoteScreen(f"entry {entry['seq']}"))
+        text = await self.app.push_screen_wait(NoteScreen(f"entry {row.seq}"))
         if text:
-            self.append_note(entry["seq"], text)
+            self.append_note(row.seq, text)
 
     def append_note(self, seq: int, text: str) -> None:
         """Append the note in a thread worker; the review (and the open game, when it is
@@ -676,32 +782,24 @@ class ReviewScreen(Screen[None]):
         if loaded.partial:
             self._pending.extend(new)  # taken once the whole log is read
             return
-        entries = loaded.game.entries
-        last = entries[-1]["seq"] if entries else 0
+        rows = loaded.rows
+        last = rows[-1].seq if rows else 0
         new = [entry for entry in new if entry["seq"] > last]
         if not new:
             return
         if new[0]["seq"] != last + 1:
             self.load()  # off this thread
             return
-        was_last = self.shown_rows and self.highlighted_position() == len(entries) - 1
+        was_last = self.shown_rows and self.highlighted_position() == len(rows) - 1
         keep = None if was_last else self.highlighted_seq()
-        index = loaded.index
-        for entry in new:
-            saves.apply_entry(loaded.game, entry)
-            index.add(entry)
-            cells = entry_cells(entry, index)
-            loaded.cells.append(cells)
-            loaded.search.append(_search_text(entry, cells, index))
-            # The entry a note or card points at shows it in its own row too.
-            pointed = entry.get("annotates") if entry["kind"] == "note" else entry.get("amends")
-            for position in range(len(entries) - 2, -1, -1):
-                if entries[position]["seq"] == pointed:
-                    before = entries[position]
-                    loaded.cells[position] = entry_cells(before, index)
-                    loaded.search[position] = _search_text(before, loaded.cells[position], index)
-                    break
-        self.sub_title = f"Turn {loaded.game.turn} · {len(entries)} entries"
+        try:
+            for entry in new:
+                saves.apply_entry(loaded.game, entry, keep=False)
+                loaded.add(entry)  # kept whole: the few entries appended while it is shown
+        except saves.SaveError:
+            self.load()  # the entry a note points at is not where it was read: read again
+            return
+        self.sub_title = f"Turn {loaded.game.turn} · {len(rows)} entries"
         self.show_markers()
         self.rebuild(keep=keep)
 
@@ -724,8 +822,13 @@ class ReviewScreen(Screen[None]):
         if loaded is None or loaded.partial:
             text = "The log is not read yet."
         else:
-            report = luck_report(list(loaded.game.entries), getattr(self.app, "tables", None))
-            text = luck_text(report, max(40, self.size.width - 4))
+            # Read from the file again, entry by entry: the review keeps only its rows.
+            try:
+                entries = (read.entry for read in saves.read_entries(self.path))
+                report = luck_report(entries, getattr(self.app, "tables", None))
+                text = luck_text(report, max(40, self.size.width - 4))
+            except saves.SaveError as err:
+                text = f"No luck figures: {err}"
         self.app.call_from_thread(self.query_one("#review-luck", Static).update, text)
 
     def action_report(self) -> None:
@@ -735,11 +838,11 @@ class ReviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="review-report", exit_on_error=False)
     def write_report(self) -> None:
         """The after-action report, as Markdown, in NAME-report.md beside the save."""
-        from tui.report import report_markdown
+        from tui.report import save_report_markdown
 
         target = self.path.with_name(f"{self.path.stem}-report.md")
         try:
-            text = report_markdown(saves.load_game(self.path), getattr(self.app, "tables", None))
+            text = save_report_markdown(self.path, getattr(self.app, "tables", None))
             target.write_text(text, encoding="utf-8")
         except (saves.SaveError, OSError) as err:
             message = f"No report written: {err}"

@@ -1,0 +1,283 @@
+"""Reading a save entry by entry: what `load_game` gives, without ever holding the whole
+file or every entry in memory at once.
+
+`read_entries(path)` reads the file in chunks, splits each chunk into `[[log]]` blocks
+as the whole-file reader splits the whole file, decodes and checks each block as it does,
+and replays the game as it goes: iterating gives every entry with where it lies in the
+file (`Place`), and afterwards `stream.game` is what `load_game` gives, its entries left
+out. `read_entry(path, place)` reads one entry again from where it lies.
+
+The file is the truth, and the whole-file reader has the last word on it: at anything the
+streamed reader does not read as the store writes it (a hand edit it cannot split, an entry
+that fails its checks, a header it cannot read), it hands over to `load_game`, which
+either reports the problem as a load always does (its line, what is wrong) or reads the
+file, and the remaining entries come from there (without a place: the caller keeps them).
+
+The shared lock is held only while the file's size and its end (a torn last entry) are
+read; the store never changes a byte before the last complete entry's end line (entries
+are only appended; a repair cuts only a torn entry after it), so the entries up to there
+are read without it, and a writer is not held up for the length of the read.
+
+Headless: never imports textual or rich.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from tui.saves.checking import _check_entry, _check_header, _entry_problem
+from tui.saves.decoding import (
+    _SEPARATOR,
+    _BlockError,
+    _decode_blocks,
+    _last_end,
+    _no_gc,
+    _torn_cut,
+)
+from tui.saves.errors import SaveError
+from tui.saves.replay import Game, Marker, _apply_state, _new_game
+from tui.saves.store import (
+    _WINDOW,
+    StaleOffset,
+    _locked,
+    _open,
+    _read_range,
+    _require,
+    _torn_text,
+    load_game,
+)
+
+CHUNK = 256 * 1024
+_LOG_LINE = _SEPARATOR[1:]  # "[[log]]\n": an entry's first line
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where an entry lies in its save: the offset of its `[[log]]` line and the bytes
+    from there up to the next entry's (its end line included)."""
+
+    offset: int
+    size: int
+
+
+class Read(NamedTuple):
+    """One entry as read, and where it lies (None: read by the whole-file reader)."""
+
+    entry: dict[str, Any]
+    place: Place | None
+
+
+class _HandOver(Exception):
+    """Something the streamed reader does not read as the store writes it: the whole-file
+    reader reads the file instead (and names the problem, if there is one)."""
+
+
+def read_entries(path: Path, chunk: int = CHUNK) -> EntryStream:
+    """The save at `path`, read entry by entry (see the module's docstring)."""
+    return EntryStream(Path(path), chunk)
+
+
+class EntryStream:
+    """Iterate for each entry of a save with its place, oldest first, checked as a load
+    checks them; once iterated to the end, `game` is what `load_game` gives but for its
+    entries (`[]`). A problem is the SaveError `load_game` raises. Each iteration reads the
+    file again."""
+
+    def __init__(self, path: Path, chunk: int = CHUNK) -> None:
+        if chunk < 1:
+            raise ValueError(f"chunk must be 1 byte or more, not {chunk}")
+        self.path = path
+        self.chunk = chunk
+        self.game: Game | None = None
+
+    def __iter__(self) -> Iterator[Read]:
+        self.game = None
+        path = self.path
+        _require(path)
+        with _locked(path, exclusive=False):
+            fd = _open(path, writable=False)
+            try:
+                size = os.fstat(fd).st_size
+                tail_start, tail = _tail(fd, size)
+            except BaseException:
+                os.close(fd)
+                raise
+        taken = 0
+        last_seq = 0
+        try:
+            try:
+                reader = _Reader(fd, path, size, tail_start, tail, self.chunk)
+                for read in reader.entries():
+                    taken += 1
+                    last_seq = read.entry["seq"]
+                    yield read
+                self.game = reader.game
+                return
+            except _HandOver:
+                pass
+        finally:
+            os.close(fd)
+        yield from self._whole(taken, last_seq)
+
+    def _whole(self, taken: int, last_seq: int) -> Iterator[Read]:
+        """The rest of the entries from the whole-file reader, after `taken` already given."""
+        game = load_game(self.path)  # a save it refuses is refused here, in its words
+        if taken and (len(game.entries) < taken or game.entries[taken - 1]["seq"] != last_seq):
+            raise StaleOffset(f"{self.path}: the file changed while it was read; read it again")
+        for entry in game.entries[taken:]:
+            yield Read(entry, None)
+        self.game = replace(game, entries=[])
+
+
+def _tail(fd: int, size: int) -> tuple[int, bytes]:
+    """Where the file's last bytes read start, and those bytes: enough to hold its last
+    complete end line, unless it has none."""
+    window = _WINDOW
+    while True:
+        start = max(0, size - window)
+        data = _read_range(fd, start, size)
+        if _last_end(data) or start == 0:
+            return start, data
+        window *= 4
+
+
+class _Reader:
+    """One pass over the file's bytes up to its last complete entry."""
+
+    def __init__(
+        self, fd: int, path: Path, size: int, tail_start: int, tail: bytes, chunk: int
+    ) -> None:
+        self.fd = fd
+        self.path = path
+        self.chunk = chunk
+        self.size = size
+        self.tail_start = tail_start
+        self.tail = tail
+        # What a load keeps: all but a torn last entry; and where its last end line ends.
+        self.cut = _torn_cut(tail, tail_start)
+        self.kept = size if self.cut is None else self.cut
+        self.end = tail_start + _last_end(tail[: self.kept - tail_start])
+        self.read_to = 0
+        self.newlines = 0
+        self.game: Game | None = None
+
+    def _more(self) -> bytes:
+        """The next chunk of what a load keeps (b"" at its end)."""
+        stop = min(self.kept, self.read_to + self.chunk)
+        data = _read_range(self.fd, self.read_to, stop)
+        if len(data) != stop - self.read_to:
+            raise _HandOver  # the file is shorter than it was: the whole-file reader reads it
+        self.read_to = stop
+        self.newlines += data.count(b"\n")
+        return data
+
+    def entries(self) -> Iterator[Read]:
+        buffer = b""
+        first = -1
+        while first == -1:
+            more = self._more()
+            if not more:
+                raise _HandOver  # no entries, or not laid out as the store writes them
+            # The separator may straddle two chunks: search from just before the new bytes.
+            from_ = max(0, len(buffer) - len(_SEPARATOR) + 1)
+            buffer += more
+            first = buffer.find(_SEPARATOR, from_)
+        game = self._start(buffer[: first + 1])
+        markers: dict[str, Marker] = {}
+        previous = 0
+        combats: set[int] = set()
+        for blocks in self._blocks(buffer, first):
+            try:
+                with _no_gc():
+                    decoded = _decode_blocks(blocks)
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError) as err:
+                raise _HandOver from err
+            for (offset, part), entry in zip(blocks, decoded, strict=True):
+                if _entry_problem(entry, previous, combats):
+                    raise _HandOver
+                previous = entry["seq"]
+                if entry["kind"] == "combat":
+                    combats.add(previous)
+                _apply_state(game, entry, markers)
+                yield Read(entry, Place(offset, len(_LOG_LINE) + len(part)))
+        game.markers = list(markers.values())
+        game.end = self.end
+        if self.cut is not None:
+            game.warnings.append(self._torn_warning())
+        self.game = game
+
+    def _start(self, header_bytes: bytes) -> Game:
+        """The game the header starts (checked as a load checks it)."""
+        try:
+            header = tomllib.loads(header_bytes.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise _HandOver from err
+        if "log" in header:
+            raise _HandOver  # entries the split did not find (CRLF line ends, say)
+        try:
+            _check_header(self.path, header_bytes, header)
+        except SaveError as err:
+            raise _HandOver from err
+        return _new_game(self.path, header, [])
+
+    def _blocks(self, buffer: bytes, first: int) -> Iterator[list[tuple[int, bytes]]]:
+        """Each chunk's complete blocks as (offset of the `[[log]]` line, body after it),
+        split as `bytes.split` splits the whole: at every separator, left to right."""
+        at = first + len(_SEPARATOR)  # where the block being read starts, in `buffer`
+        base = 0  # the file offset of buffer[0]
+        search = at
+        while True:
+            blocks = []
+            found = buffer.find(_SEPARATOR, search)
+            while found != -1:
+                blocks.append((base + at - len(_LOG_LINE), buffer[at:found]))
+                at = found + len(_SEPARATOR)
+                found = buffer.find(_SEPARATOR, at)
+            more = self._more()
+            if not more:
+                blocks.append((base + at - len(_LOG_LINE), buffer[at:]))
+                yield blocks
+                return
+            if blocks:
+                yield blocks
+            search = max(0, len(buffer) - at - len(_SEPARATOR) + 1)
+            base += at
+            buffer = buffer[at:] + more
+            at = 0
+
+    def _torn_warning(self) -> str:
+        """What a load says of the torn last entry it leaves out."""
+        assert self.cut is not None
+        rest = self.tail[self.cut - self.tail_start :]
+        blank = len(rest) - len(rest.lstrip())
+        line = self.newlines + rest[:blank].count(b"\n") + 1
+        return _torn_text(self.path, self.size - self.cut, line)
+
+
+def read_entry(path: Path, place: Place, seq: int) -> dict[str, Any]:
+    """Entry `seq` read again from its place in the save (as `read_entries` gave it),
+    checked as a load checks it. StaleOffset when the file no longer holds that entry there
+    (rewritten, or cut shorter): read it whole again.
+
+    Read without the lock: no writer of the store changes a byte of a complete entry."""
+    path = Path(path)
+    fd = _open(path, writable=False)
+    try:
+        data = _read_range(fd, place.offset, place.offset + place.size)
+    finally:
+        os.close(fd)
+    stale = StaleOffset(f"{path}: entry {seq} is no longer at byte {place.offset}; read it again")
+    if len(data) != place.size or not data.startswith(_LOG_LINE):
+        raise stale
+    try:
+        [entry] = _decode_blocks([(place.offset, data[len(_LOG_LINE) :])])
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError, ValueError) as err:
+        raise stale from err
+    if _check_entry(entry) is not None or entry["seq"] != seq:
+        raise stale
+    return entry
