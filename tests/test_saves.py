@@ -856,3 +856,14 @@ def test_a_turn_logged_under_an_earlier_count_down_replays_as_it_was_played(
     assert entry["expired"] == ["1.1"]
     monkeypatch.undo()
     assert saves.load_game(game).markers == []
+
+
+def test_has_games_is_whether_list_games_lists_anything(tmp_path: Path) -> None:
+    """The desk's first-run check reads no save, yet agrees with the list it would show."""
+    assert not saves.has_games(tmp_path) and saves.list_games(tmp_path) == []
+    (tmp_path / "notes.txt").write_text("not a save", encoding="utf-8")
+    (tmp_path / "folder.toml").mkdir()
+    assert not saves.has_games(tmp_path) and saves.list_games(tmp_path) == []
+    (tmp_path / "broken.toml").write_text("title = ", encoding="utf-8")
+    assert saves.has_games(tmp_path)
+    assert [game.path.name for game in saves.list_games(tmp_path)] == ["broken.toml"]

@@ -102,7 +102,7 @@ class CrtDeskApp(App[None]):
                 from tui.screens.review import ReviewScreen
 
                 self.push_screen(ReviewScreen(self.game.path))
-        elif self.game_path is None and not saves.list_games(self.saves_dir):
+        elif self.game_path is None and not saves.has_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
             self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
 

@@ -335,12 +335,19 @@ def _read_file(path: Path) -> bytes:
         os.close(fd)
 
 
+def _save_files(folder: Path) -> list[Path]:
+    return [path for path in sorted(Path(folder).glob("*.toml")) if path.is_file()]
+
+
+def has_games(folder: Path) -> bool:
+    """Whether `list_games` would list anything, without reading a save."""
+    return bool(_save_files(folder))
+
+
 def list_games(folder: Path) -> list[GameSummary]:
     """Every save in a folder, newest last entry first; a broken one listed with its error."""
     summaries = []
-    for path in sorted(Path(folder).glob("*.toml")):
-        if not path.is_file():
-            continue
+    for path in _save_files(folder):
         try:
             with _locked(path, exclusive=False):
                 fd = _open(path, writable=False)

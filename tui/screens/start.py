@@ -47,9 +47,9 @@ class StartScreen(Screen[None]):
         table = self.query_one(DataTable)
         for label, width in COLUMNS:
             table.add_column(label, width=width)
-        self.reload()
 
     def on_screen_resume(self) -> None:
+        # Shown first, and each time the desk comes back to it: the folder read once each.
         self.reload()
 
     def reload(self) -> None:
