@@ -14,6 +14,14 @@ import tui.app
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.screens."))))
 """
 
+DESK_ENGINE_PROBE = """
+import json, sys
+import tui.app
+import tui.cli
+
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.engine."))))
+"""
+
 START_SCREEN_PROBE = """
 import asyncio, json, sys, tempfile
 from pathlib import Path
@@ -111,3 +119,12 @@ def test_the_start_screen_reads_no_chart_until_a_game_opens():
     shown, read_before, opened, read_after = run(START_SCREEN_PROBE)
     assert (shown, read_before) == ("StartScreen", 0)
     assert (opened, read_after) == ("PodScreen", 1)
+
+
+def test_starting_the_desk_loads_no_resolver():
+    """`crtdesk` reaches its start screen without the combat engine: the resolvers, the
+    odds and the preview are imported when a game's screen is first shown."""
+    imported = run(DESK_ENGINE_PROBE)
+    assert "tui.engine.tables" in imported  # the probe sees the engine modules it does load
+    for module in ("combat", "preview", "odds", "rulesets.pod", "rulesets.ocs", "rulesets.boom"):
+        assert f"tui.engine.{module}" not in imported, module
