@@ -9,9 +9,22 @@ import subprocess
 import sys
 
 START_PROBE = """
-import json, sys
-import tui.app
-print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.screens."))))
+import asyncio, json, sys, tempfile
+from pathlib import Path
+from tui import saves
+from tui.app import CrtDeskApp
+
+folder = Path(tempfile.mkdtemp())
+saves.new_game(folder / "g.toml", "G", ["pod-basic"])
+
+
+async def main():
+    async with CrtDeskApp(saves_dir=folder).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+    print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.screens."))))
+
+
+asyncio.run(main())
 """
 
 DESK_ENGINE_PROBE = """
@@ -86,7 +99,7 @@ def run(probe: str) -> object:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_importing_the_desk_imports_no_ruleset_screen_or_dialog():
+def test_the_start_screen_imports_no_ruleset_screen_or_dialog():
     imported = run(START_PROBE)
     assert "tui.screens.start" in imported  # the probe sees the screens it does import
     for module in (
@@ -109,6 +122,7 @@ def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
     assert first == "PodScreen"
     assert "tui.screens.pod" in at_open
     assert "tui.screens.rivets" not in at_open
+    assert "tui.screens.start" not in at_open  # built when asked for (Esc)
     assert "tui.screens.daynight" not in at_open
     assert second == "RivetsScreen"
     assert "tui.screens.rivets" in after_switch

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -21,16 +21,33 @@ from tui.live import SaveWatcher, last_seq
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
-from tui.screens.start import StartScreen
 
-# The ruleset screens (and the engine they call) are imported when a game is opened: the
-# start screen is drawn without them.
+if TYPE_CHECKING:
+    from tui.screens.start import StartScreen
+
+# Each screen's module is imported when the screen is first built: the start screen is drawn
+# without the ruleset screens and the engine they call, and a game opened from the command
+# line without the start screen.
+
+
+def _start_screen() -> StartScreen:
+    from tui.screens.start import StartScreen
+
+    return StartScreen()
+
+
+def _is_a(screen: object, module: str, name: str) -> bool:
+    """Whether `screen` is a `module.name` (none is, before the module is imported)."""
+    home = sys.modules.get(module)
+    return home is not None and isinstance(screen, getattr(home, name))
 
 
 def _ruleset_screen(screen: object) -> bool:
-    """Whether `screen` is one of the ruleset screens (none is, before one is imported)."""
-    module = sys.modules.get("tui.screens.ruleset")
-    return module is not None and isinstance(screen, module.RulesetScreen)
+    return _is_a(screen, "tui.screens.ruleset", "RulesetScreen")
+
+
+def _start(screen: object) -> bool:
+    return _is_a(screen, "tui.screens.start", "StartScreen")
 
 
 DEFAULT_GAME_TITLE = "First game"
@@ -94,7 +111,7 @@ class CrtDeskApp(App[None]):
                 # to one, and the first screen needs it too.
                 screen._push_result_callback(screen, None)
                 return screen
-        return StartScreen()
+        return _start_screen()
 
     def on_mount(self) -> None:
         if self.game is not None:
@@ -167,10 +184,10 @@ class CrtDeskApp(App[None]):
 
     def show_start(self) -> None:
         if _ruleset_screen(self.screen):
-            if any(isinstance(screen, StartScreen) for screen in self.screen_stack):
+            if any(_start(screen) for screen in self.screen_stack):
                 self.pop_screen()
             else:  # the game was opened from the command line: the start screen is new
-                self.switch_screen(StartScreen())
+                self.switch_screen(_start_screen())
 
     # ------------------------------------------------------------------ saving
     def follows(self, entry: dict[str, Any]) -> bool:
@@ -272,7 +289,7 @@ class CrtDeskApp(App[None]):
             screen.DESK_COMMANDS
             if _ruleset_screen(screen)
             else START_COMMANDS
-            if isinstance(screen, StartScreen)
+            if _start(screen)
             else getattr(screen, "DESK_COMMANDS", ())
         )
         for command in commands:
