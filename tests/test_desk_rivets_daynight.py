@@ -21,7 +21,7 @@ from tui.widgets.combat import ResultPanel
 
 
 def preview(screen: CombatScreen) -> str:
-    return "\n".join(str(w.content) for w in screen.query("OddsPreview Static").results(Static))
+    return "\n".join(str(w.content) for w in screen.query("OddsPreview").results(Static))
 
 
 def result(screen: CombatScreen) -> str:

@@ -1,12 +1,15 @@
-"""A keystroke in a combat form redraws the field and the preview in place: the screen is
-not laid out again unless a preview part grows taller than it has been (a layout of a
-whole combat form costs more than a frame at 80x24)."""
+"""A keystroke in a combat form redraws the field and the preview's changed lines in place:
+the preview holds the rest of its pane (and on Big Boom every line a mission can show), so
+the screen is laid out again only when a preview is taller than any before it (a layout of
+a whole combat form costs more than a frame at 80x24, and redraws the whole pane)."""
 
 from __future__ import annotations
 
 import pytest
 from conftest import Desk, settle
+from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import Input
 
 from tui.widgets.combat import OddsPreview
@@ -24,7 +27,16 @@ def count_layouts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return layouts
 
 
-@pytest.mark.parametrize("ruleset", ["pod-basic", "ocs"])
+def shown_rows(odds: OddsPreview) -> list[str]:
+    """The preview's lines as drawn on the screen (trailing blanks dropped)."""
+    size = odds.size
+    rows = [strip.text.rstrip() for strip in odds.render_lines(Region(0, 0, *size))]
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows
+
+
+@pytest.mark.parametrize("ruleset", ["pod-basic", "ocs", "pod-boom"])
 async def test_typing_a_factor_lays_nothing_out_and_shows_the_new_odds(
     desk: Desk, monkeypatch: pytest.MonkeyPatch, ruleset: str
 ) -> None:
@@ -34,39 +46,98 @@ async def test_typing_a_factor_lays_nothing_out_and_shows_the_new_odds(
         field = app.screen.focused
         assert isinstance(field, Input) and field.value == "5"
         odds = app.screen.query_one(OddsPreview)
-        # Once each way first: each preview part takes the taller of the two heights.
-        await pilot.press("1", "backspace")
-        await settle(pilot)
+        headline = odds.texts["odds-head"].split("\n")[0]
         layouts = count_layouts(monkeypatch)
         for _ in range(2):
             await pilot.press("1")
             await settle(pilot)
             assert field.value == "51"
             assert "51" in odds.texts["odds-head"]  # the new total, shown
+            assert shown_rows(odds)[0] == odds.texts["odds-head"].split("\n")[0]
             await pilot.press("backspace")
             await settle(pilot)
             assert field.value == "5"
-            assert "51" not in odds.texts["odds-head"]
+            assert shown_rows(odds)[0] == headline
         assert layouts[0] == 0
 
 
-async def test_a_taller_preview_is_laid_out_and_shown_whole(desk: Desk) -> None:
+async def test_the_preview_keeps_its_height_from_the_empty_form_to_the_full_chart(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
-        await pilot.press("1", "2", "tab", "1")  # 12:1, an automatic result: few lines
+        odds = app.screen.query_one(OddsPreview)
+        empty = odds.size.height
+        assert odds.texts["chances"] == "" and odds.texts["problems"]  # the empty form
+        layouts = count_layouts(monkeypatch)
+        await pilot.press("5")
+        app.screen.query_one("#defenders .factor", Input).value = "2"
+        await settle(pilot)
+        assert "Chances on" in odds.texts["chances"]  # the full chart, every result
+        assert odds.size.height == empty
+        assert layouts[0] == 0
+        rows = shown_rows(odds)
+        assert rows == odds.content.split("\n")  # every line drawn, none cut off
+        assert len(rows) > odds.texts["chances"].count("\n") + 1
+
+
+async def test_a_preview_taller_than_its_pane_grows_once_and_is_never_cut_off(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with desk(rulesets=["pod-basic"], size=(80, 16)) as (app, pilot):
+        await pilot.press("5", "tab", "2", "shift+tab", "end")  # 2-1: every result's chance
         await settle(pilot)
         odds = app.screen.query_one(OddsPreview)
-        chances = odds.query_one(".chances")
-        short = chances.size.height
-        await pilot.press("shift+tab", "end", "backspace")  # 1:1: every result's chance
+        full = odds.content.split("\n")
+        side = app.screen.query_one(".combat-side")
+        assert len(full) > side.size.height  # taller than the pane: it scrolls
+        assert odds.size.height == len(full)
+        assert shown_rows(odds) == full
+        layouts = count_layouts(monkeypatch)
+        await pilot.press("1")  # 51:2, an automatic result: fewer lines, in place
         await settle(pilot)
-        lines = odds.texts["chances"].count("\n") + 1
-        assert lines > short
-        assert chances.size.height >= lines
-        # Back to the short text: the part keeps its height, blank below.
-        await pilot.press("2")
+        assert "odds AV" in odds.texts["odds-head"]
+        assert odds.size.height == len(full) and layouts[0] == 0
+        assert " ".join(shown_rows(odds)).split() == odds.content.split()  # wrapped, whole
+        await pilot.press("ctrl+r")  # the result panel comes in above the preview
         await settle(pilot)
-        assert chances.size.height >= lines
-        assert str(chances.content).rstrip("\n") == odds.texts["chances"]
+        assert odds.size.height >= len(odds.content.split("\n"))
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert shown_rows(odds) == full
+
+
+async def test_a_long_line_wraps_at_words_and_loses_nothing(desk: Desk) -> None:
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("1", "2", "tab", "1")  # 12:1, an automatic victory
+        await settle(pilot)
+        odds = app.screen.query_one(OddsPreview)
+        automatic = odds.texts["odds-head"].split("\n")[1]
+        width = odds.content_size.width
+        assert len(automatic) > width
+        wrapped = [row for row in shown_rows(odds)[1:] if row and row in automatic]
+        assert " ".join(wrapped) == automatic
+        assert all(len(row) <= width for row in wrapped) and len(wrapped) > 1
+
+
+async def test_a_key_that_changes_one_line_redraws_that_line_only(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("9", "tab", "2")  # 9:2 is 4-1
+        await settle(pilot)
+        odds = app.screen.query_one(OddsPreview)
+        drawn: list[int] = []
+        render_line = OddsPreview.render_line
+
+        def counted(self: OddsPreview, y: int) -> Strip:
+            drawn.append(y)
+            return render_line(self, y)
+
+        monkeypatch.setattr(OddsPreview, "render_line", counted)
+        app.screen.query_one("#attackers .factor", Input).value = "8"  # 8:2, still 4-1
+        await settle(pilot)
+        assert odds.texts["odds-head"].startswith("Attack 8 · Defence 2 · odds 4-1")
+        assert drawn == [0]  # the totals; the column and its chances stand
 
 
 async def test_a_typed_value_reaches_the_preview_before_its_message_and_is_read_once(

@@ -23,6 +23,7 @@ from tui.engine.rulesets.boom import (
     over_half_range,
 )
 from tui.engine.rulesets.common import parse_unit
+from tui.engine.tables import Tables
 from tui.screens.combat import CombatScreen, FormReading, KeptDice
 from tui.screens.pod import choice, field
 from tui.text import dice_text
@@ -82,6 +83,18 @@ def preview_text(
     return "\n".join(head), "\n".join(chances)
 
 
+def most_preview_lines(tables: Tables) -> int:
+    """The most lines `preview_text` shows for any mission: its head, every attrition count,
+    and a line for each loss and each interdiction the CRT prints, and for no CAF on target
+    (the preview holds them all, so typing never makes it grow)."""
+    crt = tables.chart("pod-boom.crt")
+    cells = [cell for row in crt.rows.values() for cell in row]
+    losses = {loss for loss, _ in cells}
+    turns = {turns for _, turns in cells}
+    head, titles = 2, 3
+    return head + titles + most_attrition_losses(tables) + 1 + len(losses) + len(turns) + 2
+
+
 class BoomScreen(CombatScreen):
     """Big Boom: the mission's units, its AA and range (bombers), and the target hex."""
 
@@ -96,6 +109,9 @@ class BoomScreen(CombatScreen):
         "aaf": "AA units",
         "caf": "CAF",
     }
+
+    def make_preview(self) -> OddsPreview:
+        return OddsPreview(id="preview", reserve=most_preview_lines(self.tables))
 
     def compose_fields(self) -> ComposeResult:
         yield field("Target hex", FixedInput(placeholder="e.g. 0712", compact=True, id="target"))

@@ -7,11 +7,17 @@ a result code like `[DR]`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+from rich.cells import cell_len
+from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Size
+from textual.content import Content
+from textual.css.scalar import Scalar, Unit
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.widgets import Input, Label, Select, Static
 
 from tui.engine import Outcome
@@ -119,66 +125,141 @@ class UnitRow(Horizontal):
         return value if isinstance(value, str) else None
 
 
-class OddsPreview(Vertical):
-    """Totals, odds, column after each shift, and the chance of every result."""
+class OddsPreview(Static):
+    """Totals, odds, column after each shift (bold), what stops the form (in the error
+    colour), and the chance of every result.
 
-    DEFAULT_CSS = """
-    OddsPreview { height: auto; }
-    OddsPreview > .problems { color: $error; }
-    OddsPreview > .odds-head { text-style: bold; }
+    Drawn line by line: a new text redraws only the lines that changed, and nothing is laid
+    out again. It fills the rest of its pane (`height: 1fr`) and holds at least `reserve`
+    lines, so the empty form's few lines and the full chart take the same room; a text
+    taller than that grows it (one layout), and its lines are always kept as its least
+    height for the next layout (a roll shown, markers placed), so none is ever cut off.
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        # Held, and each updated only when its text changes: a keystroke that leaves a part
-        # as it was costs it no layout and no bytes on the wire.
-        self._parts = {part: Static("", markup=False, classes=part) for part in PREVIEW_PARTS}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"odds-preview--head", "odds-preview--problem"}
+
+    DEFAULT_CSS = """
+    OddsPreview { height: 1fr; }
+    OddsPreview > .odds-preview--head { text-style: bold; }
+    OddsPreview > .odds-preview--problem { color: $error; }
+    """
+
+    def __init__(self, reserve: int = 0, **kwargs: Any) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.reserve = reserve
+        if reserve:
+            self.styles.min_height = reserve
         self._texts: dict[str, str] = dict.fromkeys(PREVIEW_PARTS, "")
-
-    def compose(self) -> ComposeResult:
-        yield from self._parts.values()
-
-    def _set(self, part: str, text: str) -> None:
-        if self._texts[part] == text:
-            return
-        self._texts[part] = text
-        static = self._parts[part]
-        size = static.size
-        if size.width <= 0 or not static.display:
-            static.update(text)
-            return
-        # Redrawn in place: a part keeps the tallest height it has had (blank lines below
-        # a shorter text), so the screen is laid out again only when a text is taller than
-        # any before it (a layout of a whole combat form costs more than a frame).
-        static.update(text, layout=False)
-        static.clear_cached_dimensions()
-        box = static.content_size
-        height = static.get_content_height(box, box, box.width)
-        if height > box.height:
-            static.refresh(layout=True)
-        elif height < box.height:
-            static.update(text + "\n" * (box.height - height), layout=False)
+        # Each line of the texts, in the order shown: (part, text).
+        self._lines: list[tuple[str, str]] = []
+        # The lines as drawn at `_width` (a long one wrapped): (part, line, offset, text).
+        self._rows: list[tuple[str, int, int, str]] = []
+        self._width = 0
 
     def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
-        self._set("problems", "\n".join(problems))
-        self._parts["problems"].display = bool(problems)
-        self._set("odds-head", "\n".join(preview_head(preview)))
-        self._set("chances", "\n".join(preview_chances(preview)))
+        self.show_text(
+            "\n".join(preview_head(preview)), "\n".join(preview_chances(preview)), problems
+        )
 
     def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
         """A preview a ruleset words itself (a chain of tables rather than one column)."""
-        self._set("problems", "\n".join(problems))
-        self._parts["problems"].display = bool(problems)
-        self._set("odds-head", head)
-        self._set("chances", chances)
+        texts = {"odds-head": head, "problems": "\n".join(problems), "chances": chances}
+        if texts == self._texts:
+            return
+        self._texts = texts
+        self._lines = [
+            (part, line)
+            for part in PREVIEW_PARTS
+            if texts[part]
+            for line in texts[part].split("\n")
+        ]
+        width = self.content_size.width
+        if not width:
+            self._width = 0  # wrapped and drawn once laid out
+            self.refresh()
+            return
+        before, self._rows, self._width = self._rows, self._wrap(width), width
+        if self._hold_rows():
+            return
+        changed = [
+            Region(0, y, width, 1)
+            for y in range(max(len(before), len(self._rows)))
+            if y >= len(before) or y >= len(self._rows) or before[y] != self._rows[y]
+        ]
+        if changed:
+            self.refresh(*changed)
 
     @property
     def texts(self) -> dict[str, str]:
         """What each part shows now: the headline, the problems and the chances."""
         return dict(self._texts)
 
+    @property
+    def content(self) -> str:  # type: ignore[override]
+        """Every line shown, as the player reads it (unwrapped)."""
+        return "\n".join(text for _, text in self._lines)
+
+    def _hold_rows(self) -> bool:
+        """Keep every row as the least height: silently while they fit the height laid out
+        (the next layout reads it), with a layout when they do not; True if laid out."""
+        rows = max(len(self._rows), self.reserve)
+        if rows > self.size.height:
+            self.styles.min_height = rows  # taller than ever: grows, one layout
+            return True
+        self.styles.set_rule("min_height", Scalar(float(rows), Unit.CELLS, Unit.HEIGHT))
+        return False
+
+    def on_resize(self) -> None:
+        width = self.content_size.width
+        if width and width != self._width:
+            self._rows, self._width = self._wrap(width), width
+            self.refresh()
+        self._hold_rows()
+
+    def _wrap(self, width: int) -> list[tuple[str, int, int, str]]:
+        """Each line as rows of `width` cells, wrapped at words as a Static wraps them."""
+        rows = []
+        for number, (part, text) in enumerate(self._lines):
+            if cell_len(text) <= width:
+                rows.append((part, number, 0, text))
+                continue
+            offset = 0
+            for piece in Content(text).wrap(width):
+                offset = text.find(piece.plain, offset)
+                rows.append((part, number, offset, piece.plain))
+                offset += len(piece.plain)
+        return rows
+
+    def _style(self, part: str) -> VisualStyle:
+        component = PART_STYLES.get(part)
+        return self.get_visual_style(component) if component else self.visual_style
+
+    def render_line(self, y: int) -> Strip:
+        if self.text_selection is not None:
+            return super().render_line(y)  # the whole text as a Static draws it
+        width = self.content_size.width
+        if width != self._width:
+            self._rows, self._width = self._wrap(width), width
+        if y >= len(self._rows):
+            return Strip.blank(width, self.visual_style.rich_style)
+        part, number, offset, text = self._rows[y]
+        style = self._style(part).rich_style_with_offset(offset, number)
+        return Strip([Segment(text, style)], cell_len(text))
+
+    def render(self) -> Content:
+        """The whole text, styled part by part (drawn this way while text is selected)."""
+        pieces = [
+            Content.styled(text, self.get_visual_style(PART_STYLES[part], partial=True))
+            if part in PART_STYLES
+            else Content(text)
+            for part, text in self._lines
+        ]
+        return Content("\n").join(pieces)
+
 
 PREVIEW_PARTS = ("odds-head", "problems", "chances")
+# The component style of each part (the chances are in the preview's own).
+PART_STYLES = {"odds-head": "odds-preview--head", "problems": "odds-preview--problem"}
 
 
 def preview_head(preview: Preview | None) -> list[str]:
