@@ -16,6 +16,7 @@ from textual.widgets import Footer, Header, Static
 
 from tui import saves
 from tui.commands import RULESET_COMMANDS, Command
+from tui.live import last_seq
 from tui.messages import GameChanged
 from tui.text import entry_text, marker_text, one_line
 from tui.widgets.markers import MarkerPanel
@@ -149,8 +150,10 @@ class RulesetScreen(Screen[None]):
                         app.call_from_thread(
                             app.notify, notice, severity="warning", markup=False, timeout=15
                         )
-                # Another player's entries in between: catch up off the UI thread.
-                fresh = None if app.follows(entry) else saves.load_game(app.game.path)
+                # Another player's entries in between: catch up off the UI thread. The
+                # watcher may have taken this entry already: the game is then up to date.
+                taken = app.game is not None and last_seq(app.game) >= entry["seq"]
+                fresh = None if taken or app.follows(entry) else saves.load_game(app.game.path)
             app.call_from_thread(app.applied, entry, fresh)
             app.call_from_thread(done, SaveState("saved", entry=entry))
 
