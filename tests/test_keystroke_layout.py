@@ -1,18 +1,23 @@
 """A keystroke in a combat form redraws the field and the preview's changed lines in place:
 the preview holds the rest of its pane (and on Big Boom every line a mission can show), so
 the screen is laid out again only when a preview is taller than any before it (a layout of
-a whole combat form costs more than a frame at 80x24, and redraws the whole pane)."""
+a whole combat form costs more than a frame at 80x24, and redraws the whole pane). A roll
+after the first redraws the result panel's lines in place too."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from conftest import Desk, settle
+from conftest import Desk, notes, settle
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
-from tui.widgets.combat import OddsPreview
+from tui import saves
+from tui.widgets.combat import OddsPreview, ResultPanel
+from tui.widgets.markers import MarkerPanel
 
 
 def count_layouts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -25,6 +30,10 @@ def count_layouts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(Screen, "_refresh_layout", counted)
     return layouts
+
+
+def panel_text(panel: ResultPanel) -> str:
+    return "\n".join(str(s.content) for s in panel.query(Static).results(Static))
 
 
 def shown_rows(odds: OddsPreview) -> list[str]:
@@ -190,3 +199,67 @@ async def test_a_roll_recorded_does_not_rebuild_the_footer(
         assert app.game is not None and len(app.game.entries) == 2  # both logged
         assert screen.save_state.status == "saved"
         assert rebuilt[0] == 0
+
+
+async def test_a_roll_after_the_first_lays_nothing_out(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the result panel is in, a roll redraws its lines in place (a result taller
+    than any before it would grow it: the same die here, so none is)."""
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("5", "tab", "2")
+        await settle(pilot)
+        app.rng.seed(5)
+        await pilot.press("ctrl+r")  # the first: the result panel comes in (a layout)
+        await settle(pilot)
+        screen = app.screen
+        panel = screen.query_one(ResultPanel)
+        height = panel.size.height
+        shown: list[object] = []
+        show = MarkerPanel.show
+        monkeypatch.setattr(MarkerPanel, "show", lambda self, *a: shown.append(a) or show(self, *a))
+        layouts = count_layouts(monkeypatch)
+        for seq in (2, 3):
+            app.rng.seed(5)
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+            assert screen.save_state.entry["seq"] == seq
+            assert f"Logged as entry {seq} in" in panel_text(panel)
+        assert layouts[0] == 0 and panel.size.height == height
+        assert shown == []  # the marker panel: neither turn nor marker changed
+        await pilot.press("ctrl+s")  # the next turn: the panel shows it
+        await settle(pilot)
+        assert len(shown) == 1 and shown[0][0] == 2
+
+
+async def test_a_card_offer_shows_with_the_roll_while_it_is_saved(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line naming the card that may follow the roll comes with the roll, so the result
+    panel does not grow (a layout) when the roll is logged; F9 waits for the save."""
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("8", "tab", "2")
+        await settle(pilot)
+        written = threading.Event()
+        append = saves.append_combat
+
+        def held(*args: object, **kwargs: object) -> dict:
+            written.wait(5)
+            return append(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(saves, "append_combat", held)
+        screen = app.screen
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        shown = panel_text(screen.query_one(ResultPanel))
+        assert screen.last is not None and "Saving…" in shown
+        hint = screen.after_roll_hint()
+        assert hint.startswith("F9: play"), "the seeded roll offers no card: pick another"
+        assert shown.endswith(f"Saving…\n{hint}")
+        await pilot.press("f9")
+        await pilot.pause()
+        assert screen.save_state.status == "saving"
+        assert notes(app)[-1].startswith("The last roll is being saved")
+        written.set()
+        await settle(pilot)
+        assert panel_text(screen.query_one(ResultPanel)).endswith(f"in game.toml\n{hint}")

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Input, Label, Select
 
 from tui.engine import CombatInput, InputError, Outcome, resolve
 from tui.engine.dice import parse_dice
@@ -27,7 +27,7 @@ from tui.engine.tables import Tables
 from tui.screens.combat import CombatScreen, FormReading, KeptDice
 from tui.screens.pod import choice, field
 from tui.text import dice_text
-from tui.widgets.combat import FixedInput, OddsPreview, ResultPanel, bar
+from tui.widgets.combat import FixedInput, OddsPreview, bar
 
 MISSIONS = [
     ("Allied bombers", "bombers"),
@@ -230,10 +230,9 @@ class BoomScreen(CombatScreen):
         outcome.dice = [replace(die, values=(), source="manual") for die in outcome.dice]
         return combat, outcome
 
-    def show_outcome(self, combat: CombatInput, outcome: Outcome, note: str | None = None) -> None:
+    def result_effects(self, outcome: Outcome) -> str:
         """The result, then each step of the chain with its roll (the trace past the
         units), and where the astray units struck, named from the target hex."""
-        super().show_outcome(combat, outcome, note)
         lines = [outcome.effects.get("cell_summary") or outcome.explanation]
         lines += [f"· {step}" for step in outcome.trace[1:]]
         astray = outcome.effects.get("astray")
@@ -242,7 +241,7 @@ class BoomScreen(CombatScreen):
                 f"Astray hex: one hex {astray['direction']} of {self.target or 'the target'}"
             )
         lines.append(f"Dice: {dice_text(outcome.dice)}")
-        self.query_one(ResultPanel).query_one(".result-effects", Static).update("\n".join(lines))
+        return "\n".join(lines)
 
     def marker_targets(self) -> dict[str, Any]:
         return {"target": self.target} if self.target else {}

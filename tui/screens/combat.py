@@ -383,9 +383,16 @@ class CombatScreen(RulesetScreen):
         self.last = outcome
         panel = self.query_one(ResultPanel)
         panel.display = True
-        panel.show(outcome)
-        self.query_one(".combat-side", VerticalScroll).scroll_home(animate=False)
+        panel.show(outcome, self.result_effects(outcome), offer=self.after_roll_hint())
+        side = self.query_one(".combat-side", VerticalScroll)
+        if side.scroll_y:
+            side.scroll_home(animate=False)
         self.record(combat, outcome, note, amends)
+
+    def result_effects(self, outcome: Outcome) -> str | None:
+        """The result panel's lines under the cell, where a ruleset words them itself
+        (None: the explanation and the dice)."""
+        return None
 
     def record(
         self, combat: CombatInput, outcome: Outcome, note: str | None, amends: int | None = None
@@ -427,7 +434,8 @@ class CombatScreen(RulesetScreen):
         # rebuild the footer, a layout of the whole screen, on every roll).
 
     def after_roll_hint(self) -> str:
-        """A line under a saved roll naming what may still be played after it."""
+        """A line under the last roll naming what may be played after it once it is saved
+        (shown from the roll on, so the result panel does not grow when it is saved)."""
         return ""
 
     def action_trace(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -73,6 +73,8 @@ class RulesetScreen(Screen[None]):
     def __init__(self, ruleset: str) -> None:
         super().__init__(name=ruleset, classes=f"ruleset-screen {ruleset}")
         self.ruleset = ruleset
+        # The turn and markers the marker panel shows (copies: the game's change in place).
+        self._markers_shown: tuple[int, list[Any]] | None = None
 
     @property
     def desk(self) -> CrtDeskApp:
@@ -119,8 +121,13 @@ class RulesetScreen(Screen[None]):
         self.sub_title = (
             f"Turn {game.turn} · {self.desk.player} · {self.desk.tables.title(self.ruleset)}"
         )
-        for panel in self.query(MarkerPanel).results(MarkerPanel):
-            panel.show(game.turn, game.markers)
+        # Redrawn only when the turn or a marker changed: the panel's height follows its
+        # lines, so a redraw lays the screen out (on every roll recorded, before).
+        shown = (game.turn, [replace(marker) for marker in game.markers])
+        if shown != self._markers_shown:
+            self._markers_shown = shown
+            for panel in self.query(MarkerPanel).results(MarkerPanel):
+                panel.show(game.turn, game.markers)
 
     def compose_markers(self) -> ComposeResult:
         """The marker panel: the turn and every marker in play in this game."""

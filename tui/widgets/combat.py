@@ -6,7 +6,7 @@ a result code like `[DR]`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
@@ -17,7 +17,6 @@ from textual.content import Content
 from textual.css.scalar import Scalar, Unit
 from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.style import Style as VisualStyle
 from textual.widgets import Input, Label, Select, Static
 
 from tui.engine import Outcome
@@ -125,53 +124,38 @@ class UnitRow(Horizontal):
         return value if isinstance(value, str) else None
 
 
-class OddsPreview(Static):
-    """Totals, odds, column after each shift (bold), what stops the form (in the error
-    colour), and the chance of every result.
+class LinesInPlace(Static):
+    """Text in named parts, each in its own style, drawn line by line: a new text redraws
+    only the lines that changed, in place, and lays nothing out while it fits the height
+    laid out (a shorter text leaves blank lines below it). Its lines (at least `reserve`)
+    are always its least height: set quietly while they fit, so the next layout keeps them
+    all, and with one layout when they do not. A layout of a combat screen costs more than
+    a frame at 80x24 and redraws the whole pane."""
 
-    Drawn line by line: a new text redraws only the lines that changed, and nothing is laid
-    out again. It fills the rest of its pane (`height: 1fr`) and holds at least `reserve`
-    lines, so the empty form's few lines and the full chart take the same room; a text
-    taller than that grows it (one layout), and its lines are always kept as its least
-    height for the next layout (a roll shown, markers placed), so none is ever cut off.
-    """
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"odds-preview--head", "odds-preview--problem"}
-
-    DEFAULT_CSS = """
-    OddsPreview { height: 1fr; }
-    OddsPreview > .odds-preview--head { text-style: bold; }
-    OddsPreview > .odds-preview--problem { color: $error; }
-    """
+    # The parts in the order shown, and each one's component class (None: the widget's own
+    # style).
+    PARTS: ClassVar[dict[str, str | None]] = {}
 
     def __init__(self, reserve: int = 0, **kwargs: Any) -> None:
         super().__init__("", markup=False, **kwargs)
         self.reserve = reserve
         if reserve:
             self.styles.min_height = reserve
-        self._texts: dict[str, str] = dict.fromkeys(PREVIEW_PARTS, "")
+        self._texts: dict[str, str] = dict.fromkeys(self.PARTS, "")
         # Each line of the texts, in the order shown: (part, text).
         self._lines: list[tuple[str, str]] = []
         # The lines as drawn at `_width` (a long one wrapped): (part, line, offset, text).
         self._rows: list[tuple[str, int, int, str]] = []
         self._width = 0
 
-    def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
-        self.show_text(
-            "\n".join(preview_head(preview)), "\n".join(preview_chances(preview)), problems
-        )
-
-    def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
-        """A preview a ruleset words itself (a chain of tables rather than one column)."""
-        texts = {"odds-head": head, "problems": "\n".join(problems), "chances": chances}
+    def show_parts(self, texts: Mapping[str, str]) -> None:
+        """New text for some of the parts (the others stay as they are)."""
+        texts = self._texts | dict(texts)
         if texts == self._texts:
             return
         self._texts = texts
         self._lines = [
-            (part, line)
-            for part in PREVIEW_PARTS
-            if texts[part]
-            for line in texts[part].split("\n")
+            (part, line) for part in self.PARTS if texts[part] for line in texts[part].split("\n")
         ]
         width = self.content_size.width
         if not width:
@@ -191,7 +175,7 @@ class OddsPreview(Static):
 
     @property
     def texts(self) -> dict[str, str]:
-        """What each part shows now: the headline, the problems and the chances."""
+        """What each part shows now."""
         return dict(self._texts)
 
     @property
@@ -200,12 +184,12 @@ class OddsPreview(Static):
         return "\n".join(text for _, text in self._lines)
 
     def _hold_rows(self) -> bool:
-        """Keep every row as the least height: silently while they fit the height laid out
-        (the next layout reads it), with a layout when they do not; True if laid out."""
+        """Keep every row as the least height; True if that takes a layout."""
         rows = max(len(self._rows), self.reserve)
         if rows > self.size.height:
-            self.styles.min_height = rows  # taller than ever: grows, one layout
+            self.styles.min_height = rows  # taller than laid out: grows, one layout
             return True
+        # Read by the next layout, whatever asks for it (a roll shown, markers placed).
         self.styles.set_rule("min_height", Scalar(float(rows), Unit.CELLS, Unit.HEIGHT))
         return False
 
@@ -215,6 +199,9 @@ class OddsPreview(Static):
             self._rows, self._width = self._wrap(width), width
             self.refresh()
         self._hold_rows()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._wrap(width))
 
     def _wrap(self, width: int) -> list[tuple[str, int, int, str]]:
         """Each line as rows of `width` cells, wrapped at words as a Static wraps them."""
@@ -230,10 +217,6 @@ class OddsPreview(Static):
                 offset += len(piece.plain)
         return rows
 
-    def _style(self, part: str) -> VisualStyle:
-        component = PART_STYLES.get(part)
-        return self.get_visual_style(component) if component else self.visual_style
-
     def render_line(self, y: int) -> Strip:
         if self.text_selection is not None:
             return super().render_line(y)  # the whole text as a Static draws it
@@ -243,23 +226,45 @@ class OddsPreview(Static):
         if y >= len(self._rows):
             return Strip.blank(width, self.visual_style.rich_style)
         part, number, offset, text = self._rows[y]
-        style = self._style(part).rich_style_with_offset(offset, number)
-        return Strip([Segment(text, style)], cell_len(text))
+        component = self.PARTS[part]
+        style = self.get_visual_style(component) if component else self.visual_style
+        return Strip([Segment(text, style.rich_style_with_offset(offset, number))], cell_len(text))
 
     def render(self) -> Content:
         """The whole text, styled part by part (drawn this way while text is selected)."""
-        pieces = [
-            Content.styled(text, self.get_visual_style(PART_STYLES[part], partial=True))
-            if part in PART_STYLES
-            else Content(text)
-            for part, text in self._lines
-        ]
+        pieces = []
+        for part, text in self._lines:
+            component = self.PARTS[part]
+            style = self.get_visual_style(component, partial=True) if component else None
+            pieces.append(Content.styled(text, style) if style else Content(text))
         return Content("\n").join(pieces)
 
 
-PREVIEW_PARTS = ("odds-head", "problems", "chances")
-# The component style of each part (the chances are in the preview's own).
-PART_STYLES = {"odds-head": "odds-preview--head", "problems": "odds-preview--problem"}
+class OddsPreview(LinesInPlace):
+    """Totals, odds, column after each shift (bold), what stops the form (in the error
+    colour), and the chance of every result. It fills the rest of its pane, so the empty
+    form's few lines and the full chart take the same room."""
+
+    PARTS: ClassVar[dict[str, str | None]] = {
+        "odds-head": "odds-preview--head",
+        "problems": "odds-preview--problem",
+        "chances": None,
+    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"odds-preview--head", "odds-preview--problem"}
+    DEFAULT_CSS = """
+    OddsPreview { height: 1fr; }
+    OddsPreview > .odds-preview--head { text-style: bold; }
+    OddsPreview > .odds-preview--problem { color: $error; }
+    """
+
+    def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
+        self.show_text(
+            "\n".join(preview_head(preview)), "\n".join(preview_chances(preview)), problems
+        )
+
+    def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
+        """A preview a ruleset words itself (a chain of tables rather than one column)."""
+        self.show_parts({"odds-head": head, "problems": "\n".join(problems), "chances": chances})
 
 
 def preview_head(preview: Preview | None) -> list[str]:
@@ -292,42 +297,68 @@ def preview_chances(preview: Preview | None) -> list[str]:
     return rows
 
 
+class ResultLines(LinesInPlace):
+    """The result panel's text: the cell (bold), the effects and dice, and whether it is
+    logged (muted; in the error colour when it could not be)."""
+
+    PARTS: ClassVar[dict[str, str | None]] = {
+        "result-cell": "result-lines--cell",
+        "result-effects": None,
+        "result-saved": "result-lines--saved",
+    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"result-lines--cell", "result-lines--saved"}
+    DEFAULT_CSS = """
+    ResultLines { height: auto; }
+    ResultLines > .result-lines--cell { text-style: bold; }
+    ResultLines > .result-lines--saved { color: $text-muted; }
+    ResultPanel.-save-failed ResultLines > .result-lines--saved { color: $error; text-style: bold; }
+    """
+
+
 class ResultPanel(Vertical):
     """The last roll: the cell, each side's effects in words, the dice, and whether it is
-    logged. Marked stale as soon as the form changes."""
+    logged. Marked stale as soon as the form changes. Mounted once; each roll redraws its
+    lines in place (the box keeps the height laid out, blank lines below a shorter result)."""
 
     DEFAULT_CSS = """
     ResultPanel { height: auto; border: round $accent; padding: 0 1; margin-bottom: 1; }
-    ResultPanel > .result-cell { text-style: bold; }
-    ResultPanel > .result-saved { color: $text-muted; }
-    ResultPanel.-save-failed > .result-saved { color: $error; text-style: bold; }
     ResultPanel.-stale { border: round $panel; color: $text-disabled; }
     """
 
-    def compose(self) -> ComposeResult:
-        yield Static("", markup=False, classes="result-cell")
-        yield Static("", markup=False, classes="result-effects")
-        yield Static("", markup=False, classes="result-saved")
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lines = ResultLines()
 
-    def show(self, outcome: Outcome) -> None:
+    def compose(self) -> ComposeResult:
+        yield self.lines
+
+    def show(self, outcome: Outcome, effects: str | None = None, offer: str = "") -> None:
+        """A roll, its effects worded by the ruleset (else the explanation and the dice),
+        being saved; `offer` names what may be played after it."""
         self.set_class(False, "-stale")
         self.set_class(False, "-save-failed")
         self.border_title = "Last roll"
         head = f"Roll {outcome.roll or '-'}"
         if outcome.column:
             head += f" on {outcome.column}"
-        self.query_one(".result-cell", Static).update(f"{head}: {cell_text(outcome.cell)}")
-        lines = [outcome.explanation]
-        dice = dice_text(outcome.dice)
-        if dice:
-            lines.append(f"Dice: {dice}")
-        self.query_one(".result-effects", Static).update("\n".join(lines))
-        self.saved("Saving…")
+        if effects is None:
+            lines = [outcome.explanation]
+            dice = dice_text(outcome.dice)
+            if dice:
+                lines.append(f"Dice: {dice}")
+            effects = "\n".join(lines)
+        self.lines.show_parts(
+            {
+                "result-cell": f"{head}: {cell_text(outcome.cell)}",
+                "result-effects": effects,
+                "result-saved": "\n".join(["Saving…", offer] if offer else ["Saving…"]),
+            }
+        )
 
     def saved(self, text: str, failed: bool = False, offer: str = "") -> None:
         self.set_class(failed, "-save-failed")
         lines = [text, offer] if offer else [text]
-        self.query_one(".result-saved", Static).update("\n".join(lines))
+        self.lines.show_parts({"result-saved": "\n".join(lines)})
 
     def mark_stale(self) -> None:
         if self.display and not self.has_class("-stale"):
