@@ -16,7 +16,9 @@ from textual.strip import Strip
 from textual.widgets import Input, Static
 
 from tui import saves
-from tui.widgets.combat import OddsPreview, ResultPanel
+from tui.screens import ruleset
+from tui.screens.ruleset import SaveState
+from tui.widgets.combat import OddsPreview, ResultLines, ResultPanel
 from tui.widgets.markers import MarkerPanel
 
 
@@ -263,3 +265,47 @@ async def test_a_card_offer_shows_with_the_roll_while_it_is_saved(
         written.set()
         await settle(pilot)
         assert panel_text(screen.query_one(ResultPanel)).endswith(f"in game.toml\n{hint}")
+
+
+async def test_a_roll_is_drawn_before_its_save_is_written(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save's thread starts once the roll's frame is drawn, so the two do not share the
+    frame's time; a save whose frame never comes is written all the same."""
+    monkeypatch.setattr(ruleset, "SAVE_WAITS_FOR_FRAME", 5.0)
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("8", "tab", "2")
+        await settle(pilot)
+        drawn: list[str] = []
+        render_line = ResultLines.render_line
+
+        def counted(self: ResultLines, y: int) -> Strip:
+            drawn.append(self.texts["result-cell"])
+            return render_line(self, y)
+
+        seen_when_written: list[list[str]] = []
+        append = saves.append_combat
+
+        def written(*args: object, **kwargs: object) -> dict:
+            seen_when_written.append(list(drawn))
+            return append(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(ResultLines, "render_line", counted)
+        monkeypatch.setattr(saves, "append_combat", written)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.save_state.status == "saved"
+        cell = screen.query_one(ResultPanel).lines.texts["result-cell"]
+        assert cell.startswith("Roll ") and seen_when_written[0].count(cell) > 0
+
+        # No frame ever follows: the save waits its while, then is written.
+        monkeypatch.setattr(ruleset, "SAVE_WAITS_FOR_FRAME", 0.05)
+        states: list[SaveState] = []
+        screen.append_in_worker(
+            lambda notices: saves.append_note(app.game.path, 1, "a note", notices=notices),
+            states.append,
+            after=threading.Event(),
+        )
+        await settle(pilot)
+        assert [state.status for state in states] == ["saved"]

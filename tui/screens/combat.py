@@ -10,6 +10,7 @@ form -> one reactive `FormReading` -> one engine call (`preview`) -> the preview
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -183,6 +184,13 @@ class CombatScreen(RulesetScreen):
         panel = self.form_field("#result")
         if isinstance(panel, ResultPanel):
             panel.mark_stale()
+
+    @property
+    def result_panel(self) -> ResultPanel:
+        """The last roll's panel (found once: a roll and a keystroke both reach it)."""
+        panel = self.form_field("#result")
+        assert isinstance(panel, ResultPanel)
+        return panel
 
     def watch_reading(self, reading: FormReading) -> None:
         problems = list(reading.problems)
@@ -381,11 +389,11 @@ class CombatScreen(RulesetScreen):
         reads again (a card played after its roll)."""
         self.last_combat = combat
         self.last = outcome
-        panel = self.query_one(ResultPanel)
+        panel = self.result_panel
         panel.display = True
         panel.show(outcome, self.result_effects(outcome), offer=self.after_roll_hint())
-        side = self.query_one(".combat-side", VerticalScroll)
-        if side.scroll_y:
+        side = self.form_field(".combat-side")
+        if isinstance(side, VerticalScroll) and side.scroll_y:
             side.scroll_home(animate=False)
         self.record(combat, outcome, note, amends)
 
@@ -401,6 +409,9 @@ class CombatScreen(RulesetScreen):
         path, player = desk.game.path, desk.player
         targets = self.marker_targets()
         self.save_state = SaveState("saving")
+        # Written once the roll is drawn: the worker's thread would share the frame's time.
+        drawn = threading.Event()
+        self.call_after_refresh(drawn.set)
         self.append_in_worker(
             lambda notices: saves.append_combat(
                 path,
@@ -413,6 +424,7 @@ class CombatScreen(RulesetScreen):
                 **targets,
             ),
             self.recorded,
+            after=drawn,
         )
 
     def marker_targets(self) -> dict[str, Any]:
@@ -422,7 +434,7 @@ class CombatScreen(RulesetScreen):
     def recorded(self, state: SaveState) -> None:
         self.save_state = state
         self.refresh_header()
-        panel = self.query_one(ResultPanel)
+        panel = self.result_panel
         if state.status == "failed":
             panel.saved(f"Not saved: {state.error}", failed=True)
             self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 # One save at a time from this desk, in the order they were asked for.
 _SAVE_LOCK = threading.Lock()
+# The longest a save waits for the frame it was asked to follow (seconds).
+SAVE_WAITS_FOR_FRAME = 0.1
 
 
 @dataclass(frozen=True)
@@ -138,15 +140,19 @@ class RulesetScreen(Screen[None]):
         self,
         write: Callable[[list[str]], dict[str, Any]],
         done: Callable[[SaveState], None],
+        after: threading.Event | None = None,
     ) -> None:
         """Append to the save off the UI thread, then apply the entry to the open game.
         `write` is given a list for the store's notices (a torn last entry cut off first):
-        each is shown."""
+        each is shown. With `after`, the write waits for it to be set (a frame drawn first,
+        not sharing its time with the write), a tenth of a second at most."""
         app = self.desk
 
         def job() -> None:
             notices: list[str] = []
             with _SAVE_LOCK:
+                if after is not None:  # waited for in turn: saves keep the order asked
+                    after.wait(SAVE_WAITS_FOR_FRAME)
                 try:
                     entry = write(notices)
                 except saves.SaveError as err:

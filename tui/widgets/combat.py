@@ -337,7 +337,7 @@ class ResultPanel(Vertical):
         being saved; `offer` names what may be played after it."""
         self.set_class(False, "-stale")
         self.set_class(False, "-save-failed")
-        self.border_title = "Last roll"
+        self._title("Last roll")
         head = f"Roll {outcome.roll or '-'}"
         if outcome.column:
             head += f" on {outcome.column}"
@@ -363,4 +363,9 @@ class ResultPanel(Vertical):
     def mark_stale(self) -> None:
         if self.display and not self.has_class("-stale"):
             self.set_class(True, "-stale")
-            self.border_title = "Last roll (form changed since)"
+            self._title("Last roll (form changed since)")
+
+    def _title(self, title: str) -> None:
+        # Set only when it changes: setting it redraws the whole panel.
+        if self.border_title != title:
+            self.border_title = title
