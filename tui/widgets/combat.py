@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -147,6 +148,8 @@ class LinesInPlace(Static):
         # The lines as drawn at `_width` (a long one wrapped): (part, line, offset, text).
         self._rows: list[tuple[str, int, int, str]] = []
         self._width = 0
+        # Each row's style by (part, offset, line), until the styles change.
+        self._row_styles: dict[tuple[str, int, int], RichStyle] = {}
 
     def show_parts(self, texts: Mapping[str, str]) -> None:
         """New text for some of the parts (the others stay as they are)."""
@@ -217,8 +220,25 @@ class LinesInPlace(Static):
                 offset += len(piece.plain)
         return rows
 
+    def on_mount(self) -> None:
+        self._screen = self.screen  # asked on every line drawn: found once
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._row_styles.clear()
+
+    def _row_style(self, part: str, offset: int, number: int) -> RichStyle:
+        """A row's style, with where its text starts for selecting it with the mouse."""
+        key = (part, offset, number)
+        style = self._row_styles.get(key)
+        if style is None:
+            component = self.PARTS[part]
+            visual = self.get_visual_style(component) if component else self.visual_style
+            style = self._row_styles[key] = visual.rich_style_with_offset(offset, number)
+        return style
+
     def render_line(self, y: int) -> Strip:
-        if self.text_selection is not None:
+        if self in self._screen.selections:
             return super().render_line(y)  # the whole text as a Static draws it
         width = self.content_size.width
         if width != self._width:
@@ -226,9 +246,7 @@ class LinesInPlace(Static):
         if y >= len(self._rows):
             return Strip.blank(width, self.visual_style.rich_style)
         part, number, offset, text = self._rows[y]
-        component = self.PARTS[part]
-        style = self.get_visual_style(component) if component else self.visual_style
-        return Strip([Segment(text, style.rich_style_with_offset(offset, number))], cell_len(text))
+        return Strip([Segment(text, self._row_style(part, offset, number))], cell_len(text))
 
     def render(self) -> Content:
         """The whole text, styled part by part (drawn this way while text is selected)."""
