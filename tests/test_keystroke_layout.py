@@ -309,3 +309,19 @@ async def test_a_roll_is_drawn_before_its_save_is_written(
         )
         await settle(pilot)
         assert [state.status for state in states] == ["saved"]
+
+
+async def test_the_ocs_preview_reads_the_exploitation_levels_once(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.engine.rulesets import ocs_supply
+
+    asked: list[object] = []
+    levels = ocs_supply.exploit_levels
+    monkeypatch.setattr(ocs_supply, "exploit_levels", lambda t: asked.append(t) or levels(t))
+    async with desk(rulesets=["ocs"]) as (app, pilot):
+        await pilot.press("5", "tab", "2", "shift+tab", "end", "1", "backspace")
+        await settle(pilot)
+        odds = app.screen.query_one(OddsPreview)
+        assert "Exploit: e" in odds.texts["odds-head"]
+        assert len(asked) == 1
