@@ -325,3 +325,26 @@ async def test_the_ocs_preview_reads_the_exploitation_levels_once(
         odds = app.screen.query_one(OddsPreview)
         assert "Exploit: e" in odds.texts["odds-head"]
         assert len(asked) == 1
+
+
+async def test_the_preview_takes_a_new_theme_and_a_stale_result_its_colours(
+    desk: Desk,
+) -> None:
+    """The lines keep each row's style until the styles change: a theme, or the result
+    panel marked stale, redraws them in the new colours."""
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("5", "tab", "2", "ctrl+r")
+        await settle(pilot)
+        odds = app.screen.query_one(OddsPreview)
+        lines = app.screen.query_one(ResultLines)
+
+        def colour(widget: OddsPreview | ResultLines) -> object:
+            return next(iter(widget.render_line(0))).style.color
+
+        before = colour(odds), colour(lines)
+        await pilot.press("1")  # the form changed: the result is stale, greyed
+        await settle(pilot)
+        assert colour(lines) != before[1]
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await settle(pilot)
+        assert colour(odds) != before[0]
