@@ -54,8 +54,9 @@ class PaneCompositor(Compositor):
     left and the preview on the right, so that rectangle takes in the whole form: each of
     its 50-80 widgets is asked (from its cache, but each pays its style lookups), about half
     the frame at 80x24. Here changes in separate columns are each drawn with their own
-    rectangle, which leaves the other pane's widgets alone. What is written to the terminal
-    is the same (a test compares it with Textual's own update)."""
+    rectangle, which leaves the other pane's widgets alone. What the terminal shows after
+    it is the same (a test compares it with Textual's own update; only cursor moves that
+    write nothing are left out)."""
 
     # More groups than this: one rectangle (a screen-wide change gains nothing from more).
     MOST_GROUPS = 3
