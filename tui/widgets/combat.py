@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.scalar import Scalar, Unit
 from textual.geometry import Region, Size
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Input, Label, Select, Static
 
@@ -150,6 +151,7 @@ class LinesInPlace(Static):
         self._width = 0
         # Each row's style by (part, offset, line), until the styles change.
         self._row_styles: dict[tuple[str, int, int], RichStyle] = {}
+        self._own_screen: Screen[Any] | None = None
 
     def show_parts(self, texts: Mapping[str, str]) -> None:
         """New text for some of the parts (the others stay as they are)."""
@@ -221,7 +223,7 @@ class LinesInPlace(Static):
         return rows
 
     def on_mount(self) -> None:
-        self._screen = self.screen  # asked on every line drawn: found once
+        self._own_screen = self.screen  # asked on every line drawn: found once
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -238,7 +240,8 @@ class LinesInPlace(Static):
         return style
 
     def render_line(self, y: int) -> Strip:
-        if self in self._screen.selections:
+        screen = self._own_screen or self.screen
+        if self in screen.selections:
             return super().render_line(y)  # the whole text as a Static draws it
         width = self.content_size.width
         if width != self._width:
