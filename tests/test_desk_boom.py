@@ -16,7 +16,9 @@ from tui.widgets.markers import MarkerPanel
 
 
 def text_of(widget) -> str:
-    return "\n".join(str(s.content) for s in widget.query(Static).results(Static))
+    # The preview is one Static; the result panel holds several.
+    shown = [widget] if isinstance(widget, Static) else widget.query(Static).results(Static)
+    return "\n".join(str(s.content) for s in shown)
 
 
 async def fill(
@@ -187,3 +189,26 @@ async def test_a_quick_mission_needs_only_its_units(desk: Desk) -> None:
         screen.query_one("#distance", Input).value = "5"
         await pilot.pause()
         assert "Bomber range: enter the bombers' range to judge the distance" in screen_text(app)
+
+
+def test_the_preview_holds_every_line_a_mission_can_show() -> None:
+    """The Big Boom preview reserves `most_preview_lines`: no mission's preview is taller,
+    so typing one never makes the preview grow (and lay the screen out again)."""
+    from itertools import product
+
+    from tui.engine import CombatInput, Unit
+    from tui.engine.rulesets.boom import chain_preview, most_attrition_losses
+    from tui.engine.tables import load_tables
+    from tui.screens.boom import most_preview_lines, preview_text
+
+    tables = load_tables()
+    most = most_preview_lines(tables)
+    tallest = 0
+    for units in [*product(range(1, 17), repeat=2), (2, 8, 6), (1, 3, 5, 16)]:
+        for aaf in (None, 0, 3, 8):
+            combat = CombatInput("pod-boom", tuple(Unit(f) for f in units), aaf=aaf)
+            chain = chain_preview(units, aaf, False, tables)
+            head, chances = preview_text(chain, combat, "", most_attrition_losses(tables))
+            tallest = max(tallest, len(f"{head}\n{chances}".split("\n")))
+    assert tallest <= most
+    assert most - tallest <= 2  # a close bound: the preview's blank tail stays short

@@ -22,7 +22,7 @@ DEFENDERS = [("2 NZ", "2", "2", "3")]
 
 
 def preview(screen: OcsScreen) -> str:
-    return "\n".join(str(w.content) for w in screen.query("#preview Static").results(Static))
+    return "\n".join(str(w.content) for w in screen.query("#preview").results(Static))
 
 
 def result(screen: OcsScreen) -> str:

@@ -19,7 +19,7 @@ def text_of(screen: PodScreen, selector: str) -> str:
 
 
 def preview(screen: PodScreen) -> str:
-    return text_of(screen, "OddsPreview Static")
+    return text_of(screen, "OddsPreview")
 
 
 def result(screen: PodScreen) -> str:

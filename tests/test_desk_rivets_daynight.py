@@ -21,7 +21,7 @@ from tui.widgets.combat import ResultPanel
 
 
 def preview(screen: CombatScreen) -> str:
-    return "\n".join(str(w.content) for w in screen.query("OddsPreview Static").results(Static))
+    return "\n".join(str(w.content) for w in screen.query("OddsPreview").results(Static))
 
 
 def result(screen: CombatScreen) -> str:
@@ -277,6 +277,31 @@ async def test_a_roll_on_a_long_campaign_is_recorded_in_a_worker(tmp_path: Path)
         assert screen.save_state.entry["seq"] == 10_001
         assert len(app.game.entries) == 10_001 and loads == []
         assert "Defence 6" in preview(screen)
+
+
+async def test_an_entry_the_watcher_took_first_reads_nothing_again(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file watcher may read this desk's roll before the recording worker hands it
+    over: the game is then up to date, and the save is not read whole again."""
+    async with desk(rulesets=["rivets"]) as (app, pilot):
+        loads: list[Path] = []
+        real_load, real_append = saves.load_game, saves.append_combat
+
+        def append_seen_first(*args: object, **kwargs: object) -> dict:
+            entry = real_append(*args, **kwargs)  # type: ignore[arg-type]
+            app.call_from_thread(app.took_entries, [entry])  # the watcher, first
+            return entry
+
+        monkeypatch.setattr(saves, "append_combat", append_seen_first)
+        monkeypatch.setattr(saves, "load_game", lambda p: loads.append(p) or real_load(p))
+        await type_factors(pilot, "8", "4")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.save_state.status == "saved" and screen.save_state.entry["seq"] == 1
+        assert [entry["seq"] for entry in app.game.entries] == [1]
+        assert loads == []
 
 
 async def test_the_trace_is_one_key_away_and_full_width(desk: Desk) -> None:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Input, Label, Select
 
 from tui.engine import CombatInput, InputError, Outcome, resolve
 from tui.engine.dice import parse_dice
@@ -23,10 +23,11 @@ from tui.engine.rulesets.boom import (
     over_half_range,
 )
 from tui.engine.rulesets.common import parse_unit
+from tui.engine.tables import Tables
 from tui.screens.combat import CombatScreen, FormReading, KeptDice
 from tui.screens.pod import choice, field
 from tui.text import dice_text
-from tui.widgets.combat import FixedInput, OddsPreview, ResultPanel, bar
+from tui.widgets.combat import FixedInput, OddsPreview, bar
 
 MISSIONS = [
     ("Allied bombers", "bombers"),
@@ -82,6 +83,18 @@ def preview_text(
     return "\n".join(head), "\n".join(chances)
 
 
+def most_preview_lines(tables: Tables) -> int:
+    """The most lines `preview_text` shows for any mission: its head, every attrition count,
+    and a line for each loss and each interdiction the CRT prints, and for no CAF on target
+    (the preview holds them all, so typing never makes it grow)."""
+    crt = tables.chart("pod-boom.crt")
+    cells = [cell for row in crt.rows.values() for cell in row]
+    losses = {loss for loss, _ in cells}
+    turns = {turns for _, turns in cells}
+    head, titles = 2, 3
+    return head + titles + most_attrition_losses(tables) + 1 + len(losses) + len(turns) + 2
+
+
 class BoomScreen(CombatScreen):
     """Big Boom: the mission's units, its AA and range (bombers), and the target hex."""
 
@@ -96,6 +109,9 @@ class BoomScreen(CombatScreen):
         "aaf": "AA units",
         "caf": "CAF",
     }
+
+    def make_preview(self) -> OddsPreview:
+        return OddsPreview(id="preview", reserve=most_preview_lines(self.tables))
 
     def compose_fields(self) -> ComposeResult:
         yield field("Target hex", FixedInput(placeholder="e.g. 0712", compact=True, id="target"))
@@ -214,10 +230,9 @@ class BoomScreen(CombatScreen):
         outcome.dice = [replace(die, values=(), source="manual") for die in outcome.dice]
         return combat, outcome
 
-    def show_outcome(self, combat: CombatInput, outcome: Outcome, note: str | None = None) -> None:
+    def result_effects(self, outcome: Outcome) -> str:
         """The result, then each step of the chain with its roll (the trace past the
         units), and where the astray units struck, named from the target hex."""
-        super().show_outcome(combat, outcome, note)
         lines = [outcome.effects.get("cell_summary") or outcome.explanation]
         lines += [f"· {step}" for step in outcome.trace[1:]]
         astray = outcome.effects.get("astray")
@@ -226,7 +241,7 @@ class BoomScreen(CombatScreen):
                 f"Astray hex: one hex {astray['direction']} of {self.target or 'the target'}"
             )
         lines.append(f"Dice: {dice_text(outcome.dice)}")
-        self.query_one(ResultPanel).query_one(".result-effects", Static).update("\n".join(lines))
+        return "\n".join(lines)
 
     def marker_targets(self) -> dict[str, Any]:
         return {"target": self.target} if self.target else {}

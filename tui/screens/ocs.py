@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from functools import cached_property
 from typing import Any, ClassVar
 
 from textual import on
@@ -176,14 +177,18 @@ class OcsScreen(CombatScreen):
             nonadjacent_hexsides=self.checks["nonadjacent"].value,
         )
 
+    @cached_property
+    def exploit_levels(self) -> tuple[int, ...]:
+        """The exploitation levels of the charts (read once: the preview asks on every key)."""
+        return ocs_supply.exploit_levels(self.tables)
+
     def watch_reading(self, reading: FormReading) -> None:
         problems = list(reading.problems)
         shown = extra = None
         combat = reading.combat
         if combat is not None:
             try:
-                levels = ocs_supply.exploit_levels(self.tables)
-                extra = ocs_supply.preview_extra(combat, self.tables, levels)
+                extra = ocs_supply.preview_extra(combat, self.tables, self.exploit_levels)
                 # A refused attack still shows its odds and chances, and why it is refused.
                 shown = preview(ocs_supply.for_odds(combat), self.tables)
             except InputError as err:

@@ -122,24 +122,31 @@ class PodScreen(CombatScreen):
         return super().read_units(side, problems)
 
     # ------------------------------------------------------------------ after the roll
-    def after_roll_offers(self) -> dict[str, str]:
-        """Side -> the card it may still play after the last roll (only a saved roll)."""
-        if self.last is None or self.last_combat is None or self.save_state.status != "saved":
+    def card_offers(self) -> dict[str, str]:
+        """Side -> the card it may play after the last roll, once the roll is saved."""
+        if self.last is None or self.last_combat is None:
             return {}
         offers = {
             side: after_roll_card(self.last_combat, self.last, self.tables, side) for side in SIDES
         }
         return {side: card for side, card in offers.items() if card}
 
+    def after_roll_offers(self) -> dict[str, str]:
+        """Side -> the card it may still play after the last roll (only a saved roll)."""
+        return self.card_offers() if self.save_state.status == "saved" else {}
+
     def no_card_reason(self) -> str:
         if self.last is None:
             return "No roll yet: F9 plays a card after a roll."
+        if self.save_state.status == "saving":
+            return "The last roll is being saved: F9 plays a card once it is logged."
         if self.save_state.status != "saved":
             return "The last roll was not saved: no card can be played after it."
         return "No card can be played after this roll."
 
     def after_roll_hint(self) -> str:
-        cards = sorted({card.title() for card in self.after_roll_offers().values()})
+        # Shown with the roll while it is saved, so the result panel keeps its height.
+        cards = sorted({card.title() for card in self.card_offers().values()})
         return f"F9: play {' or '.join(cards)} after the roll" if cards else ""
 
     def action_after_roll(self, side: str | None = None) -> None:

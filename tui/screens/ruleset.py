@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -16,6 +16,7 @@ from textual.widgets import Footer, Header, Static
 
 from tui import saves
 from tui.commands import RULESET_COMMANDS, RULESET_KEYS, SHORT_NAMES, Command
+from tui.live import last_seq
 from tui.messages import GameChanged
 from tui.text import entry_text, marker_text, one_line
 from tui.widgets.markers import MarkerPanel
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 # One save at a time from this desk, in the order they were asked for.
 _SAVE_LOCK = threading.Lock()
+# The longest a save waits for the frame it was asked to follow (seconds).
+SAVE_WAITS_FOR_FRAME = 0.1
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class RulesetScreen(Screen[None]):
     def __init__(self, ruleset: str) -> None:
         super().__init__(name=ruleset, classes=f"ruleset-screen {ruleset}")
         self.ruleset = ruleset
+        # The turn and markers the marker panel shows (copies: the game's change in place).
+        self._markers_shown: tuple[int, list[Any]] | None = None
 
     @property
     def desk(self) -> CrtDeskApp:
@@ -106,8 +111,13 @@ class RulesetScreen(Screen[None]):
         self.sub_title = (
             f"Turn {game.turn} · {self.desk.player} · {self.desk.tables.title(self.ruleset)}"
         )
-        for panel in self.query(MarkerPanel).results(MarkerPanel):
-            panel.show(game.turn, game.markers)
+        # Redrawn only when the turn or a marker changed: the panel's height follows its
+        # lines, so a redraw lays the screen out (on every roll recorded, before).
+        shown = (game.turn, [replace(marker) for marker in game.markers])
+        if shown != self._markers_shown:
+            self._markers_shown = shown
+            for panel in self.query(MarkerPanel).results(MarkerPanel):
+                panel.show(game.turn, game.markers)
 
     def compose_markers(self) -> ComposeResult:
         """The marker panel: the turn and every marker in play in this game."""
@@ -118,15 +128,19 @@ class RulesetScreen(Screen[None]):
         self,
         write: Callable[[list[str]], dict[str, Any]],
         done: Callable[[SaveState], None],
+        after: threading.Event | None = None,
     ) -> None:
         """Append to the save off the UI thread, then apply the entry to the open game.
         `write` is given a list for the store's notices (a torn last entry cut off first):
-        each is shown."""
+        each is shown. With `after`, the write waits for it to be set (a frame drawn first,
+        not sharing its time with the write), a tenth of a second at most."""
         app = self.desk
 
         def job() -> None:
             notices: list[str] = []
             with _SAVE_LOCK:
+                if after is not None:  # waited for in turn: saves keep the order asked
+                    after.wait(SAVE_WAITS_FOR_FRAME)
                 try:
                     entry = write(notices)
                 except saves.SaveError as err:
@@ -137,8 +151,10 @@ class RulesetScreen(Screen[None]):
                         app.call_from_thread(
                             app.notify, notice, severity="warning", markup=False, timeout=15
                         )
-                # Another player's entries in between: catch up off the UI thread.
-                fresh = None if app.follows(entry) else saves.load_game(app.game.path)
+                # Another player's entries in between: catch up off the UI thread. The
+                # watcher may have taken this entry already: the game is then up to date.
+                taken = app.game is not None and last_seq(app.game) >= entry["seq"]
+                fresh = None if taken or app.follows(entry) else saves.load_game(app.game.path)
             app.call_from_thread(app.applied, entry, fresh)
             app.call_from_thread(done, SaveState("saved", entry=entry))
 

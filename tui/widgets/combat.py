@@ -6,12 +6,19 @@ a result code like `[DR]`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Size
+from textual.content import Content
+from textual.css.scalar import Scalar, Unit
+from textual.geometry import Region, Size
+from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import Input, Label, Select, Static
 
 from tui.engine import Outcome
@@ -119,66 +126,166 @@ class UnitRow(Horizontal):
         return value if isinstance(value, str) else None
 
 
-class OddsPreview(Vertical):
-    """Totals, odds, column after each shift, and the chance of every result."""
+class LinesInPlace(Static):
+    """Text in named parts, each in its own style, drawn line by line: a new text redraws
+    only the lines that changed, in place, and lays nothing out while it fits the height
+    laid out (a shorter text leaves blank lines below it). Its lines (at least `reserve`)
+    are always its least height: set quietly while they fit, so the next layout keeps them
+    all, and with one layout when they do not. A layout of a combat screen costs more than
+    a frame at 80x24 and redraws the whole pane."""
 
-    DEFAULT_CSS = """
-    OddsPreview { height: auto; }
-    OddsPreview > .problems { color: $error; }
-    OddsPreview > .odds-head { text-style: bold; }
-    """
+    # The parts in the order shown, and each one's component class (None: the widget's own
+    # style).
+    PARTS: ClassVar[dict[str, str | None]] = {}
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        # Held, and each updated only when its text changes: a keystroke that leaves a part
-        # as it was costs it no layout and no bytes on the wire.
-        self._parts = {part: Static("", markup=False, classes=part) for part in PREVIEW_PARTS}
-        self._texts: dict[str, str] = dict.fromkeys(PREVIEW_PARTS, "")
+    def __init__(self, reserve: int = 0, **kwargs: Any) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.reserve = reserve
+        if reserve:
+            self.styles.min_height = reserve
+        self._texts: dict[str, str] = dict.fromkeys(self.PARTS, "")
+        # Each line of the texts, in the order shown: (part, text).
+        self._lines: list[tuple[str, str]] = []
+        # The lines as drawn at `_width` (a long one wrapped): (part, line, offset, text).
+        self._rows: list[tuple[str, int, int, str]] = []
+        self._width = 0
+        # Each row's style by (part, offset, line), until the styles change.
+        self._row_styles: dict[tuple[str, int, int], RichStyle] = {}
+        self._own_screen: Screen[Any] | None = None
 
-    def compose(self) -> ComposeResult:
-        yield from self._parts.values()
-
-    def _set(self, part: str, text: str) -> None:
-        if self._texts[part] == text:
+    def show_parts(self, texts: Mapping[str, str]) -> None:
+        """New text for some of the parts (the others stay as they are)."""
+        texts = self._texts | dict(texts)
+        if texts == self._texts:
             return
-        self._texts[part] = text
-        static = self._parts[part]
-        size = static.size
-        if size.width <= 0 or not static.display:
-            static.update(text)
+        self._texts = texts
+        self._lines = [
+            (part, line) for part in self.PARTS if texts[part] for line in texts[part].split("\n")
+        ]
+        width = self.content_size.width
+        if not width:
+            self._width = 0  # wrapped and drawn once laid out
+            self.refresh()
             return
-        # Redrawn in place: a part keeps the tallest height it has had (blank lines below
-        # a shorter text), so the screen is laid out again only when a text is taller than
-        # any before it (a layout of a whole combat form costs more than a frame).
-        static.update(text, layout=False)
-        static.clear_cached_dimensions()
-        box = static.content_size
-        height = static.get_content_height(box, box, box.width)
-        if height > box.height:
-            static.refresh(layout=True)
-        elif height < box.height:
-            static.update(text + "\n" * (box.height - height), layout=False)
-
-    def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
-        self._set("problems", "\n".join(problems))
-        self._parts["problems"].display = bool(problems)
-        self._set("odds-head", "\n".join(preview_head(preview)))
-        self._set("chances", "\n".join(preview_chances(preview)))
-
-    def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
-        """A preview a ruleset words itself (a chain of tables rather than one column)."""
-        self._set("problems", "\n".join(problems))
-        self._parts["problems"].display = bool(problems)
-        self._set("odds-head", head)
-        self._set("chances", chances)
+        before, self._rows, self._width = self._rows, self._wrap(width), width
+        if self._hold_rows():
+            return
+        changed = [
+            Region(0, y, width, 1)
+            for y in range(max(len(before), len(self._rows)))
+            if y >= len(before) or y >= len(self._rows) or before[y] != self._rows[y]
+        ]
+        if changed:
+            self.refresh(*changed)
 
     @property
     def texts(self) -> dict[str, str]:
-        """What each part shows now: the headline, the problems and the chances."""
+        """What each part shows now."""
         return dict(self._texts)
 
+    @property
+    def content(self) -> str:  # type: ignore[override]
+        """Every line shown, as the player reads it (unwrapped)."""
+        return "\n".join(text for _, text in self._lines)
 
-PREVIEW_PARTS = ("odds-head", "problems", "chances")
+    def _hold_rows(self) -> bool:
+        """Keep every row as the least height; True if that takes a layout."""
+        rows = max(len(self._rows), self.reserve)
+        if rows > self.size.height:
+            self.styles.min_height = rows  # taller than laid out: grows, one layout
+            return True
+        # Read by the next layout, whatever asks for it (a roll shown, markers placed).
+        self.styles.set_rule("min_height", Scalar(float(rows), Unit.CELLS, Unit.HEIGHT))
+        return False
+
+    def on_resize(self) -> None:
+        width = self.content_size.width
+        if width and width != self._width:
+            self._rows, self._width = self._wrap(width), width
+            self.refresh()
+        self._hold_rows()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._wrap(width))
+
+    def _wrap(self, width: int) -> list[tuple[str, int, int, str]]:
+        """Each line as rows of `width` cells, wrapped at words as a Static wraps them."""
+        rows = []
+        for number, (part, text) in enumerate(self._lines):
+            if cell_len(text) <= width:
+                rows.append((part, number, 0, text))
+                continue
+            offset = 0
+            for piece in Content(text).wrap(width):
+                offset = text.find(piece.plain, offset)
+                rows.append((part, number, offset, piece.plain))
+                offset += len(piece.plain)
+        return rows
+
+    def on_mount(self) -> None:
+        self._own_screen = self.screen  # asked on every line drawn: found once
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._row_styles.clear()
+
+    def _row_style(self, part: str, offset: int, number: int) -> RichStyle:
+        """A row's style, with where its text starts for selecting it with the mouse."""
+        key = (part, offset, number)
+        style = self._row_styles.get(key)
+        if style is None:
+            component = self.PARTS[part]
+            visual = self.get_visual_style(component) if component else self.visual_style
+            style = self._row_styles[key] = visual.rich_style_with_offset(offset, number)
+        return style
+
+    def render_line(self, y: int) -> Strip:
+        screen = self._own_screen or self.screen
+        if self in screen.selections:
+            return super().render_line(y)  # the whole text as a Static draws it
+        width = self.content_size.width
+        if width != self._width:
+            self._rows, self._width = self._wrap(width), width
+        if y >= len(self._rows):
+            return Strip.blank(width, self.visual_style.rich_style)
+        part, number, offset, text = self._rows[y]
+        return Strip([Segment(text, self._row_style(part, offset, number))], cell_len(text))
+
+    def render(self) -> Content:
+        """The whole text, styled part by part (drawn this way while text is selected)."""
+        pieces = []
+        for part, text in self._lines:
+            component = self.PARTS[part]
+            style = self.get_visual_style(component, partial=True) if component else None
+            pieces.append(Content.styled(text, style) if style else Content(text))
+        return Content("\n").join(pieces)
+
+
+class OddsPreview(LinesInPlace):
+    """Totals, odds, column after each shift (bold), what stops the form (in the error
+    colour), and the chance of every result. It fills the rest of its pane, so the empty
+    form's few lines and the full chart take the same room."""
+
+    PARTS: ClassVar[dict[str, str | None]] = {
+        "odds-head": "odds-preview--head",
+        "problems": "odds-preview--problem",
+        "chances": None,
+    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"odds-preview--head", "odds-preview--problem"}
+    DEFAULT_CSS = """
+    OddsPreview { height: 1fr; }
+    OddsPreview > .odds-preview--head { text-style: bold; }
+    OddsPreview > .odds-preview--problem { color: $error; }
+    """
+
+    def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
+        self.show_text(
+            "\n".join(preview_head(preview)), "\n".join(preview_chances(preview)), problems
+        )
+
+    def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
+        """A preview a ruleset words itself (a chain of tables rather than one column)."""
+        self.show_parts({"odds-head": head, "problems": "\n".join(problems), "chances": chances})
 
 
 def preview_head(preview: Preview | None) -> list[str]:
@@ -211,44 +318,75 @@ def preview_chances(preview: Preview | None) -> list[str]:
     return rows
 
 
+class ResultLines(LinesInPlace):
+    """The result panel's text: the cell (bold), the effects and dice, and whether it is
+    logged (muted; in the error colour when it could not be)."""
+
+    PARTS: ClassVar[dict[str, str | None]] = {
+        "result-cell": "result-lines--cell",
+        "result-effects": None,
+        "result-saved": "result-lines--saved",
+    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"result-lines--cell", "result-lines--saved"}
+    DEFAULT_CSS = """
+    ResultLines { height: auto; }
+    ResultLines > .result-lines--cell { text-style: bold; }
+    ResultLines > .result-lines--saved { color: $text-muted; }
+    ResultPanel.-save-failed ResultLines > .result-lines--saved { color: $error; text-style: bold; }
+    """
+
+
 class ResultPanel(Vertical):
     """The last roll: the cell, each side's effects in words, the dice, and whether it is
-    logged. Marked stale as soon as the form changes."""
+    logged. Marked stale as soon as the form changes. Mounted once; each roll redraws its
+    lines in place (the box keeps the height laid out, blank lines below a shorter result)."""
 
     DEFAULT_CSS = """
     ResultPanel { height: auto; border: round $accent; padding: 0 1; margin-bottom: 1; }
-    ResultPanel > .result-cell { text-style: bold; }
-    ResultPanel > .result-saved { color: $text-muted; }
-    ResultPanel.-save-failed > .result-saved { color: $error; text-style: bold; }
     ResultPanel.-stale { border: round $panel; color: $text-disabled; }
     """
 
-    def compose(self) -> ComposeResult:
-        yield Static("", markup=False, classes="result-cell")
-        yield Static("", markup=False, classes="result-effects")
-        yield Static("", markup=False, classes="result-saved")
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lines = ResultLines()
 
-    def show(self, outcome: Outcome) -> None:
+    def compose(self) -> ComposeResult:
+        yield self.lines
+
+    def show(self, outcome: Outcome, effects: str | None = None, offer: str = "") -> None:
+        """A roll, its effects worded by the ruleset (else the explanation and the dice),
+        being saved; `offer` names what may be played after it."""
         self.set_class(False, "-stale")
         self.set_class(False, "-save-failed")
-        self.border_title = "Last roll"
+        self._title("Last roll")
         head = f"Roll {outcome.roll or '-'}"
         if outcome.column:
             head += f" on {outcome.column}"
-        self.query_one(".result-cell", Static).update(f"{head}: {cell_text(outcome.cell)}")
-        lines = [outcome.explanation]
-        dice = dice_text(outcome.dice)
-        if dice:
-            lines.append(f"Dice: {dice}")
-        self.query_one(".result-effects", Static).update("\n".join(lines))
-        self.saved("Saving…")
+        if effects is None:
+            lines = [outcome.explanation]
+            dice = dice_text(outcome.dice)
+            if dice:
+                lines.append(f"Dice: {dice}")
+            effects = "\n".join(lines)
+        self.lines.show_parts(
+            {
+                "result-cell": f"{head}: {cell_text(outcome.cell)}",
+                "result-effects": effects,
+                "result-saved": "\n".join(["Saving…", offer] if offer else ["Saving…"]),
+            }
+        )
 
     def saved(self, text: str, failed: bool = False, offer: str = "") -> None:
         self.set_class(failed, "-save-failed")
         lines = [text, offer] if offer else [text]
-        self.query_one(".result-saved", Static).update("\n".join(lines))
+        self.lines.show_parts({"result-saved": "\n".join(lines)})
 
     def mark_stale(self) -> None:
         if self.display and not self.has_class("-stale"):
             self.set_class(True, "-stale")
-            self.border_title = "Last roll (form changed since)"
+            self._title("Last roll (form changed since)")
+
+    def _title(self, title: str) -> None:
+        # Set only when it changes: setting it redraws the whole panel.
+        if self.border_title != title:
+            self.border_title = title

@@ -168,12 +168,8 @@ class OcsOddsPreview(OddsPreview):
         problems = list(problems)
         if extra is not None and extra.refusal:
             problems.insert(0, f"Not allowed: {extra.refusal}")
-        # Each part redrawn only when its text changes, in place where its height allows.
-        self._set("problems", "\n".join(problems))
-        self._parts["problems"].display = bool(problems)
         if preview is None or extra is None:
-            self._set("odds-head", "Odds: waiting for a valid form")
-            self._set("chances", "")
+            self.show_text("Odds: waiting for a valid form", "", problems)
             return
         lines = [
             f"A {preview.attack_total} : D {preview.defense_total} = {preview.odds}, "
@@ -205,12 +201,11 @@ class OcsOddsPreview(OddsPreview):
                 for levels, names in groups
             ]
             lines.append("Exploit: " + "; ".join(marks))
-        self._set("odds-head", "\n".join(lines))
         rows = ["Final cell, surprise and DRM folded in:"]
         for row in preview.rows:
             chance = float(row.probability)
             rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
-        self._set("chances", "\n".join(rows))
+        self.show_text("\n".join(lines), "\n".join(rows), problems)
 
 
 def _pct(value: Any) -> str:
