@@ -123,6 +123,7 @@ def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
     assert "tui.screens.pod" in at_open
     assert "tui.screens.rivets" not in at_open
     assert "tui.screens.start" not in at_open  # built when asked for (Esc)
+    assert "tui.screens.dialogs" not in at_open  # imported when a question is first asked
     assert "tui.screens.daynight" not in at_open
     assert second == "RivetsScreen"
     assert "tui.screens.rivets" in after_switch

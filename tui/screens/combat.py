@@ -33,9 +33,11 @@ from tui.engine.dice import parse_dice
 from tui.engine.preview import Preview, preview
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import Tables
-from tui.screens.dialogs import HandDiceScreen, NoteScreen, TraceScreen
 from tui.screens.ruleset import RulesetScreen, SaveState
 from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
+
+# The dialogs (hand dice, the trace, notes, choices) are imported when one is first asked
+# for: a combat screen opens without them.
 
 
 @dataclass(frozen=True)
@@ -432,6 +434,8 @@ class CombatScreen(RulesetScreen):
         return f"{count}d{sides}", count, count * sides
 
     async def ask_hand_roll(self, dice: tuple[str, int, int], what: str = "") -> int | None:
+        from tui.screens.dialogs import HandDiceScreen
+
         name, low, high = dice
         return await self.app.push_screen_wait(HandDiceScreen(name, low, high, what))
 
@@ -508,6 +512,8 @@ class CombatScreen(RulesetScreen):
         return ""
 
     def action_trace(self) -> None:
+        from tui.screens.dialogs import TraceScreen
+
         if self.last is None:
             self.notify("No roll yet: ctrl+r rolls, ctrl+t takes dice rolled by hand.")
             return
@@ -516,6 +522,8 @@ class CombatScreen(RulesetScreen):
     @work(exclusive=True, group="note")
     async def action_note(self) -> None:
         """Annotate the last roll logged: the note is a new entry naming it."""
+        from tui.screens.dialogs import NoteScreen
+
         entry = self.save_state.entry if self.save_state.status == "saved" else None
         if entry is None:
             self.notify("No roll logged yet: F12 notes the last roll once it is saved.")

@@ -14,7 +14,6 @@ from textual.widgets import Input
 from tui.engine import CombatInput, Outcome, resolve
 from tui.engine.rulesets.daynight import TERRAIN_IDS, TIMES
 from tui.screens.combat import CombatScreen, KeptDice
-from tui.screens.dialogs import ChoiceScreen, NumberScreen
 from tui.screens.pod import choice, field
 from tui.widgets.combat import FixedInput
 from tui.widgets.ticks import Tick
@@ -79,6 +78,8 @@ class DayNightScreen(CombatScreen):
     async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
         """Walk the battle: roll, and at the first ENG or BTL ask the attacker's choice,
         then read the battle again with the same dice, until no choice is left."""
+        from tui.screens.dialogs import ChoiceScreen, NumberScreen
+
         kept: list[int] = []
         rows: list[int] = []
         asked: set[str] = set()

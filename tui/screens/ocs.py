@@ -27,7 +27,6 @@ from tui.engine.rulesets.ocs import (
     hand_roll_range,
 )
 from tui.screens.combat import CombatScreen, FormReading, KeptDice, SaveState
-from tui.screens.dialogs import ChoiceScreen
 from tui.screens.pod import field
 from tui.widgets.combat import FixedInput, OddsPreview
 from tui.widgets.ocs import Cycle, OcsOddsPreview, OcsUnitRow
@@ -201,6 +200,8 @@ class OcsScreen(CombatScreen):
     async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
         """The surprise roll, its shift die, the result roll; then the attacker's option,
         then the defender's. The same dice are read again after each choice."""
+        from tui.screens.dialogs import ChoiceScreen
+
         ocs_supply.check_units(combat)
         ocs_supply.require_supply(combat)
         kept: list[int] = []
@@ -256,6 +257,8 @@ class OcsScreen(CombatScreen):
 
     async def ask_option(self, side: str, option: dict[str, Any], outcome: Outcome) -> int:
         """How a side takes its option: the hexes retreated (the rest in steps lost)."""
+        from tui.screens.dialogs import ChoiceScreen
+
         size = option["option"]
         choices = []
         for hexes in range(size + 1):

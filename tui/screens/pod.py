@@ -18,7 +18,6 @@ from tui.engine import CombatInput, Outcome, resolve
 from tui.engine.dice import Roller
 from tui.engine.rulesets.pod import SIDES, after_roll_card, hero_site_draw
 from tui.screens.combat import CombatScreen, SaveState
-from tui.screens.dialogs import AfterRollScreen, ChoiceScreen
 from tui.widgets.combat import FixedInput, UnitRow
 
 SIDE_OPTIONS = [("-", ""), ("attacker", "attacker"), ("defender", "defender")]
@@ -150,6 +149,8 @@ class PodScreen(CombatScreen):
         return f"F9: play {' or '.join(cards)} after the roll" if cards else ""
 
     def action_after_roll(self, side: str | None = None) -> None:
+        from tui.screens.dialogs import AfterRollScreen
+
         offers = self.after_roll_offers()
         if not offers:
             self.notify(self.no_card_reason(), severity="warning", markup=False)
@@ -176,6 +177,8 @@ class PodScreen(CombatScreen):
     @work(exclusive=True, group="hero")
     async def action_hero_draw(self) -> None:
         """Ask first: the draw rolls a die and logs it."""
+        from tui.screens.dialogs import ChoiceScreen
+
         answer = await self.app.push_screen_wait(
             ChoiceScreen(
                 "Hero Site won uncontested and the loser lacks the Buddy card:\n"
