@@ -87,10 +87,13 @@ def test_the_cycle_finder_sees_a_loop():
 
 
 def test_the_combat_data_keep_their_old_import_paths():
+    import tui.engine.cells as cells
     import tui.engine.combat as combat
     import tui.engine.model as model
 
-    for name in ("CombatInput", "Unit", "Outcome", "Distribution", "plain", "cell_text"):
+    for name in ("CombatInput", "Unit", "Outcome", "Distribution"):
         assert getattr(combat, name) is getattr(model, name)
+    for name in ("plain", "cell_text"):
+        assert getattr(combat, name) is getattr(cells, name)
     for name in ("CombatInput", "Unit", "Outcome", "Distribution"):
         assert getattr(tui.engine, name) is getattr(model, name)

@@ -141,5 +141,5 @@ def test_starting_the_desk_loads_no_resolver():
     odds and the preview are imported when a game's screen is first shown."""
     imported = run(DESK_ENGINE_PROBE)
     assert "tui.engine.tables" in imported  # the probe sees the engine modules it does load
-    for module in ("combat", "preview", "odds", "rulesets.pod", "rulesets.ocs", "rulesets.boom"):
+    for module in ("combat", "model", "dice", "preview", "odds", "rulesets.pod", "rulesets.ocs"):
         assert f"tui.engine.{module}" not in imported, module

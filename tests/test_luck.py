@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tui import saves
 from tui.engine import CombatInput, Unit, distribution, resolve
-from tui.engine.model import plain
+from tui.engine.cells import plain
 from tui.engine.tables import default_tables
 from tui.luck import (
     DAYNIGHT_ORDER,

@@ -11,14 +11,16 @@ import json
 import random
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
 from tui.text import cell_text, die_text, one_line, table_json, table_text
+
+if TYPE_CHECKING:
+    from tui.engine.model import CombatInput, Outcome, Unit
 
 # table_text and table_json moved to tui.text; the screens still import them from here.
 __all__ = ["build_parser", "combat_from_args", "main", "outcome_text", "table_json", "table_text"]
@@ -260,6 +262,7 @@ def _combat_flags(parser: argparse.ArgumentParser) -> None:
 
 def combat_from_args(args: argparse.Namespace) -> CombatInput:
     """Turn parsed flags into a CombatInput, checking every number."""
+    from tui.engine.model import CombatInput
     from tui.engine.rulesets.common import parse_unit
 
     if args.ruleset not in RULESET_IDS:
@@ -322,6 +325,8 @@ def _ocs_fields(flag: str, text: str, names: tuple[str, ...], least: int) -> lis
 
 def _ocs_attacker(text: str) -> Unit:
     """An OCS attacking unit as typed: NAME:STRENGTH:STEPS:AR[:TYPE[:SUPPLY]]."""
+    from tui.engine.model import Unit
+
     names = ("NAME", "STRENGTH", "STEPS", "AR", "TYPE", "SUPPLY")
     name, strength, steps, ar, *rest = _ocs_fields("attacker", text, names, 4)
     return Unit(
@@ -336,6 +341,8 @@ def _ocs_attacker(text: str) -> Unit:
 
 def _ocs_defender(text: str) -> Unit:
     """An OCS defending unit as typed: NAME:STRENGTH:STEPS:RE:AR."""
+    from tui.engine.model import Unit
+
     names = ("NAME", "STRENGTH", "STEPS", "RE", "AR")
     name, strength, steps, re_text, ar = _ocs_fields("defender", text, names, 5)
     try:

@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 # A cell and a result in a few words are the engine's own text; read here too.
-from tui.engine.model import NO_CELL as NO_CELL
-from tui.engine.model import cell_text as cell_text
-from tui.engine.model import plain
-from tui.engine.model import short_meaning as short_meaning
+from tui.engine.cells import NO_CELL as NO_CELL
+from tui.engine.cells import cell_text as cell_text
+from tui.engine.cells import plain
+from tui.engine.cells import short_meaning as short_meaning
 from tui.engine.tables import Chart, Tables
 
 # Control characters, and the others str.splitlines() breaks at (NEL, line and paragraph

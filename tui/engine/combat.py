@@ -10,9 +10,10 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from tui.engine.cells import cell_text, plain
 from tui.engine.dice import Roller, enumerate_dice
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Distribution, Outcome, Unit, cell_text, plain
+from tui.engine.model import CombatInput, Distribution, Outcome, Unit
 from tui.engine.odds import label_ratio
 from tui.engine.rulesets import boom, daynight, ocs, pod, rivets
 from tui.engine.tables import RULESET_IDS, Tables, default_tables

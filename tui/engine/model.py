@@ -1,7 +1,7 @@
 """The engine's data: what a player enters for one combat (CombatInput, Unit), what a
-resolver returns (Outcome), a combat's exact chances (Distribution), and the plain forms
-of cells for JSON, TOML and one line of text. The resolvers and the front door in
-tui.engine.combat both import this module; it imports neither."""
+resolver returns (Outcome) and a combat's exact chances (Distribution); cells as text are
+in tui.engine.cells. The resolvers and the front door in tui.engine.combat both import
+this module; it imports neither."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
+from tui.engine.cells import plain
 from tui.engine.dice import DiceRoll
 
 
@@ -206,59 +207,3 @@ class Distribution:
                 for cell, p, meaning in self.outcomes
             ],
         }
-
-
-NO_CELL = "(no cell)"
-
-
-def plain(value: Any) -> Any:
-    """Tuples and read-only mappings as plain lists and dicts, for JSON and TOML."""
-    if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
-
-
-def cell_text(cell: Any) -> str:
-    """A printed cell on one line: "AL1o1 Do1", "DL2 / DR1", "A - 2 / D 2 -3".
-
-    A combat that reads no cell (Automatic Defeat or Victory) is "(no cell)".
-    """
-    cell = plain(cell)
-    if cell is None:
-        return NO_CELL
-    if isinstance(cell, dict):
-        attacker, defender = cell["attacker"], cell["defender"]
-        return f"A {' '.join(map(str, attacker))} / D {' '.join(map(str, defender))}"
-    if isinstance(cell, list):
-        return " / ".join(map(str, cell))
-    return str(cell)
-
-
-_SHORT = {
-    "eliminated": lambda v: "elim",
-    "factors_lost": lambda v: "lose all" if v == "all" else f"lose {v}",
-    "steps_lost": lambda v: f"{v} step",
-    "option": lambda v: f"opt {v}",
-    "retreat": lambda v: f"ret {v}",
-    "advance_up_to": lambda v: f"adv<={v}",
-    "retreat_or_steps": lambda v: f"ret/step {v}",
-    "retreat_or_step": lambda v: "step or ret 1",
-    "exploit_min_ar": lambda v: f"exploit AR{v}+",
-    "disorganized": lambda v: "DG",
-    "engaged": lambda v: "engaged",
-    "bombers_removed": lambda v: f"-{v} bombers",
-}
-
-
-def short_meaning(effects: dict[str, Any]) -> str:
-    """What a result means, in a few words per side: "A: lose 1; D: lose 2, ret 3"."""
-    if effects.get("cancelled"):
-        return "cancelled"
-    parts = []
-    for side, letter in (("attacker", "A"), ("defender", "D")):
-        words = [_SHORT[k](v) for k, v in effects.get(side, {}).items() if k in _SHORT]
-        if words:
-            parts.append(f"{letter}: {', '.join(words)}")
-    return "; ".join(parts) or "no effect"

@@ -9,8 +9,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
 
+from tui.engine.cells import short_meaning
 from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, resolve
-from tui.engine.model import short_meaning
 from tui.engine.tables import Tables, default_tables
 
 

@@ -21,14 +21,13 @@ import getpass
 import os
 import tomllib
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.dice import DiceRoll
 from tui.engine.tables import RULESET_IDS
 from tui.saves.checking import (
     DEFAULT_OPTIONS,
@@ -60,6 +59,7 @@ from tui.saves.replay import Game, _count_down, _replay, canonical_kind
 
 if TYPE_CHECKING:
     from tui.engine.combat import CombatInput, Outcome
+    from tui.engine.dice import DiceRoll
 
 UNSPECIFIED_TARGET = "(unspecified)"
 _WINDOW = 64 * 1024
@@ -904,7 +904,7 @@ def append_event(
     _check_text("event text", text)
     if ruleset is not None and ruleset not in RULESET_IDS:
         raise SaveError(f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}")
-    rolls = [d.to_dict() if isinstance(d, DiceRoll) else dict(d) for d in dice or []]
+    rolls = [dict(d) if isinstance(d, Mapping) else d.to_dict() for d in dice or []]
 
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         if ruleset is not None:

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from tui.engine.cells import plain
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Distribution, Outcome, plain
+from tui.engine.model import CombatInput, Distribution, Outcome
 from tui.engine.rulesets.common import check_whole, explain, finish, units_total
 from tui.engine.tables import Chart, Tables
 

@@ -1,0 +1,63 @@
+"""Printed cells and results as text: a cell on one line, a result in a few words, and the
+plain (JSON and TOML) form of the engine's read-only values. Small and import-free, so the
+desk's text (and its start screen) reads cells without loading the combat model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+NO_CELL = "(no cell)"
+
+
+def plain(value: Any) -> Any:
+    """Tuples and read-only mappings as plain lists and dicts, for JSON and TOML."""
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def cell_text(cell: Any) -> str:
+    """A printed cell on one line: "AL1o1 Do1", "DL2 / DR1", "A - 2 / D 2 -3".
+
+    A combat that reads no cell (Automatic Defeat or Victory) is "(no cell)".
+    """
+    cell = plain(cell)
+    if cell is None:
+        return NO_CELL
+    if isinstance(cell, dict):
+        attacker, defender = cell["attacker"], cell["defender"]
+        return f"A {' '.join(map(str, attacker))} / D {' '.join(map(str, defender))}"
+    if isinstance(cell, list):
+        return " / ".join(map(str, cell))
+    return str(cell)
+
+
+_SHORT = {
+    "eliminated": lambda v: "elim",
+    "factors_lost": lambda v: "lose all" if v == "all" else f"lose {v}",
+    "steps_lost": lambda v: f"{v} step",
+    "option": lambda v: f"opt {v}",
+    "retreat": lambda v: f"ret {v}",
+    "advance_up_to": lambda v: f"adv<={v}",
+    "retreat_or_steps": lambda v: f"ret/step {v}",
+    "retreat_or_step": lambda v: "step or ret 1",
+    "exploit_min_ar": lambda v: f"exploit AR{v}+",
+    "disorganized": lambda v: "DG",
+    "engaged": lambda v: "engaged",
+    "bombers_removed": lambda v: f"-{v} bombers",
+}
+
+
+def short_meaning(effects: dict[str, Any]) -> str:
+    """What a result means, in a few words per side: "A: lose 1; D: lose 2, ret 3"."""
+    if effects.get("cancelled"):
+        return "cancelled"
+    parts = []
+    for side, letter in (("attacker", "A"), ("defender", "D")):
+        words = [_SHORT[k](v) for k, v in effects.get(side, {}).items() if k in _SHORT]
+        if words:
+            parts.append(f"{letter}: {', '.join(words)}")
+    return "; ".join(parts) or "no effect"
