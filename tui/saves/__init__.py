@@ -34,7 +34,7 @@ from typing import Any
 
 from tui.saves import checking, decoding, encoding, errors, paths, replay, store, streaming
 from tui.saves.checking import DEFAULT_OPTIONS, ENTRY_KINDS, KNOWN_OPTIONS
-from tui.saves.decoding import _fast_json, _json_or_toml, _torn_cut, _verified_body
+from tui.saves.decoding import _fast_json, _json_or_toml, _torn_cut, _verified_body, no_gc
 from tui.saves.encoding import FORMAT_VERSION, _block
 from tui.saves.errors import SaveError
 from tui.saves.paths import FILE_MODE, SAVES_ENV, save_path, saves_folder
@@ -97,6 +97,7 @@ __all__ = [
 ]
 __all__ += ["StaleOffset", "read_new_entries"]
 __all__ += ["EntryStream", "Place", "Read", "read_entries", "read_entry"]
+__all__ += ["no_gc"]
 
 # Internals the tests and the benchmark reach for, re-exported as before the split.
 _INTERNALS = (_block, _fast_json, _json_or_toml, _now, _read_range, _torn_cut, _verified_body)

@@ -170,7 +170,7 @@ class _Parsed:
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
+def no_gc() -> Iterator[None]:
     """Reading a long save makes millions of objects and no cycles: the cyclic collector
     would walk them again and again (it doubled load times) for nothing to collect."""
     enabled = gc.isenabled()
@@ -185,7 +185,7 @@ def _no_gc() -> Iterator[None]:
 def _decode(path: Path, data: bytes) -> _Parsed:
     """Header and entries of a whole save (torn tail already cut), not yet checked. A
     SaveError names the line where the file is not TOML (or not UTF-8)."""
-    with _no_gc():
+    with no_gc():
         return _parse_split(path, data)
 
 

@@ -36,8 +36,8 @@ from tui.saves.decoding import (
     _BlockError,
     _decode_blocks,
     _last_end,
-    _no_gc,
     _torn_cut,
+    no_gc,
 )
 from tui.saves.errors import SaveError
 from tui.saves.replay import Game, Marker, _apply_state, _new_game
@@ -193,7 +193,7 @@ class _Reader:
         combats: set[int] = set()
         for blocks in self._blocks(buffer, first):
             try:
-                with _no_gc():
+                with no_gc():
                     decoded = _decode_blocks(blocks)
             except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError) as err:
                 raise _HandOver from err

@@ -28,11 +28,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
 from tui import saves
-from tui.commands import REVIEW_COMMANDS, Command
+from tui.commands import REVIEW_COMMANDS, SHORT_NAMES, Command
 from tui.engine.tables import RULESET_IDS
 from tui.messages import GameChanged
-from tui.screens.dialogs import NoteScreen, NumberScreen
-from tui.screens.ruleset import SHORT_NAMES
 from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
 from tui.widgets.log_table import LogTable, TableColumn
 
@@ -441,8 +439,11 @@ def read_for_review(path: Path, chunk: int = saves.streaming.CHUNK) -> Loaded:
         stream = saves.read_entries(path, chunk)
         loaded = Loaded(path, _unread_game(path))
         try:
-            for entry, place in stream:
-                loaded.add(entry, place)
+            # Millions of small objects and no cycles: a collection on the way would walk
+            # them all, holding the desk (it answered keys 100 ms late now and then).
+            with saves.no_gc():
+                for entry, place in stream:
+                    loaded.add(entry, place)
         except saves.StaleOffset:
             attempts -= 1
             if not attempts:
@@ -703,6 +704,8 @@ class ReviewScreen(Screen[None]):
 
     @work(exclusive=True, group="review-jump")
     async def action_jump(self) -> None:
+        from tui.screens.dialogs import NumberScreen
+
         if not self.shown_rows:
             self.notify("No entries shown to jump among.", markup=False)
             return
@@ -733,6 +736,8 @@ class ReviewScreen(Screen[None]):
         if row is None:
             self.notify("No entry to annotate.", markup=False)
             return
+        from tui.screens.dialogs import NoteScreen
+
         text = await self.app.push_screen_wait(NoteScreen(f"entry {row.seq}"))
         if text:
             self.append_note(row.seq, text)
