@@ -173,6 +173,17 @@ def test_chain_preview_refuses_what_the_chain_refuses(
     assert caught.value.field == field
 
 
+def every_die_enumerated(combat: CombatInput) -> dict[str, list[Any]]:
+    """Each cell (by repr) with its chance and summary, from resolving every way all five
+    dice can fall."""
+    enumerated: dict[str, list[Any]] = {}
+    for outcome, chance in enumerate_dice(lambda r: boom.resolve(combat, TABLES, r)):
+        key = repr(outcome.cell)
+        found = enumerated.setdefault(key, [Fraction(0), outcome.effects["cell_summary"]])
+        found[0] += chance
+    return enumerated
+
+
 @settings(max_examples=8, deadline=None)
 @given(
     factors=st.lists(st.integers(1, 9), min_size=1, max_size=4),
@@ -184,13 +195,8 @@ def test_the_chain_distribution_folded_equals_every_die_enumerated(
     """`distribution` folds the chain: the same cells, chances and meanings as resolving
     every way all five dice can fall."""
     combat = mission(*factors, aaf=aaf)
-    enumerated: dict[str, list[Any]] = {}
-    for outcome, chance in enumerate_dice(lambda r: boom.resolve(combat, TABLES, r)):
-        key = repr(outcome.cell)
-        found = enumerated.setdefault(key, [Fraction(0), outcome.effects["cell_summary"]])
-        found[0] += chance
     folded = distribution(combat, TABLES)
-    assert {repr(c): [p, m] for c, p, m in folded.outcomes} == enumerated
+    assert {repr(c): [p, m] for c, p, m in folded.outcomes} == every_die_enumerated(combat)
 
 
 @pytest.mark.parametrize(
@@ -204,13 +210,8 @@ def test_the_chain_counted_in_whole_216ths_equals_every_die_enumerated(
     target hex: the same cells, chances and meanings as enumerating
     every die with exact fractions."""
     combat = mission(*factors, aaf=aaf, long_range=long_range)
-    enumerated: dict[str, list[Any]] = {}
-    for outcome, chance in enumerate_dice(lambda r: boom.resolve(combat, TABLES, r)):
-        key = repr(outcome.cell)
-        found = enumerated.setdefault(key, [Fraction(0), outcome.effects["cell_summary"]])
-        found[0] += chance
     folded = distribution(combat, TABLES)
-    assert {repr(c): [p, m] for c, p, m in folded.outcomes} == enumerated
+    assert {repr(c): [p, m] for c, p, m in folded.outcomes} == every_die_enumerated(combat)
     assert all(isinstance(p, Fraction) for _, p, _ in folded.outcomes)
     assert sum(p for _, p, _ in folded.outcomes) == 1
     lost, losses, turns = brute_force(combat)
