@@ -364,16 +364,7 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
             notes.append(f"The attacker still chooses how to take option {option}.")
         else:
             attacker_retreat = chosen
-            options["attacker"] = {
-                "option": option,
-                "chosen": True,
-                "retreat": chosen,
-                "steps": option - chosen,
-            }
-            trace.append(
-                f"Attacker takes option {option}: {_hexes(chosen)} retreated, "
-                f"{option - chosen} step{'s' if option - chosen != 1 else ''} lost"
-            )
+            options["attacker"] = _option_taken("attacker", option, chosen, trace)
     elif combat.attacker_option_retreat is not None:
         trace.append("The attacker takes no option in this result: its choice is not used")
     # Then the defender; it may ignore its options after an attacker retreat.
@@ -406,16 +397,7 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
                 notes.append(f"The defender still chooses how to take option {option}.")
             else:
                 defender_retreat = chosen
-                options["defender"] = {
-                    "option": option,
-                    "chosen": True,
-                    "retreat": chosen,
-                    "steps": option - chosen,
-                }
-                trace.append(
-                    f"Defender takes option {option}: {_hexes(chosen)} retreated, "
-                    f"{option - chosen} step{'s' if option - chosen != 1 else ''} lost"
-                )
+                options["defender"] = _option_taken("defender", option, chosen, trace)
     elif combat.defender_option_retreat is not None or combat.defender_ignores_options:
         trace.append("The defender has no option in this result: its choice is not used")
     if options:
@@ -524,6 +506,17 @@ def attacker_destroyed(combat: CombatInput, effects: dict[str, Any]) -> bool:
     if not lost or not steps or any(s is None for s in steps):
         return False
     return lost >= sum(steps)  # type: ignore[arg-type]
+
+
+def _option_taken(side: str, option: int, retreat: int, trace: list[str]) -> dict[str, Any]:
+    """A side's option taken as `retreat` hexes and the rest in steps: the record of it,
+    and its line in the trace."""
+    steps = option - retreat
+    trace.append(
+        f"{side.capitalize()} takes option {option}: {_hexes(retreat)} retreated, "
+        f"{steps} step{'s' if steps != 1 else ''} lost"
+    )
+    return {"option": option, "chosen": True, "retreat": retreat, "steps": steps}
 
 
 def _hexes(count: int) -> str:
