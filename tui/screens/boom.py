@@ -21,6 +21,7 @@ from tui.engine.rulesets.boom import (
     chain_preview,
     most_attrition_losses,
     over_half_range,
+    printed_results,
 )
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import Tables
@@ -87,10 +88,7 @@ def most_preview_lines(tables: Tables) -> int:
     """The most lines `preview_text` shows for any mission: its head, every attrition count,
     and a line for each loss and each interdiction the CRT prints, and for no CAF on target
     (the preview holds them all, so typing never makes it grow)."""
-    crt = tables.chart("pod-boom.crt")
-    cells = [cell for row in crt.rows.values() for cell in row]
-    losses = {loss for loss, _ in cells}
-    turns = {turns for _, turns in cells}
+    losses, turns = printed_results(tables)
     head, titles = 2, 3
     return head + titles + most_attrition_losses(tables) + 1 + len(losses) + len(turns) + 2
 

@@ -34,6 +34,12 @@ def most_attrition_losses(tables: Tables) -> int:
     return max(int(cell) for row in rows for cell in row if cell.isdigit())
 
 
+def printed_results(tables: Tables) -> tuple[set[Any], set[Any]]:
+    """Every loss and every interdiction the Big Boom CRT prints (each cell is the pair)."""
+    cells = [cell for row in tables.chart("pod-boom.crt").rows.values() for cell in row]
+    return {loss for loss, _ in cells}, {turns for _, turns in cells}
+
+
 def over_half_range(distance: int, bomber_range: int) -> bool:
     """True when the target, `distance` hexes from the nearest Airbase England hex, is
     over half the bomber's range (the AA total then gets the long-range bonus)."""
