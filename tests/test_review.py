@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import settle
 from review_save import campaign
+from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tui import saves
@@ -34,6 +36,18 @@ def folder(tmp_path: Path) -> Path:
     path = tmp_path / "saves"
     path.mkdir()
     return path
+
+
+def start_desk(folder: Path) -> CrtDeskApp:
+    """The desk on its start screen, over `folder`."""
+    return CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+
+
+async def show_review(pilot: Pilot, path: Path) -> Screen:
+    """The review of `path` opened over the desk, once it has settled."""
+    pilot.app.push_screen(ReviewScreen(path))
+    await settle(pilot)
+    return pilot.app.screen
 
 
 def shown(screen: ReviewScreen) -> list[dict]:
@@ -183,7 +197,7 @@ async def test_a_10000_entry_save_shows_its_last_entries_before_it_is_read(
     folder: Path,
 ) -> None:
     path, _ = campaign(folder, 10_000)
-    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    app = start_desk(folder)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         import threading
@@ -302,12 +316,10 @@ def test_a_filter_key_keeps_the_other_parts_typed() -> None:
 async def test_a_save_that_cannot_be_read_is_named_with_its_line(folder: Path) -> None:
     path, _ = campaign(folder, 12)
     path.write_text(path.read_text().replace('title = "Long campaign"', 'title = "Long'))
-    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    app = start_desk(folder)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        app.push_screen(ReviewScreen(path))
-        await settle(pilot)
-        screen = app.screen
+        screen = await show_review(pilot, path)
         assert status(screen) == "Not read" and screen.loaded is None
         assert detail(screen).startswith(f"{path}: line ") and "not valid TOML" in detail(screen)
         await pilot.press("n", "t", "g")  # nothing to act on: no crash, no dialog
@@ -317,7 +329,7 @@ async def test_a_save_that_cannot_be_read_is_named_with_its_line(folder: Path) -
 
 async def test_l_on_the_start_screen_reviews_the_highlighted_game(folder: Path) -> None:
     campaign(folder, 30)
-    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    app = start_desk(folder)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("l")
@@ -384,12 +396,10 @@ def test_the_tail_read_from_the_end_is_the_whole_logs_last_entries(folder: Path)
 
 async def test_an_entry_no_longer_where_it_was_read_reads_the_log_again(folder: Path) -> None:
     path, _ = campaign(folder, 30)
-    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    app = start_desk(folder)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        app.push_screen(ReviewScreen(path))
-        await settle(pilot)
-        screen = app.screen
+        screen = await show_review(pilot, path)
         assert isinstance(screen, ReviewScreen) and screen.loaded is not None
         # Edited by hand while it is shown: every entry after the first moves in the file.
         path.write_bytes(path.read_bytes().replace(b'who = "bob"', b'who = "bobby"'))
