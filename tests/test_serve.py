@@ -76,7 +76,7 @@ def desks_on(folder: Path) -> list[int]:
             words = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"tui.cli" in words and str(folder).encode() in words and b"serve" not in words:
+        if b"tui.startup" in words and str(folder).encode() in words and b"serve" not in words:
             found.append(int(entry.name))
     return found
 
@@ -111,7 +111,7 @@ def test_the_page_names_the_address_it_was_served_on() -> None:
 
 def test_each_browser_tab_runs_the_desk_on_the_saves_folder_and_no_file(tmp_path: Path) -> None:
     words = shlex.split(desk_command(tmp_path / "my saves"))
-    assert words == [sys.executable, "-m", "tui.cli", "--saves", str(tmp_path / "my saves")]
+    assert words == [sys.executable, "-m", "tui.startup", "--saves", str(tmp_path / "my saves")]
 
 
 def test_the_start_line_says_who_can_reach_the_desk() -> None:

@@ -21,6 +21,7 @@ from tui.live import SaveWatcher, last_seq
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
+from tui.startup import resume_collector
 
 if TYPE_CHECKING:
     from tui.screens.start import StartScreen
@@ -112,6 +113,10 @@ class CrtDeskApp(App[None]):
                 screen._push_result_callback(screen, None)
                 return screen
         return _start_screen()
+
+    def on_ready(self) -> None:
+        """The first frame is drawn."""
+        resume_collector()
 
     def on_mount(self) -> None:
         if self.game is not None:

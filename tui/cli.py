@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
+from tui.startup import opens_desk
 from tui.text import cell_text, die_text, one_line, table_json, table_text
 
 if TYPE_CHECKING:
@@ -524,10 +525,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for arg in argv:
             if "\x00" in arg:  # only a caller of main() can pass one; no path may hold it
                 raise UsageError(f"argument {arg!r} holds a NUL character; no value may")
-        if not argv or argv[0] == "open" or argv[0].startswith("--saves"):
-            return _open_desk(argv)
-        if argv[0] == "review":
-            return _open_desk(argv, review=True)
+        if opens_desk(argv):
+            return _open_desk(argv, review=bool(argv) and argv[0] == "review")
         parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):

@@ -92,7 +92,7 @@ def is_local(host: str) -> bool:
 
 def desk_command(folder: Path) -> str:
     """The shell command each browser tab runs: the desk on the saves folder, no file."""
-    return shlex.join([sys.executable, "-m", "tui.cli", "--saves", str(folder.resolve())])
+    return shlex.join([sys.executable, "-m", "tui.startup", "--saves", str(folder.resolve())])
 
 
 def start_line(host: str, port: int, url: str) -> str:

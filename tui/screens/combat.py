@@ -129,6 +129,9 @@ class CombatScreen(RulesetScreen):
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
     BINDINGS = [c.binding() for c in COMBAT_COMMANDS]
+    # The first attacker's factor has the focus from the first frame. Textual's default
+    # ("*") gave it first to the form's scrolling pane, and restyled the whole form for it.
+    AUTO_FOCUS = ".factor"
 
     # Engine field names -> what the form calls them, for the engine's messages.
     FIELD_NAMES: ClassVar[dict[str, str]] = {"attack": "Attackers", "defense": "Defenders"}
