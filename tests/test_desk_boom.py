@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from conftest import Desk, screen_text, settle
 from textual.pilot import Pilot
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 from tui import saves
 from tui.screens.boom import BoomScreen
 from tui.screens.dialogs import HandDiceScreen
-from tui.widgets.combat import OddsPreview, ResultPanel
+from tui.widgets.combat import Cycle, OddsPreview, ResultPanel
 from tui.widgets.markers import MarkerPanel
 
 
@@ -37,7 +37,7 @@ async def fill(
     for _ in aa[1:]:
         await pilot.press("ctrl+g")
     await pilot.pause()
-    screen.query_one("#mission", Select).value = mission
+    screen.query_one("#mission", Cycle).value = mission
     for field, value in zip(screen.query("#attackers .factor").results(Input), units, strict=True):
         field.value = value
     for field, value in zip(screen.query("#defenders .factor").results(Input), aa, strict=False):

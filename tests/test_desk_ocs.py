@@ -14,7 +14,8 @@ from tui.app import CrtDeskApp
 from tui.engine import resolve
 from tui.screens.dialogs import ChoiceScreen, HandDiceScreen
 from tui.screens.ocs import OcsScreen
-from tui.widgets.ocs import Cycle, OcsUnitRow
+from tui.widgets.combat import Cycle
+from tui.widgets.ocs import OcsUnitRow
 
 # 21 Pz (AR 4) and Ariete (AR 3) attack 2 NZ (AR 3, 1 RE): 10 vs 2 on Open is 5:1, DRM +1.
 ATTACKERS = [("21 Pz", "6", "3", "4"), ("Ariete", "4", "2", "3")]

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 from conftest import Desk, notes, screen_text, settle
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 from tui import saves
 from tui.app import CrtDeskApp
 from tui.screens.dialogs import ChoiceScreen
 from tui.screens.pod import PodScreen
-from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
+from tui.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
 
 
 def text_of(screen: PodScreen, selector: str) -> str:
@@ -104,7 +104,7 @@ async def test_super_combat_with_terrain_and_hand_dice(desk: Desk) -> None:
         assert len(rows) == 2
         rows[0].query_one(".factor", Input).value = "4"
         rows[1].query_one(".factor", Input).value = "3"
-        rows[1].query_one(".terrain", Select).value = "town"
+        rows[1].query_one(".terrain", Cycle).value = "town"
         units(screen, "defender")[0].query_one(".factor", Input).value = "2"
         await pilot.pause()
         # Terrain differs, so the town unit gets +1: 4 + 4 = 8 vs 2 is 4-1.
@@ -136,7 +136,7 @@ async def test_automatic_defeat_and_victory_need_no_dice(desk: Desk) -> None:
         entry = last_entry(app)
         assert entry["effects"]["result"] == "AD" and entry["dice"] == []
         attack.value, defend.value = "12", "2"
-        screen.query_one("#attacker-card", Select).value = "ace"
+        screen.query_one("#attacker-card", Cycle).value = "ace"
         await pilot.pause()
         assert "odds AV" in preview(screen) and "Automatic Victory" in preview(screen)
         await pilot.press("ctrl+r")
@@ -150,7 +150,7 @@ async def test_card_shift_clamped_at_the_edge_is_shown_and_logged(desk: Desk) ->
     async with desk(rulesets=["pod-ultra"]) as (app, pilot):
         screen = app.screen
         set_factors(screen, "8", "2")
-        screen.query_one("#attacker-card", Select).value = "ace"
+        screen.query_one("#attacker-card", Cycle).value = "ace"
         await pilot.pause()
         shown = preview(screen)
         assert "Ace (attacker): 3 columns right, 4-1 -> 5-1 (stopped at the table's edge)" in shown
@@ -240,12 +240,12 @@ async def test_ultra_obstacle_is_exempt_from_av_and_mines_cdf_is_a_game_option(
     async with desk(rulesets=["pod-ultra"]) as (app, pilot):
         screen = app.screen
         units(screen, "attacker")[0].query_one(".factor", Input).value = "13"
-        screen.query_one("#obstacle", Select).value = "mines"
+        screen.query_one("#obstacle", Cycle).value = "mines"
         await pilot.pause()
         # Mines CDF 2: 13 vs 2 is 6-1, but obstacles are exempt from AV: read on 5-1.
         shown = preview(screen)
         assert "Attack 13 · Defence 2 · odds 6-1" in shown and "Column 5-1" in shown
-        screen.query_one("#mines-cdf", Select).value = 3
+        screen.query_one("#mines-cdf", Cycle).value = 3
         await pilot.pause()
         assert "Defence 3 · odds 4-1" in preview(screen)
         game = saves.load_game(app.game.path)
@@ -262,7 +262,7 @@ async def test_ultra_obstacle_disables_the_defender_rows_and_says_why(desk: Desk
         units(screen, "attacker")[0].query_one(".factor", Input).value = "9"
         defender = units(screen, "defender")[0]
         defender.query_one(".factor", Input).value = "3"
-        screen.query_one("#obstacle", Select).value = "mines"
+        screen.query_one("#obstacle", Cycle).value = "mines"
         await pilot.pause()
         assert defender.disabled
         shown = preview(screen)
@@ -273,7 +273,7 @@ async def test_ultra_obstacle_disables_the_defender_rows_and_says_why(desk: Desk
         await pilot.pause()
         assert all(row.disabled for row in units(screen, "defender"))
         units(screen, "defender")[1].query_one(".factor", Input).value = "1"
-        screen.query_one("#obstacle", Select).value = ""
+        screen.query_one("#obstacle", Cycle).value = ""
         await pilot.pause()
         assert not any(row.disabled for row in units(screen, "defender"))
         assert "obstacle" not in preview(screen) and "Defence 4" in preview(screen)
@@ -324,21 +324,40 @@ async def test_the_footer_fits_80_columns_with_every_key_it_lists(desk: Desk) ->
         assert "^n add" in screen_text(app) and "^g add" in screen_text(app)
 
 
-async def test_an_open_dropdown_is_framed_and_hides_no_label(desk: Desk) -> None:
+async def test_a_choice_steps_and_jumps_by_key_and_the_preview_follows(desk: Desk) -> None:
     async with desk(rulesets=["pod-super"]) as (app, pilot):
-        from textual.widgets import Label
-        from textual.widgets._select import SelectOverlay
-
         screen = app.screen
-        buddy = screen.query_one("#buddy", Select)
-        buddy.focus()
-        await pilot.press("enter")
+        set_factors(screen, "6", "2")
         await pilot.pause()
-        assert buddy.expanded
-        overlay = buddy.query_one(SelectOverlay)
-        assert overlay.styles.border_top[0] == "round"
-        for label in screen.query(".field-label").results(Label):
-            assert not overlay.region.overlaps(label.region), str(label.content)
+        terrain = units(screen, "defender")[0].query_one(".terrain", Cycle)
+        assert terrain.value == "clear"
+        terrain.focus()
+        await pilot.press("right")
+        assert terrain.value == "medal"
+        await pilot.press("left", "left")
+        assert terrain.value == "bridge"
+        # A letter: the next value whose name starts with it, round the end; letters
+        # typed together spell a name, and one that spells none starts again.
+        await pilot.press("t")
+        assert terrain.value == "town"
+        await pilot.press("r", "r")
+        assert terrain.value == "river"
+        await pilot.press("o", "a")
+        assert terrain.value == "road"
+        await pilot.press("space")
+        assert terrain.value == "sea"
+        await pilot.press("x")  # no value starts with it: nothing changes
+        assert terrain.value == "sea"
+        await pilot.press("t", "o", "w", "n")
+        await pilot.pause()
+        assert str(terrain.render()) == "town ▸"
+        # Town adds 1 to the defender's 2: the preview follows at once.
+        assert "Defence 3" in screen.query_one(OddsPreview).content
+        await pilot.click(terrain)
+        assert terrain.value == "beach"
+        with pytest.raises(ValueError, match="'fort' is not one of 'beach'"):
+            terrain.value = "fort"
+        assert terrain.value == "beach"
 
 
 async def test_a_roll_that_could_not_be_saved_offers_no_card_after_it(desk: Desk) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import Desk, make_app, screen_text, settle
 from textual.pilot import Pilot
-from textual.widgets import Checkbox, Input, Select, Static
+from textual.widgets import Checkbox, Input, Static
 
 from tui import saves
 from tui.app import CrtDeskApp
@@ -17,7 +17,7 @@ from tui.screens.combat import CombatScreen
 from tui.screens.daynight import DayNightScreen
 from tui.screens.dialogs import ChoiceScreen, HandDiceScreen, NumberScreen
 from tui.screens.rivets import RivetsScreen
-from tui.widgets.combat import ResultPanel
+from tui.widgets.combat import Cycle, ResultPanel
 
 
 def preview(screen: CombatScreen) -> str:
@@ -184,8 +184,8 @@ async def test_daynight_attacker_retreat_is_disorganized(desk: Desk) -> None:
 async def test_daynight_preview_folds_the_battle_and_reads_the_form(desk: Desk) -> None:
     async with desk(rulesets=["daynight"]) as (app, pilot):
         screen = await open_daynight(pilot, "9", "3")
-        screen.query_one("#time", Select).value = "night"
-        screen.query_one("#terrain", Select).value = "woods"
+        screen.query_one("#time", Cycle).value = "night"
+        screen.query_one("#terrain", Cycle).value = "woods"
         screen.query_one("#drm", Input).value = "x"
         await pilot.pause()
         assert "Net DRM: 'x' is not a whole number (+ or -)" in preview(screen)

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Input, Label, Select
+from textual.widgets import Input, Label
 
 from tui.engine import CombatInput, InputError, Outcome, resolve
 from tui.engine.dice import parse_dice
@@ -28,7 +28,7 @@ from tui.engine.tables import Tables
 from tui.screens.combat import CombatScreen, FormReading, KeptDice
 from tui.screens.pod import choice, field
 from tui.text import dice_text
-from tui.widgets.combat import FixedInput, OddsPreview, bar
+from tui.widgets.combat import Cycle, FixedInput, OddsPreview, bar
 
 MISSIONS = [
     ("Allied bombers", "bombers"),
@@ -134,7 +134,7 @@ class BoomScreen(CombatScreen):
     def target(self) -> str:
         return self.query_one("#target", Input).value.strip()
 
-    @on(Select.Changed, "#mission")
+    @on(Cycle.Changed, "#mission")
     def mission_changed(self) -> None:
         """Batteries and ships skip attrition: their AA, range and distance are hidden."""
         bombers = self.mission == "bombers"

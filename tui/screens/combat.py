@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Checkbox, Input, Label, RadioSet, Select
+from textual.widgets import Checkbox, Input, Label, RadioSet
 
 from tui import saves
 from tui.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
@@ -34,7 +34,7 @@ from tui.engine.preview import Preview, preview
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import Tables
 from tui.screens.ruleset import RulesetScreen, SaveState
-from tui.widgets.combat import OddsPreview, ResultPanel, UnitRow
+from tui.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
 
 # The dialogs (hand dice, the trace, notes, choices) are imported when one is first asked
 # for: a combat screen opens without them.
@@ -235,7 +235,7 @@ class CombatScreen(RulesetScreen):
         self.form_changed()
 
     @on(Input.Changed)
-    @on(Select.Changed)
+    @on(Cycle.Changed)
     @on(Checkbox.Changed)
     @on(RadioSet.Changed)
     def form_changed(self, event: Message | None = None) -> None:
@@ -332,12 +332,12 @@ class CombatScreen(RulesetScreen):
         return value
 
     def select_value(self, selector: str) -> Any:
-        """A dropdown's value, or None when it shows "-" (or is not on this screen)."""
+        """A choice's value, or None when it shows "-" (or is not on this screen)."""
         found = self.form_field(selector)
-        if not isinstance(found, Select):
+        if not isinstance(found, Cycle):
             return None
         value = found.value
-        return None if value in ("", Select.NULL) else value
+        return None if value == "" else value
 
     def checked(self, selector: str) -> bool:
         """A checkbox's value (False when it is not on this screen)."""

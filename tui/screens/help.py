@@ -40,7 +40,12 @@ class HelpScreen(ModalScreen[None]):
             else:
                 rulings = "\n".join(f"- {r}" for r in tables.data[self.ruleset]["rulings"])
                 yield Static(f"{tables.title(self.ruleset)}\n\nRulings:\n{rulings}", markup=False)
-                yield Static(f"\nKeys:\n{keys}\n  F2-F8    switch ruleset\n", markup=False)
+                yield Static(
+                    f"\nKeys:\n{keys}\n  F2-F8    switch ruleset\n"
+                    "  space    on a choice (terrain, card, ...): its next value; left the one\n"
+                    "           before; a letter the next value starting with it\n",
+                    markup=False,
+                )
                 yield Static(table_text(self.ruleset, tables), markup=False, classes="chart")
         yield Footer(compact=True)
 

@@ -28,8 +28,8 @@ from tui.engine.rulesets.ocs import (
 )
 from tui.screens.combat import CombatScreen, FormReading, KeptDice, SaveState
 from tui.screens.pod import field
-from tui.widgets.combat import FixedInput, OddsPreview
-from tui.widgets.ocs import Cycle, OcsOddsPreview, OcsUnitRow
+from tui.widgets.combat import Cycle, FixedInput, OddsPreview
+from tui.widgets.ocs import OcsOddsPreview, OcsUnitRow
 from tui.widgets.ticks import Tick
 
 # Save marker kinds shown on a unit row, as the row shows them.

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Label, Select
+from textual.widgets import Label
 
 from tui import saves
 from tui.commands import POD_COMMANDS, Command
@@ -18,7 +18,7 @@ from tui.engine import CombatInput, Outcome, resolve
 from tui.engine.dice import Roller
 from tui.engine.rulesets.pod import SIDES, after_roll_card, hero_site_draw
 from tui.screens.combat import CombatScreen, SaveState
-from tui.widgets.combat import FixedInput, UnitRow
+from tui.widgets.combat import Cycle, FixedInput, UnitRow
 
 SIDE_OPTIONS = [("-", ""), ("attacker", "attacker"), ("defender", "defender")]
 
@@ -28,8 +28,8 @@ def field(label: str, *widgets: Widget) -> Horizontal:
     return Horizontal(Label(label, classes="field-label"), *widgets, classes="field")
 
 
-def choice(options: list[tuple[str, Any]], value: Any, id: str) -> Select[Any]:
-    return Select(options, value=value, allow_blank=False, compact=True, id=id)
+def choice(options: list[tuple[str, Any]], value: Any, id: str) -> Cycle:
+    return Cycle(options, value=value, id=id)
 
 
 class PodScreen(CombatScreen):
@@ -83,8 +83,8 @@ class PodScreen(CombatScreen):
             yield field("Defender card", choice(cards, "", "defender-card"))
 
     # ------------------------------------------------------------------ the form
-    @on(Select.Changed, "#mines-cdf")
-    def mines_option_changed(self, event: Select.Changed) -> None:
+    @on(Cycle.Changed, "#mines-cdf")
+    def mines_option_changed(self, event: Cycle.Changed) -> None:
         """The mines CDF is a per-game option: a change is kept (and logged) in the save."""
         default = self.tables.data["pod-ultra"]["obstacles"]["mines"]
         if isinstance(event.value, int) and event.value != self.desk.game.options.get(

@@ -1,86 +1,19 @@
-"""The OCS form's widgets: a one-key choice (`Cycle`), a unit row of two lines (name,
+"""The OCS form's widgets: a unit row of two lines (name,
 strength, steps, AR; then type and supply, or RE, and the markers the save has on the
 unit), and the preview with surprise, supply, exploitation and the final cells."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.widgets import Input, Label, Static
 
 from tui.engine.preview import Preview
 from tui.engine.rulesets.ocs_supply import OcsPreview
-from tui.widgets.combat import FixedInput, OddsPreview, UnitRow, bar
-
-
-class Cycle(Static, can_focus=True):
-    """A choice among a few values: space, enter or right for the next, left for the one
-    before. Lighter than a Select, and one key to change."""
-
-    DEFAULT_CSS = """
-    Cycle { width: auto; min-width: 8; height: 1; padding: 0 1; background: $boost; }
-    Cycle:focus { background: $accent; color: $text; }
-    """
-    BINDINGS = [
-        Binding("space,enter,right", "step(1)", "Next", show=False),
-        Binding("left", "step(-1)", "Previous", show=False),
-    ]
-
-    @dataclass
-    class Changed(Message):
-        cycle: Cycle
-        value: str
-
-        @property
-        def control(self) -> Cycle:
-            return self.cycle
-
-    def __init__(
-        self, options: Sequence[tuple[str, str]], value: str | None = None, **kwargs: Any
-    ) -> None:
-        super().__init__("", markup=False, **kwargs)
-        self.options = list(options)
-        values = [v for _, v in self.options]
-        self.index = values.index(value) if value in values else 0
-
-    def on_mount(self) -> None:
-        self.update(self.label)
-
-    @property
-    def value(self) -> str:
-        return self.options[self.index][1]
-
-    @property
-    def label(self) -> str:
-        return self.options[self.index][0]
-
-    def set_options(self, options: Sequence[tuple[str, str]]) -> None:
-        """New options, keeping the value chosen if it is still one of them."""
-        if list(options) == self.options:
-            return
-        current = self.value
-        self.options = list(options)
-        values = [v for _, v in self.options]
-        self.index = values.index(current) if current in values else 0
-        self.update(self.label)
-
-    def select(self, value: str) -> None:
-        values = [v for _, v in self.options]
-        self.index = values.index(value)
-        self.update(self.label)
-        self.post_message(self.Changed(self, self.value))
-
-    def action_step(self, by: int) -> None:
-        self.index = (self.index + by) % len(self.options)
-        self.update(self.label)
-        self.post_message(self.Changed(self, self.value))
-
+from tui.widgets.combat import Cycle, FixedInput, OddsPreview, UnitRow, bar
 
 TYPES = [("combat", "combat"), ("HQ", "hq"), ("DAK bde", "dak-brigade")]
 SUPPLIES = [("on-map", "on-map"), ("stocks", "internal"), ("none", "none")]
