@@ -1,16 +1,18 @@
 """A game opened from the command line (`crtdesk open NAME`): the desk shows its combat
 screen without building the start screen first, reads the save once, and Esc still
-reaches the saves list."""
+reaches the saves list. Keys typed while it starts reach the form."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from conftest import make_app, notes, settle
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from tui import saves
 from tui.app import CrtDeskApp
+from tui.screens.pod import PodScreen
 from tui.screens.rivets import RivetsScreen
 from tui.screens.start import StartScreen
 
@@ -65,3 +67,35 @@ async def test_a_game_that_cannot_be_opened_leaves_the_saves_list(tmp_path: Path
         assert isinstance(app.screen, StartScreen)
         assert app.game is None
         assert any("broken.toml" in note for note in notes(app)), notes(app)
+
+
+async def test_keys_typed_before_the_first_frame_reach_the_form(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "saves", rulesets=["pod-basic"])
+    seen: dict[str, object] = {}
+
+    async def type_at_once(pilot: Pilot) -> None:
+        # Run as soon as the app starts (as a player typing right after the command): the
+        # first frame is not drawn yet and no field has the focus.
+        seen["held"] = app.screen.focused is None
+        await pilot.press("1", "2", "tab", "3", "ctrl+r")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PodScreen)
+        seen["factors"] = [
+            row.factor_text for side in ("attacker", "defender") for row in screen.unit_rows(side)
+        ]
+        seen["rolled"] = screen.last is not None
+        app.exit()
+
+    await app.run_async(headless=True, size=(80, 24), auto_pilot=type_at_once)
+    assert seen == {"held": True, "factors": ["12", "3"], "rolled": True}
+    assert saves.load_game(app.game.path).entries[-1]["inputs"]["attackers"][0]["factor"] == 12
+
+
+async def test_keys_typed_later_are_not_held(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "saves", rulesets=["pod-basic"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app._held_keys is None
+        await pilot.press("7")
+        assert app.screen.focused is not None and app.screen.focused.value == "7"

@@ -101,9 +101,7 @@ def _new_screen_game(folder: Path, ruleset: str) -> CrtDeskApp:
 @pytest.mark.parametrize("ruleset", ["rivets", "daynight"])
 def test_new_combat_screen(snap_compare, folder: Path, ruleset: str) -> None:
     async def run_before(pilot: Pilot) -> None:
-        # The snapshot harness types as soon as the app is ready; the first screen's form is
-        # composed a moment later (as in a terminal, where the form shows first).
-        await pilot.pause()
+        # Typed as soon as the app runs, before its first frame (the desk holds the keys).
         await pilot.press("1", "2", "tab", "3", "ctrl+r")
         await steady(pilot)
 

@@ -11,6 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -25,6 +26,9 @@ from tui.startup import resume_collector
 
 if TYPE_CHECKING:
     from tui.screens.start import StartScreen
+
+# Seconds at most that keys typed while the desk starts are held for its first screen.
+KEYS_HELD_AT_MOST = 2.0
 
 # Each screen's module is imported when the screen is first built: the start screen is drawn
 # without the ruleset screens and the engine they call, and a game opened from the command
@@ -86,6 +90,10 @@ class CrtDeskApp(App[None]):
         self._watcher: SaveWatcher | None = None
         self._watched = 0  # which open game the watcher's news is for
         self.live_applied = asyncio.Event()
+        # Keys typed before the first frame (a player who types the factors as soon as the
+        # command is entered): held, then given to the first screen once it is drawn. A
+        # screen still composing has no field focused, and Textual dropped them.
+        self._held_keys: list[events.Key] | None = []
 
     @property
     def tables(self) -> Tables:
@@ -114,11 +122,30 @@ class CrtDeskApp(App[None]):
                 return screen
         return _start_screen()
 
-    def on_ready(self) -> None:
-        """The first frame is drawn."""
+    async def on_event(self, event: events.Event) -> None:
+        if self._held_keys is not None and isinstance(event, events.Key):
+            if not event.is_forwarded:
+                # Typed before the first screen's fields were there to take it.
+                self._held_keys.append(events.Key(event.key, event.character))
+                return
+        await super().on_event(event)
+
+    async def on_ready(self) -> None:
+        """The first frame is drawn, with the first screen's fields mounted and focused:
+        the keys typed while the desk was starting reach them now, in order, ahead of any
+        typed later."""
         resume_collector()
+        await self._release_keys()
+
+    async def _release_keys(self) -> None:
+        held, self._held_keys = self._held_keys, None
+        for key in held or ():
+            await self.on_event(key)
 
     def on_mount(self) -> None:
+        # Textual reports the first frame (`on_ready`); should it never, the keys held
+        # are given to whatever has the focus after this long rather than kept.
+        self.set_timer(KEYS_HELD_AT_MOST, self._release_keys)
         if self.game is not None:
             if self.review_on_open:
                 from tui.screens.review import ReviewScreen
