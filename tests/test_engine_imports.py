@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import pkgutil
+import subprocess
+import sys
 from pathlib import Path
 
 import tui.engine
@@ -73,12 +76,37 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_the_engine_has_no_import_loop():
+    import tui.engine.combat as combat
+
     modules = engine_modules()
     graph = {name: imports_of(name, path, set(modules)) for name, path in modules.items()}
+    # The front door imports each resolver by name, when its ruleset is first resolved.
+    graph["tui.engine.combat"] |= {
+        f"tui.engine.rulesets.{module}" for module in combat._RESOLVER_MODULES.values()
+    }
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
-    # The graph is real: the front door imports the resolvers, the resolvers the model.
-    assert "tui.engine.rulesets.pod" in graph["tui.engine.combat"]
+    # The graph is real: the front door and the resolvers import the model.
+    assert "tui.engine.model" in graph["tui.engine.combat"]
     assert "tui.engine.model" in graph["tui.engine.rulesets.pod"]
+    assert set(combat._RESOLVER_MODULES.values()) <= {name.rpartition(".")[2] for name in modules}
+
+
+def test_a_resolver_is_imported_when_its_ruleset_is_first_resolved():
+    probe = (
+        "import json, sys\n"
+        "from tui.engine import CombatInput, Unit, resolve\n"
+        "def loaded():\n"
+        "    return sorted(m.rpartition('.')[2] for m in sys.modules\n"
+        "                  if m.startswith('tui.engine.rulesets.'))\n"
+        "before = loaded()\n"
+        "resolve(CombatInput(ruleset='pod-basic', attackers=(Unit(6),), defenders=(Unit(2),),"
+        " roll=3))\n"
+        "print(json.dumps([before, loaded()]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before, after = json.loads(done.stdout)
+    assert before == [] and after == ["common", "pod"]
 
 
 def test_the_cycle_finder_sees_a_loop():

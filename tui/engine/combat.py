@@ -8,6 +8,7 @@ import json
 import random
 from collections.abc import Callable
 from fractions import Fraction
+from importlib import import_module
 from typing import Any
 
 from tui.engine.cells import cell_text, plain
@@ -15,7 +16,6 @@ from tui.engine.dice import Roller, enumerate_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome, Unit
 from tui.engine.odds import label_ratio
-from tui.engine.rulesets import boom, daynight, ocs, pod, rivets
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 
 __all__ = [
@@ -36,15 +36,25 @@ __all__ = [
 Resolver = Callable[[CombatInput, Tables, Roller], Outcome]
 
 
+# The module of each ruleset's resolver, imported when that ruleset is first resolved: the
+# desk opened on one ruleset loads only its own.
+_RESOLVER_MODULES = {
+    "pod-basic": "pod",
+    "pod-super": "pod",
+    "pod-ultra": "pod",
+    "pod-boom": "boom",
+    "ocs": "ocs",
+    "rivets": "rivets",
+    "daynight": "daynight",
+}
+
+
+def _ruleset_module(ruleset: str) -> Any:
+    return import_module(f"tui.engine.rulesets.{_RESOLVER_MODULES[ruleset]}")
+
+
 def _resolver(ruleset: str) -> Resolver:
-    if ruleset.startswith("pod-") and ruleset != "pod-boom":
-        return pod.resolve
-    return {
-        "pod-boom": boom.resolve,
-        "ocs": ocs.resolve,
-        "rivets": rivets.resolve,
-        "daynight": daynight.resolve,
-    }[ruleset]
+    return _ruleset_module(ruleset).resolve
 
 
 def check_ruleset(ruleset: str) -> None:
@@ -197,12 +207,12 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
         None,
         None,
     ):
-        return ocs.distribution(combat, tables)
+        return _ruleset_module("ocs").distribution(combat, tables)
     resolver = _resolver(combat.ruleset)
     if combat.ruleset == "pod-boom" and combat.step is None:
         # The whole Big Boom chain, folded: one read first refuses what the chain refuses.
         resolver(combat, tables, Roller(random.Random(0)))
-        return boom.chain_distribution(combat, tables)
+        return _ruleset_module("pod-boom").chain_distribution(combat, tables)
     merged: dict[str, list[Any]] = {}
     first: Outcome | None = None
     columns: dict[str | None, None] = {}  # every column read, in the order first met

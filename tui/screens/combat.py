@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Checkbox, Input, Label, RadioSet
+from textual.widgets import Input, Label
 
 from tui import saves
 from tui.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
@@ -234,10 +234,13 @@ class CombatScreen(RulesetScreen):
         self._typed[field] = value
         self.form_changed()
 
+    def on_checkbox_changed(self, event: Message) -> None:
+        """A tick (rivets, Day/Night, OCS), named so: Checkbox is imported only by the
+        screens that have one."""
+        self.form_changed(event)
+
     @on(Input.Changed)
     @on(Cycle.Changed)
-    @on(Checkbox.Changed)
-    @on(RadioSet.Changed)
     def form_changed(self, event: Message | None = None) -> None:
         if isinstance(event, Input.Changed) and self._typed.get(event.input) == event.value:
             del self._typed[event.input]
@@ -341,6 +344,8 @@ class CombatScreen(RulesetScreen):
 
     def checked(self, selector: str) -> bool:
         """A checkbox's value (False when it is not on this screen)."""
+        from textual.widgets import Checkbox
+
         found = self.form_field(selector)
         return isinstance(found, Checkbox) and found.value
 
