@@ -273,7 +273,7 @@ class Bench:
         script = bindir / "crtdesk"
         self.crtdesk = [sys.executable, str(script)] if script.exists() else None
         if self.crtdesk is None:
-            self.crtdesk = [sys.executable, "-m", "tui.cli"]
+            self.crtdesk = [sys.executable, "-m", "tui.startup"]
         self.minimal = self.tmp / "minimal_app.py"
         self.minimal.write_text(MINIMAL_APP, encoding="utf-8")
         self.form = self.tmp / "form_app.py"
@@ -291,6 +291,8 @@ class Bench:
             "COLUMNS": str(COLUMNS),
             "LINES": str(LINES),
             "CRTDESK_PLAYER": "bench",
+            # The bench's own cache of the parsed tables.toml, made in setup.
+            "CRTDESK_CACHE": str(self.tmp / "cache"),
         }
 
     def add(self, row: Row) -> Row:
@@ -304,6 +306,12 @@ class Bench:
         from tui.engine.tables import RULESET_IDS
 
         compileall.compile_dir(Path(tui.__file__).parent, quiet=1)
+        # The parsed tables.toml a player's first start keeps (tui.engine.tables).
+        subprocess.run(
+            [sys.executable, "-c", "from tui.engine.tables import load_tables; load_tables()"],
+            env=self.env,
+            check=True,
+        )
 
         self.rulesets = list(RULESET_IDS)
         saves.new_game(self.desk_saves / "desk.toml", "Desk", self.rulesets)

@@ -3,6 +3,7 @@ on a fresh saves folder (optionally with a game of the given rulesets), settled.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -31,6 +32,13 @@ def make_app(
     return CrtDeskApp(
         saves_dir=folder, game_path=folder / "game.toml", rng=random.Random(seed), player="tester"
     )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The suite keeps parsed tables files in a folder of its own, not the player's cache
+    (subprocesses inherit it)."""
+    os.environ["CRTDESK_CACHE"] = str(tmp_path_factory.mktemp("cache"))
 
 
 @pytest.fixture

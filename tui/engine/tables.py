@@ -7,8 +7,12 @@ file as one line naming the key path and the problem.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import marshal
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,6 +33,8 @@ RULESET_IDS: tuple[str, ...] = (
 OCS_TERRAINS: tuple[str, ...] = ("Open", "Close", "Very Close", "Extremely Close")
 DAYNIGHT_TERRAINS: tuple[str, ...] = ("Forest", "Woods", "Rough", "Clear")
 SUPPORTED_FORMAT = 1
+# The folder where a checked tables.toml is kept parsed (empty: none is kept).
+CACHE_ENV = "CRTDESK_CACHE"
 
 
 class TablesError(Exception):
@@ -368,13 +374,11 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
         legends[ruleset] = legend
     legends["pod-ultra"] = legends[check.get(("pod-ultra", "same_chart_as"), str)]
 
-    charts: dict[str, Chart | TerrainChart] = {}
     for key, ruleset, token_key, width, row_keys, shape in _CHART_SPECS:
         parts = tuple(key.split("."))
         columns = check.labels((*parts, "columns"), width)
         rows = check.rows((*parts, "rows"), len(columns), row_keys, shape)
         _check_codes(check, parts, rows, token_key, legends[ruleset])
-        charts[key] = Chart(key, tuple(columns), _freeze(rows))
     for key, ruleset, token_key, terrains, width, row_keys in _TERRAIN_SPECS:
         parts = tuple(key.split("."))
         by_terrain = check.get((*parts, "columns_by_terrain"), dict)
@@ -387,23 +391,50 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
             check.labels((*parts, "columns_by_terrain", terrain), width)
         rows = check.rows((*parts, "rows"), width, row_keys, "str")
         _check_codes(check, parts, rows, token_key, legends[ruleset])
-        charts[key] = TerrainChart(key, _freeze(by_terrain), _freeze(rows))
     for key in ("pod-boom.accuracy", "pod-boom.direction"):
         parts = tuple(key.split("."))
         got = list(check.get(parts, dict))
         if got != [str(n) for n in range(1, 7)]:
             check.fail(parts, f"expected rows 1..6, found {', '.join(got)}")
     av_col = data["pod-ultra"]["obstacle_av_column"]
-    if av_col not in charts["pod-super.crt"].columns:
+    if av_col not in _node(data, "pod-super.crt")["columns"]:
         check.fail(
             ("pod-ultra", "obstacle_av_column"), f"{av_col!r} is not a column of pod-super.crt"
         )
+    return _build(data, path)
+
+
+def _build(data: dict[str, Any], path: str) -> Tables:
+    """The frozen tables of a tables.toml `validate` has checked (or a cached copy of one)."""
+    legends: dict[str, tuple[LegendEntry, ...]] = {}
+    for ruleset in RULESET_IDS:
+        if ruleset != "pod-ultra":
+            entries = {
+                e["code"]: LegendEntry(e["code"], e["means"], e["seed"])
+                for e in data[ruleset]["legend"]
+            }
+            legends[ruleset] = tuple(entries.values())
+    legends["pod-ultra"] = legends[data["pod-ultra"]["same_chart_as"]]
+    frozen = _freeze(data)
+    charts: dict[str, Chart | TerrainChart] = {}
+    for key, *_ in _CHART_SPECS:
+        node = _node(frozen, key)
+        charts[key] = Chart(key, node["columns"], node["rows"])
+    for key, *_ in _TERRAIN_SPECS:
+        node = _node(frozen, key)
+        charts[key] = TerrainChart(key, node["columns_by_terrain"], node["rows"])
     return Tables(
         path=path,
-        data=_freeze(data),
+        data=frozen,
         charts=MappingProxyType(charts),
-        legends=MappingProxyType({k: tuple(v.values()) for k, v in legends.items()}),
+        legends=MappingProxyType(legends),
     )
+
+
+def _node(data: Mapping[str, Any], key: str) -> Any:
+    for part in key.split("."):
+        data = data[part]
+    return data
 
 
 def _check_codes(
@@ -440,12 +471,20 @@ def default_path() -> Path:
 
 
 def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
-    """Read and validate tables.toml; raise TablesError with a one-line message if broken."""
+    """Read and validate tables.toml; raise TablesError with a one-line message if broken.
+
+    A file that passed is kept parsed in the cache folder (`cache_folder`), named by the
+    hash of its bytes and of these checks: the same file is then read back without parsing
+    or checking it again (the parse and the checks took about 15 ms of the desk's start)."""
     target = Path(path) if path is not None else default_path()
     try:
         raw = target.read_bytes()
     except OSError as err:
         raise TablesError(f"{target}: cannot read the tables file ({err.strerror})") from None
+    kept = _cache_file(raw)
+    cached = _read_cache(kept, str(target))
+    if cached is not None:
+        return cached
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -453,9 +492,63 @@ def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
     except tomllib.TOMLDecodeError as err:
         raise TablesError(f"{target}: not valid TOML: {err}") from None
     try:
-        return validate(data, str(target))
+        tables = validate(data, str(target))
     except TablesError as err:
         raise TablesError(f"{target}: {err}") from None
+    _write_cache(kept, data)
+    return tables
+
+
+def cache_folder() -> Path | None:
+    """Where checked tables files are kept parsed: $CRTDESK_CACHE (empty: nowhere), else
+    crtdesk/ in $XDG_CACHE_HOME or ~/.cache."""
+    override = os.environ.get(CACHE_ENV)
+    if override is not None:
+        return Path(override) if override else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "crtdesk"
+
+
+def _cache_file(raw: bytes) -> Path | None:
+    folder = cache_folder()
+    if folder is None:
+        return None
+    digest = hashlib.sha256(raw)
+    try:
+        digest.update(Path(__file__).read_bytes())  # the checks it passed
+    except OSError:
+        return None
+    digest.update(f"{sys.version_info[:2]} {marshal.version}".encode())
+    return folder / f"tables-{digest.hexdigest()[:32]}.marshal"
+
+
+def _read_cache(kept: Path | None, path: str) -> Tables | None:
+    """The tables kept for these bytes, or None (none kept, or not readable as kept)."""
+    if kept is None:
+        return None
+    try:
+        data = marshal.loads(kept.read_bytes())
+        return _build(data, path) if isinstance(data, dict) else None
+    except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError):
+        return None  # not there, or damaged: the file is read and checked as if new
+
+
+def _write_cache(kept: Path | None, data: dict[str, Any]) -> None:
+    """Keep `data` (checked) for the next start; silently not, where it cannot be written.
+    Files kept for other bytes (an older tables.toml) are removed."""
+    if kept is None:
+        return
+    temporary = kept.with_name(f"{kept.name}.{os.getpid()}.tmp")
+    try:
+        kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary.write_bytes(marshal.dumps(data))
+        os.replace(temporary, kept)
+        for old in kept.parent.glob("tables-*.marshal"):
+            if old != kept:
+                old.unlink(missing_ok=True)
+    except (OSError, ValueError):  # ValueError: a value marshal cannot keep
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
 
 
 @cache
