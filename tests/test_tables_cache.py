@@ -122,3 +122,19 @@ def test_the_kept_copy_is_named_by_the_checks_too(
     load_tables(target)
     after = {p.name for p in cache.glob("tables-*.marshal")}
     assert after and after.isdisjoint(before)
+
+
+def test_a_copy_kept_for_other_bytes_is_not_read(tmp_path: Path, cache: Path) -> None:
+    import marshal
+
+    target = copy(tmp_path)
+    first = load_tables(target)
+    (kept,) = cache.glob("tables-*.marshal")
+    raw, data = marshal.loads(kept.read_bytes())
+    data["pod-basic"]["title"] = "Not the chart's title"
+    # Same name (the checksum matched, say), other bytes: passed over.
+    kept.write_bytes(marshal.dumps((raw + b"\n", data)))
+    assert load_tables(target).title("pod-basic") == first.title("pod-basic")
+    # The same bytes are believed: the copy is what was checked.
+    kept.write_bytes(marshal.dumps((raw, data)))
+    assert load_tables(target).title("pod-basic") == "Not the chart's title"

@@ -8,12 +8,12 @@ file as one line naming the key path and the problem.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import os
 import re
 import sys
 import tomllib
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -473,16 +473,17 @@ def default_path() -> Path:
 def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
     """Read and validate tables.toml; raise TablesError with a one-line message if broken.
 
-    A file that passed is kept parsed in the cache folder (`cache_folder`), named by the
-    hash of its bytes and of these checks: the same file is then read back without parsing
-    or checking it again (the parse and the checks took about 15 ms of the desk's start)."""
+    A file that passed is kept parsed in the cache folder (`cache_folder`), with its bytes
+    and named by checksums of them and of these checks: the same bytes are then read back
+    without parsing or checking them again (the parse and the checks took about 15 ms of
+    the desk's start)."""
     target = Path(path) if path is not None else default_path()
     try:
         raw = target.read_bytes()
     except OSError as err:
         raise TablesError(f"{target}: cannot read the tables file ({err.strerror})") from None
     kept = _cache_file(raw)
-    cached = _read_cache(kept, str(target))
+    cached = _read_cache(kept, raw, str(target))
     if cached is not None:
         return cached
     try:
@@ -495,7 +496,7 @@ def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
         tables = validate(data, str(target))
     except TablesError as err:
         raise TablesError(f"{target}: {err}") from None
-    _write_cache(kept, data)
+    _write_cache(kept, raw, data)
     return tables
 
 
@@ -510,30 +511,34 @@ def cache_folder() -> Path | None:
 
 
 def _cache_file(raw: bytes) -> Path | None:
+    """The kept copy's name: checksums of the file and of the checks it passed (this
+    module), and the Python that wrote it. The copy holds the file's bytes too, compared
+    in full when it is read (a checksum names it; it does not vouch for it)."""
     folder = cache_folder()
     if folder is None:
         return None
-    digest = hashlib.sha256(raw)
     try:
-        digest.update(Path(__file__).read_bytes())  # the checks it passed
+        checks = zlib.crc32(Path(__file__).read_bytes())
     except OSError:
         return None
-    digest.update(f"{sys.version_info[:2]} {marshal.version}".encode())
-    return folder / f"tables-{digest.hexdigest()[:32]}.marshal"
+    python = f"{sys.version_info[0]}{sys.version_info[1]}m{marshal.version}"
+    return folder / f"tables-{zlib.crc32(raw):08x}-{checks:08x}-{python}.marshal"
 
 
-def _read_cache(kept: Path | None, path: str) -> Tables | None:
-    """The tables kept for these bytes, or None (none kept, or not readable as kept)."""
+def _read_cache(kept: Path | None, raw: bytes, path: str) -> Tables | None:
+    """The tables kept for exactly these bytes, or None (none kept, or not as kept)."""
     if kept is None:
         return None
     try:
-        data = marshal.loads(kept.read_bytes())
-        return _build(data, path) if isinstance(data, dict) else None
+        kept_raw, data = marshal.loads(kept.read_bytes())
+        if kept_raw != raw or not isinstance(data, dict):
+            return None
+        return _build(data, path)
     except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError):
         return None  # not there, or damaged: the file is read and checked as if new
 
 
-def _write_cache(kept: Path | None, data: dict[str, Any]) -> None:
+def _write_cache(kept: Path | None, raw: bytes, data: dict[str, Any]) -> None:
     """Keep `data` (checked) for the next start; silently not, where it cannot be written.
     Files kept for other bytes (an older tables.toml) are removed."""
     if kept is None:
@@ -541,7 +546,7 @@ def _write_cache(kept: Path | None, data: dict[str, Any]) -> None:
     temporary = kept.with_name(f"{kept.name}.{os.getpid()}.tmp")
     try:
         kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary.write_bytes(marshal.dumps(data))
+        temporary.write_bytes(marshal.dumps((raw, data)))
         os.replace(temporary, kept)
         for old in kept.parent.glob("tables-*.marshal"):
             if old != kept:
