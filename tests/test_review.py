@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import settle
+from conftest import notes, settle
 from review_save import campaign
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -410,3 +410,50 @@ async def test_an_entry_no_longer_where_it_was_read_reads_the_log_again(folder: 
         assert screen.table.row_text(0).split()[:3] == ["1", "1", "bobby"]
         assert screen.highlighted_seq() == 21
         assert "Entry 21 · turn 7" in detail(screen)
+
+
+async def test_crtdesk_review_shows_the_review_first_and_reads_the_game_behind_it(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    path, _ = campaign(folder, 30)
+    gate = threading.Event()
+    load_game = saves.load_game
+
+    def held_load(target: Path) -> saves.Game:
+        gate.wait(10)
+        return load_game(target)
+
+    monkeypatch.setattr(saves, "load_game", held_load)
+    app = review_app(folder, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and app.screen_stack == [screen]
+        assert app.game is None  # the review reads the log itself, at once
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and "Still reading the game" in " ".join(notes(app))
+        gate.set()
+        await settle(pilot)
+        assert app.game is not None and app.game.path == path
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen.ruleset == app.game.rulesets[0]  # the game's first ruleset screen
+
+
+async def test_crtdesk_review_of_a_broken_save_names_it_and_esc_reaches_the_saves(
+    folder: Path,
+) -> None:
+    path, _ = campaign(folder, 12)
+    path.write_text(path.read_text().replace('title = "Long campaign"', 'title = "Long'))
+    app = review_app(folder, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and status(screen) == "Not read"
+        assert any("not valid TOML" in note for note in notes(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "StartScreen"

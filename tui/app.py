@@ -94,6 +94,8 @@ class CrtDeskApp(App[None]):
         # command is entered): held, then given to the first screen once it is drawn. A
         # screen still composing has no field focused, and Textual dropped them.
         self._held_keys: list[events.Key] | None = []
+        # `crtdesk review NAME` read its game behind the review, and could not.
+        self._game_failed = False
 
     @property
     def tables(self) -> Tables:
@@ -110,16 +112,17 @@ class CrtDeskApp(App[None]):
         on its first ruleset's screen, else the start screen. Either is drawn once, not over
         a blank screen and then again (that doubles the work of the first frame). The start
         screen of an opened game is built when asked for (Esc)."""
+        if self.game_path is not None and self.review_on_open and self._loaded is None:
+            # `crtdesk review NAME`: the review at once, reading the log itself; the game
+            # (its ruleset screens, the markers, the live watch) is read behind it.
+            from tui.screens.review import ReviewScreen
+
+            return _switchable(ReviewScreen(self.game_path))
         if self.game_path is not None:
             first = self._take_game(self.game_path, self._loaded)
             self._loaded = None
             if first is not None:
-                screen = self.get_screen(first)
-                # The ruleset screens switch between each other, and a switch drops the
-                # current screen's result callback: Textual gives every screen it switches
-                # to one, and the first screen needs it too.
-                screen._push_result_callback(screen, None)
-                return screen
+                return _switchable(self.get_screen(first))
         return _start_screen()
 
     async def on_event(self, event: events.Event) -> None:
@@ -151,11 +154,42 @@ class CrtDeskApp(App[None]):
                 from tui.screens.review import ReviewScreen
 
                 self.push_screen(ReviewScreen(self.game.path))
+        elif self.game_path is not None and self.review_on_open:
+            self.run_worker(self._read_game_behind, thread=True, exit_on_error=False)
         elif self.game_path is None and not saves.has_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
             self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
 
     # ------------------------------------------------------------------ games
+    def _read_game_behind(self) -> None:
+        """The game a review opened from the command line is of, read off the UI thread
+        (a long campaign takes about a second)."""
+        assert self.game_path is not None
+        try:
+            game = saves.load_game(self.game_path)
+        except saves.SaveError as err:
+            self.call_from_thread(self._game_unread, str(err))
+            return
+        self.call_from_thread(self._game_read, game)
+
+    def _game_read(self, game: saves.Game) -> None:
+        if self.game is None and self.game_path is not None:
+            self._take_game(self.game_path, game)
+
+    def _game_unread(self, message: str) -> None:
+        self._game_failed = True
+        self.notify(message, severity="error", markup=False, timeout=10)
+
+    def leave_first_review(self) -> None:
+        """Esc on a review that is the desk's first screen (`crtdesk review NAME`): the
+        game's first ruleset screen once it is read, the saves list if it cannot be."""
+        if self.game is not None:
+            self.switch_screen(f"ruleset:{self.game.rulesets[0]}")
+        elif self._game_failed:
+            self.switch_screen(_start_screen())
+        else:
+            self.notify("Still reading the game; a moment.", markup=False)
+
     def create_game(self, title: str, rulesets: list[str], options: dict[str, Any]) -> None:
         base = "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-") or "game"
         name, n = base, 1
@@ -340,6 +374,14 @@ class CrtDeskApp(App[None]):
                     )
 
 
+def _switchable(screen: Screen[Any]) -> Screen[Any]:
+    """A first screen the desk can switch away from: a switch drops the current screen's
+    result callback, and Textual gives one to every screen it switches to, but not to the
+    first screen."""
+    screen._push_result_callback(screen, None)
+    return screen
+
+
 def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> int:
     """Open the desk on the saves folder, or directly on one save file (on its log review
     with `review`)."""
@@ -351,7 +393,13 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
         from tui.cli_saves import save_file
 
         game_path = save_file(file, saves_dir)
-    # A broken file is reported here, in one line; the desk opens the game as read.
-    game = saves.load_game(game_path) if game_path is not None else None
+    # A broken file is reported here, in one line; the desk opens the game as read. A review
+    # reads the log itself and shows it at once: the game is read behind it.
+    game = None
+    if game_path is not None:
+        if review:
+            saves.require_save(game_path)
+        else:
+            game = saves.load_game(game_path)
     CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game).run()
     return 0

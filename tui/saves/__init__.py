@@ -60,6 +60,7 @@ from tui.saves.store import (
     read_new_entries,
     remove_marker,
     repair_save,
+    require_save,
     set_option,
 )
 from tui.saves.streaming import EntryStream, Place, Read, read_entries, read_entry
@@ -91,6 +92,7 @@ __all__ = [
     "new_game",
     "remove_marker",
     "repair_save",
+    "require_save",
     "save_path",
     "saves_folder",
     "set_option",

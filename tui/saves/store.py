@@ -267,6 +267,12 @@ def _open(path: Path, writable: bool) -> int:
         raise SaveError(f"cannot open {path}: {err.strerror}") from err
 
 
+def require_save(path: Path) -> None:
+    """SaveError unless `path` is a file: what every read checks first (`crtdesk review`
+    checks no more before the desk opens; the review reads the rest)."""
+    _require(Path(path))
+
+
 def _require(path: Path) -> None:
     if not path.is_file():
         if path.exists():

@@ -869,5 +869,7 @@ class ReviewScreen(Screen[None]):
         field = self.query_one("#review-filter", Input)
         if field.has_focus:
             self.table.focus()
+        elif self.app.screen_stack[0] is self:  # the desk's first screen: nothing under it
+            self.app.leave_first_review()  # type: ignore[attr-defined]
         else:
             self.dismiss(None)
