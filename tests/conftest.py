@@ -3,11 +3,15 @@ on a fresh saves folder (optionally with a game of the given rulesets), settled.
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -65,6 +69,16 @@ async def settle(pilot: Pilot) -> None:
     # A result shown can bring a scrollbar in: let that layout settle too.
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
+
+
+def fresh_python(probe: str) -> Any:
+    """What `probe`, run in a fresh interpreter, prints as JSON on its last line (for what
+    a process imports or does from its start, which this one has already done)."""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def screen_text(app: CrtDeskApp) -> str:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import ast
 import importlib
-import json
 import pkgutil
-import subprocess
-import sys
 from pathlib import Path
+
+from conftest import fresh_python
 
 import tui.engine
 import tui.engine.rulesets
@@ -103,9 +102,7 @@ def test_a_resolver_is_imported_when_its_ruleset_is_first_resolved():
         " roll=3))\n"
         "print(json.dumps([before, loaded()]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    before, after = json.loads(done.stdout)
+    before, after = fresh_python(probe)
     assert before == [] and after == ["common", "pod"]
 
 

@@ -4,9 +4,7 @@ importing) the others until they are switched to. Each check runs in a fresh int
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from conftest import fresh_python
 
 START_PROBE = """
 import asyncio, json, sys, tempfile
@@ -91,16 +89,8 @@ asyncio.run(main())
 """
 
 
-def run(probe: str) -> object:
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def test_the_start_screen_imports_no_ruleset_screen_or_dialog():
-    imported = run(START_PROBE)
+    imported = fresh_python(START_PROBE)
     assert "tui.screens.start" in imported  # the probe sees the screens it does import
     for module in (
         "pod",
@@ -118,7 +108,7 @@ def test_the_start_screen_imports_no_ruleset_screen_or_dialog():
 
 
 def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
-    (first, at_open), (second, after_switch) = run(OPEN_PROBE)
+    (first, at_open), (second, after_switch) = fresh_python(OPEN_PROBE)
     assert first == "PodScreen"
     assert "tui.screens.pod" in at_open
     assert "tui.screens.rivets" not in at_open
@@ -131,7 +121,7 @@ def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
 
 
 def test_the_start_screen_reads_no_chart_until_a_game_opens():
-    shown, read_before, opened, read_after = run(START_SCREEN_PROBE)
+    shown, read_before, opened, read_after = fresh_python(START_SCREEN_PROBE)
     assert (shown, read_before) == ("StartScreen", 0)
     assert (opened, read_after) == ("PodScreen", 1)
 
@@ -139,7 +129,7 @@ def test_the_start_screen_reads_no_chart_until_a_game_opens():
 def test_starting_the_desk_loads_no_resolver():
     """`crtdesk` reaches its start screen without the combat engine: the resolvers, the
     odds and the preview are imported when a game's screen is first shown."""
-    imported = run(DESK_ENGINE_PROBE)
+    imported = fresh_python(DESK_ENGINE_PROBE)
     assert "tui.engine.tables" in imported  # the probe sees the engine modules it does load
     for module in ("combat", "model", "dice", "preview", "odds", "rulesets.pod", "rulesets.ocs"):
         assert f"tui.engine.{module}" not in imported, module

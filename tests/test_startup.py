@@ -5,13 +5,11 @@ it, and a desk that fails before its first frame leaves it running and nothing f
 from __future__ import annotations
 
 import gc
-import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import fresh_python
 
 from tui import startup
 
@@ -59,11 +57,7 @@ def test_which_commands_open_the_desk(argv: list[str], desk: bool) -> None:
 
 
 def test_the_desk_resumes_the_collector_after_its_first_frame() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", DESK_PROBE], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    paused, running, frozen = json.loads(done.stdout.strip().splitlines()[-1])
+    paused, running, frozen = fresh_python(DESK_PROBE)
     assert paused and running and frozen
 
 
