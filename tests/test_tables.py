@@ -8,9 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 from seed_transcription import (
@@ -25,6 +23,7 @@ from seed_transcription import (
 )
 
 from tui.cli import main
+from tui.engine.cells import plain
 from tui.engine.tables import RULESET_IDS, TablesError, default_path, default_tables, load_tables
 
 TABLES_TOML = Path(__file__).resolve().parent.parent / "tables.toml"
@@ -54,15 +53,6 @@ TERRAIN_GRIDS = {
 }
 
 
-def as_plain(value: Any) -> Any:
-    """Read-only mappings and tuples as dicts and lists, to compare with the literals."""
-    if isinstance(value, Mapping):
-        return {key: as_plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [as_plain(item) for item in value]
-    return value
-
-
 def test_transcription_covers_every_ruleset():
     assert set(SEED_BY_RULESET) == set(RULESET_IDS)
 
@@ -76,14 +66,14 @@ def test_every_cell_of_each_chart_matches_the_seed(key):
     for row, cells in seed["rows"].items():
         assert len(cells) == len(seed["columns"])
         for column, expected in zip(seed["columns"], cells, strict=True):
-            assert as_plain(chart.cell(row, column)) == expected, (key, row, column)
+            assert plain(chart.cell(row, column)) == expected, (key, row, column)
 
 
 @pytest.mark.parametrize("key", sorted(TERRAIN_GRIDS))
 def test_every_cell_of_each_terrain_chart_matches_the_seed(key):
     seed = TERRAIN_GRIDS[key]
     chart = default_tables().terrain_chart(key)
-    assert as_plain(chart.columns_by_terrain) == seed["columns_by_terrain"]
+    assert plain(chart.columns_by_terrain) == seed["columns_by_terrain"]
     assert list(chart.columns_by_terrain) == list(seed["columns_by_terrain"])
     assert list(chart.rows) == list(seed["rows"])
     for terrain, columns in seed["columns_by_terrain"].items():
@@ -94,8 +84,8 @@ def test_every_cell_of_each_terrain_chart_matches_the_seed(key):
 
 def test_boom_accuracy_and_direction_tables_match_the_seed():
     data = default_tables().data["pod-boom"]
-    assert as_plain(data["accuracy"]) == POD_BOOM["accuracy"]
-    assert as_plain(data["direction"]) == POD_BOOM["direction"]
+    assert plain(data["accuracy"]) == POD_BOOM["accuracy"]
+    assert plain(data["direction"]) == POD_BOOM["direction"]
 
 
 def test_ultra_reads_the_super_chart():
