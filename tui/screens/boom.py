@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, ClassVar
 
 from textual import on
@@ -108,6 +109,12 @@ class BoomScreen(CombatScreen):
         "caf": "CAF",
     }
 
+    @cached_property
+    def most_lost(self) -> int:
+        """The most bombers the attrition chart removes (read once: the preview shows every
+        count up to it on every key)."""
+        return most_attrition_losses(self.tables)
+
     def make_preview(self) -> OddsPreview:
         return OddsPreview(id="preview", reserve=most_preview_lines(self.tables))
 
@@ -202,7 +209,7 @@ class BoomScreen(CombatScreen):
                 problems.append(err.message(self.FIELD_NAMES.get(err.field, err.field)))
             else:
                 shown.show_text(
-                    *preview_text(chain, combat, self.target, most_attrition_losses(self.tables)),
+                    *preview_text(chain, combat, self.target, self.most_lost),
                     problems,
                 )
                 return
