@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import make_app, notes, settle
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from tui import saves
 from tui.app import CrtDeskApp
+from tui.screens.base import DeskScreen
 from tui.screens.pod import PodScreen
 from tui.screens.rivets import RivetsScreen
 from tui.screens.start import StartScreen
@@ -37,6 +39,30 @@ async def test_a_game_opened_directly_builds_no_start_screen_until_esc(tmp_path:
         await settle(pilot)
         assert isinstance(app.screen, StartScreen)
         assert [type(s) for s in app.screen_stack][-1] is StartScreen
+
+
+def test_a_screen_is_restyled_when_shown_again_not_when_first_shown() -> None:
+    screen = DeskScreen()
+    first, again = events.ScreenResume(), events.ScreenResume()
+    assert screen.post_message(first) and screen.post_message(again)
+    assert (first.refresh_styles, again.refresh_styles) == (False, True)
+
+
+async def test_the_first_screen_is_styled_without_its_second_pass(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "saves", rulesets=["pod-basic", "rivets"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        # The desk's stylesheet and the widgets' own CSS reached every node as it was mounted.
+        assert app.screen.query_one(".combat-form").outer_size.width == 37
+        assert app.screen.query_one(".factor").outer_size.height == 1
+        assert app.screen.focused is app.screen.query_one(".factor")
+        # Shown again after another screen: styled again, as Textual does.
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        assert isinstance(app.screen, PodScreen)
+        assert app.screen.query_one(".combat-form").outer_size.width == 37
 
 
 async def test_a_game_already_read_is_not_read_again(tmp_path: Path) -> None:

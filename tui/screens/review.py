@@ -23,7 +23,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
@@ -31,6 +30,7 @@ from tui import saves
 from tui.commands import REVIEW_COMMANDS, SHORT_NAMES, Command
 from tui.engine.tables import RULESET_IDS
 from tui.messages import GameChanged
+from tui.screens.base import DeskScreen
 from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
 from tui.widgets.log_table import LogTable, TableColumn
 
@@ -454,7 +454,7 @@ def read_for_review(path: Path, chunk: int = saves.streaming.CHUNK) -> Loaded:
         return loaded
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(DeskScreen):
     """A game's whole log: filter it, jump to a turn, read an entry in full, annotate it."""
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = REVIEW_COMMANDS

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from tui import saves
 from tui.commands import RULESET_COMMANDS, RULESET_KEYS, SHORT_NAMES, Command
 from tui.live import last_seq
 from tui.messages import GameChanged
+from tui.screens.base import DeskScreen
 from tui.text import entry_text, marker_text, one_line
 from tui.widgets.markers import MarkerPanel
 
@@ -40,7 +40,7 @@ class SaveState:
     error: str | None = None
 
 
-class RulesetScreen(Screen[None]):
+class RulesetScreen(DeskScreen):
     """The frame of a ruleset screen: header, ruleset strip, keys, help and log."""
 
     # Every command this screen has, in Footer order: its key, help line and palette entry.

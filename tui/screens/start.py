@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from tui import saves
 from tui.commands import SHORT_NAMES, START_COMMANDS
+from tui.screens.base import DeskScreen
 from tui.text import one_line, when_text
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-class StartScreen(Screen[None]):
+class StartScreen(DeskScreen):
     BINDINGS = [c.binding() for c in START_COMMANDS]
 
     def compose(self) -> ComposeResult:
