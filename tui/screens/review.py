@@ -24,7 +24,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Footer, Input, Static
 
 from tui import saves
 from tui.commands import REVIEW_COMMANDS, SHORT_NAMES, Command
@@ -33,6 +33,7 @@ from tui.messages import GameChanged
 from tui.screens.base import DeskScreen
 from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
 from tui.widgets.log_table import LogTable, TableColumn
+from tui.widgets.title import TitleBar
 
 # (key, label, width, shown from this terminal width). The result takes what is left, so the
 # table fits 80 columns with its cell padding and scrollbar; wider terminals show more.
@@ -473,7 +474,7 @@ class ReviewScreen(DeskScreen):
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Vertical(id="review-body"):
             with Horizontal(id="review-bar"):
                 yield Input(placeholder=FILTER_HELP, id="review-filter", compact=True)

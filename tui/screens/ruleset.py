@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from tui import saves
 from tui.commands import RULESET_COMMANDS, RULESET_KEYS, SHORT_NAMES, Command
@@ -20,6 +20,7 @@ from tui.messages import GameChanged
 from tui.screens.base import DeskScreen
 from tui.text import entry_text, marker_text, one_line
 from tui.widgets.markers import MarkerPanel
+from tui.widgets.title import TitleBar
 
 if TYPE_CHECKING:
     from tui.app import CrtDeskApp
@@ -71,7 +72,7 @@ class RulesetScreen(DeskScreen):
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static(self.strip_text(), markup=False, classes="ruleset-strip")
         yield from self.compose_body()
         yield Footer(compact=True, show_command_palette=False)

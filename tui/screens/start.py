@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
 from tui import saves
 from tui.commands import SHORT_NAMES, START_COMMANDS
 from tui.screens.base import DeskScreen
 from tui.text import one_line, when_text
+from tui.widgets.title import TitleBar
 
 if TYPE_CHECKING:
     from tui.screens.dialogs import NewGameRequest
@@ -32,7 +33,7 @@ class StartScreen(DeskScreen):
     BINDINGS = [c.binding() for c in START_COMMANDS]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Vertical():
             yield Static("", markup=False, id="saves-folder")
             yield DataTable(id="saves-table", cursor_type="row", zebra_stripes=True)
