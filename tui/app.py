@@ -17,6 +17,7 @@ from textual.screen import Screen
 
 from tui import saves
 from tui.commands import RULESET_KEYS, SHORT_NAMES, START_COMMANDS
+from tui.css_cache import KeptStylesheet, kept_file
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.live import SaveWatcher, last_seq
 from tui.messages import GameChanged
@@ -73,6 +74,9 @@ class CrtDeskApp(App[None]):
         game: saves.Game | None = None,
     ) -> None:
         super().__init__()
+        # Textual's stylesheet, its parsed CSS kept for the next start (tui.css_cache).
+        self.kept_css = KeptStylesheet(variables=self.get_css_variables(), path=kept_file())
+        self.stylesheet = self.kept_css
         self.review_on_open = review  # `crtdesk review`: the game's log review first
         # `game_path` already read (by `crtdesk open`): not read a second time.
         self._loaded = game
@@ -139,6 +143,7 @@ class CrtDeskApp(App[None]):
         typed later."""
         resume_collector()
         await self._release_keys()
+        self.kept_css.keep()
 
     async def _release_keys(self) -> None:
         held, self._held_keys = self._held_keys, None
@@ -401,5 +406,7 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
             saves.require_save(game_path)
         else:
             game = saves.load_game(game_path)
-    CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game).run()
+    app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
+    app.run()
+    app.kept_css.keep()  # the CSS first parsed since the first frame (dialogs, screens)
     return 0
