@@ -29,6 +29,7 @@ DESK_ENGINE_PROBE = """
 import json, sys
 import tui.app
 import tui.cli
+import tui.cli_saves
 
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.engine."))))
 """
@@ -107,6 +108,46 @@ def test_the_start_screen_imports_no_ruleset_screen_or_dialog():
         assert f"tui.screens.{module}" not in imported, module
 
 
+FORM_ENGINE_PROBE = """
+import asyncio, json, sys, tempfile
+from pathlib import Path
+from tui import saves
+from tui.app import CrtDeskApp
+from tui.screens.combat import CombatScreen
+
+folder = Path(tempfile.mkdtemp())
+saves.new_game(folder / "g.toml", "G", ["pod-basic"])
+seen = []
+load = CombatScreen.load_engine
+
+
+def engine_modules():
+    return sorted(m for m in sys.modules if m.startswith("tui.engine."))
+
+
+def loaded(self):
+    seen.append(engine_modules())
+    load(self)
+    seen.append(engine_modules())
+
+
+CombatScreen.load_engine = loaded
+
+
+async def main():
+    app = CrtDeskApp(saves_dir=folder, game_path=folder / "g.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("1", "2", "tab", "3")
+        await pilot.pause()
+        seen.append(str(app.screen.reading.combat is not None))
+    print(json.dumps(seen))
+
+
+asyncio.run(main())
+"""
+
+
 def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
     (first, at_open), (second, after_switch) = fresh_python(OPEN_PROBE)
     assert first == "PodScreen"
@@ -133,3 +174,13 @@ def test_starting_the_desk_loads_no_resolver():
     assert "tui.engine.tables" in imported  # the probe sees the engine modules it does load
     for module in ("combat", "model", "dice", "preview", "odds", "rulesets.pod", "rulesets.ocs"):
         assert f"tui.engine.{module}" not in imported, module
+
+
+def test_a_new_form_is_drawn_without_the_engine_and_loads_it_just_after():
+    """A combat screen's empty form reads no combat: its first frame is drawn without the
+    engine's model, preview and resolver, which are imported just after it is shown."""
+    drawn, loaded, read = fresh_python(FORM_ENGINE_PROBE)
+    for module in ("model", "preview", "odds", "dice", "rulesets.common", "rulesets.pod"):
+        assert f"tui.engine.{module}" not in drawn, module
+        assert f"tui.engine.{module}" in loaded, module
+    assert read == "True"  # "12 Tab 3" made a combat

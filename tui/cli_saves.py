@@ -18,15 +18,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui import saves
-from tui.engine.combat import CombatInput, Outcome
 from tui.engine.errors import InputError
-from tui.engine.rulesets import ocs_supply
 from tui.engine.tables import RULESET_IDS, Tables
 from tui.player import player_name
 from tui.text import dice_text, entry_text, marker_text, one_line, when_text
+
+if TYPE_CHECKING:
+    # The engine's model and OCS supply are imported by the commands that use them:
+    # `crtdesk open` reads a save's path here and draws its first screen without them.
+    from tui.engine.combat import CombatInput, Outcome
 
 _SAVES_HELP = "the saves folder (default saves/ or $CRTDESK_SAVES)"
 _FILE_HELP = "the save's name in the saves folder, or a path to it (.toml may be left off)"
@@ -126,6 +129,8 @@ def combat_for_game(
     Only such a combat reads the whole save (the game's options are the replay of its log).
     An OCS combat of named units reads their Low and Exhausted markers from the save."""
     if combat.ruleset == "ocs" and any(u.name for u in combat.attackers):
+        from tui.engine.rulesets import ocs_supply
+
         game = saves.load_game(_path(save, saves_dir))
         return replace(
             combat,

@@ -53,6 +53,11 @@ def _ruleset_module(ruleset: str) -> Any:
     return import_module(f"tui.engine.rulesets.{_RESOLVER_MODULES[ruleset]}")
 
 
+def load_ruleset(ruleset: str) -> None:
+    """Import `ruleset`'s resolver now rather than at its first combat."""
+    _ruleset_module(ruleset)
+
+
 def _resolver(ruleset: str) -> Resolver:
     return _ruleset_module(ruleset).resolve
 

@@ -173,11 +173,11 @@ class BoomScreen(CombatScreen):
                 row.factor_input.set_class(True, "-invalid")
         return tuple(u for u in units if u is not None)
 
-    def build_combat(
+    def combat_fields(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> CombatInput:
+    ) -> dict[str, Any]:
         if self.mission != "bombers":
-            return CombatInput(ruleset=self.ruleset, attackers=attackers)
+            return {"attackers": attackers}
         bomber_range = self.whole_number("#range", problems, "Bomber range")
         distance = self.whole_number("#distance", problems, "From airbase")
         # Both left empty: a target within half range (no long-range AA bonus), so a quick
@@ -186,12 +186,11 @@ class BoomScreen(CombatScreen):
         given_distance = bool(self.query_one("#distance", Input).value.strip())
         if given_distance and not given_range:
             problems.append("Bomber range: enter the bombers' range to judge the distance")
-        return CombatInput(
-            ruleset=self.ruleset,
-            attackers=attackers,
-            aaf=sum(unit.factor for unit in defenders),
-            long_range=given_range and over_half_range(distance, bomber_range),
-        )
+        return {
+            "attackers": attackers,
+            "aaf": sum(unit.factor for unit in defenders),
+            "long_range": given_range and over_half_range(distance, bomber_range),
+        }
 
     @on(Input.Changed, "#target")
     def target_changed(self) -> None:

@@ -2,9 +2,12 @@
 over the live odds preview), unit rows, rolling with the desk's dice or dice entered by
 hand, the trace, and recording in a worker.
 
-A ruleset screen declares only its own form fields (`compose_fields`), how its form
-becomes a `CombatInput` (`build_combat`), and its own extra commands. Data flows one way:
+A ruleset screen declares only its own form fields (`compose_fields`), what its form
+gives a `CombatInput` (`combat_fields`), and its own extra commands. Data flows one way:
 form -> one reactive `FormReading` -> one engine call (`preview`) -> the preview widget.
+
+The engine's model, resolvers and preview are imported when a form first holds a combat
+(`tui.engine` gives its names on demand): a new screen's empty form is drawn without them.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import random
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual._compositor import ChopsUpdate, Compositor
@@ -26,15 +30,19 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
-from tui import saves
+from tui import engine, saves
 from tui.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
-from tui.engine import CombatInput, InputError, Outcome, resolve
-from tui.engine.dice import parse_dice
-from tui.engine.preview import Preview, preview
-from tui.engine.rulesets.common import parse_unit
+from tui.engine.errors import InputError
 from tui.engine.tables import Tables
 from tui.screens.ruleset import RulesetScreen, SaveState
 from tui.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
+
+if TYPE_CHECKING:
+    from tui.engine import CombatInput, Outcome
+    from tui.engine.preview import Preview
+
+# What a form's first combat needs of the engine, besides its ruleset's resolver.
+ENGINE_MODULES = ("tui.engine.model", "tui.engine.preview", "tui.engine.rulesets.common")
 
 # The dialogs (hand dice, the trace, notes, choices) are imported when one is first asked
 # for: a combat screen opens without them.
@@ -200,6 +208,18 @@ class CombatScreen(RulesetScreen):
         super().on_mount()
         self.reading = self.read_form()
         self.query_one(".factor", Input).focus()
+        # An empty form is drawn without the engine; it is loaded once the form is shown,
+        # while the player reads it, so the first key finds it there.
+        self.call_after_refresh(self.load_engine)
+
+    def load_engine(self) -> None:
+        """Import what reading this screen's first combat needs: the model, the preview
+        and the ruleset's resolver."""
+        from tui.engine.combat import load_ruleset
+
+        for name in ENGINE_MODULES:
+            import_module(name)
+        load_ruleset(self.ruleset)
 
     @property
     def focus_chain(self) -> list[Widget]:
@@ -261,6 +281,8 @@ class CombatScreen(RulesetScreen):
         problems = list(reading.problems)
         shown: Preview | None = None
         if reading.combat is not None:
+            from tui.engine.preview import preview
+
             try:
                 shown = preview(reading.combat, self.tables)
             except InputError as err:
@@ -273,17 +295,17 @@ class CombatScreen(RulesetScreen):
         problems: list[str] = []
         attackers = self.read_units("attacker", problems)
         defenders = self.read_units("defender", problems)
-        combat = self.build_combat(attackers, defenders, problems)
+        fields = self.combat_fields(attackers, defenders, problems)
         if problems:
             return FormReading(None, tuple(problems))
-        return FormReading(combat)
+        return FormReading(engine.CombatInput(ruleset=self.ruleset, **fields))
 
-    def build_combat(
+    def combat_fields(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> CombatInput:
-        """The ruleset's CombatInput from the unit rows and its own fields; a field that
-        cannot be read adds a line to `problems`."""
-        return CombatInput(ruleset=self.ruleset, attackers=attackers, defenders=defenders)
+    ) -> dict[str, Any]:
+        """The ruleset's CombatInput fields from the unit rows and its own fields; a field
+        that cannot be read adds a line to `problems` (and no CombatInput is made)."""
+        return {"attackers": attackers, "defenders": defenders}
 
     def unit_rows(self, side: str) -> list[UnitRow]:
         box = self.form_field(f"#{side}s")
@@ -298,6 +320,8 @@ class CombatScreen(RulesetScreen):
             try:
                 if not text:
                     raise InputError(name, "", "a factor (a whole number >= 0)")
+                from tui.engine.rulesets.common import parse_unit
+
                 unit = parse_unit(name, text)
             except InputError:
                 what = field.placeholder or "factor"
@@ -427,17 +451,21 @@ class CombatScreen(RulesetScreen):
             if total is None:
                 return None
             combat = replace(combat, roll=total)
-        return combat, resolve(combat, self.tables, self.desk.rng)
+        return combat, engine.resolve(combat, self.tables, self.desk.rng)
 
     def automatic(self, combat: CombatInput) -> bool:
         """True when the result reads no die (AD, AV, overrun)."""
         try:
+            from tui.engine.preview import preview
+
             return preview(combat, self.tables).automatic is not None
         except InputError:
             return False
 
     def hand_dice_range(self, combat: CombatInput) -> tuple[str, int, int]:
         """What the hand-dice dialog asks for: the dice, and the lowest and highest total."""
+        from tui.engine.dice import parse_dice
+
         count, sides = parse_dice(self.rules["dice"])
         return f"{count}d{sides}", count, count * sides
 

@@ -47,18 +47,17 @@ class DayNightScreen(CombatScreen):
             "Defenders at", FixedInput(placeholder="hex/units", compact=True, id="at-defender")
         )
 
-    def build_combat(
+    def combat_fields(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> CombatInput:
-        return CombatInput(
-            ruleset=self.ruleset,
-            attackers=attackers,
-            defenders=defenders,
-            time=self.select_value("#time"),
-            terrain=self.select_value("#terrain"),
-            drm=self.whole_number("#drm", problems, "Net DRM", signed=True),
-            hold=self.checked("#hold"),
-        )
+    ) -> dict[str, Any]:
+        return {
+            "attackers": attackers,
+            "defenders": defenders,
+            "time": self.select_value("#time"),
+            "terrain": self.select_value("#terrain"),
+            "drm": self.whole_number("#drm", problems, "Net DRM", signed=True),
+            "hold": self.checked("#hold"),
+        }
 
     def marker_targets(self) -> dict[str, Any]:
         targets = {

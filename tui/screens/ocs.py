@@ -158,23 +158,22 @@ class OcsScreen(CombatScreen):
         options = [(HIGHEST, "")] + [(u.name or "", u.name or "") for u in units]
         self.cycles[f"ar-{side}"].set_options(options)
 
-    def build_combat(
+    def combat_fields(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> CombatInput:
+    ) -> dict[str, Any]:
         hexes = self.whole_number("#attack-hexes", problems, "Att. hexes") or 1
-        return CombatInput(
-            ruleset=self.ruleset,
-            attackers=attackers,
-            defenders=defenders,
-            terrain=self.cycles["terrain"].value,
-            hedgehog=self.whole_number("#hedgehog", problems, "Hedgehog"),
-            overrun=self.checks["overrun"].value,
-            defender_unsupplied=self.cycles["def-supply"].value == "withheld",
-            attacker_ar_unit=self.cycles["ar-attacker"].value or None,
-            defender_ar_unit=self.cycles["ar-defender"].value or None,
-            attack_hexes=hexes,
-            nonadjacent_hexsides=self.checks["nonadjacent"].value,
-        )
+        return {
+            "attackers": attackers,
+            "defenders": defenders,
+            "terrain": self.cycles["terrain"].value,
+            "hedgehog": self.whole_number("#hedgehog", problems, "Hedgehog"),
+            "overrun": self.checks["overrun"].value,
+            "defender_unsupplied": self.cycles["def-supply"].value == "withheld",
+            "attacker_ar_unit": self.cycles["ar-attacker"].value or None,
+            "defender_ar_unit": self.cycles["ar-defender"].value or None,
+            "attack_hexes": hexes,
+            "nonadjacent_hexsides": self.checks["nonadjacent"].value,
+        }
 
     @cached_property
     def exploit_levels(self) -> tuple[int, ...]:

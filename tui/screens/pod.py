@@ -4,7 +4,7 @@ and after the roll, the Hero Site draw, and Ultra obstacles."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -12,13 +12,15 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Label
 
-from tui import saves
+from tui import engine, saves
 from tui.commands import POD_COMMANDS, Command
-from tui.engine import CombatInput, Outcome, resolve
-from tui.engine.dice import Roller
-from tui.engine.rulesets.pod import SIDES, after_roll_card, hero_site_draw
 from tui.screens.combat import CombatScreen, SaveState
 from tui.widgets.combat import Cycle, FixedInput, UnitRow
+
+if TYPE_CHECKING:
+    from tui.engine import CombatInput, Outcome
+
+# The Pair-o-Dice rules (tui.engine.rulesets.pod) are imported at the first roll.
 
 SIDE_OPTIONS = [("-", ""), ("attacker", "attacker"), ("defender", "defender")]
 
@@ -92,23 +94,24 @@ class PodScreen(CombatScreen):
         ):
             self.desk.set_game_option("mines_cdf", event.value)
 
-    def build_combat(
+    def combat_fields(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> CombatInput:
+    ) -> dict[str, Any]:
         obstacle = self.select_value("#obstacle")
-        return CombatInput(
-            ruleset=self.ruleset,
-            attackers=attackers,
-            defenders=() if obstacle else defenders,
-            attacker_card=self.select_value("#attacker-card"),
-            defender_card=self.select_value("#defender-card"),
-            buddy=self.select_value("#buddy"),
-            medal=self.select_value("#medal"),
-            morale_attack=self.whole_number("#morale-attack", problems, "Morale A", signed=True),
-            morale_defense=self.whole_number("#morale-defense", problems, "Morale D", signed=True),
-            obstacle=obstacle,
-            mines_cdf=self.select_value("#mines-cdf") if obstacle == "mines" else None,
-        )
+        return {
+            "attackers": attackers,
+            "defenders": () if obstacle else defenders,
+            "attacker_card": self.select_value("#attacker-card"),
+            "defender_card": self.select_value("#defender-card"),
+            "buddy": self.select_value("#buddy"),
+            "medal": self.select_value("#medal"),
+            "morale_attack": self.whole_number("#morale-attack", problems, "Morale A", signed=True),
+            "morale_defense": self.whole_number(
+                "#morale-defense", problems, "Morale D", signed=True
+            ),
+            "obstacle": obstacle,
+            "mines_cdf": self.select_value("#mines-cdf") if obstacle == "mines" else None,
+        }
 
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
         # An obstacle is the whole defence: the defender rows are not read, and show it.
@@ -125,6 +128,8 @@ class PodScreen(CombatScreen):
         """Side -> the card it may play after the last roll, once the roll is saved."""
         if self.last is None or self.last_combat is None:
             return {}
+        from tui.engine.rulesets.pod import SIDES, after_roll_card
+
         offers = {
             side: after_roll_card(self.last_combat, self.last, self.tables, side) for side in SIDES
         }
@@ -169,7 +174,7 @@ class PodScreen(CombatScreen):
 
     def resolve_again(self, combat: CombatInput) -> Outcome:
         """The last roll read again with a card after it: the same dice, as they came."""
-        outcome = resolve(combat, self.tables, self.desk.rng)
+        outcome = engine.resolve(combat, self.tables, self.desk.rng)
         if self.last is not None:
             outcome.dice = list(self.last.dice)
         return outcome
@@ -190,6 +195,9 @@ class PodScreen(CombatScreen):
             self.hero_draw()
 
     def hero_draw(self) -> None:
+        from tui.engine.dice import Roller
+        from tui.engine.rulesets.pod import hero_site_draw
+
         roller = Roller(self.desk.rng)
         count = hero_site_draw(roller)
         message = (

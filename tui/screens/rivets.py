@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 
-from tui.engine import CombatInput
 from tui.screens.combat import CombatScreen
 from tui.widgets.ticks import Tick
 
@@ -19,12 +18,7 @@ class RivetsScreen(CombatScreen):
     def compose_fields(self) -> ComposeResult:
         yield Tick("Enemy BCPC (never overrun)", id="bcpc", compact=True)
 
-    def build_combat(
+    def combat_fields(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> CombatInput:
-        return CombatInput(
-            ruleset=self.ruleset,
-            attackers=attackers,
-            defenders=defenders,
-            bcpc=self.checked("#bcpc"),
-        )
+    ) -> dict[str, Any]:
+        return {"attackers": attackers, "defenders": defenders, "bcpc": self.checked("#bcpc")}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from time import monotonic
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -27,9 +27,11 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from tui.engine import Outcome
-from tui.engine.preview import Preview
 from tui.text import cell_text, dice_text
+
+if TYPE_CHECKING:
+    from tui.engine import Outcome
+    from tui.engine.preview import Preview
 
 BAR_WIDTH = 10
 # Letters typed on a choice within this many seconds of each other spell one name.
