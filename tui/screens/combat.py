@@ -23,6 +23,7 @@ from textual import on, work
 from textual._compositor import ChopsUpdate, Compositor
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import var
@@ -240,8 +241,12 @@ class CombatScreen(RulesetScreen):
         """The form's widget matching `selector`, or None when this screen has none; found
         once (unit rows added or removed are found again)."""
         if selector not in self._fields:
-            found = self.query(selector)
-            self._fields[selector] = found.first() if found else None
+            try:
+                # query_one stops at the first match (an id without matching any selector);
+                # a query walked and matched the whole screen, twice.
+                self._fields[selector] = self.query_one(selector)
+            except NoMatches:
+                self._fields[selector] = None
         return self._fields[selector]
 
     def forget_fields(self) -> None:
