@@ -118,20 +118,20 @@ from tui.screens.combat import CombatScreen
 folder = Path(tempfile.mkdtemp())
 saves.new_game(folder / "g.toml", "G", ["pod-basic"])
 seen = []
-load = CombatScreen.load_engine
+prepare = CombatScreen.prepare
 
 
 def engine_modules():
     return sorted(m for m in sys.modules if m.startswith("tui.engine."))
 
 
-def loaded(self):
-    seen.append(engine_modules())
-    load(self)
-    seen.append(engine_modules())
+def prepared(self):
+    seen.append(engine_modules() + [f"result panel: {bool(self.query('#result'))}"])
+    prepare(self)
+    seen.append(engine_modules() + [f"result panel: {bool(self.query('#result'))}"])
 
 
-CombatScreen.load_engine = loaded
+CombatScreen.prepare = prepared
 
 
 async def main():
@@ -178,8 +178,10 @@ def test_starting_the_desk_loads_no_resolver():
 
 def test_a_new_form_is_drawn_without_the_engine_and_loads_it_just_after():
     """A combat screen's empty form reads no combat: its first frame is drawn without the
-    engine's model, preview and resolver, which are imported just after it is shown."""
+    engine's model, preview and resolver, which are imported just after it is shown, and
+    without the hidden result panel, mounted then."""
     drawn, loaded, read = fresh_python(FORM_ENGINE_PROBE)
+    assert "result panel: False" in drawn and "result panel: True" in loaded
     for module in ("model", "preview", "odds", "dice", "rulesets.common", "rulesets.pod"):
         assert f"tui.engine.{module}" not in drawn, module
         assert f"tui.engine.{module}" in loaded, module

@@ -188,9 +188,8 @@ class CombatScreen(RulesetScreen):
                 yield from self.compose_fields()
             with VerticalScroll(classes="combat-side"):
                 yield from self.compose_markers()
-                result = ResultPanel(id="result")
-                result.display = False
-                yield result
+                # The last roll's panel (ResultPanel), hidden until the first roll, is put
+                # above the preview once the screen is drawn (`prepare`).
                 yield self.make_preview()
 
     def make_preview(self) -> OddsPreview:
@@ -209,18 +208,20 @@ class CombatScreen(RulesetScreen):
         super().on_mount()
         self.reading = self.read_form()
         self.query_one(".factor", Input).focus()
-        # An empty form is drawn without the engine; it is loaded once the form is shown,
-        # while the player reads it, so the first key finds it there.
-        self.call_after_refresh(self.load_engine)
+        # An empty form is drawn without the engine or the hidden result panel; both come
+        # once the form is shown, while the player reads it.
+        self.call_after_refresh(self.prepare)
 
-    def load_engine(self) -> None:
-        """Import what reading this screen's first combat needs: the model, the preview
-        and the ruleset's resolver."""
+    def prepare(self) -> None:
+        """What the screen needs after its first frame: the engine its first combat reads
+        (the model, the preview and the ruleset's resolver), and the last roll's panel,
+        hidden until the first roll."""
         from tui.engine.combat import load_ruleset
 
         for name in ENGINE_MODULES:
             import_module(name)
         load_ruleset(self.ruleset)
+        self.result_panel  # noqa: B018 - mounted hidden, so a roll lays nothing out
 
     @property
     def focus_chain(self) -> list[Widget]:
@@ -277,8 +278,16 @@ class CombatScreen(RulesetScreen):
 
     @property
     def result_panel(self) -> ResultPanel:
-        """The last roll's panel (found once: a roll and a keystroke both reach it)."""
+        """The last roll's panel (found once: a roll and a keystroke both reach it), put
+        above the preview when first asked for."""
         panel = self.form_field("#result")
+        if panel is None:
+            panel = ResultPanel(id="result")
+            panel.display = False
+            side = self.form_field(".combat-side")
+            assert isinstance(side, VerticalScroll)
+            side.mount(panel, before=self.form_field("#preview"))
+            self._fields["#result"] = panel
         assert isinstance(panel, ResultPanel)
         return panel
 
