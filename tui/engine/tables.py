@@ -102,10 +102,14 @@ class Tables:
 
 
 def _freeze(value: Any) -> Any:
+    """Read-only copies of a table's dicts and lists (a leaf is not called for: there are
+    about two thousand of them, and this runs at every start)."""
     if isinstance(value, dict):
-        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+        return MappingProxyType(
+            {k: _freeze(v) if isinstance(v, (dict, list)) else v for k, v in value.items()}
+        )
     if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
+        return tuple([_freeze(v) if isinstance(v, (dict, list)) else v for v in value])
     return value
 
 
