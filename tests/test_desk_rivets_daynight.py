@@ -56,6 +56,7 @@ async def test_rivets_combat_overrun_and_ax(desk: Desk) -> None:
     async with desk(rulesets=["rivets"]) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, RivetsScreen)
+        assert "A1: enter an attack" in preview(screen) and "D1: enter a defence" in preview(screen)
         await type_factors(pilot, "8", "4")
         shown = preview(screen)
         assert "Attack 8 · Defence 4 · odds 2-1" in shown and "Chances on 2-1 (1d6)" in shown

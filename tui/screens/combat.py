@@ -340,7 +340,7 @@ class CombatScreen(RulesetScreen):
             except InputError:
                 what = field.placeholder or "factor"
                 problems.append(
-                    f"{name}: enter a {what}"
+                    f"{name}: enter {'an' if what[:1] in 'aeiou' else 'a'} {what}"
                     if not text
                     else f"{name}: {text!r} is not a whole number >= 0"
                 )
