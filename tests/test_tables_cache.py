@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tui.engine import tables as tables_module
-from tui.engine.tables import TablesError, cache_folder, load_tables
+from tui.engine.tables import TablesError, load_tables
+from tui.kept import cache_folder
 
 TABLES_TOML = Path(__file__).parent.parent / "tables.toml"
 

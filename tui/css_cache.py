@@ -3,8 +3,8 @@
 Textual parses every piece of CSS the desk shows (its own defaults, the widgets', the
 desk's app.tcss) again at each start: about 20 ms of a combat screen's first frame, as much
 as everything else Textual does for it. `KeptStylesheet` keeps each piece's parsed rules in
-the cache folder (`tui.engine.tables.cache_folder`, beside the parsed tables), and reads
-them back when the same text is parsed again with the same theme variables.
+the cache folder (`tui.kept`, beside the parsed tables), and reads them back when the same
+text is parsed again with the same theme variables.
 
 The kept file is named by the Python, this module and Textual's installed copy, and holds
 each piece's CSS text, compared in full, so edited CSS is parsed afresh. A file that is
@@ -14,7 +14,6 @@ objects, so it is read only from the player's own cache folder (mode 0700), neve
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pickle
 import sys
@@ -27,7 +26,7 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.css.types import CSSLocation
 
-from tui.engine.tables import cache_folder
+from tui.kept import cache_folder, read_own, write
 
 # A piece of CSS as Textual's own parse cache names it.
 SourceKey = tuple[str, CSSLocation, bool, int, str]
@@ -65,15 +64,11 @@ class KeptStylesheet(Stylesheet):
 
     def _read(self) -> None:
         path = self.kept_path
-        if path is None:
+        data = None if path is None else read_own(path)  # not the player's own: never read
+        if data is None:
             return
         try:
-            with open(path, "rb") as file:
-                if os.fstat(file.fileno()).st_uid != os.getuid():
-                    return  # not the player's own: never unpickled
-                variables, kept = pickle.load(file)
-        except FileNotFoundError:
-            return
+            variables, kept = pickle.loads(data)
         except Exception:  # damaged, or from another Textual: parsed afresh, written over
             self._unsaved = True
             return
@@ -115,15 +110,5 @@ class KeptStylesheet(Stylesheet):
             self._kept[key] = pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL)
         self._fresh.clear()
         self._unsaved = False
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            data: Any = (self._kept_variables, self._kept)
-            temporary.write_bytes(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(temporary, path)
-            for old in path.parent.glob("css-*.pickle"):
-                if old != path:
-                    old.unlink(missing_ok=True)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
+        data: Any = (self._kept_variables, self._kept)
+        write(path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL), "css-*.pickle")

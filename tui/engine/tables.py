@@ -7,7 +7,6 @@ file as one line naming the key path and the problem.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 import re
@@ -21,6 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from tui.kept import cache_folder, read_own, write
+
 RULESET_IDS: tuple[str, ...] = (
     "pod-basic",
     "pod-super",
@@ -33,8 +34,6 @@ RULESET_IDS: tuple[str, ...] = (
 OCS_TERRAINS: tuple[str, ...] = ("Open", "Close", "Very Close", "Extremely Close")
 DAYNIGHT_TERRAINS: tuple[str, ...] = ("Forest", "Woods", "Rough", "Clear")
 SUPPORTED_FORMAT = 1
-# The folder where a checked tables.toml is kept parsed (empty: none is kept).
-CACHE_ENV = "CRTDESK_CACHE"
 
 
 class TablesError(Exception):
@@ -477,8 +476,8 @@ def default_path() -> Path:
 def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
     """Read and validate tables.toml; raise TablesError with a one-line message if broken.
 
-    A file that passed is kept parsed in the cache folder (`cache_folder`), with its bytes
-    and named by checksums of them and of these checks: the same bytes are then read back
+    A file that passed is kept parsed in the cache folder (`tui.kept`), with its bytes and
+    named by checksums of them and of these checks: the same bytes are then read back
     without parsing or checking them again (the parse and the checks took about 15 ms of
     the desk's start)."""
     target = Path(path) if path is not None else default_path()
@@ -504,16 +503,6 @@ def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
     return tables
 
 
-def cache_folder() -> Path | None:
-    """Where checked tables files are kept parsed: $CRTDESK_CACHE (empty: nowhere), else
-    crtdesk/ in $XDG_CACHE_HOME or ~/.cache."""
-    override = os.environ.get(CACHE_ENV)
-    if override is not None:
-        return Path(override) if override else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "crtdesk"
-
-
 def _cache_file(raw: bytes) -> Path | None:
     """The kept copy's name: checksums of the file and of the checks it passed (this
     module), and the Python that wrote it. The copy holds the file's bytes too, compared
@@ -533,8 +522,11 @@ def _read_cache(kept: Path | None, raw: bytes, path: str) -> Tables | None:
     """The tables kept for exactly these bytes, or None (none kept, or not as kept)."""
     if kept is None:
         return None
+    bytes_kept = read_own(kept)
+    if bytes_kept is None:
+        return None
     try:
-        kept_raw, data = marshal.loads(kept.read_bytes())
+        kept_raw, data = marshal.loads(bytes_kept)
         if kept_raw != raw or not isinstance(data, dict):
             return None
         return _build(data, path)
@@ -547,17 +539,11 @@ def _write_cache(kept: Path | None, raw: bytes, data: dict[str, Any]) -> None:
     Files kept for other bytes (an older tables.toml) are removed."""
     if kept is None:
         return
-    temporary = kept.with_name(f"{kept.name}.{os.getpid()}.tmp")
     try:
-        kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary.write_bytes(marshal.dumps((raw, data)))
-        os.replace(temporary, kept)
-        for old in kept.parent.glob("tables-*.marshal"):
-            if old != kept:
-                old.unlink(missing_ok=True)
-    except (OSError, ValueError):  # ValueError: a value marshal cannot keep
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)
+        kept_bytes = marshal.dumps((raw, data))
+    except ValueError:  # a value marshal cannot keep
+        return
+    write(kept, kept_bytes, "tables-*.marshal")
 
 
 @cache
