@@ -23,7 +23,7 @@ from tui.live import SaveWatcher, last_seq
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
-from tui.startup import resume_collector
+from tui.startup import keep_code, resume_collector
 
 if TYPE_CHECKING:
     from tui.screens.start import StartScreen
@@ -144,6 +144,7 @@ class CrtDeskApp(App[None]):
         resume_collector()
         await self._release_keys()
         self.kept_css.keep()
+        keep_code()
 
     async def _release_keys(self) -> None:
         held, self._held_keys = self._held_keys, None
@@ -408,5 +409,7 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
             game = saves.load_game(game_path)
     app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
     app.run()
-    app.kept_css.keep()  # the CSS first parsed since the first frame (dialogs, screens)
+    # What was first parsed or compiled since the first frame (dialogs, other screens).
+    app.kept_css.keep()
+    keep_code()
     return 0
