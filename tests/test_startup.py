@@ -95,7 +95,6 @@ from tui import startup
 
 if sys.argv[1:] != ["plain"]:
     startup.keep_generated_code()
-kept = len(startup._codes)
 
 
 @dataclass(frozen=True)
@@ -107,11 +106,12 @@ class Unit:
 
 Point = collections.namedtuple("Point", "x y")
 unit = Unit(3, "woods")
+compiled = len(startup._fresh)
 startup.keep_code()
 print(json.dumps([
     repr(unit), unit == Unit(3, "woods"), hash(unit) == hash(Unit(3, "woods")),
     {k: str(v) for k, v in Unit.__init__.__annotations__.items()},
-    repr(Point(1, 2)), Point.__new__.__code__.co_filename, len(startup._codes) - kept,
+    repr(Point(1, 2)), Point.__new__.__code__.co_filename, compiled,
 ]))
 """
 

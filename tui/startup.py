@@ -31,11 +31,12 @@ from types import CodeType
 from typing import Any
 
 _paused = False
-# Generated source text (mode, text) -> its code, and where it is kept (None: nowhere).
+# Generated source text, as (mode, text): its code as kept (marshalled, read when the text
+# is first run), its code in this run, and the code compiled in this run (not kept yet).
+_kept: dict[tuple[str, str], bytes] = {}
 _codes: dict[tuple[str, str], CodeType] = {}
-_codes_used: set[tuple[str, str]] = set()
-_codes_path: Path | None = None
-_codes_new = False
+_fresh: dict[tuple[str, str], CodeType] = {}
+_codes_path: Path | None = None  # None: nothing is kept
 # Beyond this many kept texts (Textual upgraded a few times), only this run's are kept.
 CODES_KEPT_AT_MOST = 3000
 
@@ -66,14 +67,17 @@ def resume_collector(freeze: bool = True) -> None:
 
 
 def _compiled(text: str, mode: str) -> CodeType:
-    global _codes_new
-    _codes_used.add((mode, text))
-    code = _codes.get((mode, text))
+    key = (mode, text)
+    code = _codes.get(key)
     if code is None:
-        # As `exec` and `eval` compile a text: no __future__ flag of this module's.
-        code = compile(text, "<string>", mode, dont_inherit=True)
-        _codes[(mode, text)] = code
-        _codes_new = True
+        try:
+            code = marshal.loads(_kept[key])
+        except (KeyError, EOFError, ValueError, TypeError):
+            code = None
+        if not isinstance(code, CodeType):
+            # As `exec` and `eval` compile a text: no __future__ flag of this module's.
+            code = _fresh[key] = compile(text, "<string>", mode, dont_inherit=True)
+        _codes[key] = code
     return code
 
 
@@ -94,7 +98,7 @@ def keep_generated_code() -> None:
     compiling each text only the first time it is seen: their own `exec` and `eval` are
     shadowed (a module global), and the kept code is read from the cache folder. The
     same text gives the same code, so a class is made exactly as before."""
-    global _codes_path
+    global _codes_path, _kept
     import collections
     import dataclasses
 
@@ -109,32 +113,24 @@ def keep_generated_code() -> None:
             codes = marshal.loads(data) if data else {}
         except (EOFError, ValueError, TypeError):
             codes = {}  # damaged: compiled again, and written over
-        if isinstance(codes, dict):
-            _codes.update(
-                (key, code)
-                for key, code in codes.items()
-                if isinstance(code, CodeType)
-                and isinstance(key, tuple)
-                and len(key) == 2
-                and key[0] in ("exec", "eval")
-                and isinstance(key[1], str)
-            )
+        _kept = codes if isinstance(codes, dict) else {}
     dataclasses.exec = _exec  # type: ignore[attr-defined]
     collections.eval = _eval  # type: ignore[attr-defined]
 
 
 def keep_code() -> None:
     """Keep the code compiled since the kept file was read (nothing if none was)."""
-    global _codes_new
-    if _codes_path is None or not _codes_new:
+    global _kept
+    if _codes_path is None or not _fresh:
         return
-    _codes_new = False
     from tui import kept
 
-    codes = _codes
-    if len(codes) > CODES_KEPT_AT_MOST:
-        codes = {key: code for key, code in _codes.items() if key in _codes_used}
-    kept.write(_codes_path, marshal.dumps(codes), "code-*.marshal")
+    for key, code in _fresh.items():
+        _kept[key] = marshal.dumps(code)
+    _fresh.clear()
+    if len(_kept) > CODES_KEPT_AT_MOST:
+        _kept = {key: marshal.dumps(code) for key, code in _codes.items()}
+    kept.write(_codes_path, marshal.dumps(_kept), "code-*.marshal")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
