@@ -9,8 +9,9 @@ What it measures (each a median over several runs):
 - cold start: a fresh `crtdesk` to its start screen, and `crtdesk open NAME` to a combat
   screen, under a pty at 80x24 until the expected text shows, beside a minimal Textual app
   (Header, Static, Input, Footer) started the same way. Setup starts the desk once first, as
-  a player's first start does, so the parsed tables and CSS are kept (the cache folder);
-  a first start, with nothing kept, is reported beside them;
+  a player's first start does, so what it keeps between starts is there (`tui.kept`: the
+  checked tables, the parsed CSS, the compiled generated code); a first start, with
+  nothing kept, is reported beside them;
 - keystroke to preview on every ruleset screen with a form (`tui.screens.screen_for`): a
   key typed in a factor field until the preview's headline shows the new totals, beside a
   key echoed by the minimal app's Input; and the engine's share, `tui.engine.preview.preview`
@@ -320,8 +321,8 @@ class Bench:
         self.long_path = self.long_saves / "long.toml"
         build(self.long_path, self.entries, random.Random(1))
         self.long_last = self.entries
-        # The parsed CSS a player's first start keeps (tui.css_cache): the start screen
-        # and a combat screen are drawn once, then quit.
+        # What a player's first start keeps (tui.kept: the parsed CSS, the generated code):
+        # the start screen and a combat screen are drawn once, then quit.
         for argv, wanted in self.desk_starts().values():
             term = self.terminal(argv)
             term.wait_for(lambda text, w=wanted: all(s in text for s in w), 0, 30)
