@@ -116,7 +116,7 @@ class CrtDeskApp(App[None]):
         on its first ruleset's screen, else the start screen. Either is drawn once, not over
         a blank screen and then again (that doubles the work of the first frame). The start
         screen of an opened game is built when asked for (Esc)."""
-        if self.game_path is not None and self.review_on_open and self._loaded is None:
+        if self.game_path is not None and self.review_on_open:
             # `crtdesk review NAME`: the review at once, reading the log itself; the game
             # (its ruleset screens, the markers, the live watch) is read behind it.
             from tui.screens.review import ReviewScreen
@@ -155,12 +155,7 @@ class CrtDeskApp(App[None]):
         # Textual reports the first frame (`on_ready`); should it never, the keys held
         # are given to whatever has the focus after this long rather than kept.
         self.set_timer(KEYS_HELD_AT_MOST, self._release_keys)
-        if self.game is not None:
-            if self.review_on_open:
-                from tui.screens.review import ReviewScreen
-
-                self.push_screen(ReviewScreen(self.game.path))
-        elif self.game_path is not None and self.review_on_open:
+        if self.game_path is not None and self.review_on_open:
             self.run_worker(self._read_game_behind, thread=True, exit_on_error=False)
         elif self.game_path is None and not saves.has_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
