@@ -97,8 +97,7 @@ class Cycle(Widget, can_focus=True):
     ) -> None:
         super().__init__(**kwargs)
         self.options = list(options)
-        values = [v for _, v in self.options]
-        self.index = values.index(value) if value in values else 0
+        self.index = self._index_of(value)
         # Letters typed together (within TYPED_TOGETHER seconds) and when the last was.
         self._typed = ""
         self._typed_at = 0.0
@@ -121,8 +120,7 @@ class Cycle(Widget, can_focus=True):
             return
         current = self.value
         self.options = list(options)
-        values = [v for _, v in self.options]
-        self.index = values.index(current) if current in values else 0
+        self.index = self._index_of(current)
         self.refresh(layout=self.styles.auto_dimensions)
 
     def select(self, value: Any) -> None:
@@ -130,7 +128,12 @@ class Cycle(Widget, can_focus=True):
         values = [v for _, v in self.options]
         if value not in values:
             raise ValueError(f"{value!r} is not one of {', '.join(map(repr, values))}")
-        self._show(values.index(value))
+        self._show(self._index_of(value))
+
+    def _index_of(self, value: Any) -> int:
+        """Where `value` is among the options (the first when it is none of them)."""
+        values = [v for _, v in self.options]
+        return values.index(value) if value in values else 0
 
     def action_step(self, by: int) -> None:
         self._show((self.index + by) % len(self.options))
