@@ -3,6 +3,7 @@ depend on the machine; `--smoke` runs each figure once with tiny sizes, in secon
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,10 @@ from tui.engine.tables import RULESET_IDS
 ROOT = Path(__file__).resolve().parent.parent
 
 FIGURES = (
+    "cold start: a bare Textual form (reference)",
     "cold start: crtdesk to the start screen",
     "cold start: crtdesk open NAME to a combat screen",
+    "cold start: open NAME, nothing kept (first start)",
     "bytes: a combat screen's first frame",
     "bytes: per keystroke (all screens)",
     "bytes: Tab to the next field",
@@ -57,3 +60,21 @@ def test_the_bench_prints_every_figure_with_its_budget():
         assert "--smoke" in rows[f"keystroke to preview: {SHORT_NAMES[ruleset]}"]
     # The CLI's budget is not a time: resolving imports neither textual nor rich.
     assert "imports neither" in rows["cli: crtdesk resolve"]
+
+
+def test_the_readme_quotes_a_full_run_of_the_bench():
+    """The README's Performance section quotes the table: its date, the machine's size, and
+    every figure the bench prints, each with its verdict."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quoted = readme[readme.index("## Performance") :]
+    head = re.search(r"^crtdesk bench (\d{4}-\d\d-\d\d \d\d:\d\d UTC) · (\d+) cores", quoted, re.M)
+    assert head is not None
+    lines = {line.split("  ")[0]: line for line in quoted.splitlines()}
+    wanted = [name.replace("20-entry", "10,000-entry") for name in FIGURES]
+    for ruleset in RULESET_IDS:
+        wanted += [f"keystroke to preview: {SHORT_NAMES[ruleset]}"]
+        wanted += [f"engine share: {SHORT_NAMES[ruleset]}"]
+    missing = [name for name in wanted if name not in lines]
+    assert not missing
+    budgeted = [lines[name] for name in wanted if "report" not in lines[name]]
+    assert all(" yes " in line for line in budgeted), "a budget the quoted run did not meet"
