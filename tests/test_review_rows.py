@@ -4,8 +4,10 @@ come in later update the rows they point at, and the review keeps far less than 
 
 from __future__ import annotations
 
+import gc
 import tempfile
 import tracemalloc
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +135,21 @@ def test_the_review_keeps_a_fraction_of_what_the_whole_log_holds(tmp_path: Path)
     # Its rows, not every entry as read; and at most a chunk's entries at a time on top.
     assert kept - before < load_kept / 3
     assert peak - before < load_peak / 2
+
+
+def test_a_log_read_is_freed_as_soon_as_the_review_lets_it_go(tmp_path: Path) -> None:
+    """No cycle holds a read log's rows: read again, the old one is freed at once, not at
+    the next full collection (which would walk every row)."""
+    path, _ = campaign(tmp_path, 40)
+    loaded = read_for_review(path)
+    position = loaded.position(12)
+    assert position is not None and loaded.index.entry_of(12) == loaded.entry(position)
+    freed = weakref.ref(loaded)
+    entry_of = loaded.index.entry_of
+    gc.disable()
+    try:
+        del loaded
+        assert freed() is None
+    finally:
+        gc.enable()
+    assert entry_of(12) is None  # the index kept elsewhere reads nothing once it is gone

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import shlex
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -346,7 +347,15 @@ class Loaded:
     _shared: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self.index.entry_of = self.entry_of
+        # Through a weak reference: a bound method here made every Loaded a cycle, its rows
+        # kept after the review let it go until a full collection walked them all.
+        loaded = weakref.ref(self)
+
+        def entry_of(seq: int) -> dict[str, Any] | None:
+            found = loaded()
+            return None if found is None else found.entry_of(seq)
+
+        self.index.entry_of = entry_of
 
     def add(self, entry: dict[str, Any], place: saves.Place | None = None) -> None:
         """The next entry's row (the entry itself kept when it has no place); an entry a
