@@ -137,7 +137,7 @@ def _percentile_words(luck: CombatLuck | None) -> str:
     return f" Luck: percentile {shown} for the attacker ({how}{by_hand})."
 
 
-def combat_words(entry: Mapping[str, Any], luck: CombatLuck | None = None) -> str:
+def combat_words(entry: Mapping[str, Any]) -> str:
     """One combat as a sentence or three: who attacked at what odds, the dice, the result."""
     parts = [
         f"**Combat #{entry['seq']}**, {md_text(entry.get('ruleset', ''))}, by {md_text(entry.get('who', '?'))}"
@@ -172,7 +172,6 @@ def combat_words(entry: Mapping[str, Any], luck: CombatLuck | None = None) -> st
     if entry.get("note"):
         note = md_text(entry["note"])
         parts.append(f" Note: {note}{'' if note.endswith(('.', '!', '?')) else '.'}")
-    parts.append(_percentile_words(luck))
     return "".join(parts)
 
 
@@ -327,11 +326,9 @@ def _luck_lines(report: LuckReport) -> list[str]:
     return lines
 
 
-def report_markdown(
-    game: saves.Game, tables: Tables | None = None, luck: LuckReport | None = None
-) -> str:
+def report_markdown(game: saves.Game, tables: Tables | None = None) -> str:
     """The after-action report of a loaded game, as Markdown."""
-    return _report(game.entries, lambda: game, tables, luck)
+    return _report(game.entries, lambda: game, tables)
 
 
 def save_report_markdown(path: Path, tables: Tables | None = None) -> str:
@@ -344,31 +341,27 @@ def save_report_markdown(path: Path, tables: Tables | None = None) -> str:
         assert stream.game is not None  # read to its end
         return stream.game
 
-    return _report((read.entry for read in stream), game, tables, None)
+    return _report((read.entry for read in stream), game, tables)
 
 
 def _report(
     entries: Iterable[Mapping[str, Any]],
     game: Callable[[], saves.Game],
     tables: Tables | None,
-    luck: LuckReport | None,
 ) -> str:
     """The report of `entries`, read once in order, and of the `game` they are the log of
     (asked for once they are read)."""
     tables = tables or default_tables()
-    tally = None if luck is not None else LuckTally(tables)
+    tally = LuckTally(tables)
     story = _Story()
     told: list[_Told] = []
     players: set[str] = set()
     for entry in entries:
-        if tally is not None:
-            tally.add(entry)
+        tally.add(entry)
         story.add(entry)
         players.add(str(entry.get("who", "")))
         told.append(_told(entry))
-    if tally is not None:
-        luck = tally.report()
-    assert luck is not None
+    luck = tally.report()
     by_seq = {c.seq: c for c in luck.combats}
     lines = [
         *_game_lines(game(), tables, told, players),

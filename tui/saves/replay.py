@@ -92,9 +92,7 @@ def apply_entry(game: Game, entry: dict, *, keep: bool = True) -> None:
     Without `keep` the entry is not added to `game.entries` (a game read entry by entry
     keeps none: see `read_entries`)."""
     markers = {m.id: m for m in game.markers}
-    if keep:
-        game.entries.append(entry)
-    _apply_state(game, entry, markers)
+    (_apply if keep else _apply_state)(game, entry, markers)
     game.markers[:] = markers.values()
 
 
