@@ -382,18 +382,24 @@ def _current_turn(last: dict[str, Any] | None) -> int:
     return last["turn"] if last else 1
 
 
-def _read_ends(fd: int, path: Path) -> tuple[dict, dict | None, bytes]:
-    """The checked header and last entry, reading only the ends of the file (a torn last
-    entry is skipped), and the file's last bytes (for the store's record)."""
-    size = os.fstat(fd).st_size
+def _tail(fd: int, size: int) -> tuple[int, bytes]:
+    """Where the file's last bytes read start, and those bytes: enough to hold its last
+    complete end line, unless it has none."""
     window = _WINDOW
     while True:
         start = max(0, size - window)
         data = _read_range(fd, start, size)
-        end = _last_end(data)
-        if end or start == 0:
-            break
+        if _last_end(data) or start == 0:
+            return start, data
         window *= 4
+
+
+def _read_ends(fd: int, path: Path) -> tuple[dict, dict | None, bytes]:
+    """The checked header and last entry, reading only the ends of the file (a torn last
+    entry is skipped), and the file's last bytes (for the store's record)."""
+    size = os.fstat(fd).st_size
+    start, data = _tail(fd, size)
+    window = size - start
     if start == 0:
         _refuse_empty(path, data)
     tail = data[-_TAIL:]

@@ -42,12 +42,12 @@ from tui.saves.decoding import (
 from tui.saves.errors import SaveError
 from tui.saves.replay import Game, Marker, _apply_state, _new_game
 from tui.saves.store import (
-    _WINDOW,
     StaleOffset,
     _locked,
     _open,
     _read_range,
     _require,
+    _tail,
     _torn_text,
     load_game,
 )
@@ -132,18 +132,6 @@ class EntryStream:
         for entry in game.entries[taken:]:
             yield Read(entry, None)
         self.game = replace(game, entries=[])
-
-
-def _tail(fd: int, size: int) -> tuple[int, bytes]:
-    """Where the file's last bytes read start, and those bytes: enough to hold its last
-    complete end line, unless it has none."""
-    window = _WINDOW
-    while True:
-        start = max(0, size - window)
-        data = _read_range(fd, start, size)
-        if _last_end(data) or start == 0:
-            return start, data
-        window *= 4
 
 
 class _Reader:
