@@ -169,3 +169,19 @@ def test_each_iteration_reads_the_file_again(tmp_path: Path) -> None:
     saves.append_note(path, 2, "seen again", who="ann")
     assert [read.entry["seq"] for read in stream] == [1, 2, 3, 4, 5, 6]
     assert stream.game is not None and stream.game.end == path.stat().st_size
+
+
+def test_a_read_written_over_meanwhile_is_made_again_a_few_times() -> None:
+    calls: list[int] = []
+
+    def read(stale_times: int) -> str:
+        calls.append(1)
+        if len(calls) <= stale_times:
+            raise saves.StaleOffset("written over")
+        return "read"
+
+    assert saves.read_again(lambda: read(2)) == "read" and len(calls) == 3
+    calls.clear()
+    with pytest.raises(saves.StaleOffset):
+        saves.read_again(lambda: read(3))
+    assert len(calls) == 3

@@ -334,14 +334,19 @@ def report_markdown(game: saves.Game, tables: Tables | None = None) -> str:
 def save_report_markdown(path: Path, tables: Tables | None = None) -> str:
     """The after-action report of the save at `path`, as `report_markdown` writes it of the
     loaded game, its entries read one by one and let go (`saves.read_entries`): what is
-    kept is each entry's words. SaveError as `saves.load_game` raises it."""
-    stream = saves.read_entries(path)
+    kept is each entry's words; read again if the save was written over meanwhile. SaveError
+    as `saves.load_game` raises it."""
 
-    def game() -> saves.Game:
-        assert stream.game is not None  # read to its end
-        return stream.game
+    def report() -> str:
+        stream = saves.read_entries(path)
 
-    return _report((read.entry for read in stream), game, tables)
+        def game() -> saves.Game:
+            assert stream.game is not None  # read to its end
+            return stream.game
+
+        return _report((read.entry for read in stream), game, tables)
+
+    return saves.read_again(report)
 
 
 def _report(

@@ -63,7 +63,7 @@ from tui.saves.store import (
     require_save,
     set_option,
 )
-from tui.saves.streaming import EntryStream, Place, Read, read_entries, read_entry
+from tui.saves.streaming import EntryStream, Place, Read, read_again, read_entries, read_entry
 
 __all__ = [
     "DEFAULT_OPTIONS",
@@ -98,7 +98,7 @@ __all__ = [
     "set_option",
 ]
 __all__ += ["StaleOffset", "read_new_entries"]
-__all__ += ["EntryStream", "Place", "Read", "read_entries", "read_entry"]
+__all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry"]
 __all__ += ["no_gc"]
 
 # Internals the tests and the benchmark reach for, re-exported as before the split.

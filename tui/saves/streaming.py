@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from tui.saves.checking import _check_entry, _check_header, _entry_problem
 from tui.saves.decoding import (
@@ -245,6 +245,21 @@ class _Reader:
         blank = len(rest) - len(rest.lstrip())
         line = self.newlines + rest[:blank].count(b"\n") + 1
         return _torn_text(self.path, self.size - self.cut, line)
+
+
+_Result = TypeVar("_Result")
+
+
+def read_again(read: Callable[[], _Result], attempts: int = 3) -> _Result:
+    """`read()`, a whole pass over a save with `read_entries`, made again when the file was
+    written over while it was read (StaleOffset), at most `attempts` times in all."""
+    while True:
+        try:
+            return read()
+        except StaleOffset:
+            attempts -= 1
+            if attempts <= 0:
+                raise
 
 
 def read_entry(path: Path, place: Place, seq: int) -> dict[str, Any]:

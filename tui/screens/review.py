@@ -443,25 +443,22 @@ def read_tail(path: Path, count: int = TAIL_ENTRIES) -> Loaded | None:
 
 def read_for_review(path: Path, chunk: int = saves.streaming.CHUNK) -> Loaded:
     """The whole log, read entry by entry: a row for each, the game (header, turn,
-    markers) from its replay. SaveError as `saves.load_game` raises it."""
-    attempts = 3
-    while True:
+    markers) from its replay, read again if it was written over meanwhile. SaveError as
+    `saves.load_game` raises it."""
+
+    def read() -> Loaded:
         stream = saves.read_entries(path, chunk)
         loaded = Loaded(path, _unread_game(path))
-        try:
-            # Millions of small objects and no cycles: a collection on the way would walk
-            # them all, holding the desk (it answered keys 100 ms late now and then).
-            with saves.no_gc():
-                for entry, place in stream:
-                    loaded.add(entry, place)
-        except saves.StaleOffset:
-            attempts -= 1
-            if not attempts:
-                raise
-            continue  # written over while it was read: read it again
+        # Millions of small objects and no cycles: a collection on the way would walk them
+        # all, holding the desk (it answered keys 100 ms late now and then).
+        with saves.no_gc():
+            for entry, place in stream:
+                loaded.add(entry, place)
         assert stream.game is not None
         loaded.game = stream.game
         return loaded
+
+    return saves.read_again(read)
 
 
 class ReviewScreen(DeskScreen):
@@ -839,8 +836,10 @@ class ReviewScreen(DeskScreen):
         else:
             # Read from the file again, entry by entry: the review keeps only its rows.
             try:
-                entries = (read.entry for read in saves.read_entries(self.path))
-                report = luck_report(entries, getattr(self.app, "tables", None))
+                tables = getattr(self.app, "tables", None)
+                report = saves.read_again(
+                    lambda: luck_report((r.entry for r in saves.read_entries(self.path)), tables)
+                )
                 text = luck_text(report, max(40, self.size.width - 4))
             except saves.SaveError as err:
                 text = f"No luck figures: {err}"
