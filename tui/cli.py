@@ -23,8 +23,7 @@ from tui.text import cell_text, die_text, one_line, table_json, table_text
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput, Outcome, Unit
 
-# table_text and table_json moved to tui.text; the screens still import them from here.
-__all__ = ["build_parser", "combat_from_args", "main", "outcome_text", "table_json", "table_text"]
+__all__ = ["build_parser", "combat_from_args", "main", "outcome_text"]
 
 EXIT_BAD_INPUT = 2
 

@@ -59,7 +59,7 @@ _LOG_LINE = _SEPARATOR[1:]  # "[[log]]\n": an entry's first line
 @dataclass(frozen=True, slots=True)
 class Place:
     """Where an entry lies in its save: the offset of its `[[log]]` line and the bytes
-    from there up to the next entry's (its end line included)."""
+    from there through its end line (the newline before the next entry's not counted)."""
 
     offset: int
     size: int
