@@ -25,7 +25,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
-# A good combat per ruleset, with the dice entered by hand, and the cell the seed gives.
+# A good combat per ruleset, with the dice entered by hand (as they lie, RULINGS "Dice"),
+# and the cell the seed gives.
 GOOD = {
     # Seed 001 example: roll 2 at 4-1.
     "pod-basic": (["--attack", "8", "--defense", "2"], "2", ["DL2", "DR1"]),
@@ -44,7 +45,7 @@ GOOD = {
     # CAF 9 reads column 8; roll 4 there: loss 8, interdiction 1.
     "pod-boom": (["--step", "crt", "--caf", "9"], "4", ["8", "1"]),
     # 12 vs 3 in Close is 4:1; surprise 9 + AR 4 - 2 = 11, attacker shifts 2 to 8:1;
-    # modified roll 10 there: Ae4 DL1o2.
+    # 2d6 8 + DRM 2 reads row 10 there: Ae4 DL1o2.
     "ocs": (
         [
             "--attack",
@@ -62,7 +63,7 @@ GOOD = {
             "--shift-roll",
             "2",
         ],
-        "10",
+        "8",
         "Ae4 DL1o2",
     ),
     # 7 vs 4 is 1-1; roll 5 there: DR.
@@ -74,6 +75,9 @@ GOOD = {
         "BTL",
     ),
 }
+
+# The row read where it is not the dice as they lie (the desk adds the DRM).
+ROW_READ = {"ocs": "10"}
 
 RESOLVE_KEYS = {
     "ruleset",
@@ -97,8 +101,12 @@ def test_resolve_json(capsys, ruleset):
     data = json.loads(out)
     assert RESOLVE_KEYS <= set(data)
     assert data["ruleset"] == ruleset
-    assert data["roll"] == roll
+    assert data["roll"] == ROW_READ.get(ruleset, roll)
     assert data["cell"] == cell
+    result = [d for d in data["dice"] if d["purpose"] not in ("surprise", "surprise shift")]
+    assert [(d["total"], d["source"]) for d in result] == [(int(roll), "manual")]
+    if ruleset == "ocs":
+        assert (result[0]["modifier"], result[0]["row"]) == (2, "10")
     assert isinstance(data["effects"], dict)
     assert isinstance(data["explanation"], str) and data["explanation"]
     assert isinstance(data["trace"], list) and all(isinstance(s, str) for s in data["trace"])
@@ -116,6 +124,9 @@ def test_resolve_text(capsys, ruleset):
     if printed:
         assert f"Result: {printed}" in out
     assert "Trace:" in out
+    if ruleset == "ocs":
+        # The dice as they lie, the DRM the desk added and the row it read.
+        assert "combat: 2d6 8 (by hand) +2 DRM: row 10" in out
 
 
 def test_resolve_json_totals_and_odds(capsys):
@@ -216,10 +227,10 @@ BAD_ROLL = {
     "pod-super": (["--attack", "3", "--defense", "1"], "13", "2 to 12"),
     "pod-ultra": (["--attack", "3", "--defense", "1"], "1", "2 to 12"),
     "pod-boom": (["--step", "crt", "--caf", "4"], "0", "1 to 6"),
-    # A modified total with DRM +0 runs 2..12.
-    "ocs": (["--attack", "3", "--defense", "1"], "16", "2 to 12"),
+    # Hand dice are as they lie: no 2d6 shows 13, no 1d6 a 7, whatever the DRM.
+    "ocs": (["--attack", "3", "--defense", "1"], "13", "2 to 12"),
     "rivets": (["--attack", "3", "--defense", "1"], "0", "1 to 6"),
-    "daynight": (["--attack", "3", "--defense", "1"], "8", "0 to 7"),
+    "daynight": (["--attack", "3", "--defense", "1"], "7", "1 to 6"),
 }
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from tui import cli, saves
 
 UNITS = ["--attacker", "21 Pz:6:3:4", "--attacker", "Ariete:4:2:3", "--defender", "2 NZ:2:2:1:3"]
-DICE = ["--surprise-roll", "7", "--roll", "9"]
+# The dice as they lie: with the units' ARs 4 vs 3 the desk adds DRM +1, so 2d6 8 reads row 9.
+DICE = ["--surprise-roll", "7", "--roll", "8"]
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -24,6 +25,7 @@ def test_per_unit_resolve_prints_the_supply_and_executes_the_choices(capsys) -> 
     )
     assert code == 0
     assert "Result: Ao1 e4 DL1o2" in out
+    assert "combat: 2d6 8 (by hand) +1 DRM: row 9" in out
     assert "Supply: attacker 5T, defender 1T" in out
     assert "marked for exploitation: 21 Pz" in out
     assert "The defender takes option 2 as 2 hexes retreated and 0 steps lost." in out

@@ -14,6 +14,7 @@ from tui.engine import CombatInput, InputError, Unit, distribution, resolve
 from tui.engine.tables import default_tables
 
 # Clear, day: 2-1 is the fifth column; its rows 5 and 6 are ENG and BTL (seed 004).
+# Dice entered by hand are the die as it lies (RULINGS, "Dice"): the desk adds the DRM.
 BASE = CombatInput(
     "daynight", attackers=(Unit(4),), defenders=(Unit(2),), terrain="clear", time="day"
 )
@@ -47,9 +48,14 @@ def test_eng_is_rolled_again_by_the_desk_when_no_row_is_given() -> None:
 
 
 def test_eng_with_a_reserve_rolls_again_at_the_new_odds() -> None:
-    # DRM -1: 1d6 - 1 reaches rows 0..5.
-    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (0,), "drm": -1})
+    # DRM -1: 1d6 - 1 reaches rows 0..5; die 6 reads ENG (row 5), the re-roll's 1 row 0.
+    combat = CombatInput(**{**BASE.__dict__, "roll": 6, "reserve": 4, "rerolls": (1,), "drm": -1})
     outcome = resolve(combat)
+    assert [step["roll"] for step in outcome.effects["battle"]] == ["5", "0"]
+    assert [(die.total, die.modifier, die.row) for die in outcome.dice] == [
+        (6, -1, "5"),
+        (1, -1, "0"),
+    ]
     # 4 + 4 = 8 vs 2 is 4-1; row 0 there is D2X.
     assert outcome.attack_total == 8 and outcome.column == "4-1" and outcome.cell == "D2X"
     assert outcome.odds_column == "2-1"
@@ -59,9 +65,11 @@ def test_eng_with_a_reserve_rolls_again_at_the_new_odds() -> None:
 
 
 def test_a_second_eng_ends_the_battle_with_eng() -> None:
-    # DRM +1: 1d6 + 1 reaches rows 2..7.
-    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "reserve": 4, "rerolls": (7,), "drm": 1})
+    # DRM +1: 1d6 + 1 reaches rows 2..7; die 4 reads ENG (row 5), the re-roll's 6 row 7,
+    # ENG again at 4-1.
+    combat = CombatInput(**{**BASE.__dict__, "roll": 4, "reserve": 4, "rerolls": (6,), "drm": 1})
     outcome = resolve(combat)
+    assert [step["roll"] for step in outcome.effects["battle"]] == ["5", "7"]
     assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", "ENG"]
     assert outcome.cell == "ENG" and "reroll" not in outcome.effects
     assert any("second ENG" in line for line in outcome.trace)
@@ -79,7 +87,7 @@ def test_a_reroll_the_battle_never_made_is_refused() -> None:
     combat = CombatInput(**{**BASE.__dict__, "roll": 3, "rerolls": (4,)})
     with pytest.raises(InputError) as caught:
         resolve(combat)
-    assert caught.value.field == "reroll" and "ended after 1 roll" in caught.value.allowed
+    assert caught.value.field == "rerolls" and "ended after 1 roll" in caught.value.allowed
 
 
 def test_a_reserve_is_refused_with_a_column_given() -> None:

@@ -87,12 +87,15 @@ async def test_bomber_mission_with_attrition_and_a_half_astray_result(desk: Desk
         # The 4 astray CAF hit one hex SE: roll 1 at column 4, "- 1".
         asked = await hand_dice(pilot, "6", "6", "3", "4", "1")
         assert asked == [
-            "bomber mission attrition",
-            "Boom Accuracy",
-            "Direction",
-            "boom combat resolution",
-            "boom combat resolution (one hex SE)",
+            "bomber mission attrition (1d6)",
+            "Boom Accuracy (1d6)",
+            "Direction (1d6)",
+            "boom combat resolution (1d6)",
+            "boom combat resolution (one hex SE) (1d6)",
         ]
+        # The dice by hand are kept in the combat's inputs, in the order the chain read them.
+        [logged] = saves.load_game(app.game.path).entries
+        assert logged["inputs"]["chain_rolls"] == [6, 6, 3, 4, 1]
         result = text_of(screen.query_one(ResultPanel))
         assert "Roll 4 on 8: 8 / 1" in result
         assert "Astray hex: one hex SE of 0712" in result
@@ -121,7 +124,7 @@ async def test_battery_shot_marker_counts_down_until_the_turn_the_ruling_names(
         assert len(screen.unit_rows("defender")) == 1
         # Batteries skip attrition: accuracy 1, all on target; CAF 9 roll 2 at 8: "4 2".
         asked = await hand_dice(pilot, "1", "2")
-        assert asked == ["Boom Accuracy", "boom combat resolution"]
+        assert asked == ["Boom Accuracy (1d6)", "boom combat resolution (1d6)"]
         assert markers(app) == [("0712", 2)]
         # Placed in turn 1 for 2 turns: closed through turn 3, lifted when turn 4 begins.
         for turn, left in ((2, [("0712", 1)]), (3, [("0712", 0)]), (4, [])):

@@ -220,7 +220,7 @@ async def test_desk_dice_are_kept_across_the_option_choices(desk: Desk) -> None:
                 screen.last_combat,
                 surprise_roll=rolls["surprise"],
                 shift_roll=rolls.get("surprise shift"),
-                roll=rolls["combat"] + 1,
+                roll=rolls["combat"],  # the dice as they lie: the DRM is added
             ),
             app.tables,
         )

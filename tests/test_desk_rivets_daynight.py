@@ -201,7 +201,7 @@ async def test_daynight_preview_folds_the_battle_and_reads_the_form(desk: Desk) 
                 time="night",
                 terrain="woods",
                 drm=-1,
-                roll=0,
+                roll=1,
                 hold=False,
             )
         )

@@ -70,12 +70,12 @@ def brute_force(combat: CombatInput) -> dict[str, Fraction]:
             reads.append((resolve(combat, rng=ScriptedDice(faces)).cell, Fraction(1, 6**3)))
         return tally(reads)
     if ruleset == "ocs":
-        # Surprise 2d6 (raw), its 1d6 shift (raw), the result 2d6 + DRM (modified total).
-        drm = combat.attacker_ar - combat.defender_ar - combat.hedgehog
+        # Surprise 2d6, its 1d6 shift and the result 2d6, each as they lie (the desk adds
+        # the DRM to the result).
         weight = Fraction(1, 36 * 6 * 36)
         reads = []
         for s1, s2, shift, r1, r2 in product(FACES, FACES, FACES, FACES, FACES):
-            cell = read(surprise_roll=s1 + s2, shift_roll=shift, roll=r1 + r2 + drm)
+            cell = read(surprise_roll=s1 + s2, shift_roll=shift, roll=r1 + r2)
             reads.append((cell, weight))
         return tally(reads)
     # The Big Boom chain rolls up to five dice (attrition, accuracy, direction, the CRT on

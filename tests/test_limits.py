@@ -58,7 +58,8 @@ def boom_attrition(aaf: int) -> CombatInput:
     return CombatInput("pod-boom", step="attrition", aaf=aaf, roll=3)
 
 
-# (field, a combat at the limit, the same combat one past it, words of the allowed range)
+# (field, a combat at the limit, the same combat one past it, words of the allowed range).
+# Hand dice are as they lie (RULINGS, "Dice"): the desk adds the DRM to them.
 EDGES = [
     (
         "attack",
@@ -94,32 +95,32 @@ EDGES = [
     ),
     (
         "attacker_ar",
-        ocs(attacker_ar=AR_MAX, roll=7 + AR_MAX),
-        ocs(attacker_ar=AR_MAX + 1, roll=8 + AR_MAX),
+        ocs(attacker_ar=AR_MAX, roll=7),
+        ocs(attacker_ar=AR_MAX + 1, roll=7),
         f"an action rating from 0 to {AR_MAX}",
     ),
     (
         "defender_ar",
-        ocs(defender_ar=AR_MAX, roll=7 - AR_MAX),
-        ocs(defender_ar=AR_MAX + 1, roll=6 - AR_MAX),
+        ocs(defender_ar=AR_MAX, roll=7),
+        ocs(defender_ar=AR_MAX + 1, roll=7),
         f"an action rating from 0 to {AR_MAX}",
     ),
     (
         "hedgehog",
-        ocs(hedgehog=HEDGEHOG_MAX, roll=7 - HEDGEHOG_MAX),
-        ocs(hedgehog=HEDGEHOG_MAX + 1, roll=6 - HEDGEHOG_MAX),
+        ocs(hedgehog=HEDGEHOG_MAX, roll=7),
+        ocs(hedgehog=HEDGEHOG_MAX + 1, roll=7),
         f"a hedgehog level from 0 (none) to {HEDGEHOG_MAX}",
     ),
     (
         "drm",
-        daynight(drm=DRM_MAX, roll=7),
-        daynight(drm=DRM_MAX + 1, roll=7),
+        daynight(drm=DRM_MAX, roll=6),
+        daynight(drm=DRM_MAX + 1, roll=6),
         f"from -{DRM_MAX} to +{DRM_MAX}",
     ),
     (
         "drm",
-        daynight(drm=-DRM_MAX, roll=0),
-        daynight(drm=-DRM_MAX - 1, roll=0),
+        daynight(drm=-DRM_MAX, roll=1),
+        daynight(drm=-DRM_MAX - 1, roll=1),
         f"from -{DRM_MAX} to +{DRM_MAX}",
     ),
 ]

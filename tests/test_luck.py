@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui import saves
-from tui.engine import CombatInput, Unit, distribution, resolve
+from tui.engine import CombatInput, Unit, distribution, resolve, schema
 from tui.engine.cells import plain
 from tui.engine.tables import default_tables
 from tui.luck import (
@@ -167,15 +167,76 @@ def test_an_automatic_result_is_not_judged(tmp_path: Path) -> None:
     assert report.combats == () and report.skipped[0][0] == 1
 
 
+def test_a_result_stanfill_cancelled_is_not_judged(tmp_path: Path) -> None:
+    # Stanfill cancels the result: nothing happens to either side, so there is no luck in it.
+    path = tmp_path / "stanfill.toml"
+    saves.new_game(path, "Stanfill", ["pod-super"])
+    played = CombatInput("pod-super", (Unit(6),), (Unit(2),), defender_card="stanfill", roll=8)
+    outcome = resolve(played)
+    assert outcome.effects["attacker"] == {} and outcome.effects["defender"] == {}
+    saves.append_combat(path, played, outcome, who="alice")
+    plain_roll = replace(played, defender_card=None)
+    saves.append_combat(path, plain_roll, resolve(plain_roll), who="alice")
+    report = luck_report(saves.load_game(path).entries)
+    assert [seq for seq, _ in report.skipped] == [1]
+    assert "cancelled" in report.skipped[0][1]
+    assert len(report.combats) == 1  # the same roll without the card is judged
+
+
 def test_inputs_read_back_as_the_combat() -> None:
+    # Luck reads a logged combat back with what decides its chances: the form and every unit
+    # field, not the dice rolled by hand nor an answer that only says how a result is taken.
+    # The schema without `keep` reads everything back.
     combat = CombatInput(
         "pod-super", (Unit(3, "town"), Unit(2)), (Unit(4),), attacker_card="ace", roll=7
     )
-    assert combat_from_inputs(combat.to_dict()) == combat
+    assert combat_from_inputs(combat.to_dict()) == replace(combat, roll=None)
+    assert schema.combat_from_inputs(combat.to_dict()) == combat
     daynight = CombatInput(
-        "daynight", (Unit(6),), (Unit(2),), terrain="clear", time="day", rerolls=(3, 4)
+        "daynight",
+        (Unit(6),),
+        (Unit(2),),
+        terrain="clear",
+        time="day",
+        roll=5,
+        rerolls=(3, 4),
+        reserve=2,
+        press_on=True,
+        attacker_retreats=True,
     )
-    assert combat_from_inputs(daynight.to_dict() | {"rerolls": [3, 4]}) == daynight
+    logged = daynight.to_dict() | {"rerolls": [3, 4]}  # a TOML array reads back as a list
+    # The reserve and pressing on shape the chances: kept.
+    judged = replace(daynight, roll=None, rerolls=(), attacker_retreats=False)
+    assert combat_from_inputs(logged) == judged
+    assert (judged.reserve, judged.press_on) == (2, True)
+    assert schema.combat_from_inputs(logged) == daynight
+    ocs = CombatInput(
+        "ocs",
+        (Unit(6, name="21 Pz", steps=3, ar=4, kind="combat", supply="internal", stocks="low"),),
+        (Unit(2, name="2 NZ", steps=2, re=1.0, ar=3),),
+        terrain="close",
+        surprise_roll=7,
+        shift_roll=2,
+        roll=8,
+        attacker_option_retreat=1,
+        defender_option_retreat=0,
+        defender_ignores_options=True,
+    )
+    blank = CombatInput("ocs")
+    assert combat_from_inputs(ocs.to_dict()) == replace(
+        ocs,
+        surprise_roll=blank.surprise_roll,
+        shift_roll=blank.shift_roll,
+        roll=None,
+        attacker_option_retreat=blank.attacker_option_retreat,
+        defender_option_retreat=blank.defender_option_retreat,
+        defender_ignores_options=blank.defender_ignores_options,
+    )
+    assert schema.combat_from_inputs(ocs.to_dict()) == ocs
+    boom = CombatInput("pod-boom", (Unit(6), Unit(4)), aaf=3, chain_rolls=(2, 5, 1, 3))
+    logged = boom.to_dict() | {"chain_rolls": [2, 5, 1, 3]}
+    assert combat_from_inputs(logged) == replace(boom, chain_rolls=())
+    assert schema.combat_from_inputs(logged) == boom
 
 
 @settings(max_examples=12, deadline=None)

@@ -37,13 +37,14 @@ def defenders(*specs: tuple) -> tuple[Unit, ...]:
     return tuple(Unit(f, name=n, steps=s, re=re, ar=ar) for n, f, s, re, ar in specs)
 
 
-# 10 vs 2 on Open is 5:1; with ARs 4 vs 3 the DRM is +1. Roll 9 there reads "Ao1 e4 DL1o2".
+# 10 vs 2 on Open is 5:1; with ARs 4 vs 3 the DRM is +1. The 2d6 show 8 (as they lie):
+# 8 + 1 reads row 9 there, "Ao1 e4 DL1o2".
 BASE = CombatInput(
     "ocs",
     attackers=units(("21 Pz", 6, 3, 4), ("Ariete", 4, 2, 3)),
     defenders=defenders(("2 NZ", 2, 2, 1.0, 3)),
     surprise_roll=7,
-    roll=9,
+    roll=8,
 )
 
 
@@ -83,7 +84,7 @@ def test_surprise_thresholds(overrun: bool, hedgehog: int, raw: int, side: str |
         hedgehog=hedgehog,
         surprise_roll=raw,
         shift_roll=1,
-        roll=7 - hedgehog,
+        roll=7,  # the 2d6 as they lie; the hedgehog's DRM is added by the desk
     )
     outcome = resolve(combat, TABLES)
     assert outcome.effects.get("surprise", {}).get("side") == side
@@ -128,13 +129,19 @@ def test_the_drm_and_the_edge_rows() -> None:
         defender_ar=3,
         surprise_roll=7,
     )
-    low = resolve(replace(combat, roll=0), TABLES)  # 2d6 2 - 2
+    # The 2d6 are entered as they lie (RULINGS, "Dice"); the desk adds the DRM.
+    low = resolve(replace(combat, roll=2), TABLES)  # 2d6 2 - 2 = 0
     assert low.roll == "<=1"
     assert any("DRM -2" in line for line in low.trace)
-    high = resolve(replace(combat, attacker_ar=5, defender_ar=0, hedgehog=1, roll=16), TABLES)
+    (die,) = [d for d in low.dice if d.purpose == "combat"]
+    assert (die.total, die.source, die.modifier, die.row) == (2, "manual", -2, "<=1")
+    high = resolve(replace(combat, attacker_ar=5, defender_ar=0, hedgehog=1, roll=12), TABLES)
     assert high.roll == ">=15"  # DRM 5 - 0 - hedgehog 1 = +4; 2d6 12 + 4
-    with pytest.raises(InputError):
-        resolve(replace(combat, roll=11), TABLES)  # 12 - 2 is the highest
+    assert resolve(replace(combat, roll=12), TABLES).roll == "10"  # 12 - 2
+    for face in (1, 13):  # no 2d6 shows these, whatever the DRM
+        with pytest.raises(InputError) as caught:
+            resolve(replace(combat, roll=face), TABLES)
+        assert caught.value.field == "roll" and "2d6 roll from 2 to 12" in caught.value.allowed
 
 
 def test_the_highest_ar_is_the_default_and_another_unit_may_be_picked() -> None:
@@ -203,7 +210,10 @@ def test_internal_stocks_go_low_then_exhausted_without_a_second_low(tmp_path: Pa
 # ---------------------------------------------------------------------- options and exploitation
 def test_e4_marks_units_with_ar_4_or_more_never_hqs() -> None:
     hq = replace(BASE, attackers=BASE.attackers + units(("DAK HQ", 1, 1, 5, "hq")))
-    outcome = resolve(replace(hq, attacker_option_retreat=0, defender_option_retreat=2), TABLES)
+    # The HQ's AR 5 is now the highest: DRM +2, so 2d6 7 reads row 9 as in BASE.
+    chosen = replace(hq, attacker_option_retreat=0, defender_option_retreat=2, roll=7)
+    outcome = resolve(chosen, TABLES)
+    assert outcome.roll == "9"
     assert outcome.cell == "Ao1 e4 DL1o2"
     assert outcome.effects["exploitation"]["units"] == ["21 Pz"]
     marks = [(m["kind"], m["target"]) for m in outcome.effects["markers"]]
@@ -254,12 +264,13 @@ def test_the_defender_may_ignore_its_options_only_after_an_attacker_retreat() ->
 
 
 def test_an_attacker_destroyed_before_options_lets_the_defender_ignore_them() -> None:
-    # 2 vs 2 is 1:1; a modified 6 reads "AL1o1 Do1": L1 takes the one step of a 1-step unit.
+    # 2 vs 2 is 1:1; 2d6 5 + DRM 1 reads row 6, "AL1o1 Do1": L1 takes the one step of a
+    # 1-step unit.
     one_step = replace(
         BASE,
         attackers=units(("Recce", 2, 1, 4)),
         defenders=defenders(("2 NZ", 2, 2, 1.0, 3)),
-        roll=6,
+        roll=5,
     )
     outcome = resolve(replace(one_step, defender_ignores_options=True), TABLES)
     assert outcome.cell == "AL1o1 Do1"
@@ -291,14 +302,13 @@ def test_a_retreat_of_two_hexes_is_dg_one_hex_is_not() -> None:
 
 # ---------------------------------------------------------------------- the distribution
 def brute_force(combat: CombatInput) -> dict[str, Fraction]:
-    """All three rolls by hand: surprise 2d6, shift 1d6, result 2d6."""
-    rated = ocs_supply.with_unit_ars(combat)
-    drm = rated.attacker_ar - rated.defender_ar - rated.hedgehog
+    """All three rolls by hand, as they lie: surprise 2d6, shift 1d6, result 2d6 (the desk
+    adds the DRM)."""
     found: dict[str, Fraction] = {}
     for surprise, p in total_distribution(2, 6):
         for shift in range(1, 7):
             for total, q in total_distribution(2, 6):
-                given = replace(combat, surprise_roll=surprise, shift_roll=shift, roll=total + drm)
+                given = replace(combat, surprise_roll=surprise, shift_roll=shift, roll=total)
                 cell = resolve(given, TABLES).cell
                 found[cell] = found.get(cell, Fraction(0)) + p * q / 6
     return found

@@ -93,20 +93,22 @@ def grid_reads():
     for time in ("day", "night"):
         for terrain, columns in DAYNIGHT[time]["columns_by_terrain"].items():
             for row, cells in DAYNIGHT[time]["rows"].items():
-                # 1d6 + DRM reaches row 0 only with a DRM of -1 or less, row 7 with +1 or more.
+                # 1d6 + DRM reaches row 0 only with a DRM of -1 or less, row 7 with +1 or more;
+                # the die is entered as it lies, the desk adds the DRM.
                 drm = {"0": -1, "7": 1}.get(row, 0)
                 for column, cell in zip(columns, cells, strict=True):
                     combat = CombatInput(
                         "daynight",
                         column=column,
-                        roll=int(row),
+                        roll=int(row) - drm,
                         time=time,
                         terrain=terrain,
                         drm=drm,
                     )
                     yield combat, cell
-    # OCS rows past 2..12 need a DRM; the surprise roll is set so nobody gains surprise.
-    ocs_dice = {"<=1": (0, 1, 1), "13": (2, 0, 13), "14": (2, 0, 14), ">=15": (3, 0, 15)}
+    # OCS rows past 2..12 need a DRM: (attacker AR, defender AR, 2d6 as they lie), the
+    # desk adding the DRM. The surprise roll is set so nobody gains surprise.
+    ocs_dice = {"<=1": (0, 1, 2), "13": (2, 0, 11), "14": (2, 0, 12), ">=15": (3, 0, 12)}
     for terrain, columns in OCS["columns_by_terrain"].items():
         for row, cells in OCS["rows"].items():
             attacker_ar, defender_ar, roll = ocs_dice.get(
@@ -356,6 +358,9 @@ def test_stanfill_cancels_the_result(ruleset):
     outcome = pod(ruleset, [8], [2], roll=2, attacker_card="stanfill")
     assert outcome.effects["cancelled"] is True
     assert "cancels the result" in outcome.explanation
+    # Nothing happens: no side keeps the loss, retreat or advance the cell printed.
+    assert outcome.effects["attacker"] == {} and outcome.effects["defender"] == {}
+    assert pod(ruleset, [8], [2], roll=2).effects["defender"] != {}
 
 
 @pytest.mark.parametrize(
@@ -660,13 +665,13 @@ def test_ocs_surprise_thresholds(overrun, surprise_roll, side):
 def test_ocs_surprise_uses_the_ar_difference_and_the_hedgehog():
     # Raw 8, AR 3 - 1 = +2: 10, attacker surprise.
     assert (
-        ocs(attacker_ar=3, defender_ar=1, surprise_roll=8, shift_roll=1, roll=9).effects[
+        ocs(attacker_ar=3, defender_ar=1, surprise_roll=8, shift_roll=1, roll=7).effects[
             "surprise"
         ]["side"]
         == "attacker"
     )
     # In a hedgehog the defender's AR counts one more: 8 + 3 - 2 = 9, nobody.
-    outcome = ocs(attacker_ar=3, defender_ar=1, hedgehog=1, surprise_roll=8, roll=8)
+    outcome = ocs(attacker_ar=3, defender_ar=1, hedgehog=1, surprise_roll=8, roll=7)
     assert "surprise" not in outcome.effects
 
 
@@ -697,15 +702,17 @@ def test_ocs_surprise_shift_stops_at_the_edge():
 
 
 def test_ocs_drm_and_edge_rows():
-    # DRM = 4 - 1 - hedgehog 2 = +1; a modified total runs 3..13.
+    # DRM = 4 - 1 - hedgehog 2 = +1; the 2d6 as they lie run 2..12, read on rows 3..13.
     base = {"attacker_ar": 4, "defender_ar": 1, "hedgehog": 2, "surprise_roll": 6}
-    assert ocs(**base, roll=13).roll == "13"
-    with pytest.raises(InputError) as caught:
-        ocs(**base, roll=2)
-    assert caught.value.field == "roll"
-    low = ocs(attacker_ar=0, defender_ar=3, surprise_roll=10, roll=-1)
+    assert ocs(**base, roll=12).roll == "13"
+    assert ocs(**base, roll=2).roll == "3"
+    for face in (1, 13):
+        with pytest.raises(InputError) as caught:
+            ocs(**base, roll=face)
+        assert caught.value.field == "roll" and "2d6 roll from 2 to 12" in caught.value.allowed
+    low = ocs(attacker_ar=0, defender_ar=3, surprise_roll=10, roll=2)  # 2 - 3 = -1
     assert low.roll == "<=1"
-    high = ocs(attacker_ar=5, defender_ar=0, surprise_roll=2, roll=17)
+    high = ocs(attacker_ar=5, defender_ar=0, surprise_roll=2, roll=12)  # 12 + 5 = 17
     assert high.roll == ">=15"
 
 
@@ -739,9 +746,10 @@ def daynight(**fields):
 
 
 def test_daynight_first_column_is_or_less_and_last_or_more():
-    outcome = daynight(attack=1, defense=9, terrain="forest", roll=0, drm=-1)
+    outcome = daynight(attack=1, defense=9, terrain="forest", roll=1, drm=-1)
     assert outcome.column == "1-1"
-    outcome = daynight(attack=90, defense=2, terrain="forest", roll=0, drm=-1, time="night")
+    outcome = daynight(attack=90, defense=2, terrain="forest", roll=1, drm=-1, time="night")
+    assert outcome.roll == "0"
     assert outcome.column == "10-1+"
     assert outcome.cell == DAYNIGHT["night"]["rows"]["0"][9]
 
@@ -759,7 +767,7 @@ def test_daynight_die_plus_drm_is_clamped_to_the_rows(face, drm, row):
 
 
 @pytest.mark.parametrize(
-    ("roll", "column", "cell", "attacker", "defender"),
+    ("row", "column", "cell", "attacker", "defender"),
     [
         (0, "2-1", "D2", {}, {"retreat_or_steps": 2}),
         (0, "3-1", "D2", {}, {"retreat_or_steps": 2}),
@@ -768,9 +776,12 @@ def test_daynight_die_plus_drm_is_clamped_to_the_rows(face, drm, row):
         (4, "3-1", "FF", {"steps_lost": 1}, {"steps_lost": 1}),
     ],
 )
-def test_daynight_results_follow_the_rulings(roll, column, cell, attacker, defender):
-    drm = -1 if roll == 0 else 0  # row 0 needs a DRM of -1 or less
-    outcome = resolve(CombatInput("daynight", column=column, roll=roll, terrain="clear", drm=drm))
+def test_daynight_results_follow_the_rulings(row, column, cell, attacker, defender):
+    drm = -1 if row == 0 else 0  # row 0 needs a DRM of -1 or less: the die 1, less 1
+    outcome = resolve(
+        CombatInput("daynight", column=column, roll=row - drm, terrain="clear", drm=drm)
+    )
+    assert outcome.roll == str(row)
     assert outcome.cell == cell
     assert outcome.effects["attacker"] == attacker
     assert outcome.effects["defender"] == defender
@@ -793,37 +804,50 @@ def test_daynight_eng_is_always_rolled_again():
 
 
 @pytest.mark.parametrize(
-    ("drm", "good", "bad"),
+    ("drm", "rows"),
     [
-        (0, (1, 6), (0, 7)),
-        (-3, (0, 3), (4, 6)),
-        (5, (6, 7), (5, 0)),
-        (-6, (0,), (1,)),
-        (2, (3, 7), (2,)),
+        (0, {1: "1", 6: "6"}),
+        (-3, {1: "0", 3: "0", 4: "1", 6: "3"}),
+        (5, {1: "6", 2: "7", 6: "7"}),
+        (-6, {1: "0", 6: "0"}),
+        (2, {1: "3", 5: "7", 6: "7"}),
     ],
 )
-def test_daynight_hand_rows_are_checked_against_the_drm(drm, good, bad):
-    # RULINGS: a row entered by hand must be reachable by 1d6 + DRM after the 0..7 clamp.
-    for row in good:
-        assert resolve(CombatInput("daynight", column="1-1", roll=row, drm=drm)).roll == str(row)
-    for row in bad:
+def test_daynight_hand_dice_are_the_die_the_drm_added_and_clamped(drm, rows):
+    # RULINGS "Dice": a die entered by hand is the die as it lies; the desk adds the DRM and
+    # reads the row after the 0..7 clamp.
+    for face, row in rows.items():
+        outcome = resolve(CombatInput("daynight", column="1-1", roll=face, drm=drm))
+        assert outcome.roll == row
+        (die,) = outcome.dice
+        assert (die.total, die.source, die.modifier, die.row) == (face, "manual", drm, row)
+    # A face no die shows is refused whatever the DRM, even where face + DRM is a row.
+    for face in (0, 7, -1):
         with pytest.raises(InputError) as caught:
-            resolve(CombatInput("daynight", column="1-1", roll=row, drm=drm))
+            resolve(CombatInput("daynight", column="1-1", roll=face, drm=drm))
         assert caught.value.field == "roll"
-        low, high = min(max(1 + drm, 0), 7), min(max(6 + drm, 0), 7)
-        assert f"a row from {low} to {high}" in caught.value.allowed
+        assert "a 1d6 roll from 1 to 6" in caught.value.allowed
 
 
-def test_daynight_hand_rerolls_are_checked_against_the_drm():
-    # Clear, day, 2-1: row 5 is ENG; with DRM -3 a re-roll can read rows 0..3 only.
+def test_daynight_hand_rerolls_are_dice_the_drm_added():
+    # Clear, day, 2-1: row 5 is ENG; with DRM -3 a die reads rows 0..3 only: 6 reads row 3.
     combat = CombatInput(
-        "daynight", attackers=units(4), defenders=units(2), terrain="clear", drm=-3, roll=3
+        "daynight", attackers=units(4), defenders=units(2), terrain="clear", drm=-3, roll=6
     )
     assert resolve(combat).cell == DAYNIGHT["day"]["rows"]["3"][4]
-    engaged = replace(combat, drm=0, roll=5, rerolls=(0,))
-    with pytest.raises(InputError) as caught:
-        resolve(engaged)
-    assert caught.value.field == "reroll" and "from 1 to 6" in caught.value.allowed
+    # DRM +1: the die 4 reads row 5 (ENG), the re-roll's 6 row 7 (A1).
+    engaged = replace(combat, drm=1, roll=4, rerolls=(6,))
+    outcome = resolve(engaged)
+    assert [step["roll"] for step in outcome.effects["battle"]] == ["5", "7"]
+    assert outcome.cell == DAYNIGHT["day"]["rows"]["7"][4] == "A1"
+    assert [(die.total, die.modifier, die.row) for die in outcome.dice] == [
+        (4, 1, "5"),
+        (6, 1, "7"),
+    ]
+    for face in (0, 7):
+        with pytest.raises(InputError) as caught:
+            resolve(replace(engaged, rerolls=(face,)))
+        assert caught.value.field == "rerolls" and "a 1d6 roll from 1 to 6" in caught.value.allowed
 
 
 @pytest.mark.parametrize(
@@ -958,7 +982,7 @@ def test_defence_zero_reads_the_best_result():
     )
     outcome = resolve(
         CombatInput(
-            "daynight", attackers=units(1), defenders=units(0), terrain="woods", roll=7, drm=2
+            "daynight", attackers=units(1), defenders=units(0), terrain="woods", roll=5, drm=2
         )
     )
     assert outcome.column == "9-1+"

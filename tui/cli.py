@@ -23,46 +23,13 @@ from tui.text import cell_text, die_text, one_line, table_json, table_text
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput, Outcome, Unit
 
-__all__ = ["build_parser", "combat_from_args", "main", "outcome_text"]
+__all__ = ["build_parser", "combat_from_args", "command_line", "main", "outcome_text"]
 
 EXIT_BAD_INPUT = 2
 
-# Engine field names -> the flag a CLI user typed.
+# Flags of the CLI's own, beside each ruleset's inputs (whose flags are in tui.engine.schema).
 FLAGS = {
-    "attack": "--attack",
-    "defense": "--defense",
-    "defender": "--defense",
-    "column": "--column",
-    "roll": "--roll",
     "ruleset": "RULESET",
-    "attacker_card": "--attacker-card",
-    "defender_card": "--defender-card",
-    "buddy": "--buddy",
-    "medal": "--medal",
-    "morale_attack": "--morale-attack",
-    "morale_defense": "--morale-defense",
-    "obstacle": "--obstacle",
-    "mines_cdf": "--mines-cdf",
-    "step": "--step",
-    "aaf": "--aaf",
-    "caf": "--caf",
-    "terrain": "--terrain",
-    "attacker_ar": "--attacker-ar",
-    "defender_ar": "--defender-ar",
-    "hedgehog": "--hedgehog",
-    "surprise_roll": "--surprise-roll",
-    "attacker_option_retreat": "--attacker-retreat",
-    "defender_option_retreat": "--defender-retreat",
-    "shift_roll": "--shift-roll",
-    "time": "--time",
-    "drm": "--drm",
-    "reserve": "--reserve",
-    "press_on": "--press-on",
-    "bcpc": "--bcpc",
-    "hold": "--hold",
-    "attacker_retreats": "--attacker-retreats",
-    "reroll": "--reroll",
-    "rerolls": "--reroll",
     "seed": "--seed",
     "rulesets": "--ruleset",  # new: the rulesets in play
     "ruleset_filter": "--ruleset",  # log: only combats of this ruleset
@@ -88,11 +55,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _flag(field: str, value: object = None) -> str:
-    if field == "hold" and value is False:
-        return "--no-hold"
     if " " in field:  # one OCS unit's field ("Ariete supply"): its name says which
         return field
-    return FLAGS.get(field, "--" + field.replace("_", "-"))
+    if field in FLAGS:
+        return FLAGS[field]
+    from tui.engine.schema import flag
+
+    return flag(field, value)
 
 
 def _integer(field: str, text: str | None, low: int | None = None) -> int | None:
@@ -112,208 +81,147 @@ def _integer(field: str, text: str | None, low: int | None = None) -> int | None
     return number
 
 
-def _combat_flags(parser: argparse.ArgumentParser) -> None:
+_GROUPS = {
+    "pod-basic": "Pair-o-Dice",
+    "pod-boom": "Big Boom (pod-boom)",
+    "ocs": "OCS",
+    "rivets": "Rivets",
+    "daynight": "Day/Night",
+}
+
+
+def _readers_text(readers: tuple[str, ...]) -> str:
+    """ "pod-basic/super/ultra", "ocs, daynight": who reads a flag, for its help."""
+    pod = [r for r in readers if r in ("pod-basic", "pod-super", "pod-ultra")]
+    rest = [r for r in readers if r not in pod]
+    if len(pod) > 1:
+        rest.insert(0, "pod-" + "/".join(r.removeprefix("pod-") for r in pod))
+    else:
+        rest = [*pod, *rest]
+    return ", ".join(rest)
+
+
+def _combat_flags(parser: argparse.ArgumentParser, tables: Tables | None = None) -> None:
+    """Every ruleset's inputs as flags, made from the rulesets' schemas."""
+    from tui.engine import schema
+
+    tables = tables or default_tables()
     parser.add_argument("ruleset", metavar="RULESET", help="one of " + ", ".join(RULESET_IDS))
-    parser.add_argument(
-        "--attack",
-        action="append",
-        default=[],
-        metavar="N",
-        help="an attacking unit's factor (repeat per unit); N@terrain in pod-super/ultra",
-    )
-    parser.add_argument(
-        "--defense",
-        action="append",
-        default=[],
-        metavar="N",
-        help="a defending unit's factor (repeat per unit); N@terrain in pod-super/ultra",
-    )
-    parser.add_argument(
-        "--column", metavar="LABEL", help="read this column instead of computing the odds"
-    )
-    pod = parser.add_argument_group("Pair-o-Dice")
-    pod.add_argument("--attacker-card", metavar="CARD", help="ace|king|queen|jack|joker|stanfill")
-    pod.add_argument("--defender-card", metavar="CARD", help="ace|king|queen|jack|joker|stanfill")
-    pod.add_argument("--buddy", metavar="SIDE", help="who holds the Hero Buddy card at a Hero Site")
-    pod.add_argument("--medal", metavar="SIDE", help="who holds the card for a Medal of Honor hex")
-    pod.add_argument("--morale-attack", metavar="N", help="other +/- attack factors (morale)")
-    pod.add_argument("--morale-defense", metavar="N", help="other +/- defence factors (morale)")
-    pod.add_argument(
-        "--obstacle", metavar="KIND", help="pod-ultra: beach|glider|mines obstacle defends"
-    )
-    pod.add_argument(
-        "--mines-cdf",
-        metavar="N",
-        help="pod-ultra: the game's mines CDF (see crtdesk table pod-ultra)",
-    )
-    boom = parser.add_argument_group("Big Boom (pod-boom)")
-    boom.add_argument(
-        "--step", metavar="STEP", help="attrition|accuracy|direction|crt (default: the chain)"
-    )
-    boom.add_argument("--aaf", metavar="N", help="AA factor total on the route")
-    boom.add_argument(
-        "--long-range",
-        action="store_true",
-        help="target over half the bomber's range (adds the long-range AA bonus)",
-    )
-    boom.add_argument("--caf", metavar="N", help="CAF on target (crt step)")
-    rivets = parser.add_argument_group("Rivets")
-    rivets.add_argument(
-        "--bcpc",
-        action="store_true",
-        help="rivets: the defenders are the enemy BCPC, which is never overrun (6-1+ is rolled)",
-    )
-    ocs = parser.add_argument_group("OCS and Day/Night")
-    ocs.add_argument(
-        "--terrain",
-        metavar="T",
-        help="ocs: open|close|very-close|extremely-close; daynight: forest|woods|rough|clear",
-    )
-    ocs.add_argument("--attacker-ar", metavar="N", help="ocs: the attacker's action rating")
-    ocs.add_argument("--defender-ar", metavar="N", help="ocs: the defender's action rating")
-    ocs.add_argument("--hedgehog", metavar="N", help="ocs: the defender's hedgehog level")
-    ocs.add_argument(
-        "--overrun",
-        action="store_true",
-        help="ocs: an overrun attack (overrun surprise thresholds)",
-    )
-    ocs.add_argument("--surprise-roll", metavar="N", help="ocs: the surprise 2d6 rolled by hand")
-    ocs.add_argument("--shift-roll", metavar="N", help="ocs: the surprise shift 1d6 rolled by hand")
-    ocs.add_argument(
-        "--defender-unsupplied",
-        action="store_true",
-        help="ocs: the defender withholds combat supply and defends at half strength",
-    )
-    ocs.add_argument(
-        "--attacker",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="ocs: an attacking unit NAME:STRENGTH:STEPS:AR[:TYPE[:SUPPLY]] (repeat); TYPE "
-        "combat|hq|dak-brigade, SUPPLY on-map|internal|none (defaults combat, on-map)",
-    )
-    ocs.add_argument(
-        "--defender",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="ocs: a defending unit NAME:STRENGTH:STEPS:RE:AR (repeat)",
-    )
-    ocs.add_argument(
-        "--attacker-ar-unit", metavar="NAME", help="ocs: the attacker's AR unit (default highest)"
-    )
-    ocs.add_argument(
-        "--defender-ar-unit", metavar="NAME", help="ocs: the defender's AR unit (default highest)"
-    )
-    ocs.add_argument("--attack-hexes", metavar="N", help="ocs: hexes the attack comes from")
-    ocs.add_argument(
-        "--nonadjacent-hexsides",
-        action="store_true",
-        help="ocs: the attacking hexes lie on two non-adjacent hexsides (no exploitation)",
-    )
-    ocs.add_argument(
-        "--attacker-retreat",
-        metavar="N",
-        help="ocs: hexes of the attacker's option taken as a retreat (the rest in steps)",
-    )
-    ocs.add_argument(
-        "--defender-retreat",
-        metavar="N",
-        help="ocs: hexes of the defender's option taken as a retreat (the rest in steps)",
-    )
-    ocs.add_argument(
-        "--defender-ignores-options",
-        action="store_true",
-        help="ocs: after the attacker retreats, the defender ignores its options",
-    )
-    ocs.add_argument("--time", metavar="T", help="daynight: day|night")
-    ocs.add_argument("--drm", metavar="N", help="daynight: the net die roll modifier")
-    ocs.add_argument(
-        "--reserve",
-        metavar="N",
-        help="daynight: on ENG (always rolled again), commit a reserve of N factors first",
-    )
-    ocs.add_argument(
-        "--press-on", action="store_true", help="daynight: on BTL, take a step loss and roll again"
-    )
-    ocs.add_argument(
-        "--hold",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="daynight: the defender's hex gives the step-loss-and-hold option, so D1/D2 may "
-        "be taken as step losses; --no-hold: it does not, D1/D2 are retreats (default: "
-        "not said, both readings named)",
-    )
-    ocs.add_argument(
-        "--attacker-retreats",
-        action="store_true",
-        help="daynight: on A1/A1X/A2X the attacker retreats, disorganized, instead of "
-        "losing a step",
-    )
-    ocs.add_argument(
-        "--reroll",
-        action="append",
-        default=[],
-        metavar="N",
-        help="daynight: a re-roll's row rolled by hand (repeat)",
-    )
+    groups: dict[str, Any] = {}
+    for field, readers in schema.cli_fields():
+        everyone = set(readers) == set(RULESET_IDS) or len(readers) >= len(RULESET_IDS) - 1
+        if everyone:
+            where: Any = parser
+            help_text = field.help
+        else:
+            title = _GROUPS.get(readers[0], "Pair-o-Dice")
+            if title not in groups:
+                groups[title] = parser.add_argument_group(title)
+            where = groups[title]
+            help_text = f"{_readers_text(readers)}: {field.help}"
+        choices = {
+            "|".join(str(v) for v, _ in field.options(r, tables)) for r in readers if field.choices
+        }
+        if choices:
+            help_text += " (" + "; ".join(sorted(choices)) + ")"
+        kind = field.kind
+        if kind in ("units", "ocs-attackers", "ocs-defenders", "dice-list"):
+            where.add_argument(
+                field.flag, action="append", default=[], metavar=field.metavar, help=help_text
+            )
+        elif kind == "tick":
+            where.add_argument(field.flag, action="store_true", help=help_text)
+        elif kind == "maybe":
+            where.add_argument(
+                field.flag, action=argparse.BooleanOptionalAction, default=None, help=help_text
+            )
+        else:
+            where.add_argument(field.flag, metavar=field.metavar, help=help_text)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
+def _dest(flag: str) -> str:
+    return flag.removeprefix("--").replace("-", "_")
+
+
 def combat_from_args(args: argparse.Namespace) -> CombatInput:
-    """Turn parsed flags into a CombatInput, checking every number."""
+    """Turn parsed flags into a CombatInput, each read by its kind in the schema."""
+    from tui.engine import schema
     from tui.engine.model import CombatInput
     from tui.engine.rulesets.common import parse_unit
 
     if args.ruleset not in RULESET_IDS:
         raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
-    roll = getattr(args, "roll", None)
-    attackers = tuple(parse_unit("attack", text) for text in args.attack)
-    attackers += tuple(_ocs_attacker(text) for text in args.attacker)
-    defenders = tuple(parse_unit("defense", text) for text in args.defense)
-    defenders += tuple(_ocs_defender(text) for text in args.defender)
-    return CombatInput(
-        ruleset=args.ruleset,
-        attackers=attackers,
-        defenders=defenders,
-        column=args.column,
-        roll=_integer("roll", roll),
-        attacker_card=args.attacker_card.lower() if args.attacker_card else None,
-        defender_card=args.defender_card.lower() if args.defender_card else None,
-        buddy=args.buddy.lower() if args.buddy else None,
-        medal=args.medal.lower() if args.medal else None,
-        morale_attack=_integer("morale_attack", args.morale_attack) or 0,
-        morale_defense=_integer("morale_defense", args.morale_defense) or 0,
-        obstacle=args.obstacle.lower() if args.obstacle else None,
-        mines_cdf=_integer("mines_cdf", args.mines_cdf),
-        step=args.step.lower() if args.step else None,
-        aaf=_integer("aaf", args.aaf, 0),
-        caf=_integer("caf", args.caf, 0),
-        long_range=args.long_range,
-        terrain=args.terrain,
-        attacker_ar=_integer("attacker_ar", args.attacker_ar, 0) or 0,
-        defender_ar=_integer("defender_ar", args.defender_ar, 0) or 0,
-        hedgehog=_integer("hedgehog", args.hedgehog, 0) or 0,
-        overrun=args.overrun,
-        defender_unsupplied=args.defender_unsupplied,
-        attacker_ar_unit=args.attacker_ar_unit,
-        defender_ar_unit=args.defender_ar_unit,
-        attack_hexes=_integer("attack_hexes", args.attack_hexes, 1) or 1,
-        nonadjacent_hexsides=args.nonadjacent_hexsides,
-        attacker_option_retreat=_integer("attacker_retreat", args.attacker_retreat, 0),
-        defender_option_retreat=_integer("defender_retreat", args.defender_retreat, 0),
-        defender_ignores_options=args.defender_ignores_options,
-        surprise_roll=_integer("surprise_roll", args.surprise_roll),
-        shift_roll=_integer("shift_roll", args.shift_roll),
-        time=args.time,
-        drm=_integer("drm", args.drm) or 0,
-        reserve=_integer("reserve", args.reserve, 0),
-        press_on=args.press_on,
-        rerolls=tuple(_integer("reroll", text) for text in args.reroll),  # type: ignore[misc]
-        bcpc=args.bcpc,
-        hold=args.hold,
-        attacker_retreats=args.attacker_retreats,
-    )
+    values: dict[str, Any] = {}
+    for field, _ in schema.cli_fields():
+        raw = getattr(args, _dest(field.flag), None)
+        kind, name = field.kind, field.name
+        if raw is None or raw == [] or (raw is False and kind == "tick"):
+            continue
+        if kind == "units":
+            value: Any = tuple(parse_unit(field.aliases[0], text) for text in raw)
+        elif kind == "ocs-attackers":
+            value = tuple(_ocs_attacker(text) for text in raw)
+        elif kind == "ocs-defenders":
+            value = tuple(_ocs_defender(text) for text in raw)
+        elif kind == "dice-list":
+            value = tuple(_integer(name, text) for text in raw)
+        elif kind in ("whole", "signed", "dice"):
+            low = field.low if kind == "whole" and isinstance(field.low, int) else None
+            value = _integer(name, raw, 0 if name == "caf" else low)
+        elif kind == "choice" and field.choices is not None and name == "mines_cdf":
+            value = _integer(name, raw)
+        elif kind == "choice":
+            value = raw.lower()
+        else:
+            value = raw
+        if kind in ("units", "ocs-attackers", "ocs-defenders"):
+            value = values.get(name, ()) + value  # --attack and --attacker both add units
+        values[name] = value
+    return CombatInput(ruleset=args.ruleset, **values)
+
+
+def command_line(combat: CombatInput) -> list[str]:
+    """The `crtdesk resolve` arguments that give `combat` (every input it holds, dice rolled
+    by hand and answers included): the inverse of `combat_from_args`, from the schema."""
+    from tui.engine import schema
+    from tui.engine.model import CombatInput
+
+    blank = CombatInput(combat.ruleset)
+    args = ["resolve", combat.ruleset]
+    for field, readers in schema.cli_fields():
+        value = getattr(combat, field.name)
+        if combat.ruleset not in readers or value == getattr(blank, field.name):
+            continue
+        kind = field.kind
+        if kind == "units":
+            for unit in value:
+                if unit.name is None:
+                    text = str(unit.factor) + (f"@{unit.terrain}" if unit.terrain else "")
+                    args += [field.flag, text]
+        elif kind in ("ocs-attackers", "ocs-defenders"):
+            for unit in value:
+                if unit.name is not None:
+                    args += [field.flag, _ocs_spec(unit, kind == "ocs-attackers")]
+        elif kind == "tick":
+            args.append(field.flag)
+        elif kind == "maybe":
+            args.append(field.flag if value else "--no-" + field.flag.removeprefix("--"))
+        elif kind == "dice-list":
+            for die in value:
+                args += [field.flag, str(die)]
+        else:
+            args += [field.flag, str(value)]
+    return args
+
+
+def _ocs_spec(unit: Unit, attacker: bool) -> str:
+    """An OCS counter as --attacker or --defender takes it."""
+    if attacker:
+        parts = [unit.name, unit.factor, unit.steps, unit.ar, unit.kind, unit.supply]
+    else:
+        parts = [unit.name, unit.factor, unit.steps, unit.re, unit.ar]
+    return ":".join("" if part is None else str(part) for part in parts).rstrip(":")
 
 
 def _ocs_fields(flag: str, text: str, names: tuple[str, ...], least: int) -> list[str]:
@@ -423,7 +331,7 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     if (args.target is not None or args.note is not None) and not args.save:
         flag = "--target" if args.target is not None else "--note"
         raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
-    from tui.engine.combat import resolve
+    from tui.engine.procedure import answer_from, run
 
     combat = combat_from_args(args)
     seed = _integer("seed", args.seed)
@@ -432,7 +340,10 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
 
         # The game's own options (the Ultra mines CDF) decide the combat it is saved to.
         combat = cli_saves.combat_for_game(args.save, args.saves, combat, tables)
-    outcome = resolve(combat, tables, random.Random(seed) if seed is not None else None)
+    # The one procedure the desk follows too: the dice no flag gave are rolled, each choice
+    # is answered by its flag (or left open, and the result says who still chooses).
+    rng = random.Random(seed) if seed is not None else None
+    combat, outcome = run(combat, tables, answer_from(combat, rng))
     saved = None
     if args.save:
         from tui import cli_saves
@@ -490,7 +401,6 @@ def build_parser() -> argparse.ArgumentParser:
     table.set_defaults(func=_cmd_table)
     res = sub.add_parser("resolve", help="resolve one combat")
     _combat_flags(res)
-    res.add_argument("--roll", metavar="N", help="the total read against the rows, rolled by hand")
     res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
     res.add_argument(
         "--save", metavar="FILE", help="append the combat to this save (a name, or a path to it)"
@@ -507,7 +417,6 @@ def build_parser() -> argparse.ArgumentParser:
     res.set_defaults(func=_cmd_resolve)
     odds = sub.add_parser("odds", help="exact chance of every result for a combat")
     _combat_flags(odds)
-    odds.add_argument("--roll", metavar="N", help="fix the roll read against the rows")
     odds.set_defaults(func=_cmd_odds)
     from tui import cli_saves
 

@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from tui.engine.combat import CombatInput, Distribution, Unit, distribution, plain
+from tui.engine import schema
+from tui.engine.combat import CombatInput, Distribution, distribution, plain
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables, TablesError, default_tables
 from tui.text import one_line
@@ -93,30 +94,16 @@ def chi_square_p(statistic: float, df: int) -> float:
 
 # --- combats read back from the log ----------------------------------------------------------
 
-_UNIT_FIELDS = ("attackers", "defenders")
-_FIELDS = {f.name for f in fields(CombatInput)}
-# Dice entered by hand: dropped from a combat's inputs to get the chances before any die.
-_HAND_DICE = ("roll", "surprise_roll", "shift_roll", "rerolls")
-# A hand-entered total the resolver read as modified (an OCS 2d6 + DRM, a Day/Night row):
-# the engine's purpose for it says "modified", and it shows no die face.
+# A hand-entered total that older saves logged as modified (an OCS 2d6 + DRM, a Day/Night
+# row): the engine's purpose for it said "modified", and it shows no die face.
 _MODIFIED = "modified"
 
 
 def combat_from_inputs(inputs: Mapping[str, Any]) -> CombatInput:
-    """A logged combat's `inputs` (CombatInput.to_dict, as read back from a save) as the
-    CombatInput again. Raises InputError naming a key the engine has no field for."""
-    values: dict[str, Any] = {}
-    for key, value in inputs.items():
-        if key not in _FIELDS:
-            raise InputError("inputs", key, "a CombatInput field")
-        if key in _UNIT_FIELDS:
-            value = tuple(Unit(int(u["factor"]), u.get("terrain")) for u in value)
-        elif isinstance(value, list):
-            value = tuple(value)
-        values[key] = value
-    if "ruleset" not in values:
-        raise InputError("inputs", None, "the combat's ruleset")
-    return CombatInput(**values)
+    """A logged combat's `inputs` as the CombatInput again, with only what decides its
+    chances: not the dice rolled by hand, nor the answers that say how a result is taken
+    (the ruleset's schema says which are which)."""
+    return schema.combat_from_inputs(inputs, keep=schema.judged)
 
 
 # --- ordering results for the attacker -----------------------------------------------------
@@ -256,10 +243,10 @@ def combat_luck(
     dice = _rolls(entry)
     if not dice:
         return "no dice were read (an automatic result)"
+    if (entry.get("effects") or {}).get("cancelled"):
+        return "its result was cancelled (Margaret Stanfill): nothing happened to judge"
     try:
-        combat = combat_from_inputs(
-            {k: v for k, v in (entry.get("inputs") or {}).items() if k not in _HAND_DICE}
-        )
+        combat = combat_from_inputs(entry.get("inputs") or {})
         read = same_chances(combat, entry)
         key = json.dumps(plain(read.to_dict()), sort_keys=True)
         found = cache.get(key) if cache is not None else None

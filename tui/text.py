@@ -38,22 +38,32 @@ class _Die(Protocol):
     values: tuple[int, ...]
     total: int
     source: str
+    modifier: int
+    row: str | None
 
 
 def die_text(die: _Die | Mapping[str, Any]) -> str:
-    """One roll: "1d6 3 (by hand)", "2d6 4+6=10 (desk)".
+    """One roll: "1d6 3 (by hand)", "2d6 4+6=10 (desk)", and where the desk added a
+    modifier, the row read: "2d6 9 (by hand) +1 DRM: row 10".
 
     Takes the engine's DiceRoll or its dict form as kept in a save file.
     """
     if isinstance(die, Mapping):
         dice, values = die.get("dice", "?"), die.get("values") or []
         total, source = die.get("total"), die.get("source")
+        modifier, row = die.get("modifier") or 0, die.get("row")
     else:
         dice, values, total, source = die.dice, die.values, die.total, die.source
+        modifier, row = die.modifier, die.row
     rolled = str(total)
-    if len(values) > 1:
+    if isinstance(values, list | tuple) and len(values) > 1:
         rolled = "+".join(map(str, values)) + "=" + rolled
-    return f"{dice} {rolled} ({'desk' if source == 'desk' else 'by hand'})"
+    text = f"{dice} {rolled} ({'desk' if source == 'desk' else 'by hand'})"
+    if isinstance(modifier, int) and modifier:
+        text += f" {modifier:+d} DRM"
+    if row is not None and (modifier or str(row) != str(total)):
+        text += f": row {row}"
+    return text
 
 
 def dice_text(dice: Sequence[_Die | Mapping[str, Any]]) -> str:

@@ -16,6 +16,7 @@ from tui.engine.dice import Roller, enumerate_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome, Unit
 from tui.engine.odds import label_ratio
+from tui.engine.schema import check_ranges, check_read
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "distribution",
     "plain",
     "resolve",
+    "resolve_with",
 ]
 
 
@@ -68,57 +70,14 @@ def check_ruleset(ruleset: str) -> None:
 
 
 _POD = ("pod-basic", "pod-super", "pod-ultra")
-_POD_ONLY = (
-    "attacker_card",
-    "defender_card",
-    "buddy",
-    "medal",
-    "morale_attack",
-    "morale_defense",
-    "obstacle",
-    "mines_cdf",
-)
-_OCS_ONLY = (
-    "attacker_ar",
-    "defender_ar",
-    "hedgehog",
-    "overrun",
-    "surprise_roll",
-    "shift_roll",
-    "defender_unsupplied",
-    "attacker_ar_unit",
-    "defender_ar_unit",
-    "attack_hexes",
-    "nonadjacent_hexsides",
-    "attacker_option_retreat",
-    "defender_option_retreat",
-    "defender_ignores_options",
-)
 # What only an OCS counter says about a unit (name, steps, AR, type, supply, RE, stocks).
 _OCS_UNIT = ("name", "steps", "ar", "kind", "supply", "re", "stocks")
-# Inputs only some rulesets read: anything else set is refused, never silently ignored.
-_READ_BY: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(_POD_ONLY, _POD),
-    **dict.fromkeys(("step", "aaf", "caf", "long_range"), ("pod-boom",)),
-    **dict.fromkeys(_OCS_ONLY, ("ocs",)),
-    "terrain": ("ocs", "daynight"),
-    "bcpc": ("rivets",),
-    **dict.fromkeys(
-        ("time", "drm", "reserve", "press_on", "rerolls", "hold", "attacker_retreats"),
-        ("daynight",),
-    ),
-}
 
 
 def check_inputs(combat: CombatInput) -> None:
     """Refuse inputs the ruleset does not read, so nothing typed is silently ignored."""
     ruleset = combat.ruleset
-    blank = CombatInput(ruleset)
-    for name, readers in _READ_BY.items():
-        value = getattr(combat, name)
-        if ruleset not in readers and value != getattr(blank, name):
-            only = ", ".join(readers)
-            raise InputError(name, value, f"nothing in {ruleset}: only {only} read it")
+    check_read(combat)
     if ruleset == "pod-boom" and combat.defenders:
         first = combat.defenders[0].factor
         raise InputError("defense", first, "nothing in pod-boom: the CAF picks the column")
@@ -139,39 +98,9 @@ def check_inputs(combat: CombatInput) -> None:
 
 
 def check_limits(combat: CombatInput, tables: Tables) -> None:
-    """Refuse a number beyond what a game could reach (tables.toml: limits.factor_max, OCS
-    action ratings and hedgehog levels, the Day/Night DRM), naming the allowed range.
-    A value below a field's floor, or not a whole number, is left to the resolver."""
-    factor = tables.data["limits"]["factor_max"]
-    ocs, daynight = tables.data["ocs"], tables.data["daynight"]
-    rating, hedgehog, drm = ocs["action_rating_max"], ocs["hedgehog_max"], daynight["drm_max"]
-    per_unit = f"a whole number from 0 to {factor} per unit"
-    ranges: list[tuple[str, object, int, int, str]] = [
-        *(("attack", unit.factor, 0, factor, per_unit) for unit in combat.attackers),
-        *(("defense", unit.factor, 0, factor, per_unit) for unit in combat.defenders),
-        ("morale_attack", combat.morale_attack, -factor, factor, ""),
-        ("morale_defense", combat.morale_defense, -factor, factor, ""),
-        ("aaf", combat.aaf, 0, factor, ""),
-        ("caf", combat.caf, 1, factor, ""),
-        ("reserve", combat.reserve, 0, factor, ""),
-        ("attacker_ar", combat.attacker_ar, 0, rating, "an action rating from 0 to {high}"),
-        ("defender_ar", combat.defender_ar, 0, rating, "an action rating from 0 to {high}"),
-        ("hedgehog", combat.hedgehog, 0, hedgehog, "a hedgehog level from 0 (none) to {high}"),
-        (
-            "drm",
-            combat.drm,
-            -drm,
-            drm,
-            "a net DRM from {low} to +{high}: beyond it every roll reads the same edge row",
-        ),
-    ]
-    for name, value, low, high, allowed in ranges:
-        if isinstance(value, bool) or not isinstance(value, int):
-            continue
-        beyond = value > high or (low < 0 and value < low)
-        if beyond:
-            text = allowed or "a whole number from {low} to {high}"
-            raise InputError(name, value, text.format(low=low, high=high))
+    """Refuse a number beyond what a game could reach (each field's range in the ruleset's
+    schema, read from tables.toml), naming the allowed range."""
+    check_ranges(combat, tables)
 
 
 def resolve(
@@ -179,12 +108,16 @@ def resolve(
     tables: Tables | None = None,
     rng: random.Random | None = None,
 ) -> Outcome:
-    """Resolve one combat. Dice not entered by hand are rolled with `rng`."""
+    """Resolve one combat. Dice not entered by hand are rolled with `rng`; a choice the
+    result leaves open stays open (tui.engine.procedure asks for it)."""
+    return resolve_with(combat, tables or default_tables(), Roller(rng))
+
+
+def resolve_with(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
+    """Resolve one combat with `roller`'s dice."""
     check_ruleset(combat.ruleset)
     check_inputs(combat)
-    tables = tables or default_tables()
     check_limits(combat, tables)
-    roller = Roller(rng)
     outcome = _resolver(combat.ruleset)(combat, tables, roller)
     outcome.dice = list(roller.rolls)
     outcome.inputs = combat.to_dict()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from itertools import product
@@ -24,15 +24,24 @@ class DiceRoll:
     values: tuple[int, ...]
     total: int
     source: str  # "desk" (rolled by crtdesk) or "manual" (physical dice entered by hand)
+    # The modifier the desk added to the dice (a DRM), and the row it read (after any clamp
+    # to the printed rows): only where a chart reads a modified total (OCS, Day/Night).
+    modifier: int = 0
+    row: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "purpose": self.purpose,
             "dice": self.dice,
             "values": list(self.values),
             "total": self.total,
             "source": self.source,
         }
+        if self.modifier:
+            out["modifier"] = self.modifier
+        if self.row is not None:
+            out["row"] = self.row
+        return out
 
 
 def parse_dice(text: str) -> tuple[int, int]:
@@ -68,19 +77,23 @@ class Roller:
         sides: int,
         manual: int | None = None,
         field: str = "roll",
+        modifier: int = 0,
     ) -> int:
+        """The dice as they lie (their total, before `modifier`, which is only noted):
+        entered by hand (`manual`, checked against the faces) or rolled."""
         dice = f"{count}d{sides}"
         if manual is not None:
             check_roll(field, manual, count, count * sides, dice)
-            self.rolls.append(DiceRoll(purpose, dice, (), manual, "manual"))
+            self.rolls.append(DiceRoll(purpose, dice, (), manual, "manual", modifier))
             return manual
         values = tuple(self.rng.randint(1, sides) for _ in range(count))
-        self.rolls.append(DiceRoll(purpose, dice, values, sum(values), "desk"))
+        self.rolls.append(DiceRoll(purpose, dice, values, sum(values), "desk", modifier))
         return sum(values)
 
-    def record_manual(self, purpose: str, dice: str, total: int) -> None:
-        """Note a total entered by hand that the resolver checked itself (e.g. a modified roll)."""
-        self.rolls.append(DiceRoll(purpose, dice, (), total, "manual"))
+    def read_row(self, row: str) -> None:
+        """Note the row the last roll was read on (its total plus the modifier, clamped)."""
+        if self.rolls:
+            self.rolls[-1] = replace(self.rolls[-1], row=row)
 
 
 def check_roll(field: str, value: int, low: int, high: int, what: str) -> None:
@@ -106,9 +119,10 @@ class _PathRoller(Roller):
         sides: int,
         manual: int | None = None,
         field: str = "roll",
+        modifier: int = 0,
     ) -> int:
         if manual is not None:
-            return super().roll(purpose, count, sides, manual, field)
+            return super().roll(purpose, count, sides, manual, field, modifier)
         options = total_distribution(count, sides)
         if self.depth == len(self.path):
             self.path.append(0)
@@ -117,7 +131,7 @@ class _PathRoller(Roller):
         self.branching.append(len(options))
         total, chance = options[choice]
         self.probability *= chance
-        self.rolls.append(DiceRoll(purpose, f"{count}d{sides}", (), total, "desk"))
+        self.rolls.append(DiceRoll(purpose, f"{count}d{sides}", (), total, "desk", modifier))
         return total
 
 

@@ -43,6 +43,7 @@ class CombatInput:
     attackers: tuple[Unit, ...] = ()
     defenders: tuple[Unit, ...] = ()
     column: str | None = None
+    # The result dice rolled by hand, as they lie on the table (before any DRM).
     roll: int | None = None
     # Pair-o-Dice
     attacker_card: str | None = None
@@ -58,6 +59,9 @@ class CombatInput:
     aaf: int | None = None
     caf: int | None = None
     long_range: bool = False
+    # The whole chain's dice rolled by hand, in the order it reads them (attrition, accuracy,
+    # direction, combat on target, combat one hex astray); the desk rolls any not given.
+    chain_rolls: tuple[int, ...] = ()
     # OCS
     terrain: str | None = None
     attacker_ar: int = 0
@@ -84,7 +88,7 @@ class CombatInput:
     time: str | None = None
     drm: int = 0
     # A Day/Night battle's re-rolls: the reserve committed on ENG, pressing on after BTL
-    # with a step loss, and the rows of any re-rolls made by hand.
+    # with a step loss, and the die of any re-roll made by hand (as it lies, 1..6).
     reserve: int | None = None
     press_on: bool = False
     rerolls: tuple[int, ...] = ()

@@ -5,7 +5,6 @@ or on the hex the astray units hit, named from it ("one hex NE of 0712")."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Any, ClassVar
@@ -15,8 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
-from tui.engine import CombatInput, InputError, Outcome, resolve
-from tui.engine.dice import parse_dice
+from tui.engine import CombatInput, InputError, Outcome
 from tui.engine.rulesets.boom import (
     ChainPreview,
     chain_preview,
@@ -26,7 +24,7 @@ from tui.engine.rulesets.boom import (
 )
 from tui.engine.rulesets.common import parse_unit
 from tui.engine.tables import Tables
-from tui.screens.combat import CombatScreen, FormReading, KeptDice
+from tui.screens.combat import CombatScreen, FormReading
 from tui.screens.pod import choice, field
 from tui.text import dice_text
 from tui.widgets.combat import Cycle, FixedInput, OddsPreview, bar
@@ -102,12 +100,6 @@ class BoomScreen(CombatScreen):
         "Units, CAF each (^n add, ^o drop)",
         "AA units on the route (^g add)",
     )
-    FIELD_NAMES: ClassVar[dict[str, str]] = {
-        **CombatScreen.FIELD_NAMES,
-        "attack": "Units",
-        "aaf": "AA units",
-        "caf": "CAF",
-    }
 
     @cached_property
     def most_lost(self) -> int:
@@ -205,7 +197,7 @@ class BoomScreen(CombatScreen):
             try:
                 chain = chain_preview(units, combat.aaf, combat.long_range, self.tables)
             except InputError as err:
-                problems.append(err.message(self.FIELD_NAMES.get(err.field, err.field)))
+                problems.append(err.message(self.field_label(err.field)))
             else:
                 shown.show_text(
                     *preview_text(chain, combat, self.target, self.most_lost),
@@ -213,26 +205,6 @@ class BoomScreen(CombatScreen):
                 )
                 return
         shown.show_text("Mission: waiting for a valid form", "", problems)
-
-    # ------------------------------------------------------------------ rolling
-    async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
-        """The whole chain; by hand, the desk asks for each die as the chain reaches it."""
-        if not by_hand:
-            return combat, resolve(combat, self.tables, self.desk.rng)
-        kept: list[int] = []
-        while True:
-            dice = KeptDice(None, kept)
-            outcome = resolve(combat, self.tables, dice)
-            if not dice.wanted:
-                break
-            wanted = outcome.dice[len(kept)]
-            count, sides = parse_dice(wanted.dice)
-            total = await self.ask_hand_roll((wanted.dice, count, count * sides), wanted.purpose)
-            if total is None:
-                return None
-            kept.append(total)
-        outcome.dice = [replace(die, values=(), source="manual") for die in outcome.dice]
-        return combat, outcome
 
     def result_effects(self, outcome: Outcome) -> str:
         """The result, then each step of the chain with its roll (the trace past the

@@ -12,7 +12,6 @@ The engine's model, resolvers and preview are imported when a form first holds a
 
 from __future__ import annotations
 
-import random
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -41,6 +40,11 @@ from tui.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
 if TYPE_CHECKING:
     from tui.engine import CombatInput, Outcome
     from tui.engine.preview import Preview
+    from tui.engine.procedure import Question
+    from tui.engine.schema import Field as SchemaField
+
+# A question the player cancelled (Esc on the hand dice): nothing is rolled or logged.
+_CANCELLED = object()
 
 # What a form's first combat needs of the engine, besides its ruleset's resolver.
 ENGINE_MODULES = ("tui.engine.model", "tui.engine.preview", "tui.engine.rulesets.common")
@@ -109,30 +113,6 @@ def column_groups(regions: Iterable[Region], screen: Region) -> list[list[Region
     return [members for _, members in groups]
 
 
-class KeptDice(random.Random):
-    """The dice of one roll walked through choices, kept across the re-reads a choice
-    causes: the n-th die of every read is the same die. Past the dice already rolled, the desk rolls (`source`),
-    or, for dice rolled by hand, a placeholder is used and `wanted` set."""
-
-    def __init__(self, source: random.Random | None, kept: list[int]) -> None:
-        super().__init__(0)
-        self.source = source
-        self.kept = kept
-        self.used = 0
-        self.wanted = False
-
-    def randint(self, a: int, b: int) -> int:
-        self.used += 1
-        if self.used <= len(self.kept):
-            return self.kept[self.used - 1]
-        if self.source is None:
-            self.wanted = True
-            return a
-        value = self.source.randint(a, b)
-        self.kept.append(value)
-        return value
-
-
 class CombatScreen(RulesetScreen):
     """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
 
@@ -142,8 +122,6 @@ class CombatScreen(RulesetScreen):
     # ("*") gave it first to the form's scrolling pane, and restyled the whole form for it.
     AUTO_FOCUS = ".factor"
 
-    # Engine field names -> what the form calls them, for the engine's messages.
-    FIELD_NAMES: ClassVar[dict[str, str]] = {"attack": "Attackers", "defense": "Defenders"}
     # What a unit's factor is called on this ruleset's counters.
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
     # The headings over the two unit lists.
@@ -197,8 +175,83 @@ class CombatScreen(RulesetScreen):
         return OddsPreview(id="preview")
 
     def compose_fields(self) -> ComposeResult:
-        """The ruleset's own fields, below the unit lists."""
-        yield from ()
+        """The ruleset's own fields, below the unit lists: its schema's form."""
+        yield from self.compose_inputs(self.form_inputs)
+
+    @property
+    def form_inputs(self) -> tuple[SchemaField, ...]:
+        """The schema's fields this screen's form shows."""
+        from tui.engine.schema import form
+
+        return form(self.ruleset)
+
+    def field_label(self, name: str) -> str:
+        """What the form calls an input an engine message names."""
+        from tui.engine.schema import label
+
+        return label(self.ruleset, name)
+
+    def compose_inputs(self, inputs: Iterable[SchemaField]) -> ComposeResult:
+        """A line per input (an input `beside` the one before joins its line)."""
+        lines: list[list[SchemaField]] = []
+        for found in inputs:
+            if found.beside and lines:
+                lines[-1].append(found)
+            else:
+                lines.append([found])
+        for line in lines:
+            first, *rest = line
+            if first.kind in ("tick", "maybe") and first.desk_options is None and not rest:
+                yield self.input_widget(first)
+                continue
+            widgets: list[Widget] = [self.input_widget(first)]
+            for other in rest:
+                if other.kind != "tick":
+                    widgets.append(Label(f" {other.form_label} "))
+                widgets.append(self.input_widget(other))
+            yield Horizontal(
+                Label(first.form_label, classes="field-label"), *widgets, classes="field"
+            )
+
+    def input_widget(self, found: SchemaField) -> Widget:
+        """The widget an input is typed, ticked or cycled in, by its kind."""
+        from tui.widgets.combat import FixedInput
+        from tui.widgets.ticks import Tick
+
+        if found.desk_options is not None:
+            return Cycle(list(found.desk_options), id=found.widget_id)
+        if found.kind in ("tick", "maybe"):
+            return Tick(found.form_label, id=found.widget_id, compact=True)
+        if found.kind in ("choice", "text"):
+            offered = found.form_options(self.ruleset, self.tables)
+            options = [(label, value) for value, label in offered]
+            if not found.required:
+                options.insert(0, ("-", ""))
+            value = self.input_default(found)
+            return Cycle(
+                options, value=options[0][1] if value is None else value, id=found.widget_id
+            )
+        low = found.low if isinstance(found.low, int) and found.low > 0 else 0
+        return FixedInput(placeholder=str(low), compact=True, id=found.widget_id, classes="small")
+
+    def input_default(self, found: SchemaField) -> Any:
+        """The value a choice starts with."""
+        if found.desk_default is not None:
+            return found.desk_default
+        return None if found.required else ""
+
+    def input_value(self, found: SchemaField, problems: list[str]) -> Any:
+        """An input's value as the form holds it (a bad number adds to `problems`)."""
+        selector = f"#{found.widget_id}"
+        if found.desk_options is not None:
+            return self.select_value(selector)
+        if found.kind in ("tick", "maybe"):
+            return self.checked(selector)
+        if found.kind in ("choice", "text"):
+            return self.select_value(selector)
+        low = found.low if isinstance(found.low, int) and found.low > 0 else 0
+        signed = found.kind == "signed"
+        return self.whole_number(selector, problems, found.label, signed=signed) or low
 
     def make_unit_row(self, side: str, number: int) -> UnitRow:
         attack, defence = self.FACTOR_NAMES
@@ -300,7 +353,7 @@ class CombatScreen(RulesetScreen):
             try:
                 shown = preview(reading.combat, self.tables)
             except InputError as err:
-                problems.append(err.message(self.FIELD_NAMES.get(err.field, err.field)))
+                problems.append(err.message(self.field_label(err.field)))
         odds = self.form_field("#preview")
         if isinstance(odds, OddsPreview):
             odds.show(shown, problems)
@@ -319,7 +372,10 @@ class CombatScreen(RulesetScreen):
     ) -> dict[str, Any]:
         """The ruleset's CombatInput fields from the unit rows and its own fields; a field
         that cannot be read adds a line to `problems` (and no CombatInput is made)."""
-        return {"attackers": attackers, "defenders": defenders}
+        from tui.engine.schema import form_values
+
+        values = {f.name: self.input_value(f, problems) for f in self.form_inputs}
+        return form_values(self.ruleset, {"attackers": attackers, "defenders": defenders, **values})
 
     def unit_rows(self, side: str) -> list[UnitRow]:
         box = self.form_field(f"#{side}s")
@@ -452,36 +508,46 @@ class CombatScreen(RulesetScreen):
         try:
             played = await self.play(combat, by_hand)
         except InputError as err:
-            self.refuse([err.message(self.FIELD_NAMES.get(err.field, err.field))])
+            self.refuse([err.message(self.field_label(err.field))])
             return
         if played is not None:
             self.show_outcome(*played)
 
     async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
-        """Resolve the combat; None if the player cancelled. A ruleset whose combat takes
-        several rolls or choices (a Day/Night battle) walks them here."""
-        if by_hand and not self.automatic(combat):
-            total = await self.ask_hand_roll(self.hand_dice_range(combat))
-            if total is None:
-                return None
-            combat = replace(combat, roll=total)
-        return combat, engine.resolve(combat, self.tables, self.desk.rng)
+        """Resolve the combat by the ruleset's procedure, answering its questions: the
+        desk's dice (or dice by hand), and a dialog for each choice. None if cancelled."""
+        from tui.engine.procedure import procedure
 
-    def automatic(self, combat: CombatInput) -> bool:
-        """True when the result reads no die (AD, AV, overrun)."""
+        steps = procedure(combat, self.tables)
         try:
-            from tui.engine.preview import preview
+            question = next(steps)
+            while True:
+                answer = await self.answer(question, by_hand)
+                if answer is _CANCELLED:
+                    steps.close()
+                    return None
+                question = steps.send(answer)
+        except StopIteration as done:
+            return done.value
 
-            return preview(combat, self.tables).automatic is not None
-        except InputError:
-            return False
+    async def answer(self, question: Question, by_hand: bool) -> Any:
+        """One question of the procedure answered: dice rolled (or asked for), a choice or a
+        number asked in a dialog. `_CANCELLED` when the player cancelled."""
+        from tui.engine.procedure import ChoiceQuestion, DiceQuestion, desk_dice, hand_dice
+        from tui.screens.dialogs import ChoiceScreen, NumberScreen
 
-    def hand_dice_range(self, combat: CombatInput) -> tuple[str, int, int]:
-        """What the hand-dice dialog asks for: the dice, and the lowest and highest total."""
-        from tui.engine.dice import parse_dice
-
-        count, sides = parse_dice(self.rules["dice"])
-        return f"{count}d{sides}", count, count * sides
+        if isinstance(question, DiceQuestion):
+            if not by_hand:
+                return desk_dice(question, self.desk.rng)
+            dice = (question.dice, question.low, question.high)
+            total = await self.ask_hand_roll(dice, question.prompt)
+            return _CANCELLED if total is None else hand_dice(question, total)
+        if isinstance(question, ChoiceQuestion):
+            values = {option.key: option.value for option in question.options}
+            choices = [(option.key, option.label, option.key) for option in question.options]
+            key = await self.app.push_screen_wait(ChoiceScreen(question.prompt, choices))
+            return values[key]
+        return await self.app.push_screen_wait(NumberScreen(question.prompt, question.empty))
 
     async def ask_hand_roll(self, dice: tuple[str, int, int], what: str = "") -> int | None:
         from tui.screens.dialogs import HandDiceScreen

@@ -20,7 +20,8 @@ from tui.widgets.ticks import TickList
 
 
 class HandDiceScreen(ModalScreen[int | None]):
-    """Ask for the total of the dice rolled at the table (or the row they read)."""
+    """Ask for the dice rolled at the table, as they lie: their total before any modifier
+    (the desk adds the DRM and reads the row)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 

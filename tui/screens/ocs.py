@@ -6,31 +6,22 @@ every rule; this screen collects the form and the choices, and logs one entry.""
 
 from __future__ import annotations
 
-import random
-from dataclasses import replace
 from functools import cached_property
 from typing import Any, ClassVar
 
 from textual import on
-from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Checkbox
 
-from tui.engine import CombatInput, InputError, Outcome, Unit, resolve
+from tui.engine import InputError, Unit
 from tui.engine.preview import preview
 from tui.engine.rulesets import ocs_supply
 from tui.engine.rulesets.ocs import (
-    RESULT_DICE,
-    SHIFT_DIE,
-    SURPRISE_DICE,
     TERRAIN_IDS,
-    hand_roll_range,
 )
-from tui.screens.combat import CombatScreen, FormReading, KeptDice, SaveState
-from tui.screens.pod import field
-from tui.widgets.combat import Cycle, FixedInput, OddsPreview
+from tui.screens.combat import CombatScreen, FormReading, SaveState
+from tui.widgets.combat import Cycle, OddsPreview
 from tui.widgets.ocs import OcsOddsPreview, OcsUnitRow
-from tui.widgets.ticks import Tick
 
 # Save marker kinds shown on a unit row, as the row shows them.
 SHOWN_MARKERS = {"low": "Low", "exhausted": "Exhausted", "DG": "DG", "exploitation": "Exploit"}
@@ -39,32 +30,6 @@ HIGHEST = "(highest)"
 
 class OcsScreen(CombatScreen):
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
-    FIELD_NAMES: ClassVar[dict[str, str]] = {
-        **CombatScreen.FIELD_NAMES,
-        "attack_hexes": "Att. hexes",
-        "hedgehog": "Hedgehog",
-        "attacker_ar_unit": "AR unit A",
-        "defender_ar_unit": "AR unit D",
-        "roll": "Result roll",
-    }
-
-    def compose_fields(self) -> ComposeResult:
-        terrains = [(name, key) for key, name in TERRAIN_IDS.items()]
-        yield field(
-            "Att. hexes",
-            FixedInput(placeholder="1", compact=True, id="attack-hexes", classes="small"),
-            Tick("2 non-adj.", id="nonadjacent", compact=True),
-        )
-        yield Tick("Overrun (not a regular attack)", id="overrun", compact=True)
-        yield field(
-            "Hedgehog", FixedInput(placeholder="0", compact=True, id="hedgehog", classes="small")
-        )
-        yield field("Def. terrain", Cycle(terrains, id="terrain"))
-        yield field(
-            "Def. supply", Cycle([("paid", "paid"), ("withheld ½", "withheld")], id="def-supply")
-        )
-        yield field("AR unit A", Cycle([(HIGHEST, "")], id="ar-attacker"))
-        yield field("AR unit D", Cycle([(HIGHEST, "")], id="ar-defender"))
 
     def make_unit_row(self, side: str, number: int) -> OcsUnitRow:
         return OcsUnitRow(side, number)
@@ -158,23 +123,6 @@ class OcsScreen(CombatScreen):
         options = [(HIGHEST, "")] + [(u.name or "", u.name or "") for u in units]
         self.cycles[f"ar-{side}"].set_options(options)
 
-    def combat_fields(
-        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> dict[str, Any]:
-        hexes = self.whole_number("#attack-hexes", problems, "Att. hexes") or 1
-        return {
-            "attackers": attackers,
-            "defenders": defenders,
-            "terrain": self.cycles["terrain"].value,
-            "hedgehog": self.whole_number("#hedgehog", problems, "Hedgehog"),
-            "overrun": self.checks["overrun"].value,
-            "defender_unsupplied": self.cycles["def-supply"].value == "withheld",
-            "attacker_ar_unit": self.cycles["ar-attacker"].value or None,
-            "defender_ar_unit": self.cycles["ar-defender"].value or None,
-            "attack_hexes": hexes,
-            "nonadjacent_hexsides": self.checks["nonadjacent"].value,
-        }
-
     @cached_property
     def exploit_levels(self) -> tuple[int, ...]:
         """The exploitation levels of the charts (read once: the preview asks on every key)."""
@@ -191,95 +139,9 @@ class OcsScreen(CombatScreen):
                 shown = preview(ocs_supply.for_odds(combat), self.tables)
             except InputError as err:
                 extra = None
-                problems.append(err.message(self.FIELD_NAMES.get(err.field, err.field)))
+                problems.append(err.message(self.field_label(err.field)))
         terrain = TERRAIN_IDS.get(combat.terrain or "open", "Open") if combat else "Open"
         self.query_one(OcsOddsPreview).show_ocs(shown, extra, problems, terrain)
-
-    # ------------------------------------------------------------------ rolling (9.2)
-    async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
-        """The surprise roll, its shift die, the result roll; then the attacker's option,
-        then the defender's. The same dice are read again after each choice."""
-        from tui.screens.dialogs import ChoiceScreen
-
-        ocs_supply.check_units(combat)
-        ocs_supply.require_supply(combat)
-        kept: list[int] = []
-        if by_hand:
-            raw = await self.ask_hand_roll(hand_roll_range(SURPRISE_DICE), "the surprise roll")
-            if raw is None:
-                return None
-            combat = replace(combat, surprise_roll=raw)
-            if ocs_supply.surprise_side(combat, self.tables, raw) is not None:
-                shift = await self.ask_hand_roll(
-                    hand_roll_range(SHIFT_DIE), "the surprise shift die"
-                )
-                if shift is None:
-                    return None
-                combat = replace(combat, shift_roll=shift)
-            drm = ocs_supply.result_drm(ocs_supply.with_unit_ars(combat))
-            raw = await self.ask_hand_roll(
-                hand_roll_range(RESULT_DICE), f"the result roll, DRM {drm:+d} added"
-            )
-            if raw is None:
-                return None
-            combat = replace(combat, roll=raw + drm)
-        outcome = self.read(combat, by_hand, kept)
-        options = outcome.effects.get("options", {})
-        attacker = options.get("attacker")
-        if attacker and not attacker["chosen"]:
-            retreat = await self.ask_option("attacker", attacker, outcome)
-            combat = replace(combat, attacker_option_retreat=retreat)
-            outcome = self.read(combat, by_hand, kept)
-            options = outcome.effects.get("options", {})
-        defender = options.get("defender")
-        if defender and not defender["chosen"]:
-            if defender.get("may_ignore"):
-                answer = await self.app.push_screen_wait(
-                    ChoiceScreen(
-                        f"The attacker {defender['because']}: the defender may ignore its option "
-                        f"{defender['option']} (RULINGS), or take it.",
-                        [("i", "ignore its options", "ignore"), ("t", "take them", "take")],
-                    )
-                )
-                if answer == "ignore":
-                    combat = replace(combat, defender_ignores_options=True)
-            if not combat.defender_ignores_options:
-                retreat = await self.ask_option("defender", defender, outcome)
-                combat = replace(combat, defender_option_retreat=retreat)
-            outcome = self.read(combat, by_hand, kept)
-        return combat, outcome
-
-    def read(self, combat: CombatInput, by_hand: bool, kept: list[int]) -> Outcome:
-        """Resolve with the same dice on every read: rolled once by the desk, kept."""
-        dice: random.Random = KeptDice(None if by_hand else self.desk.rng, kept)
-        return resolve(combat, self.tables, dice)
-
-    async def ask_option(self, side: str, option: dict[str, Any], outcome: Outcome) -> int:
-        """How a side takes its option: the hexes retreated (the rest in steps lost)."""
-        from tui.screens.dialogs import ChoiceScreen
-
-        size = option["option"]
-        choices = []
-        for hexes in range(size + 1):
-            steps = size - hexes
-            words = []
-            if steps:
-                words.append(f"lose {steps} step{'s' if steps != 1 else ''}")
-            if hexes:
-                words.append(f"retreat {hexes} hex{'es' if hexes != 1 else ''}")
-            if hexes >= ocs_supply.DG_RETREAT_HEXES:
-                words.append("DG")
-            if side == "attacker" and hexes:
-                words.append("no exploitation")
-            choices.append((str(hexes), ", ".join(words), str(hexes)))
-        answer = await self.app.push_screen_wait(
-            ChoiceScreen(
-                f"Dice: {', '.join(f'{d.purpose} {d.dice} {d.total}' for d in outcome.dice)}\nRoll {outcome.roll} on {outcome.column}: "
-                f"{outcome.cell}: the {side} takes its option {size}. How?",
-                choices,
-            )
-        )
-        return int(answer)
 
     def recorded(self, state: SaveState) -> None:
         super().recorded(state)

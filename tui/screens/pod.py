@@ -7,7 +7,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
-from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Label
@@ -15,14 +14,13 @@ from textual.widgets import Label
 from tui import engine, saves
 from tui.commands import POD_COMMANDS, Command
 from tui.screens.combat import CombatScreen, SaveState
-from tui.widgets.combat import Cycle, FixedInput, UnitRow
+from tui.widgets.combat import Cycle, UnitRow
 
 if TYPE_CHECKING:
     from tui.engine import CombatInput, Outcome
+    from tui.engine.schema import Field as SchemaField
 
 # The Pair-o-Dice rules (tui.engine.rulesets.pod) are imported at the first roll.
-
-SIDE_OPTIONS = [("-", ""), ("attacker", "attacker"), ("defender", "defender")]
 
 
 def field(label: str, *widgets: Widget) -> Horizontal:
@@ -39,17 +37,6 @@ class PodScreen(CombatScreen):
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + POD_COMMANDS
     BINDINGS = [c.binding() for c in POD_COMMANDS]
-    FIELD_NAMES: ClassVar[dict[str, str]] = {
-        **CombatScreen.FIELD_NAMES,
-        "attacker_card": "Attacker card",
-        "defender_card": "Defender card",
-        "medal": "Medal of Honor",
-        "buddy": "Buddy card",
-        "obstacle": "Obstacle",
-        "mines_cdf": "Mines CDF",
-        "morale_attack": "Morale A",
-        "morale_defense": "Morale D",
-    }
 
     @property
     def terrains(self) -> tuple[str, ...]:
@@ -60,58 +47,24 @@ class PodScreen(CombatScreen):
     def make_unit_row(self, side: str, number: int) -> UnitRow:
         return UnitRow(side, number, self.terrains)
 
-    def compose_fields(self) -> ComposeResult:
-        rules = self.rules
-        if self.ruleset == "pod-ultra":
-            ultra = self.tables.data["pod-ultra"]
-            obstacles = [("-", "")] + [(k, k) for k in ultra["obstacles"]]
-            yield field("Obstacle", choice(obstacles, "", "obstacle"))
-            mines = ultra["obstacle_options"]["mines"]
-            current = self.desk.game.options.get("mines_cdf", ultra["obstacles"]["mines"])
-            yield field("Mines CDF", choice([(str(m), m) for m in mines], current, "mines-cdf"))
-        yield field(
-            "Morale +/- A",
-            FixedInput(placeholder="0", compact=True, id="morale-attack", classes="small"),
-            Label(" D "),
-            FixedInput(placeholder="0", compact=True, id="morale-defense", classes="small"),
-        )
-        yield field("Buddy card", choice(SIDE_OPTIONS, "", "buddy"))
-        if rules["terrain_effects"]:
-            yield field("Medal of Honor", choice(SIDE_OPTIONS, "", "medal"))
-        before = [c for c in rules["special_cards"] if c not in rules["after_roll_cards"]]
-        if before:
-            cards = [("-", "")] + [(c.title(), c) for c in before]
-            yield field("Attacker card", choice(cards, "", "attacker-card"))
-            yield field("Defender card", choice(cards, "", "defender-card"))
+    def input_default(self, found: SchemaField) -> Any:
+        """The mines CDF starts at the game's own (a per-game option kept in its save)."""
+        if found.name == "mines_cdf":
+            return self.desk.game.options.get("mines_cdf", self.mines_default)
+        return super().input_default(found)
+
+    @property
+    def mines_default(self) -> Any:
+        return self.tables.data["pod-ultra"]["obstacles"]["mines"]
 
     # ------------------------------------------------------------------ the form
     @on(Cycle.Changed, "#mines-cdf")
     def mines_option_changed(self, event: Cycle.Changed) -> None:
         """The mines CDF is a per-game option: a change is kept (and logged) in the save."""
-        default = self.tables.data["pod-ultra"]["obstacles"]["mines"]
         if isinstance(event.value, int) and event.value != self.desk.game.options.get(
-            "mines_cdf", default
+            "mines_cdf", self.mines_default
         ):
             self.desk.set_game_option("mines_cdf", event.value)
-
-    def combat_fields(
-        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> dict[str, Any]:
-        obstacle = self.select_value("#obstacle")
-        return {
-            "attackers": attackers,
-            "defenders": () if obstacle else defenders,
-            "attacker_card": self.select_value("#attacker-card"),
-            "defender_card": self.select_value("#defender-card"),
-            "buddy": self.select_value("#buddy"),
-            "medal": self.select_value("#medal"),
-            "morale_attack": self.whole_number("#morale-attack", problems, "Morale A", signed=True),
-            "morale_defense": self.whole_number(
-                "#morale-defense", problems, "Morale D", signed=True
-            ),
-            "obstacle": obstacle,
-            "mines_cdf": self.select_value("#mines-cdf") if obstacle == "mines" else None,
-        }
 
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
         # An obstacle is the whole defence: the defender rows are not read, and show it.
@@ -196,15 +149,10 @@ class PodScreen(CombatScreen):
 
     def hero_draw(self) -> None:
         from tui.engine.dice import Roller
-        from tui.engine.rulesets.pod import hero_site_draw
+        from tui.engine.rulesets.pod import hero_site_draw, hero_site_draw_text
 
         roller = Roller(self.desk.rng)
-        count = hero_site_draw(roller)
-        message = (
-            f"Hero Site won uncontested: the desk rolled {count}. "
-            f"The loser offers {count} Buddy card{'s' if count != 1 else ''} face down; "
-            "the victor draws one."
-        )
+        message = hero_site_draw_text(hero_site_draw(roller))
         desk, ruleset = self.desk, self.ruleset
 
         def done(state: SaveState) -> None:

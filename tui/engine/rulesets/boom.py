@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -61,14 +62,19 @@ def _aa_total(combat: CombatInput, tables: Tables, trace: list[str]) -> int:
 
 
 def _attrition(
-    combat: CombatInput, tables: Tables, roller: Roller, trace: list[str], manual: int | None
+    combat: CombatInput,
+    tables: Tables,
+    roller: Roller,
+    trace: list[str],
+    manual: int | None,
+    field: str = "roll",
 ) -> tuple[str, str, str]:
     chart = tables.chart("pod-boom.attrition")
     total = _aa_total(combat, tables, trace)
     index = largest_column(chart, total)
     assert index is not None  # the first column is 0
     column = chart.columns[index]
-    roll = roller.roll("bomber mission attrition", 1, 6, manual)
+    roll = roller.roll("bomber mission attrition", 1, 6, manual, field)
     cell = chart.cell(str(roll), column)
     trace.append(f"Attrition column {column} (largest not above {total}); 1d6 {roll}: {cell}")
     return column, str(roll), cell
@@ -81,6 +87,7 @@ def _crt(
     trace: list[str],
     manual: int | None,
     where: str = "on target",
+    field: str = "roll",
 ) -> tuple[str, str, Any]:
     chart = tables.chart("pod-boom.crt")
     index = largest_column(chart, caf)
@@ -88,7 +95,7 @@ def _crt(
         raise InputError("caf", caf, f"a CAF on target of at least {chart.columns[0]}")
     column = chart.columns[index]
     purpose = "boom combat resolution" + ("" if where == "on target" else f" ({where})")
-    roll = roller.roll(purpose, 1, 6, manual)
+    roll = roller.roll(purpose, 1, 6, manual, field)
     cell = chart.cell(str(roll), column)
     trace.append(
         f"CAF {caf} {where}: column {column} (largest not above {caf}); 1d6 {roll}: "
@@ -142,7 +149,7 @@ _STEP_READS: dict[str | None, tuple[str, ...]] = {
     "accuracy": (),
     "direction": (),
     "crt": ("caf", "attackers"),
-    None: ("attackers", "aaf", "long_range"),
+    None: ("attackers", "aaf", "long_range", "chain_rolls"),
 }
 
 
@@ -153,10 +160,12 @@ def _check_step_inputs(combat: CombatInput) -> None:
         "aaf": (combat.aaf, "aaf"),
         "caf": (combat.caf, "caf"),
         "long_range": (combat.long_range, "long_range"),
+        "chain_rolls": (combat.chain_rolls, "chain_rolls"),
     }
     for name, (value, field) in given.items():
         if value not in (None, (), False) and name not in reads:
             shown = value[0].factor if name == "attackers" else value
+            shown = shown[0] if name == "chain_rolls" else shown
             steps = [s or "the whole chain" for s, r in _STEP_READS.items() if name in r]
             what = f"--step {combat.step}" if combat.step else "the whole chain"
             raise InputError(field, shown, f"nothing for {what}: read by {' and '.join(steps)}")
@@ -246,8 +255,38 @@ def _chain(
             "attack", total, "an attack total of at least 1: 0 factors is not an attack"
         )
     trace.append(f"Units {units}: CAF {total}")
+    # The chain's dice rolled by hand, in the order the chain reads them.
+    by_hand = list(combat.chain_rolls)
+    read = 0
+
+    def next_die() -> int | None:
+        nonlocal read
+        read += 1
+        return by_hand[read - 1] if read <= len(by_hand) else None
+
+    outcome = _chain_read(combat, tables, roller, trace, effects, units, total, next_die)
+    if read < len(by_hand):
+        raise InputError(
+            "chain_rolls",
+            by_hand[read],
+            f"no more dice: this mission read {read} {'die' if read == 1 else 'dice'}",
+        )
+    return outcome
+
+
+def _chain_read(
+    combat: CombatInput,
+    tables: Tables,
+    roller: Roller,
+    trace: list[str],
+    effects: dict[str, Any],
+    units: list[int],
+    total: int,
+    next_die: Callable[[], int | None],
+) -> Outcome:
+    field = "chain_rolls"
     if combat.aaf is not None:
-        _, _, cell = _attrition(combat, tables, roller, trace, None)
+        _, _, cell = _attrition(combat, tables, roller, trace, next_die(), field)
         removed = 0 if cell == "-" else min(int(cell), len(units))
         if removed:
             effects["attacker"]["bombers_removed"] = removed
@@ -257,14 +296,14 @@ def _chain(
             return _nothing_hits(
                 combat, total, effects, trace, "Every bomber was lost to attrition."
             )
-    roll = roller.roll("Boom Accuracy", 1, 6)
+    roll = roller.roll("Boom Accuracy", 1, 6, next_die(), field)
     accuracy = tables.data["pod-boom"]["accuracy_effect"][str(roll)]
     misses = {"all": 0, "miss": len(units), "half": len(units) // 2}[accuracy]
     hitting, astray = units[: len(units) - misses], units[len(units) - misses :]
     trace.append(f"Boom Accuracy 1d6 {roll}: {tables.data['pod-boom']['accuracy'][str(roll)]}")
     where = None
     if misses:
-        direction = roller.roll("Direction", 1, 6)
+        direction = roller.roll("Direction", 1, 6, next_die(), field)
         name = tables.data["pod-boom"]["direction"][str(direction)]
         where = direction_short(name)
         trace.append(
@@ -275,7 +314,7 @@ def _chain(
     caf = sum(hitting)
     found: tuple[str, str, Any] | None = None
     if caf > 0 and largest_column(crt, caf) is not None:
-        found = _crt(caf, tables, roller, trace, None)
+        found = _crt(caf, tables, roller, trace, next_die(), field=field)
         _crt_effects(found[2], effects, tables)
     else:
         trace.append(f"CAF on target {caf}: no combat on the target hex")
@@ -283,7 +322,7 @@ def _chain(
         astray_caf = sum(astray)
         if astray_caf > 0 and largest_column(crt, astray_caf) is not None:
             column, crt_roll, cell = _crt(
-                astray_caf, tables, roller, trace, None, f"one hex {where}"
+                astray_caf, tables, roller, trace, next_die(), f"one hex {where}", field
             )
             _crt_effects(cell, effects, tables, where)
             effects["astray"] |= {"direction": where, "caf": astray_caf, "column": column}

@@ -45,7 +45,7 @@ _NOTES = {
 
 
 # Results where the attacker may retreat (disorganized) instead of losing steps (7.10.8).
-_ATTACKER_MAY_RETREAT = ("A1", "A1X", "A2X")
+ATTACKER_MAY_RETREAT = ("A1", "A1X", "A2X")
 
 
 def table_name(time: str | None) -> str:
@@ -103,7 +103,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     while True:
         given = manual[len(battle)] if len(battle) < len(manual) else None
         by_hand.append(given is not None)
-        total = _row(given, combat.drm, rules, roller, trace, "roll" if not battle else "reroll")
+        total = _row(given, combat.drm, rules, roller, trace, "roll" if not battle else "rerolls")
         column = columns[index]
         cell = chart.cell(str(total), terrain, column)
         battle.append({"column": column, "roll": str(total), "cell": cell})
@@ -138,7 +138,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     if len(manual) > len(battle) and manual[len(battle)] is not None:
         extra = manual[len(battle)]
         raise InputError(
-            "reroll", extra, f"no more rolls: this battle ended after {len(battle)} roll(s)"
+            "rerolls", extra, f"no more rolls: this battle ended after {len(battle)} roll(s)"
         )
     read = [step["cell"] for step in battle]
     if combat.press_on and "BTL" not in read:
@@ -159,8 +159,8 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     if combat.hold is False and "retreat_or_steps" in defender:
         # No step-loss-and-hold option in the defender's hex: D1/D2 are retreats (7.10).
         defender["retreat"] = defender.pop("retreat_or_steps")
-    if combat.attacker_retreats and cell not in _ATTACKER_MAY_RETREAT:
-        may = ", ".join(_ATTACKER_MAY_RETREAT)
+    if combat.attacker_retreats and cell not in ATTACKER_MAY_RETREAT:
+        may = ", ".join(ATTACKER_MAY_RETREAT)
         if all(by_hand):
             # Every roll was entered by hand, so the player knows the battle's result.
             raise InputError(
@@ -219,24 +219,15 @@ def _row(
     trace: list[str],
     field: str,
 ) -> int:
-    """One roll of the battle: 1d6 + DRM read on rows 0..7, or a row entered by hand."""
+    """One roll of the battle: 1d6 (rolled, or as it lies when entered by hand) + DRM,
+    read on rows 0..7."""
     low, high = rules["row_min"], rules["row_max"]
     sides = rules["die_sides"]
-    if given is not None:
-        # RULINGS: a row entered by hand must be one 1d6 + the DRM can reach after the clamp.
-        lowest, highest = (min(max(face + drm, low), high) for face in (1, sides))
-        if isinstance(given, bool) or not isinstance(given, int) or not lowest <= given <= highest:
-            raise InputError(
-                field,
-                given,
-                f"a row from {lowest} to {highest}: 1d{sides} {drm:+d} DRM, read on rows {low} to {high}",
-            )
-        roller.record_manual("combat (modified, read row)", f"1d{sides}", given)
-        trace.append(f"Row {given} entered by hand")
-        return given
-    die = roller.roll("combat", 1, sides)
+    die = roller.roll("combat", 1, sides, given, field, modifier=drm)
     modified = die + drm
     total = min(max(modified, low), high)
     clamp = f", read as {total} (rows {low}..{high})" if total != modified else ""
-    trace.append(f"1d{sides} {die} {drm:+d} DRM = {modified}{clamp}")
+    how = " (by hand)" if given is not None else ""
+    trace.append(f"1d{sides} {die}{how} {drm:+d} DRM = {modified}{clamp}")
+    roller.read_row(str(total))
     return total

@@ -49,12 +49,6 @@ def row_key(total: int, tables: Tables) -> str:
 SURPRISE_DICE, SHIFT_DIE, RESULT_DICE = (2, 6), (1, 6), (2, 6)
 
 
-def hand_roll_range(dice: tuple[int, int]) -> tuple[str, int, int]:
-    """("2d6", 2, 12): how the desk asks for these dice rolled by hand."""
-    count, sides = dice
-    return f"{count}d{sides}", count, count * sides
-
-
 def surprise(
     combat: CombatInput, tables: Tables, roller: Roller, trace: list[str]
 ) -> tuple[str | None, int]:
@@ -253,16 +247,13 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects_shifts = moved.describe()
         trace.extend(f"Shift: {s}" for s in effects_shifts)
     column = columns[index]
-    if combat.roll is not None:
-        check_roll("roll", combat.roll, 2 + drm, 12 + drm, f"modified 2d6 (DRM {drm:+d})")
-        total = combat.roll
-        roller.record_manual("combat (modified total)", "2d6", total)
-        trace.append(f"Combat roll: modified total {total} entered by hand")
-    else:
-        raw = roller.roll("combat", *RESULT_DICE)
-        total = raw + drm
-        trace.append(f"Combat roll: 2d6 {raw} {drm:+d} DRM = {total}")
+    # The result dice as they lie (RULINGS, "Dice"): entered by hand or rolled, the DRM added.
+    raw = roller.roll("combat", *RESULT_DICE, combat.roll, "roll", modifier=drm)
+    total = raw + drm
+    how = " (by hand)" if combat.roll is not None else ""
+    trace.append(f"Combat roll: 2d6 {raw}{how} {drm:+d} DRM = {total}")
     roll = row_key(total, tables)
+    roller.read_row(roll)
     cell = chart.cell(roll, terrain, column)
     trace.append(f"Row {roll}, column {column}: {cell}")
     effects = cell_effects(combat, cell, tables, trace)

@@ -278,6 +278,8 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects["headline"] = ["Joker: the attacker and defender result lines are swapped."]
     if "stanfill" in (combat.attacker_card, combat.defender_card):
         who = "attacker" if combat.attacker_card == "stanfill" else "defender"
+        # Nothing happens: no side keeps a loss, retreat or advance the cell printed.
+        effects["attacker"], effects["defender"] = {}, {}
         effects["cancelled"] = True
         effects["headline"] = [
             f"Margaret Stanfill (#19, {who}) cancels the result: nothing happens."
@@ -429,3 +431,13 @@ def after_roll_card(combat: CombatInput, outcome: Outcome, tables: Tables, side:
 def hero_site_draw(roller: Roller, manual: int | None = None) -> int:
     """Site won uncontested, loser lacks the Buddy card: the victor's 1d6 for the draw."""
     return roller.roll("Hero Site card draw", 1, 6, manual)
+
+
+def hero_site_draw_text(count: int) -> str:
+    """What a Hero Site draw of `count` means (RULINGS: the loser offers that many Buddy
+    cards face down, the victor draws one)."""
+    return (
+        f"Hero Site won uncontested: the desk rolled {count}. "
+        f"The loser offers {count} Buddy card{'s' if count != 1 else ''} face down; "
+        "the victor draws one."
+    )

@@ -1,0 +1,834 @@
+"""Each ruleset's inputs, declared once: name, label, CLI flag, kind, allowed range and help.
+
+From these declarations, and nothing else, come the desk's form fields (tui.screens), the
+CLI's flags and their --help (tui.cli), the refusal of an input a ruleset does not read and
+of a number beyond its range (tui.engine.combat), the names in every message, and the
+reading of a logged combat's `inputs` back into a CombatInput (luck, the report, the review).
+
+A field's role says when it is set: "form" before the roll, "dice" the dice rolled by hand
+(as they lie, before any modifier: RULINGS, "Dice"), "answer" a choice the procedure asks
+for once the dice are read (tui.engine.procedure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from tui.engine.errors import InputError
+from tui.engine.tables import DAYNIGHT_TERRAINS, OCS_TERRAINS, RULESET_IDS, Tables
+
+if TYPE_CHECKING:
+    from tui.engine.model import CombatInput, Unit
+
+# The combat model is imported by the functions that read or check a combat: a form is
+# drawn from these declarations before any combat is made.
+
+# A bound: a number, or a dotted path into tables.toml (a leading "-" negates it).
+Bound = int | str
+Choices = Callable[[str, Tables], tuple[tuple[Any, str], ...]]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One input of a combat."""
+
+    name: str  # the CombatInput field
+    label: str  # what the desk and every message call it
+    flag: str  # the CLI flag
+    kind: str  # units, ocs-attackers, ocs-defenders, choice, tick, maybe, whole, signed, text, dice, dice-list
+    help: str
+    role: str = "form"  # form, dice or answer
+    low: Bound | None = None
+    high: Bound | None = None
+    # The range as said in a message ({low} and {high} filled in).
+    allowed: str = ""
+    choices: Choices | None = None
+    # Other names the engine's messages use for this field ("attack" for the attackers).
+    aliases: tuple[str, ...] = ()
+    # On the desk: shown as a form field (False: set another way, or CLI only), its widget
+    # id, its label there when it differs, and a tick shown as a choice of two named values.
+    desk: bool = True
+    desk_id: str | None = None
+    desk_label: str | None = None
+    desk_options: tuple[tuple[str, Any], ...] | None = None
+    metavar: str = "N"
+    # On the desk: shown on the line of the field before it; a choice with no "-" (none)
+    # option, and the value the form starts with (None: the first option).
+    beside: bool = False
+    required: bool = False
+    desk_default: Any = None
+    # A choice the desk offers fewer of than the CLI takes (cards played before the roll).
+    form_choices: Choices | None = None
+    # A choice or number that shapes the chances of the result (a Day/Night reserve or
+    # pressing on): kept when a logged combat is judged; other answers and the dice are not.
+    shapes_chances: bool = False
+
+    @property
+    def widget_id(self) -> str:
+        return self.desk_id or self.name.replace("_", "-")
+
+    @property
+    def form_label(self) -> str:
+        return self.desk_label or self.label
+
+    def bounds(self, tables: Tables) -> tuple[int | None, int | None]:
+        return _bound(self.low, tables), _bound(self.high, tables)
+
+    def options(self, ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+        """(value, label) of each choice."""
+        return self.choices(ruleset, tables) if self.choices else ()
+
+    def form_options(self, ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+        """(value, label) of each choice the desk's form offers."""
+        if self.form_choices is not None:
+            return self.form_choices(ruleset, tables)
+        return self.options(ruleset, tables)
+
+
+def _bound(bound: Bound | None, tables: Tables) -> int | None:
+    if bound is None or isinstance(bound, int):
+        return bound
+    sign, path = (-1, bound[1:]) if bound.startswith("-") else (1, bound)
+    value: Any = tables.data
+    for key in path.split("."):
+        value = value[key]
+    return sign * int(value)
+
+
+def _pairs(*values: str) -> tuple[tuple[Any, str], ...]:
+    return tuple((value, value) for value in values)
+
+
+def _cards(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    return tuple((card, card.title()) for card in tables.data[ruleset]["special_cards"])
+
+
+def _cards_before_roll(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    """The cards committed before the roll (those played after it are F9's)."""
+    after = tables.data[ruleset]["after_roll_cards"]
+    return tuple((card, title) for card, title in _cards(ruleset, tables) if card not in after)
+
+
+def _obstacles(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    return _pairs(*tables.data["pod-ultra"]["obstacles"])
+
+
+def _mines(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    return tuple((m, str(m)) for m in tables.data["pod-ultra"]["obstacle_options"]["mines"])
+
+
+def _terrains(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    names = OCS_TERRAINS if ruleset == "ocs" else DAYNIGHT_TERRAINS
+    return tuple((name.lower().replace(" ", "-"), name) for name in names)
+
+
+def _sides(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    return _pairs("attacker", "defender")
+
+
+def _times(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    return (("day", "Day"), ("night", "Night"))
+
+
+def _steps(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    return _pairs("attrition", "accuracy", "direction", "crt")
+
+
+FACTOR = "a whole number from 0 to {high} per unit"
+
+# Every input of every ruleset, once. A ruleset lists the ones it reads (RULESETS).
+_ALL: tuple[Field, ...] = (
+    Field(
+        "attackers",
+        "Attackers",
+        "--attack",
+        "units",
+        "an attacking unit's factor (repeat per unit); N@terrain in pod-super/ultra",
+        low=0,
+        high="limits.factor_max",
+        allowed=FACTOR,
+        aliases=("attack",),
+        desk=False,
+    ),
+    Field(
+        "defenders",
+        "Defenders",
+        "--defense",
+        "units",
+        "a defending unit's factor (repeat per unit); N@terrain in pod-super/ultra",
+        low=0,
+        high="limits.factor_max",
+        allowed=FACTOR,
+        aliases=("defense", "defender"),
+        desk=False,
+    ),
+    Field(
+        "column",
+        "Column",
+        "--column",
+        "text",
+        "read this column instead of computing the odds",
+        metavar="LABEL",
+        desk=False,
+    ),
+    Field(
+        "roll",
+        "Result roll",
+        "--roll",
+        "dice",
+        "the result dice rolled by hand, as they lie (before any modifier)",
+        role="dice",
+        desk=False,
+    ),
+    # Pair-o-Dice
+    Field(
+        "attacker_card",
+        "Attacker card",
+        "--attacker-card",
+        "choice",
+        "the attacker's special card",
+        choices=_cards,
+        form_choices=_cards_before_roll,
+        metavar="CARD",
+    ),
+    Field(
+        "defender_card",
+        "Defender card",
+        "--defender-card",
+        "choice",
+        "the defender's special card",
+        choices=_cards,
+        form_choices=_cards_before_roll,
+        metavar="CARD",
+    ),
+    Field(
+        "buddy",
+        "Buddy card",
+        "--buddy",
+        "choice",
+        "who holds the Hero Buddy card at a Hero Site",
+        choices=_sides,
+        metavar="SIDE",
+    ),
+    Field(
+        "medal",
+        "Medal of Honor",
+        "--medal",
+        "choice",
+        "who holds the card for a Medal of Honor hex",
+        choices=_sides,
+        metavar="SIDE",
+    ),
+    Field(
+        "morale_attack",
+        "Morale A",
+        "--morale-attack",
+        "signed",
+        "other +/- attack factors (morale)",
+        low="-limits.factor_max",
+        high="limits.factor_max",
+        desk_label="Morale +/- A",
+    ),
+    Field(
+        "morale_defense",
+        "Morale D",
+        "--morale-defense",
+        "signed",
+        "other +/- defence factors (morale)",
+        low="-limits.factor_max",
+        high="limits.factor_max",
+        desk_label="D",
+        beside=True,
+    ),
+    Field(
+        "obstacle",
+        "Obstacle",
+        "--obstacle",
+        "choice",
+        "an obstacle defends (the defender rows are not read)",
+        choices=_obstacles,
+        metavar="KIND",
+    ),
+    Field(
+        "mines_cdf",
+        "Mines CDF",
+        "--mines-cdf",
+        "choice",
+        "the game's mines CDF (a per-game option; see crtdesk table pod-ultra)",
+        choices=_mines,
+        required=True,
+    ),
+    # Big Boom
+    Field(
+        "step",
+        "Step",
+        "--step",
+        "choice",
+        "one step of the chain (default: the whole chain)",
+        choices=_steps,
+        metavar="STEP",
+        desk=False,
+    ),
+    Field(
+        "aaf",
+        "AA units",
+        "--aaf",
+        "whole",
+        "AA factor total on the route",
+        low=0,
+        high="limits.factor_max",
+        desk=False,
+    ),
+    Field(
+        "caf",
+        "CAF",
+        "--caf",
+        "whole",
+        "CAF on target (crt step)",
+        low=1,
+        high="limits.factor_max",
+        desk=False,
+    ),
+    Field(
+        "long_range",
+        "Long range",
+        "--long-range",
+        "tick",
+        "target over half the bomber's range (adds the long-range AA bonus)",
+        desk=False,
+    ),
+    Field(
+        "chain_rolls",
+        "Chain die",
+        "--chain-roll",
+        "dice-list",
+        "a die of the chain rolled by hand, in the order it is read (repeat): attrition, "
+        "accuracy, direction, combat on target, combat astray",
+        role="dice",
+        desk=False,
+    ),
+    # OCS
+    Field(
+        "terrain",
+        "Def. terrain",
+        "--terrain",
+        "choice",
+        "the defender's terrain",
+        choices=_terrains,
+        metavar="T",
+        required=True,
+    ),
+    Field(
+        "attacker_ar",
+        "Attacker AR",
+        "--attacker-ar",
+        "whole",
+        "the attacker's action rating (default: the AR unit's)",
+        low=0,
+        high="ocs.action_rating_max",
+        allowed="an action rating from 0 to {high}",
+        desk=False,
+    ),
+    Field(
+        "defender_ar",
+        "Defender AR",
+        "--defender-ar",
+        "whole",
+        "the defender's action rating (default: the AR unit's)",
+        low=0,
+        high="ocs.action_rating_max",
+        allowed="an action rating from 0 to {high}",
+        desk=False,
+    ),
+    Field(
+        "hedgehog",
+        "Hedgehog",
+        "--hedgehog",
+        "whole",
+        "the defender's hedgehog level",
+        low=0,
+        high="ocs.hedgehog_max",
+        allowed="a hedgehog level from 0 (none) to {high}",
+    ),
+    Field(
+        "overrun",
+        "Overrun (not a regular attack)",
+        "--overrun",
+        "tick",
+        "an overrun attack (overrun surprise thresholds)",
+    ),
+    Field(
+        "surprise_roll",
+        "Surprise roll",
+        "--surprise-roll",
+        "dice",
+        "the surprise 2d6 rolled by hand, as they lie",
+        role="dice",
+        desk=False,
+    ),
+    Field(
+        "shift_roll",
+        "Surprise shift die",
+        "--shift-roll",
+        "dice",
+        "the surprise shift 1d6 rolled by hand",
+        role="dice",
+        desk=False,
+    ),
+    Field(
+        "defender_unsupplied",
+        "Def. supply",
+        "--defender-unsupplied",
+        "tick",
+        "the defender withholds combat supply and defends at half strength",
+        desk_id="def-supply",
+        required=True,
+        desk_options=(("paid", False), ("withheld ½", True)),
+    ),
+    Field(
+        "attacker_ar_unit",
+        "AR unit A",
+        "--attacker-ar-unit",
+        "text",
+        "the attacker's AR unit, by name (default: the highest)",
+        metavar="NAME",
+        desk_id="ar-attacker",
+    ),
+    Field(
+        "defender_ar_unit",
+        "AR unit D",
+        "--defender-ar-unit",
+        "text",
+        "the defender's AR unit, by name (default: the highest)",
+        metavar="NAME",
+        desk_id="ar-defender",
+    ),
+    Field(
+        "attack_hexes",
+        "Att. hexes",
+        "--attack-hexes",
+        "whole",
+        "hexes the attack comes from",
+        low=1,
+    ),
+    Field(
+        "nonadjacent_hexsides",
+        "2 non-adj.",
+        "--nonadjacent-hexsides",
+        "tick",
+        "the attacking hexes lie on two non-adjacent hexsides (no exploitation)",
+        desk_id="nonadjacent",
+        beside=True,
+    ),
+    Field(
+        "attacker_option_retreat",
+        "Attacker option",
+        "--attacker-retreat",
+        "whole",
+        "hexes of the attacker's option taken as a retreat (the rest in steps)",
+        role="answer",
+        low=0,
+        desk=False,
+    ),
+    Field(
+        "defender_option_retreat",
+        "Defender option",
+        "--defender-retreat",
+        "whole",
+        "hexes of the defender's option taken as a retreat (the rest in steps)",
+        role="answer",
+        low=0,
+        desk=False,
+    ),
+    Field(
+        "defender_ignores_options",
+        "Defender ignores options",
+        "--defender-ignores-options",
+        "tick",
+        "after the attacker retreats, the defender ignores its options",
+        role="answer",
+        desk=False,
+    ),
+    # Rivets
+    Field(
+        "bcpc",
+        "Enemy BCPC (never overrun)",
+        "--bcpc",
+        "tick",
+        "the defenders are the enemy BCPC, which is never overrun (6-1+ is rolled)",
+    ),
+    # Day/Night
+    Field(
+        "time",
+        "Day/Night",
+        "--time",
+        "choice",
+        "day or night: which table",
+        choices=_times,
+        metavar="T",
+        desk_label="Turn",
+        required=True,
+    ),
+    Field(
+        "drm",
+        "Net DRM",
+        "--drm",
+        "signed",
+        "the net die roll modifier",
+        low="-daynight.drm_max",
+        high="daynight.drm_max",
+        allowed="a net DRM from {low} to +{high}: beyond it every roll reads the same edge row",
+    ),
+    Field(
+        "hold",
+        "Step-loss-and-hold hex (7.2)",
+        "--hold",
+        "maybe",
+        "the defender's hex gives the step-loss-and-hold option, so D1/D2 may be taken as "
+        "step losses; --no-hold: it does not, D1/D2 are retreats (default: not said, both "
+        "readings named)",
+    ),
+    Field(
+        "reserve",
+        "Reserve",
+        "--reserve",
+        "whole",
+        "on ENG (always rolled again), commit a reserve of N factors first",
+        role="answer",
+        low=0,
+        high="limits.factor_max",
+        desk=False,
+        shapes_chances=True,
+    ),
+    Field(
+        "press_on",
+        "Press on",
+        "--press-on",
+        "tick",
+        "on BTL, take a step loss and roll again",
+        role="answer",
+        desk=False,
+        shapes_chances=True,
+    ),
+    Field(
+        "rerolls",
+        "Re-roll die",
+        "--reroll",
+        "dice-list",
+        "a re-roll's die rolled by hand, as it lies (repeat)",
+        role="dice",
+        desk=False,
+    ),
+    Field(
+        "attacker_retreats",
+        "Attacker retreats",
+        "--attacker-retreats",
+        "tick",
+        "on A1/A1X/A2X the attacker retreats, disorganized, instead of losing a step",
+        role="answer",
+        desk=False,
+    ),
+)
+
+FIELDS: dict[str, Field] = {f.name: f for f in _ALL}
+
+_UNITS_AND_ROLL = ("attackers", "defenders", "column", "roll")
+_POD = (
+    *_UNITS_AND_ROLL,
+    "obstacle",
+    "mines_cdf",
+    "morale_attack",
+    "morale_defense",
+    "buddy",
+    "medal",
+    "attacker_card",
+    "defender_card",
+)
+
+# The inputs each ruleset reads, in the desk form's order; with any label a ruleset words
+# its own way.
+RULESETS: dict[str, tuple[str, ...]] = {
+    "pod-basic": _POD,
+    "pod-super": _POD,
+    "pod-ultra": _POD,
+    "pod-boom": (
+        "attackers",
+        "defenders",
+        "roll",
+        "step",
+        "aaf",
+        "caf",
+        "long_range",
+        "chain_rolls",
+    ),
+    "ocs": (
+        *_UNITS_AND_ROLL,
+        "attack_hexes",
+        "nonadjacent_hexsides",
+        "overrun",
+        "hedgehog",
+        "terrain",
+        "defender_unsupplied",
+        "attacker_ar_unit",
+        "defender_ar_unit",
+        "attacker_ar",
+        "defender_ar",
+        "surprise_roll",
+        "shift_roll",
+        "attacker_option_retreat",
+        "defender_option_retreat",
+        "defender_ignores_options",
+    ),
+    "rivets": (*_UNITS_AND_ROLL, "bcpc"),
+    "daynight": (
+        *_UNITS_AND_ROLL,
+        "time",
+        "terrain",
+        "drm",
+        "hold",
+        "reserve",
+        "press_on",
+        "rerolls",
+        "attacker_retreats",
+    ),
+}
+_RELABELLED: dict[str, dict[str, dict[str, Any]]] = {
+    "pod-boom": {
+        "attackers": {"label": "Units", "help": "a bomber, battery or ship unit's CAF (repeat)"},
+        "defenders": {"label": "AA units"},
+        "roll": {"label": "Roll", "help": "one step's die rolled by hand (with --step)"},
+    },
+    "daynight": {"roll": {"label": "Result die"}, "terrain": {"desk_default": "clear"}},
+}
+# The fields of each ruleset's desk form, in the form's order, below the unit rows (Big
+# Boom's form asks for the mission, its range and target instead: see its screen).
+FORMS: dict[str, tuple[str, ...]] = {
+    "pod-basic": ("morale_attack", "morale_defense", "buddy"),
+    "pod-super": (
+        "morale_attack",
+        "morale_defense",
+        "buddy",
+        "medal",
+        "attacker_card",
+        "defender_card",
+    ),
+    "pod-ultra": (
+        "obstacle",
+        "mines_cdf",
+        "morale_attack",
+        "morale_defense",
+        "buddy",
+        "medal",
+        "attacker_card",
+        "defender_card",
+    ),
+    "pod-boom": (),
+    "ocs": (
+        "attack_hexes",
+        "nonadjacent_hexsides",
+        "overrun",
+        "hedgehog",
+        "terrain",
+        "defender_unsupplied",
+        "attacker_ar_unit",
+        "defender_ar_unit",
+    ),
+    "rivets": ("bcpc",),
+    "daynight": ("time", "terrain", "drm", "hold"),
+}
+
+# The OCS counters are typed whole on the command line (--attacker, --defender).
+_OCS_UNITS = (
+    Field(
+        "attackers",
+        "Attackers",
+        "--attacker",
+        "ocs-attackers",
+        "an attacking unit NAME:STRENGTH:STEPS:AR[:TYPE[:SUPPLY]] (repeat); TYPE "
+        "combat|hq|dak-brigade, SUPPLY on-map|internal|none (defaults combat, on-map)",
+        low=0,
+        high="limits.factor_max",
+        allowed=FACTOR,
+        aliases=("attacker",),
+        desk=False,
+        metavar="SPEC",
+    ),
+    Field(
+        "defenders",
+        "Defenders",
+        "--defender",
+        "ocs-defenders",
+        "a defending unit NAME:STRENGTH:STEPS:RE:AR (repeat)",
+        aliases=("defender",),
+        desk=False,
+        metavar="SPEC",
+    ),
+)
+
+
+def schema(ruleset: str) -> tuple[Field, ...]:
+    """The inputs `ruleset` reads, in the form's order."""
+    if ruleset not in RULESETS:
+        raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
+    changes = _RELABELLED.get(ruleset, {})
+    return tuple(
+        replace(FIELDS[n], **changes[n]) if n in changes else FIELDS[n] for n in RULESETS[ruleset]
+    )
+
+
+def form_values(ruleset: str, values: dict[str, Any]) -> dict[str, Any]:
+    """A form's inputs as a combat reads them. Pair-o-Dice Ultra: an obstacle is the whole
+    defence (no defender is read), and the game's mines CDF is read only against mines."""
+    if ruleset == "pod-ultra":
+        obstacle = values.get("obstacle")
+        if obstacle:
+            values["defenders"] = ()
+        if obstacle != "mines":
+            values["mines_cdf"] = None
+    return values
+
+
+def form(ruleset: str) -> tuple[Field, ...]:
+    """The fields of `ruleset`'s desk form, in order."""
+    by_name = {f.name: f for f in schema(ruleset)}
+    return tuple(by_name[name] for name in FORMS[ruleset])
+
+
+def cli_fields() -> tuple[tuple[Field, tuple[str, ...]], ...]:
+    """Every CLI flag once, with the rulesets that read it, in declaration order."""
+    readers: dict[str, list[str]] = {}
+    for ruleset, names in RULESETS.items():
+        for name in names:
+            readers.setdefault(name, []).append(ruleset)
+    found = [(FIELDS[f.name], tuple(readers[f.name])) for f in _ALL]
+    return (*found, *((f, ("ocs",)) for f in _OCS_UNITS))
+
+
+def field_for(ruleset: str | None, name: str) -> Field | None:
+    """The field an engine message names (by its name or an alias)."""
+    pool = schema(ruleset) if ruleset in RULESETS else _ALL
+    for candidate in (*pool, *_OCS_UNITS):
+        if name == candidate.name or name in candidate.aliases:
+            return candidate
+    return None
+
+
+def label(ruleset: str | None, name: str) -> str:
+    """What the desk calls a field an engine message names (the name itself if none)."""
+    found = field_for(ruleset, name)
+    return found.label if found else name
+
+
+def flag(name: str, value: object = None) -> str:
+    """The CLI flag a message names for a field."""
+    if name == "hold" and value is False:
+        return "--no-hold"
+    found = field_for(None, name)
+    return found.flag if found else "--" + name.replace("_", "-")
+
+
+def readers(name: str) -> tuple[str, ...]:
+    return tuple(r for r, names in RULESETS.items() if name in names)
+
+
+# --- checking --------------------------------------------------------------------------------
+
+
+def check_read(combat: CombatInput) -> None:
+    """Refuse an input the ruleset does not read, so nothing typed is silently ignored."""
+    from tui.engine.model import CombatInput
+
+    blank = CombatInput(combat.ruleset)
+    read = RULESETS[combat.ruleset]
+    for name in FIELDS:
+        if name not in read and getattr(combat, name) != getattr(blank, name):
+            only = ", ".join(readers(name))
+            raise InputError(
+                name, getattr(combat, name), f"nothing in {combat.ruleset}: only {only} read it"
+            )
+
+
+def check_ranges(combat: CombatInput, tables: Tables) -> None:
+    """Refuse a number beyond what a game could reach, naming the allowed range. A value
+    below a field's floor, or not a whole number, is left to the resolver."""
+    for found in schema(combat.ruleset):
+        low, high = found.bounds(tables)
+        if high is None or found.kind not in ("units", "whole", "signed"):
+            continue
+        value = getattr(combat, found.name)
+        values = [u.factor for u in value] if found.kind == "units" else [value]
+        for number in values:
+            if isinstance(number, bool) or not isinstance(number, int):
+                continue
+            if number > high or (low is not None and low < 0 and number < low):
+                text = found.allowed or "a whole number from {low} to {high}"
+                name = found.aliases[0] if found.aliases else found.name
+                raise InputError(name, number, text.format(low=low, high=high))
+
+
+# --- reading a logged combat back -------------------------------------------------------------
+
+_UNIT_TYPES: dict[str, tuple[type, ...]] = {
+    "factor": (int,),
+    "terrain": (str,),
+    "name": (str,),
+    "steps": (int,),
+    "ar": (int,),
+    "kind": (str,),
+    "supply": (str,),
+    "re": (int, float),
+    "stocks": (str,),
+}
+
+
+def _unit(name: str, value: Any) -> Unit:
+    from tui.engine.model import Unit
+
+    if not isinstance(value, Mapping) or "factor" not in value:
+        raise InputError(name, value, "a unit as logged: a table with its factor")
+    for key, item in value.items():
+        if key not in _UNIT_TYPES:
+            raise InputError(f"{name} {key}", item, "a unit field: " + ", ".join(_UNIT_TYPES))
+        if item is not None and (isinstance(item, bool) or not isinstance(item, _UNIT_TYPES[key])):
+            raise InputError(f"{name} {key}", item, f"a {_UNIT_TYPES[key][0].__name__}")
+    return Unit(**dict(value))
+
+
+def combat_from_inputs(
+    inputs: Mapping[str, Any], keep: Callable[[Field], bool] | None = None
+) -> CombatInput:
+    """A logged combat's `inputs` (CombatInput.to_dict, as read back from a save) as the
+    CombatInput again, every unit with all it was logged with. `keep` leaves out the fields
+    it refuses (luck: the dice and the answers that do not shape the chances). Raises
+    InputError naming a key the ruleset does not read."""
+    from tui.engine.model import CombatInput
+
+    ruleset = inputs.get("ruleset")
+    if not isinstance(ruleset, str) or ruleset not in RULESETS:
+        raise InputError("inputs", ruleset, "the combat's ruleset: one of " + ", ".join(RULESETS))
+    by_name = {f.name: f for f in schema(ruleset)}
+    values: dict[str, Any] = {"ruleset": ruleset}
+    for key, value in inputs.items():
+        if key == "ruleset":
+            continue
+        found = by_name.get(key)
+        if found is None:
+            raise InputError("inputs", key, f"an input {ruleset} reads")
+        if keep is not None and not keep(found):
+            continue
+        if found.kind == "units":
+            if not isinstance(value, list | tuple):
+                raise InputError(key, value, "a list of units")
+            value = tuple(_unit(key, unit) for unit in value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[key] = value
+    return CombatInput(**values)
+
+
+def judged(found: Field) -> bool:
+    """Whether luck keeps a logged field: not the dice, nor an answer that only says how a
+    result is taken (the chances of the cell are the same)."""
+    return found.role == "form" or found.shapes_chances
