@@ -18,6 +18,8 @@ What it measures (each a median over several runs):
   for a typical combat of every ruleset;
 - rolling on a long campaign: the longest the UI's event loop is held while a combat is
   rolled and recorded on a long save;
+- opening a long save from the saves list: the time the open call holds the UI thread, and
+  the event loop's longest stall from Enter until the game is read;
 - saves: an append to a new save and to a long one; a long save opened to the log review
   until it answers a key; the desk's peak RSS with that review open;
 - bytes on the wire: a combat screen's first frame, and per keystroke;
@@ -637,6 +639,60 @@ class Bench:
                 await pilot.press("shift+tab")
         return held
 
+    def opening(self) -> None:
+        """The longest the event loop is held while a long save is opened from the saves
+        list, until the game is read: the open call itself, and any stall of the loop."""
+        calls, stalls = asyncio.run(self._open_in_desk(1 if self.quick else self.runs))
+        name = f"open a {self.entries:,}-entry save from the list"
+        call = self.add(Row(f"{name}: the open call", calls, budget="< 16 ms"))
+        call.note = "Enter on the saves list: the UI thread's own time in open_game"
+        call.met = call.median is not None and call.median < 0.016
+        # Reported, not budgeted: it takes in the combat screen's first build (Textual's
+        # compose and layout on the UI thread) and the reading worker's hold on the
+        # interpreter (one json decode, then the collector walking what was read).
+        stall = self.add(Row(f"{name}: longest stall", stalls, budget="report"))
+        stall.note = "the event loop's longest stall from Enter until the game is read"
+
+    async def _open_in_desk(self, opens: int) -> tuple[list[float], list[float]]:
+        from tui.app import CrtDeskApp
+        from tui.screens.start import StartScreen
+
+        calls: list[float] = []
+        stalls: list[float] = []
+        for _ in range(opens):
+            app = CrtDeskApp(saves_dir=self.long_saves, rng=random.Random(3))
+            real_open = app.open_game
+
+            def timed_open(*args: object, real_open: Callable = real_open) -> None:
+                start = time.perf_counter()
+                real_open(*args)
+                calls.append(time.perf_counter() - start)
+
+            app.open_game = timed_open  # type: ignore[method-assign]
+            async with app.run_test(size=(COLUMNS, LINES)) as pilot:
+                await pilot.pause()
+                if not isinstance(app.screen, StartScreen):
+                    return calls, stalls
+                await pilot.pause(0.2)  # the start screen settled
+                gaps: list[float] = []
+                stop = asyncio.Event()
+                task = asyncio.create_task(_loop_gaps(gaps, stop))
+                await asyncio.sleep(0.005)
+                await pilot.press("enter")
+                deadline = time.perf_counter() + 10
+                while time.perf_counter() < deadline:
+                    await asyncio.sleep(0.005)
+                    if app.session is not None and (app.session.loaded or app.session.closed):
+                        break
+                await asyncio.sleep(0.05)
+                stop.set()
+                await task
+                if app.session is not None and app.session.loaded:
+                    stalls.append(max(gaps) if gaps else 0.0)
+                else:
+                    self.failures.append("opening: the long save was not read")
+        return calls, stalls
+
     # ------------------------------------------------------------------ the CLI
     def cli(self) -> None:
         argv = [*self.crtdesk, "resolve", "pod-super", "--attack", "8", "--defense", "2"]
@@ -714,6 +770,7 @@ STEP_METHODS = {
     "keys": "keystrokes",
     "engine": "engine_share",
     "rolling": "rolling",
+    "opening": "opening",
     "appends": "appends",
     "review": "review",
     "cli": "cli",

@@ -22,6 +22,8 @@ FIGURES = (
     "bytes: per keystroke (all screens)",
     "bytes: Tab to the next field",
     "roll and record on a 20-entry save",
+    "open a 20-entry save from the list: the open call",
+    "open a 20-entry save from the list: longest stall",
     "save: append to a new save",
     "save: append to a 20-entry save",
     "review: open a 20-entry save",

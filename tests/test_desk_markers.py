@@ -16,7 +16,7 @@ def panel_text(app) -> str:
 async def test_turn_key_counts_markers_down_and_the_header_shows_the_turn(desk: Desk) -> None:
     async with desk(rulesets=["ocs", "rivets"]) as (app, pilot):
         saves.add_marker(app.game.path, "DG", "21st Panzer", side="Axis", turns=1)
-        app.game = saves.load_game(app.game.path)
+        app.session.take_game(saves.load_game(app.game.path))
         app.screen.refresh_header()
         assert "DG 1.1 on 21st Panzer (Axis, 1 turn left)" in panel_text(app)
         await pilot.press("ctrl+s")
@@ -72,7 +72,7 @@ async def test_engineer_frogman_lifts_the_no_entry_marker_it_is_played_on(desk: 
         saves.add_marker(path, "no-entry", "0712", side="both", turns=2)
         saves.add_marker(path, "no-entry", "0911", side="both")
         saves.add_marker(path, "DG", "21st Panzer")
-        app.game = saves.load_game(path)
+        app.session.take_game(saves.load_game(path))
         await pilot.press("ctrl+z")
         await pilot.pause()
         # Two No-entry hexes: pick the second (0911, closed for the rest of the game).

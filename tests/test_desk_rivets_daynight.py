@@ -291,7 +291,7 @@ async def test_an_entry_the_watcher_took_first_reads_nothing_again(
 
         def append_seen_first(*args: object, **kwargs: object) -> dict:
             entry = real_append(*args, **kwargs)  # type: ignore[arg-type]
-            app.call_from_thread(app.took_entries, [entry])  # the watcher, first
+            app.call_from_thread(app.session.take_entries, [entry])  # the watcher, first
             return entry
 
         monkeypatch.setattr(saves, "append_combat", append_seen_first)

@@ -15,9 +15,8 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Input, Static
 
-from tui import saves
-from tui.screens import ruleset
-from tui.screens.ruleset import SaveState
+from tui import saves, session
+from tui.session import SaveState
 from tui.widgets.combat import OddsPreview, ResultLines, ResultPanel
 from tui.widgets.markers import MarkerPanel
 
@@ -272,7 +271,7 @@ async def test_a_roll_is_drawn_before_its_save_is_written(
 ) -> None:
     """The save's thread starts once the roll's frame is drawn, so the two do not share the
     frame's time; a save whose frame never comes is written all the same."""
-    monkeypatch.setattr(ruleset, "SAVE_WAITS_FOR_FRAME", 5.0)
+    monkeypatch.setattr(session, "SAVE_WAITS_FOR_FRAME", 5.0)
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
         await pilot.press("8", "tab", "2")
         await settle(pilot)
@@ -300,7 +299,7 @@ async def test_a_roll_is_drawn_before_its_save_is_written(
         assert cell.startswith("Roll ") and seen_when_written[0].count(cell) > 0
 
         # No frame ever follows: the save waits its while, then is written.
-        monkeypatch.setattr(ruleset, "SAVE_WAITS_FOR_FRAME", 0.05)
+        monkeypatch.setattr(session, "SAVE_WAITS_FOR_FRAME", 0.05)
         states: list[SaveState] = []
         screen.append_in_worker(
             lambda notices: saves.append_note(app.game.path, 1, "a note", notices=notices),

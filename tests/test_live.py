@@ -21,6 +21,7 @@ from tui.engine.combat import CombatInput, resolve
 from tui.live import SaveWatcher
 from tui.screens.review import ReviewScreen
 from tui.screens.ruleset import RulesetScreen
+from tui.session import GameSession
 from tui.text import entry_text
 
 COMBAT = CombatInput("pod-boom", step="crt", caf=9)
@@ -114,9 +115,10 @@ async def test_another_players_combat_marker_and_turn_show_on_the_open_desk(
         await pilot.pause()
         assert app.screen is combat_screen and combat_screen.sub_title.startswith("Turn 2 ")
         assert app.game == saves.load_game(folder / "game.toml")
-    assert app._watcher is not None
-    app._watcher.join(timeout=2)
-    assert not app._watcher.running  # the watcher ends with the desk
+    watcher = app.session.watcher if app.session else None
+    assert watcher is not None
+    watcher.join(timeout=2)
+    assert not watcher.running  # the watcher ends with the desk
 
 
 async def test_the_desks_own_roll_is_applied_once_among_another_players(
@@ -195,11 +197,11 @@ def test_a_reload_older_than_what_the_watcher_brought_is_not_taken(tmp_path: Pat
     older = saves.load_game(path)
     own = older.entries[-1]
     saves.advance_turn(path, who="bob")
-    app.game = saves.load_game(path)
-    app.applied(own, older)
-    assert [e["seq"] for e in app.game.entries] == [1, 2, 3] and app.game.turn == 2
-    app.applied(own, saves.load_game(path))  # as new as the game: taken
-    assert app.game == saves.load_game(path)
+    session = GameSession(app, path, saves.load_game(path), player="ann")
+    session.applied(own, older)
+    assert [e["seq"] for e in session.game.entries] == [1, 2, 3] and session.game.turn == 2
+    session.applied(own, saves.load_game(path))  # as new as the game: taken
+    assert session.game == saves.load_game(path)
 
 
 async def test_only_other_players_entries_are_announced(desk: Desk) -> None:

@@ -6,23 +6,24 @@ from __future__ import annotations
 import asyncio
 import random
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import events
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.screen import Screen
+from textual.widget import AwaitMount
 
 from tui import saves
 from tui.commands import RULESET_KEYS, SHORT_NAMES, START_COMMANDS
 from tui.css_cache import KeptStylesheet, kept_file
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
-from tui.live import SaveWatcher, last_seq
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
+from tui.session import GameSession, stand_in
 from tui.startup import keep_code, resume_collector
 
 if TYPE_CHECKING:
@@ -87,12 +88,11 @@ class CrtDeskApp(App[None]):
         # Read when first needed (a combat screen, the new-game dialog): the start screen
         # needs no chart.
         self._tables = tables
-        self.game: saves.Game | None = None  # type: ignore[assignment]
+        # The open save: its game, its watcher and the one way to append to it.
+        self.session: GameSession | None = None
+        self._opening: AwaitMount | None = None  # the screen of a save being read
         self._screen_names: list[str] = []
-        # Entries other processes append to the open game come in through the watcher;
-        # `live_applied` is set each time some are applied (what a test awaits).
-        self._watcher: SaveWatcher | None = None
-        self._watched = 0  # which open game the watcher's news is for
+        # Set each time entries are applied to the open game (what a test awaits).
         self.live_applied = asyncio.Event()
         # Keys typed before the first frame (a player who types the factors as soon as the
         # command is entered): held, then given to the first screen once it is drawn. A
@@ -100,6 +100,11 @@ class CrtDeskApp(App[None]):
         self._held_keys: list[events.Key] | None = []
         # `crtdesk review NAME` read its game behind the review, and could not.
         self._game_failed = False
+
+    @property
+    def game(self) -> saves.Game | None:
+        """The open game (while it is read from the saves list, what that knows of it)."""
+        return self.session.game if self.session is not None else None
 
     @property
     def tables(self) -> Tables:
@@ -156,36 +161,26 @@ class CrtDeskApp(App[None]):
         # are given to whatever has the focus after this long rather than kept.
         self.set_timer(KEYS_HELD_AT_MOST, self._release_keys)
         if self.game_path is not None and self.review_on_open:
-            self.run_worker(self._read_game_behind, thread=True, exit_on_error=False)
+            # `crtdesk review NAME`: the game (its ruleset screens, the markers, the live
+            # watch) is read behind the review, off the UI thread.
+            session = GameSession(self, self.game_path, player=self.player)
+            self._open_session(session)
+            session.read(self._install_screens, self._game_unread)
         elif self.game_path is None and not saves.has_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
             self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
 
     # ------------------------------------------------------------------ games
-    def _read_game_behind(self) -> None:
-        """The game a review opened from the command line is of, read off the UI thread
-        (a long campaign takes about a second)."""
-        assert self.game_path is not None
-        try:
-            game = saves.load_game(self.game_path)
-        except saves.SaveError as err:
-            self.call_from_thread(self._game_unread, str(err))
-            return
-        self.call_from_thread(self._game_read, game)
-
-    def _game_read(self, game: saves.Game) -> None:
-        if self.game is None and self.game_path is not None:
-            self._take_game(self.game_path, game)
-
     def _game_unread(self, message: str) -> None:
+        """The game behind a first review cannot be read (the session said why)."""
         self._game_failed = True
-        self.notify(message, severity="error", markup=False, timeout=10)
+        self._close_session()
 
     def leave_first_review(self) -> None:
         """Esc on a review that is the desk's first screen (`crtdesk review NAME`): the
         game's first ruleset screen once it is read, the saves list if it cannot be."""
-        if self.game is not None:
-            self.switch_screen(f"ruleset:{self.game.rulesets[0]}")
+        if self.game is not None and self._screen_names:
+            self.switch_screen(self._screen_names[0])
         elif self._game_failed:
             self.switch_screen(_start_screen())
         else:
@@ -204,31 +199,83 @@ class CrtDeskApp(App[None]):
             self.notify(str(err), severity="error", markup=False)
             return
         self.notify(f"New game {title!r} saved as {path.name}.", markup=False)
-        self.open_game(path)
+        self.open_game(saves.GameSummary(path, title, list(rulesets), 1, None), options)
 
-    def open_game(self, path: Path, game: saves.Game | None = None) -> None:
-        """Open the save at `path` on its first ruleset's screen (`game`: already read)."""
-        first = self._take_game(path, game)
-        if first is not None:
-            self.push_screen(first)
+    def open_game(self, summary: saves.GameSummary, options: dict[str, Any] | None = None) -> None:
+        """Open the save the saves list shows as `summary` on its first ruleset's screen, at
+        once: the screen shows what the list knows (title, rulesets, turn) while the save is
+        read in a worker, and the rest (markers, entries, options) once it is read."""
+        shown = stand_in(summary, options)
+        session = GameSession(self, summary.path, shown, player=self.player, loaded=False)
+        self._open_session(session)
+        # Kept until the read ends: a save that cannot be read goes back to the list once
+        # its screen is mounted.
+        self._opening = self.push_screen(self._install_screens(session))
+        session.read(lambda _: self._opened(), self._open_failed)
+
+    def _opened(self) -> None:
+        self._opening = None
+
+    def _open_failed(self, message: str) -> None:
+        """The save opened from the saves list cannot be read (the session said why, and
+        is closed): back to the list, once the screen shown for it is mounted and has drawn
+        its first frame. The closed session stays until another save is opened: a screen
+        let go still reads the game it was shown as."""
+        shown = self.screen
+
+        def back() -> None:
+            while len(self.screen_stack) > 1 and not _start(self.screen):
+                self.pop_screen()
+            self._forget_screens()
+
+        if self._opening is not None:
+            opening, self._opening = self._opening, None
+
+            async def when_mounted() -> None:
+                await opening
+                shown.call_after_refresh(back)
+
+            self.run_worker(when_mounted(), group="game-read", exit_on_error=False)
+        else:
+            back()
 
     def _take_game(self, path: Path, game: saves.Game | None = None) -> str | None:
-        """Make the save at `path` the open game (read unless `game` is given): watch it and
-        install its ruleset screens. The name of its first screen, or None when it cannot be
-        read (the desk says why)."""
+        """Make the save at `path`, opened from the command line, the open game (read
+        here, before the first frame, unless `game` is given): watch it and install its
+        ruleset screens. The name of its first screen, or None when it cannot be read (the
+        desk says why)."""
         if game is None:
             try:
                 game = saves.load_game(path)
             except saves.SaveError as err:
                 self.notify(str(err), severity="error", markup=False, timeout=10)
                 return None
-        for warning in game.warnings:
-            # A torn last entry set aside (the bytes kept, and where), as the CLI says it.
-            self.notify(warning, severity="warning", markup=False, timeout=15)
+        session = GameSession(self, path, player=self.player, loaded=False)
+        self._open_session(session)
+        session.take_read(game)
+        return self._install_screens(session)
+
+    def _open_session(self, session: GameSession) -> None:
+        self._close_session()
+        self.session = session
+
+    def _close_session(self) -> None:
+        if self.session is not None:
+            self.session.close()
+        self.session = None
+
+    def session_for(self, path: Path) -> GameSession:
+        """The session that appends to the save at `path`: the open game's, else one that
+        only appends (a review of a save not open)."""
+        if self.session is not None and not self.session.closed and self.session.path == Path(path):
+            return self.session
+        return GameSession(self, path, player=self.player)
+
+    def _install_screens(self, session: GameSession) -> str:
+        """Install the ruleset screens of the session's game; the name of the first."""
+        assert session.game is not None
         self._forget_screens()
-        self.game = game
-        self._watch(game)
-        for ruleset in game.rulesets:
+        for ruleset in session.game.rulesets:
             name = f"ruleset:{ruleset}"
             # Built (and its module imported) when first shown: a screen not shown costs
             # nothing at start.
@@ -257,97 +304,19 @@ class CrtDeskApp(App[None]):
                 self.switch_screen(_start_screen())
 
     # ------------------------------------------------------------------ saving
-    def follows(self, entry: dict[str, Any]) -> bool:
-        """True when `entry` is the next one after the open game's last entry: applying it
-        alone brings the game up to date."""
-        game = self.game
-        last = game.entries[-1]["seq"] if game is not None and game.entries else 0
-        return entry.get("seq") == last + 1
-
-    def applied(self, entry: dict[str, Any], fresh: saves.Game | None = None) -> None:
-        """An entry this desk appended: apply it to the open game (or take the game
-        re-read off the UI thread when other entries came in between)."""
-        if self.game is None:
-            return
-        if fresh is not None:
-            if last_seq(fresh) >= last_seq(self.game):  # else the watcher brought newer
-                self.game = fresh
-        elif self.follows(entry):
-            saves.apply_entry(self.game, entry)
-
     def set_game_option(self, key: str, value: object) -> None:
-        assert self.game is not None
-        try:
-            notices: list[str] = []
-            entry = saves.set_option(self.game.path, key, value, who=self.player, notices=notices)
-        except saves.SaveError as err:
-            self.notify(f"Not saved: {err}", severity="error", markup=False, timeout=10)
-            return
-        for notice in notices:
-            self.notify(notice, severity="warning", markup=False, timeout=15)
-        fresh = None if self.follows(entry) else saves.load_game(self.game.path)
-        self.applied(entry, fresh)
-        self.notify(f"Game option {key} set to {value} (logged).", markup=False)
+        """Set a per-game option of the open game (logged, in a worker)."""
+        assert self.session is not None
+        self.session.set_option(key, value)
 
-    # ------------------------------------------------------------------ live
-    def _watch(self, game: saves.Game) -> None:
-        """Watch the open game's file for entries other processes append."""
-        if self._watcher is not None:
-            self._watcher.stop()
-        self._watched += 1
-        watched = self._watched
-        self._watcher = SaveWatcher(
-            game,
-            on_entries=partial(self._from_watcher, watched, self.took_entries),
-            on_reload=partial(self._from_watcher, watched, self.took_game),
-            on_error=partial(self._from_watcher, watched, self.watch_failed),
-        )
-        self._watcher.start()
-
-    def _from_watcher(self, watched: int, handle: Callable[[Any], None], value: Any) -> None:
-        """Run `handle(value)` on the UI thread, unless another game was opened since."""
-
-        def run() -> None:
-            if watched == self._watched:
-                handle(value)
-
-        try:
-            self.call_from_thread(run)
-        except RuntimeError:
-            pass  # the desk is closing
-
-    def took_entries(self, entries: list[dict[str, Any]]) -> None:
-        """Entries read from the file: apply those this desk has not (its own are applied
-        when it appends them), then tell the screens."""
-        if self.game is None:
-            return
-        last = last_seq(self.game)
-        new = [entry for entry in entries if entry["seq"] > last]
-        for entry in new:
-            saves.apply_entry(self.game, entry)
-        if new:
-            self._announce(new)
-
-    def took_game(self, fresh: saves.Game) -> None:
-        """The file was read whole again (it changed before where it was last read)."""
-        if self.game is None:
-            return
-        last = last_seq(self.game)
-        self.game = fresh
-        self._announce([entry for entry in fresh.entries if entry["seq"] > last])
-
-    def watch_failed(self, text: str) -> None:
-        self.notify(f"The save cannot be read: {text}", severity="error", markup=False)
-
-    def _announce(self, entries: list[dict[str, Any]]) -> None:
-        assert self.game is not None
-        for screen in self.screen_stack:
-            screen.post_message(GameChanged(self.game.path, entries))
+    @on(GameChanged)
+    def game_changed(self) -> None:
         self.live_applied.set()
 
     def on_unmount(self) -> None:
-        if self._watcher is not None:
-            self._watcher.stop()
+        # Closed, not dropped: what the desk had open is still there to read after it ends.
+        if self.session is not None:
+            self.session.close()
 
     # ------------------------------------------------------------------ palette
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

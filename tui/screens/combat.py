@@ -583,13 +583,13 @@ class CombatScreen(RulesetScreen):
         self, combat: CombatInput, outcome: Outcome, note: str | None, amends: int | None = None
     ) -> None:
         desk = self.desk
-        path, player = desk.game.path, desk.player
+        path, player = self.session.path, desk.player
         targets = self.marker_targets()
         self.save_state = SaveState("saving")
         # Written once the roll is drawn: the worker's thread would share the frame's time.
         drawn = threading.Event()
         self.call_after_refresh(drawn.set)
-        self.append_in_worker(
+        self.session.append(
             lambda notices: saves.append_combat(
                 path,
                 combat,
@@ -648,7 +648,7 @@ class CombatScreen(RulesetScreen):
         text = await self.app.push_screen_wait(NoteScreen(f"entry {seq}, the last roll logged"))
         if not text:
             return
-        path, player = self.desk.game.path, self.desk.player
+        path, player = self.session.path, self.desk.player
 
         def done(state: SaveState) -> None:
             if state.status == "failed":
@@ -657,6 +657,6 @@ class CombatScreen(RulesetScreen):
                 noted = state.entry.get("seq") if state.entry else "?"
                 self.notify(f"Note on entry {seq} logged as entry {noted}.", markup=False)
 
-        self.append_in_worker(
+        self.session.append(
             lambda notices: saves.append_note(path, seq, text, who=player, notices=notices), done
         )

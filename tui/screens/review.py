@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,6 +35,10 @@ from tui.screens.base import DeskScreen
 from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
 from tui.widgets.log_table import LogTable, TableColumn
 from tui.widgets.title import TitleBar
+
+if TYPE_CHECKING:
+    from tui.app import CrtDeskApp
+    from tui.session import SaveState
 
 # (key, label, width, shown from this terminal width). The result takes what is left, so the
 # table fits 80 columns with its cell padding and scrollbar; wider terminals show more.
@@ -502,6 +506,10 @@ class ReviewScreen(DeskScreen):
     def table(self) -> LogTable:
         return self.query_one("#review-table", LogTable)
 
+    @property
+    def desk(self) -> CrtDeskApp:
+        return self.app  # type: ignore[return-value]
+
     def on_mount(self) -> None:
         self.title = f"Log: {self.path.stem}"
         self.sub_title = "reading…"
@@ -750,28 +758,19 @@ class ReviewScreen(DeskScreen):
             self.append_note(row.seq, text)
 
     def append_note(self, seq: int, text: str) -> None:
-        """Append the note in a thread worker; the review (and the open game, when it is
-        this save) then show it."""
-        desk = self.app
-        path, player = self.path, getattr(desk, "player", None)
-        game = getattr(desk, "game", None)
-        same_game = game is not None and Path(game.path) == path
+        """Append the note through the save's session (a worker); the review (and the open
+        game, when it is this save) then show it."""
+        path, player = self.path, self.desk.player
 
-        def job() -> None:
-            try:
-                entry = saves.append_note(path, seq, text, who=player)
-            except saves.SaveError as err:
-                desk.call_from_thread(
-                    self.notify, f"Not saved: {err}", severity="error", markup=False, timeout=10
-                )
-                return
-            if same_game:
-                # Another player's entries in between: the open game catches up here.
-                fresh = None if desk.follows(entry) else saves.load_game(path)  # type: ignore[attr-defined]
-                desk.call_from_thread(desk.applied, entry, fresh)  # type: ignore[attr-defined]
-            desk.call_from_thread(self.noted, entry)
+        def done(state: SaveState) -> None:
+            if state.entry is None:
+                self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
+            else:
+                self.noted(state.entry)
 
-        self.run_worker(job, thread=True, group="review-note-save", exit_on_error=False)
+        self.desk.session_for(path).append(
+            lambda notices: saves.append_note(path, seq, text, who=player, notices=notices), done
+        )
 
     def noted(self, entry: dict[str, Any]) -> None:
         """Show a note just appended: its row, and on the entry it annotates."""
@@ -836,7 +835,7 @@ class ReviewScreen(DeskScreen):
         else:
             # Read from the file again, entry by entry: the review keeps only its rows.
             try:
-                tables = getattr(self.app, "tables", None)
+                tables = self.desk.tables
                 report = saves.read_again(
                     lambda: luck_report((r.entry for r in saves.read_entries(self.path)), tables)
                 )
@@ -856,7 +855,7 @@ class ReviewScreen(DeskScreen):
 
         target = self.path.with_name(f"{self.path.stem}-report.md")
         try:
-            text = save_report_markdown(self.path, getattr(self.app, "tables", None))
+            text = save_report_markdown(self.path, self.desk.tables)
             target.write_text(text, encoding="utf-8")
         except (saves.SaveError, OSError) as err:
             message = f"No report written: {err}"

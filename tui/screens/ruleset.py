@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -15,9 +15,9 @@ from textual.widgets import Footer, Static
 
 from tui import saves
 from tui.commands import RULESET_COMMANDS, RULESET_KEYS, SHORT_NAMES, Command
-from tui.live import last_seq
-from tui.messages import GameChanged
+from tui.messages import GameChanged, GameRead
 from tui.screens.base import DeskScreen
+from tui.session import SAVE_WAITS_FOR_FRAME, GameSession, SaveState, Write
 from tui.text import entry_text, marker_text, one_line
 from tui.widgets.markers import MarkerPanel
 from tui.widgets.title import TitleBar
@@ -26,19 +26,8 @@ if TYPE_CHECKING:
     from tui.app import CrtDeskApp
     from tui.screens.markers import MarkerRequest
 
-# One save at a time from this desk, in the order they were asked for.
-_SAVE_LOCK = threading.Lock()
-# The longest a save waits for the frame it was asked to follow (seconds).
-SAVE_WAITS_FOR_FRAME = 0.1
-
-
-@dataclass(frozen=True)
-class SaveState:
-    """Where the last roll stands in the save file: saving, saved (its entry) or failed."""
-
-    status: str  # "none", "saving", "saved" or "failed"
-    entry: dict[str, Any] | None = None
-    error: str | None = None
+# Where the combat screens and the tests have long found them.
+__all__ = ["SAVE_WAITS_FOR_FRAME", "RulesetScreen", "SaveState"]
 
 
 class RulesetScreen(DeskScreen):
@@ -65,11 +54,18 @@ class RulesetScreen(DeskScreen):
         super().__init__(name=ruleset, classes=f"ruleset-screen {ruleset}")
         self.ruleset = ruleset
         # The turn and markers the marker panel shows (copies: the game's change in place).
-        self._markers_shown: tuple[int, list[Any]] | None = None
+        self._markers_shown: tuple[int, list[Any] | None] | None = None
 
     @property
     def desk(self) -> CrtDeskApp:
         return self.app  # type: ignore[return-value]
+
+    @property
+    def session(self) -> GameSession:
+        """The open game's session: the game this screen shows, and the way to append."""
+        session = self.desk.session
+        assert session is not None
+        return session
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -93,11 +89,18 @@ class RulesetScreen(DeskScreen):
     def on_screen_resume(self) -> None:
         self.refresh_header()
 
+    @on(GameRead)
+    def game_read(self, message: GameRead) -> None:
+        """The game read whole (it was opened from the saves list): its turn and markers."""
+        self.refresh_header()
+
     @on(GameChanged)
     def game_changed(self, message: GameChanged) -> None:
-        """Another player's entries: the header's turn, and a line for each (the last few).
-        This player's own entries are not announced: the file watcher may read one this
-        desk has just written before the desk itself has taken it."""
+        """Entries appended: the header's turn, and a line for each other player's (the last
+        few). This player's own entries are not announced: the file watcher may read one
+        this desk has just written before the desk itself has taken it."""
+        if message.path != self.session.path:
+            return  # a review's note to another save
         self.refresh_header()
         if self.is_current:
             others = [e for e in message.entries if e.get("who") != self.desk.player]
@@ -114,11 +117,15 @@ class RulesetScreen(DeskScreen):
         )
         # Redrawn only when the turn or a marker changed: the panel's height follows its
         # lines, so a redraw lays the screen out (on every roll recorded, before).
-        shown = (game.turn, [replace(marker) for marker in game.markers])
+        loaded = self.session.loaded
+        shown = (game.turn, [replace(marker) for marker in game.markers] if loaded else None)
         if shown != self._markers_shown:
             self._markers_shown = shown
             for panel in self.query(MarkerPanel).results(MarkerPanel):
-                panel.show(game.turn, game.markers)
+                if loaded:
+                    panel.show(game.turn, game.markers)
+                else:
+                    panel.show_reading(game.turn)
 
     def compose_markers(self) -> ComposeResult:
         """The marker panel: the turn and every marker in play in this game."""
@@ -126,44 +133,14 @@ class RulesetScreen(DeskScreen):
 
     # ------------------------------------------------------------------ saving
     def append_in_worker(
-        self,
-        write: Callable[[list[str]], dict[str, Any]],
-        done: Callable[[SaveState], None],
-        after: threading.Event | None = None,
+        self, write: Write, done: Callable[[SaveState], None], after: threading.Event | None = None
     ) -> None:
-        """Append to the save off the UI thread, then apply the entry to the open game.
-        `write` is given a list for the store's notices (a torn last entry cut off first):
-        each is shown. With `after`, the write waits for it to be set (a frame drawn first,
-        not sharing its time with the write), a tenth of a second at most."""
-        app = self.desk
-
-        def job() -> None:
-            notices: list[str] = []
-            with _SAVE_LOCK:
-                if after is not None:  # waited for in turn: saves keep the order asked
-                    after.wait(SAVE_WAITS_FOR_FRAME)
-                try:
-                    entry = write(notices)
-                except saves.SaveError as err:
-                    app.call_from_thread(done, SaveState("failed", error=str(err)))
-                    return
-                finally:
-                    for notice in notices:
-                        app.call_from_thread(
-                            app.notify, notice, severity="warning", markup=False, timeout=15
-                        )
-                # Another player's entries in between: catch up off the UI thread. The
-                # watcher may have taken this entry already: the game is then up to date.
-                taken = app.game is not None and last_seq(app.game) >= entry["seq"]
-                fresh = None if taken or app.follows(entry) else saves.load_game(app.game.path)
-            app.call_from_thread(app.applied, entry, fresh)
-            app.call_from_thread(done, SaveState("saved", entry=entry))
-
-        self.run_worker(job, thread=True, group="save", exit_on_error=False)
+        """The session's append (`GameSession.append`), as the ruleset screens call it."""
+        self.session.append(write, done, after)
 
     def log_marker_change(
         self,
-        write: Callable[[list[str]], dict[str, Any]],
+        write: Write,
         said: str | Callable[[dict[str, Any]], str],
     ) -> None:
         """Append a turn or marker entry; the header and marker panel follow it. `said`
@@ -177,11 +154,11 @@ class RulesetScreen(DeskScreen):
             text = said if isinstance(said, str) else said(state.entry)
             self.notify(f"{text} (logged as entry {state.entry.get('seq')})", markup=False)
 
-        self.append_in_worker(write, done)
+        self.session.append(write, done)
 
     # ------------------------------------------------------------------ turns and markers
     def action_next_turn(self) -> None:
-        path, who = self.desk.game.path, self.desk.player
+        path, who = self.session.path, self.desk.player
         self.log_marker_change(
             lambda notices: saves.advance_turn(path, who=who, notices=notices),
             lambda entry: (
@@ -237,7 +214,7 @@ class RulesetScreen(DeskScreen):
         return ""
 
     def lift(self, marker_id: str, note: str | None, shown: str) -> None:
-        path, who = self.desk.game.path, self.desk.player
+        path, who = self.session.path, self.desk.player
         self.log_marker_change(
             lambda notices: saves.remove_marker(
                 path, marker_id, note=note, who=who, notices=notices
@@ -246,7 +223,7 @@ class RulesetScreen(DeskScreen):
         )
 
     def place(self, request: MarkerRequest) -> None:
-        path, who = self.desk.game.path, self.desk.player
+        path, who = self.session.path, self.desk.player
         self.log_marker_change(
             lambda notices: saves.add_marker(
                 path,
@@ -276,7 +253,7 @@ class RulesetScreen(DeskScreen):
     def action_log(self) -> None:
         from tui.screens.review import ReviewScreen
 
-        self.app.push_screen(ReviewScreen(self.desk.game.path))
+        self.app.push_screen(ReviewScreen(self.session.path))
 
     def action_back(self) -> None:
         self.desk.show_start()

@@ -96,7 +96,7 @@ class StartScreen(DeskScreen):
         if game.error:
             self.notify(game.error, severity="error", markup=False, timeout=10)
             return
-        self.app.open_game(game.path)  # type: ignore[attr-defined]
+        self.app.open_game(game)  # type: ignore[attr-defined]
 
     def action_new_game(self) -> None:
         from tui.screens.dialogs import NewGameScreen

@@ -33,3 +33,8 @@ class MarkerPanel(Static):
         lines = [head, *(f" {marker_text(m)}" for m in markers), KEYS_HINT]
         self.update("\n".join(lines))
         self.set_class(bool(markers), "-some")
+
+    def show_reading(self, turn: int) -> None:
+        """The turn, while the game's markers are still being read."""
+        self.update(f"Turn {turn} · reading the markers…\n{KEYS_HINT}")
+        self.set_class(False, "-some")
