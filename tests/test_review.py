@@ -418,14 +418,16 @@ async def test_crtdesk_review_shows_the_review_first_and_reads_the_game_behind_i
     import threading
 
     path, _ = campaign(folder, 30)
+    from tui import session as session_module
+
     gate = threading.Event()
-    load_game = saves.load_game
+    read_game = session_module.read_game
 
     def held_load(target: Path) -> saves.Game:
         gate.wait(10)
-        return load_game(target)
+        return read_game(target)
 
-    monkeypatch.setattr(saves, "load_game", held_load)
+    monkeypatch.setattr(session_module, "read_game", held_load)
     app = review_app(folder, path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

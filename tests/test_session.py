@@ -6,6 +6,7 @@ filled in once the session has read it off the UI thread."""
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from conftest import Desk, notes, settle
 from review_save import campaign
 
 from tui import saves
+from tui import session as session_module
 from tui.app import CrtDeskApp
 from tui.screens.rivets import RivetsScreen
 from tui.screens.start import StartScreen
@@ -21,16 +23,21 @@ from tui.widgets.markers import MarkerPanel
 
 
 def counted_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every whole read of a save from now on, by the thread that made it."""
+    """Every read of the open save from now on, by the thread that made it."""
     threads: list[str] = []
-    real = saves.load_game
+    real = session_module.read_game
 
     def load(path: Path) -> saves.Game:
         threads.append(threading.current_thread().name)
         return real(path)
 
-    monkeypatch.setattr(saves, "load_game", load)
+    monkeypatch.setattr(session_module, "read_game", load)
     return threads
+
+
+def kept(game: saves.Game) -> saves.Game:
+    """A game as the desk keeps it open: its last entries only."""
+    return replace(game, entries=game.entries[-session_module.KEPT_ENTRIES :])
 
 
 async def test_an_append_is_applied_to_the_game_and_told_to_the_screens(
@@ -111,7 +118,7 @@ async def test_a_long_save_opened_from_the_list_shows_at_once_and_fills_in(
     # The read waits until the screen has been checked: shown, and not yet read.
     checked = threading.Event()
     readers: list[str] = []
-    real = saves.load_game
+    real = session_module.read_game
 
     def held_load(read: Path) -> saves.Game:
         readers.append(threading.current_thread().name)
@@ -122,7 +129,7 @@ async def test_a_long_save_opened_from_the_list_shows_at_once_and_fills_in(
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
-        monkeypatch.setattr(saves, "load_game", held_load)
+        monkeypatch.setattr(session_module, "read_game", held_load)
         await pilot.press("enter")
         screen = app.screen
         assert isinstance(screen, RivetsScreen)
@@ -140,9 +147,11 @@ async def test_a_long_save_opened_from_the_list_shows_at_once_and_fills_in(
         await settle(pilot)
         assert readers and readers[0] != threading.main_thread().name
         assert app.session.loaded
-        assert app.game is not None and len(app.game.entries) == len(on_file.entries) + 1
+        # The desk keeps the last entries; the turn and markers come from every entry.
+        assert app.game is not None and len(app.game.entries) == session_module.KEPT_ENTRIES
+        assert app.game.entries[-1]["seq"] == on_file.entries[-1]["seq"] + 1
         assert app.game.turn == on_file.turn + 1
-        assert app.game == real(path)
+        assert app.game == kept(saves.load_game(path))
         assert screen.sub_title.startswith(f"Turn {on_file.turn + 1} ")
         assert "reading" not in str(panel.content) and "marker" in str(panel.content)
 
@@ -162,3 +171,27 @@ async def test_a_save_that_cannot_be_read_when_opened_goes_back_to_the_list(
         assert isinstance(app.screen, StartScreen)
         assert app.session is not None and app.session.closed and not app.session.loaded
         assert any("game.toml" in note for note in notes(app)), notes(app)
+
+
+async def test_a_game_option_read_after_the_screen_is_shown_reaches_its_form(
+    tmp_path: Path,
+) -> None:
+    """The saves list does not know a game's options: the form shows the default mines CDF
+    until the save is read, then the game's own (and logs nothing for it)."""
+    from tui.screens.pod import PodScreen
+    from tui.widgets.combat import Cycle
+
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    path = folder / "ultra.toml"
+    saves.new_game(path, "Ultra", ["pod-ultra"], {})
+    saves.set_option(path, "mines_cdf", 3, who="bob")
+    app = CrtDeskApp(saves_dir=folder, player="tester")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PodScreen) and app.session is not None and app.session.loaded
+        assert screen.query_one("#mines-cdf", Cycle).value == 3
+        assert [entry["kind"] for entry in saves.load_game(path).entries] == ["option"]

@@ -98,6 +98,8 @@ class CrtDeskApp(App[None]):
         # command is entered): held, then given to the first screen once it is drawn. A
         # screen still composing has no field focused, and Textual dropped them.
         self._held_keys: list[events.Key] | None = []
+        # The save opened from the saves list, read once its screen is drawn.
+        self._unread: GameSession | None = None
         # `crtdesk review NAME` read its game behind the review, and could not.
         self._game_failed = False
 
@@ -211,7 +213,15 @@ class CrtDeskApp(App[None]):
         # Kept until the read ends: a save that cannot be read goes back to the list once
         # its screen is mounted.
         self._opening = self.push_screen(self._install_screens(session))
-        session.read(lambda _: self._opened(), self._open_failed)
+        # Read once the screen has drawn its first frame (`screen_drawn`): the reading
+        # worker would share the interpreter with the screen's first build and hold it back.
+        self._unread = session
+
+    def screen_drawn(self) -> None:
+        """A screen drew its first frame: the save opened from the list is read now."""
+        session, self._unread = self._unread, None
+        if session is not None and not session.closed:
+            session.read(lambda _: self._opened(), self._open_failed)
 
     def _opened(self) -> None:
         self._opening = None

@@ -11,8 +11,10 @@ never change the game: they read `session.game` and hear of changes by message
 from __future__ import annotations
 
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,31 @@ _SAVE_LOCK = threading.Lock()
 SAVE_WAITS_FOR_FRAME = 0.1
 
 Write = Callable[[list[str]], dict[str, Any]]
+
+# The entries an open game keeps in memory: the last ones (what the desk shows and
+# announces); its turn, markers and options come from every entry as it is read.
+KEPT_ENTRIES = 100
+# Entries read between two pauses that let the UI thread take the interpreter, and the
+# pause (seconds): long enough for the UI thread to take it and answer a key.
+ENTRIES_BETWEEN_PAUSES = 50
+PAUSE = 0.001
+
+
+def read_game(path: Path) -> saves.Game:
+    """The save at `path` as the desk keeps it open: read entry by entry (never the whole
+    file or every entry at once), the UI thread let in every few hundred entries, and only
+    the last `KEPT_ENTRIES` kept. A save the store refuses raises its SaveError."""
+    stream = saves.read_entries(path)
+    kept: deque[dict[str, Any]] = deque(maxlen=KEPT_ENTRIES)
+    # The read makes many objects and no cycles: a collection it set off would walk the
+    # desk's objects with the interpreter held, the UI thread waiting.
+    with saves.no_gc():
+        for count, read in enumerate(stream, start=1):
+            kept.append(read.entry)
+            if count % ENTRIES_BETWEEN_PAUSES == 0:
+                time.sleep(PAUSE)  # the UI thread takes the interpreter meanwhile
+    assert stream.game is not None
+    return replace(stream.game, entries=list(kept))
 
 
 @dataclass(frozen=True)
@@ -78,6 +105,8 @@ class GameSession:
         self.loaded = loaded and game is not None
         self.watcher: SaveWatcher | None = None
         self.closed = False
+        # When the last whole read began (time.perf_counter), None before any.
+        self.read_started: float | None = None
 
     # ------------------------------------------------------------------ reading
     def read(
@@ -87,11 +116,12 @@ class GameSession:
     ) -> None:
         """Read the whole save in a worker; on the UI thread, take it (its warnings shown,
         the watcher started, `GameRead` told) and call `then(self)`, or `failed(text)`."""
+        self.read_started = time.perf_counter()
 
         def job() -> None:
             with _SAVE_LOCK:
                 try:
-                    game = saves.load_game(self.path)
+                    game = read_game(self.path)
                 except saves.SaveError as err:
                     self._on_ui(self._unread, str(err), failed)
                     return
@@ -117,7 +147,9 @@ class GameSession:
             failed(text)
 
     def take_read(self, game: saves.Game) -> None:
-        """The whole save, read: it is the game from now on (UI thread)."""
+        """The whole save, read: it is the game from now on (UI thread), its last
+        `KEPT_ENTRIES` entries kept."""
+        del game.entries[:-KEPT_ENTRIES]
         self.game = game
         self.loaded = True
         for warning in game.warnings:
@@ -179,9 +211,15 @@ class GameSession:
         if last_seq(game) >= entry["seq"] or self.follows(entry):
             return None
         try:
-            return saves.load_game(self.path)
+            return read_game(self.path)
         except saves.SaveError:
             return None  # the watcher reads it and says what is wrong
+
+    def _apply(self, entry: dict[str, Any]) -> None:
+        """Apply one entry to the game, keeping only its last `KEPT_ENTRIES` entries."""
+        assert self.game is not None
+        saves.apply_entry(self.game, entry)
+        del self.game.entries[:-KEPT_ENTRIES]
 
     def follows(self, entry: dict[str, Any]) -> bool:
         """True when `entry` is the next one after the game's last entry: applying it alone
@@ -198,7 +236,7 @@ class GameSession:
             if last_seq(fresh) >= last:  # else the watcher brought newer
                 self.game = fresh
         elif self.follows(entry):
-            saves.apply_entry(self.game, entry)
+            self._apply(entry)
         new = [e for e in self.game.entries if e["seq"] > last]
         if new:  # else the watcher took the entry first, and told the screens then
             self._announce(new)
@@ -242,7 +280,7 @@ class GameSession:
         last = last_seq(self.game)
         new = [entry for entry in entries if entry["seq"] > last]
         for entry in new:
-            saves.apply_entry(self.game, entry)
+            self._apply(entry)
         if new:
             self._announce(new)
 

@@ -144,6 +144,8 @@ class CombatScreen(RulesetScreen):
         self._fields: dict[str, Widget | None] = {}
         # Fields whose typed value the form has read already (`field_typed`).
         self._typed: dict[Input, str] = {}
+        # Whether the screen's first frame is drawn, and what follows it ready (`prepare`).
+        self.drawn = self.prepared = False
 
     @property
     def tables(self) -> Tables:
@@ -269,12 +271,16 @@ class CombatScreen(RulesetScreen):
         """What the screen needs after its first frame: the engine its first combat reads
         (the model, the preview and the ruleset's resolver), and the last roll's panel,
         hidden until the first roll."""
+        self.drawn = True
         from tui.engine.combat import load_ruleset
 
         for name in ENGINE_MODULES:
             import_module(name)
         load_ruleset(self.ruleset)
         self.result_panel  # noqa: B018 - mounted hidden, so a roll lays nothing out
+        self.prepared = True
+        # What preparing laid out drawn too: the save opened from the list is read now.
+        self.call_after_refresh(self.desk.screen_drawn)
 
     @property
     def focus_chain(self) -> list[Widget]:

@@ -58,6 +58,13 @@ class PodScreen(CombatScreen):
         return self.tables.data["pod-ultra"]["obstacles"]["mines"]
 
     # ------------------------------------------------------------------ the form
+    def game_was_read(self) -> None:
+        """The game read whole: the mines CDF it set (the form showed the default)."""
+        super().game_was_read()
+        found = self.form_field("#mines-cdf")
+        if isinstance(found, Cycle):
+            found.value = self.desk.game.options.get("mines_cdf", self.mines_default)
+
     @on(Cycle.Changed, "#mines-cdf")
     def mines_option_changed(self, event: Cycle.Changed) -> None:
         """The mines CDF is a per-game option: a change is kept (and logged) in the save."""

@@ -92,6 +92,10 @@ class RulesetScreen(DeskScreen):
     @on(GameRead)
     def game_read(self, message: GameRead) -> None:
         """The game read whole (it was opened from the saves list): its turn and markers."""
+        self.game_was_read()
+
+    def game_was_read(self) -> None:
+        """What a screen shows of the game read whole (a ruleset's form adds its options)."""
         self.refresh_header()
 
     @on(GameChanged)

@@ -23,6 +23,7 @@ class MarkerPanel(Static):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__("", markup=False, **kwargs)  # type: ignore[arg-type]
+        self._lines_shown = 0  # the number of lines shown (0: none yet)
 
     def show(self, turn: int, markers: Sequence[Marker]) -> None:
         head = f"Turn {turn} · " + (
@@ -31,10 +32,22 @@ class MarkerPanel(Static):
             else "no markers in play"
         )
         lines = [head, *(f" {marker_text(m)}" for m in markers), KEYS_HINT]
-        self.update("\n".join(lines))
+        self.show_lines(lines)
         self.set_class(bool(markers), "-some")
 
     def show_reading(self, turn: int) -> None:
         """The turn, while the game's markers are still being read."""
-        self.update(f"Turn {turn} · reading the markers…\n{KEYS_HINT}")
+        self.show_lines([f"Turn {turn} · reading the markers…", KEYS_HINT])
         self.set_class(False, "-some")
+
+    def show_lines(self, lines: list[str]) -> None:
+        """Show `lines`; the screen is laid out again only when the panel's height may
+        change (another number of lines, or a line that may wrap)."""
+        width = self.content_size.width
+        same = (
+            width > 0
+            and len(lines) == self._lines_shown
+            and all(len(line) < width for line in lines)
+        )
+        self._lines_shown = len(lines)
+        self.update("\n".join(lines), layout=not same)
