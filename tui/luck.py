@@ -221,13 +221,19 @@ def same_chances(combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
     column = entry.get("odds_column")
     if combat.ruleset != "ocs" or combat.column is not None or not isinstance(column, str):
         return combat
-    difference = combat.attacker_ar - combat.defender_ar
+    from tui.engine.rulesets.ocs_supply import with_unit_ars
+
+    # The action ratings its units give, before the units are left out.
+    rated = with_unit_ars(combat)
+    difference = rated.attacker_ar - rated.defender_ar
     return replace(
-        combat,
+        rated,
         attackers=(),
         defenders=(),
         column=column,
         defender_unsupplied=False,
+        attacker_ar_unit=None,
+        defender_ar_unit=None,
         attacker_ar=max(difference, 0),
         defender_ar=max(-difference, 0),
     )
