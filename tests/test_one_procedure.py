@@ -47,7 +47,7 @@ def _factors(rnd: random.Random, most: int = 3, high: int = 12) -> list[int]:
 def random_combat(ruleset: str, rnd: random.Random) -> CombatInput:
     """A combat of `ruleset` with every desk form field drawn at random."""
     form: dict[str, Any] = {}
-    for field in schema.form(ruleset):
+    for field in schema.form(ruleset, TABLES):
         options = [value for value, _ in field.form_options(ruleset, TABLES)]
         if field.name in ("attacker_ar_unit", "defender_ar_unit", "mines_cdf"):
             continue  # set below from the units, and the game's own option
@@ -230,7 +230,7 @@ async def fill_form(pilot: Any, screen: Any, combat: CombatInput) -> None:
     if combat.long_range:
         screen.query_one("#range", Input).value = "8"
         screen.query_one("#distance", Input).value = "5"
-    for field in schema.form(ruleset):
+    for field in schema.form(ruleset, TABLES):
         value = getattr(combat, field.name)
         widget = screen.query_one(f"#{field.widget_id}")
         if field.name == "mines_cdf":

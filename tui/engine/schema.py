@@ -61,6 +61,8 @@ class Field:
     desk_default: Any = None
     # A choice the desk offers fewer of than the CLI takes (cards played before the roll).
     form_choices: Choices | None = None
+    # Why a ruleset that does not read the input refuses it (else: who reads it).
+    not_read: str = ""
     # A choice or number that shapes the chances of the result (a Day/Night reserve or
     # pressing on): kept when a logged combat is judged; other answers and the dice are not.
     shapes_chances: bool = False
@@ -220,6 +222,7 @@ _ALL: tuple[Field, ...] = (
         "who holds the card for a Medal of Honor hex",
         choices=_sides,
         metavar="SIDE",
+        not_read="no Medal of Honor hex in {ruleset} (its terrain has no combat effect)",
     ),
     Field(
         "morale_attack",
@@ -250,6 +253,7 @@ _ALL: tuple[Field, ...] = (
         "an obstacle defends (the defender rows are not read)",
         choices=_obstacles,
         metavar="KIND",
+        not_read="no obstacle: obstacles are Ultra only (pod-ultra)",
     ),
     Field(
         "mines_cdf",
@@ -259,6 +263,7 @@ _ALL: tuple[Field, ...] = (
         "the game's mines CDF (a per-game option; see crtdesk table pod-ultra)",
         choices=_mines,
         required=True,
+        not_read="no mines CDF outside pod-ultra",
     ),
     # Big Boom
     Field(
@@ -535,24 +540,22 @@ _ALL: tuple[Field, ...] = (
 FIELDS: dict[str, Field] = {f.name: f for f in _ALL}
 
 _UNITS_AND_ROLL = ("attackers", "defenders", "column", "roll")
-_POD = (
+_POD_BASIC = (
     *_UNITS_AND_ROLL,
-    "obstacle",
-    "mines_cdf",
     "morale_attack",
     "morale_defense",
     "buddy",
-    "medal",
     "attacker_card",
     "defender_card",
 )
+_POD_SUPER = (*_POD_BASIC[:-2], "medal", "attacker_card", "defender_card")
 
 # The inputs each ruleset reads, in the desk form's order; with any label a ruleset words
 # its own way.
 RULESETS: dict[str, tuple[str, ...]] = {
-    "pod-basic": _POD,
-    "pod-super": _POD,
-    "pod-ultra": _POD,
+    "pod-basic": _POD_BASIC,
+    "pod-super": _POD_SUPER,
+    "pod-ultra": (*_UNITS_AND_ROLL, "obstacle", "mines_cdf", *_POD_SUPER[4:]),
     "pod-boom": (
         "attackers",
         "defenders",
@@ -602,43 +605,6 @@ _RELABELLED: dict[str, dict[str, dict[str, Any]]] = {
     },
     "daynight": {"roll": {"label": "Result die"}, "terrain": {"desk_default": "clear"}},
 }
-# The fields of each ruleset's desk form, in the form's order, below the unit rows (Big
-# Boom's form asks for the mission, its range and target instead: see its screen).
-FORMS: dict[str, tuple[str, ...]] = {
-    "pod-basic": ("morale_attack", "morale_defense", "buddy"),
-    "pod-super": (
-        "morale_attack",
-        "morale_defense",
-        "buddy",
-        "medal",
-        "attacker_card",
-        "defender_card",
-    ),
-    "pod-ultra": (
-        "obstacle",
-        "mines_cdf",
-        "morale_attack",
-        "morale_defense",
-        "buddy",
-        "medal",
-        "attacker_card",
-        "defender_card",
-    ),
-    "pod-boom": (),
-    "ocs": (
-        "attack_hexes",
-        "nonadjacent_hexsides",
-        "overrun",
-        "hedgehog",
-        "terrain",
-        "defender_unsupplied",
-        "attacker_ar_unit",
-        "defender_ar_unit",
-    ),
-    "rivets": ("bcpc",),
-    "daynight": ("time", "terrain", "drm", "hold"),
-}
-
 # The OCS counters are typed whole on the command line (--attacker, --defender).
 _OCS_UNITS = (
     Field(
@@ -690,10 +656,15 @@ def form_values(ruleset: str, values: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def form(ruleset: str) -> tuple[Field, ...]:
-    """The fields of `ruleset`'s desk form, in order."""
-    by_name = {f.name: f for f in schema(ruleset)}
-    return tuple(by_name[name] for name in FORMS[ruleset])
+def form(ruleset: str, tables: Tables) -> tuple[Field, ...]:
+    """The fields of `ruleset`'s desk form, in the schema's order: those shown on the desk,
+    a choice only where the form has something to offer (Basic plays no card before the
+    roll: its Stanfill is played after it)."""
+    return tuple(
+        f
+        for f in schema(ruleset)
+        if f.desk and (f.kind != "choice" or f.form_options(ruleset, tables))
+    )
 
 
 def cli_fields() -> tuple[tuple[Field, tuple[str, ...]], ...]:
@@ -745,8 +716,9 @@ def check_read(combat: CombatInput) -> None:
     for name in FIELDS:
         if name not in read and getattr(combat, name) != getattr(blank, name):
             only = ", ".join(readers(name))
+            why = FIELDS[name].not_read or "nothing in {ruleset}: only {only} read it"
             raise InputError(
-                name, getattr(combat, name), f"nothing in {combat.ruleset}: only {only} read it"
+                name, getattr(combat, name), why.format(ruleset=combat.ruleset, only=only)
             )
 
 

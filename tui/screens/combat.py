@@ -2,9 +2,11 @@
 over the live odds preview), unit rows, rolling with the desk's dice or dice entered by
 hand, the trace, and recording in a worker.
 
-A ruleset screen declares only its own form fields (`compose_fields`), what its form
-gives a `CombatInput` (`combat_fields`), and its own extra commands. Data flows one way:
-form -> one reactive `FormReading` -> one engine call (`preview`) -> the preview widget.
+A ruleset's form is made from its schema (tui.engine.schema: each input's label, kind and
+range); a screen adds only what is its own (unit rows, a preview, extra commands). Data
+flows one way: form -> one reactive `FormReading` -> one engine call (`preview`) -> the
+preview widget; a roll -> the ruleset's procedure (tui.engine.procedure), its questions
+answered with the desk's dice or dialogs -> one entry appended by the game session.
 
 The engine's model, resolvers and preview are imported when a form first holds a combat
 (`tui.engine` gives its names on demand): a new screen's empty form is drawn without them.
@@ -185,7 +187,7 @@ class CombatScreen(RulesetScreen):
         """The schema's fields this screen's form shows."""
         from tui.engine.schema import form
 
-        return form(self.ruleset)
+        return form(self.ruleset, self.tables)
 
     def field_label(self, name: str) -> str:
         """What the form calls an input an engine message names."""

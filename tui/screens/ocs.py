@@ -1,8 +1,7 @@
-"""OCS (DAK-II): units with steps, action ratings, types and supply; attacking hexes,
-overrun, hedgehog, the defender's terrain and supply. Rolling walks 9.2 in order: the
-surprise roll, its shift die, the result roll; then the attacker takes its option, then
-the defender (who may ignore its options after an attacker retreat). The engine decides
-every rule; this screen collects the form and the choices, and logs one entry."""
+"""OCS (DAK-II): units with steps, action ratings, types and supply, and the schema's form
+(attacking hexes, overrun, hedgehog, the defender's terrain and supply, the AR units). The
+engine's procedure walks 9.2 (surprise, its shift die, the result roll, then each side's
+option); this screen shows the units' markers and the OCS preview."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ from typing import Any, ClassVar
 
 from textual import on
 from textual.containers import Vertical
-from textual.widgets import Checkbox
 
 from tui.engine import InputError, Unit
 from tui.engine.preview import preview
@@ -43,7 +41,6 @@ class OcsScreen(CombatScreen):
             side: self.query_one(f"#{side}s", Vertical) for side in ("attacker", "defender")
         }
         self.cycles = {c.id: c for c in self.query(Cycle).results(Cycle) if c.id}
-        self.checks = {c.id: c for c in self.query(Checkbox).results(Checkbox) if c.id}
         super().on_mount()
 
     def unit_rows(self, side: str) -> list[Any]:

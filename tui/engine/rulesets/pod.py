@@ -124,16 +124,10 @@ def _side_ok(field: str, value: str | None) -> None:
 
 def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int | None:
     options = tables.data["pod-ultra"]["obstacle_options"]["mines"]
-    if combat.mines_cdf is not None and combat.ruleset != "pod-ultra":
-        raise InputError("mines_cdf", combat.mines_cdf, "no mines CDF outside pod-ultra")
     if combat.mines_cdf is not None and combat.mines_cdf not in options:
         raise InputError("mines_cdf", combat.mines_cdf, " or ".join(map(str, options)))
     if combat.obstacle is None:
         return None
-    if combat.ruleset != "pod-ultra":
-        raise InputError(
-            "obstacle", combat.obstacle, "no obstacle: obstacles are Ultra only (pod-ultra)"
-        )
     obstacles = tables.data["pod-ultra"]["obstacles"]
     if combat.obstacle not in obstacles:
         raise InputError("obstacle", combat.obstacle, "one of " + ", ".join(obstacles))
@@ -187,12 +181,6 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     _cards_together_ok(combat)
     _side_ok("buddy", combat.buddy)
     _side_ok("medal", combat.medal)
-    if combat.medal and not rules["terrain_effects"]:
-        raise InputError(
-            "medal",
-            combat.medal,
-            "no Medal of Honor hex in the Basic game (terrain has no combat effect)",
-        )
     count, sides = parse_dice(rules["dice"])
     if combat.roll is not None:
         # RULINGS: checked against the dice even when AD or AV reads no die.
