@@ -119,11 +119,20 @@ def _combat_flags(parser: argparse.ArgumentParser, tables: Tables | None = None)
                 groups[title] = parser.add_argument_group(title)
             where = groups[title]
             help_text = f"{_readers_text(readers)}: {field.help}"
-        choices = {
-            "|".join(str(v) for v, _ in field.options(r, tables)) for r in readers if field.choices
-        }
-        if choices:
-            help_text += " (" + "; ".join(sorted(choices)) + ")"
+        if field.choices:
+            # The values allowed, said per ruleset where the rulesets allow different ones.
+            by_values: dict[str, list[str]] = {}
+            for ruleset in readers:
+                values = "|".join(str(v) for v, _ in field.options(ruleset, tables))
+                by_values.setdefault(values, []).append(ruleset)
+            if len(by_values) == 1:
+                help_text += f" ({next(iter(by_values))})"
+            else:
+                said = [f"{_readers_text(tuple(r))} {v}" for v, r in by_values.items()]
+                help_text += " (" + "; ".join(said) + ")"
+        low, high = field.bounds(tables)
+        if field.kind in ("whole", "signed") and high is not None:
+            help_text += f" ({low} to {high})"
         kind = field.kind
         if kind in ("units", "ocs-attackers", "ocs-defenders", "dice-list"):
             where.add_argument(
