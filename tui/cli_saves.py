@@ -219,6 +219,10 @@ def _existing_save(name: str) -> Path:
             f"no save file {shown}; a path must name a save file that exists "
             "(a new save is named by its file name and made in the saves folder)"
         )
+    # A path typed outright may name a save through links: resolved once, to the real file,
+    # which the store then opens without following any.
+    if given.resolve() != given.absolute():
+        given = given.resolve()
     try:
         with given.open("rb") as handle:
             head = handle.read(_HEADER_LIMIT)

@@ -16,18 +16,24 @@ from tui.engine.cells import plain
 from tui.engine.cells import short_meaning as short_meaning
 from tui.engine.tables import Chart, Tables
 
-# Control characters, and the others str.splitlines() breaks at (NEL, line and paragraph
-# separators), shown as escapes.
+# Control characters, the others str.splitlines() breaks at (NEL, line and paragraph
+# separators), and the marks that reorder text on screen (bidi embeddings, overrides,
+# isolates and direction marks), shown as escapes.
+_BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 _CONTROL = (
     {i: f"\\x{i:02x}" for i in [*range(32), *range(127, 160)]}
     | {10: "\\n", 13: "\\r", 9: "\\t"}
-    | {0x2028: "\\u2028", 0x2029: "\\u2029"}
+    | {i: f"\\u{i:04x}" for i in [0x2028, 0x2029, *_BIDI]}
 )
 
 
 def one_line(text: object) -> str:
-    """Free text on one line: control characters shown as escapes."""
-    return str(text).translate(_CONTROL)
+    """Free text (anything a save or a player gave) on one line, shown as text: control
+    characters, line breaks, bidi overrides and lone surrogates shown as escapes."""
+    shown = str(text).translate(_CONTROL)
+    if shown.isascii():
+        return shown
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in shown)
 
 
 # --- cells and dice -------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 A save is a short header (format, title, rulesets, created, options) followed by one
 `[[log]]` entry per change: a combat, a marker placed or removed, a turn advanced, an
 option set. Nothing already written is ever rewritten. Each entry is appended in one
-write under an exclusive `flock` on `NAME.toml.lock` and ends with the line
+write under an exclusive `flock` on the save file itself (opened without following a
+link) and ends with the line
 `# end of entry N crc32 XXXXXXXX`, so a write cut short (a killed process, a full disk)
 is recognised by its missing end line. Reading never changes the file: a load reports
 such a torn entry and leaves it out; the next write, or `repair_save`, copies the file
@@ -62,6 +63,7 @@ from tui.saves.store import (
     repair_save,
     require_save,
     set_option,
+    write_beside,
 )
 from tui.saves.streaming import EntryStream, Place, Read, read_again, read_entries, read_entry
 
@@ -99,7 +101,7 @@ __all__ = [
 ]
 __all__ += ["StaleOffset", "read_new_entries"]
 __all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry"]
-__all__ += ["no_gc"]
+__all__ += ["no_gc", "write_beside"]
 
 # Internals the tests and the benchmark reach for, re-exported as before the split.
 _INTERNALS = (_block, _fast_json, _json_or_toml, _now, _read_range, _torn_cut, _verified_body)

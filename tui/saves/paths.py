@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from tui.saves.errors import SaveError
+from tui.text import one_line
 
 SAVES_ENV = "CRTDESK_SAVES"
 # Files are shared by the players of one group: owner and group read and write.
@@ -14,20 +15,36 @@ _NAME_MAX = 120
 
 
 def saves_folder(override: str | None = None) -> Path:
-    """The saves folder: `override`, else $CRTDESK_SAVES, else ./saves; created if missing."""
+    """The saves folder: `override`, else $CRTDESK_SAVES, else ./saves; created if missing,
+    group-shared and never world-writable (whatever the umask)."""
     text = override or os.environ.get(SAVES_ENV) or "saves"
-    folder = Path(text).expanduser()
-    if folder.exists() and not folder.is_dir():
-        raise SaveError(f"saves folder {folder} is not a folder")
-    if not folder.exists():
-        try:
-            folder.mkdir(parents=True)
-            # Group-shared like the files in it; setgid keeps new files in the folder's group.
-            folder.chmod(0o2770 | (folder.stat().st_mode & 0o007))
-        except OSError as err:
-            if not folder.is_dir():
-                raise SaveError(f"cannot create saves folder {folder}: {err.strerror}") from err
+    shown = one_line(text)
+    try:
+        folder = Path(text).expanduser()
+        if folder.exists() and not folder.is_dir():
+            raise SaveError(f"saves folder {shown} is not a folder")
+        if not folder.exists():
+            _make_folder(folder)
+    except OSError as err:
+        raise SaveError(f"saves folder {shown} cannot be used: {err.strerror or err}") from err
     return folder
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True)
+    except FileExistsError:
+        if folder.is_dir():
+            return  # made meanwhile by another player: its mode is theirs
+        raise
+    # Only the folder just made is changed, through a descriptor that follows no link.
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        # Group-shared like the files in it; setgid keeps new files in the folder's group;
+        # others may read it when the umask lets them, never write to it.
+        os.fchmod(fd, 0o2770 | (os.fstat(fd).st_mode & 0o005))
+    finally:
+        os.close(fd)
 
 
 def save_path(name: str, folder: Path) -> Path:

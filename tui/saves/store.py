@@ -15,10 +15,13 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import getpass
 import os
+import stat
+import tempfile
 import tomllib
 import zlib
 from collections.abc import Callable, Iterator, Mapping
@@ -93,7 +96,11 @@ class Repaired:
 
 @contextmanager
 def _locked(path: Path, exclusive: bool) -> Iterator[_Lock]:
-    lock = _Lock(_lock_path(path))
+    """The save open (never through a symbolic link) and locked: shared to read, exclusive
+    (and open for appending) to write. The lock is an flock on the save's own file, so every
+    name it has (a hard link, a path typed differently) shares one lock, and no file beside
+    it, deleted or planted, can let two writers in."""
+    lock = _Lock(path)
     try:
         lock.take(exclusive)
         yield lock
@@ -102,54 +109,84 @@ def _locked(path: Path, exclusive: bool) -> Iterator[_Lock]:
 
 
 class _Lock:
-    """An flock on NAME.toml.lock (never on the data file: that is never renamed, but the lock
-    file outliving every rename or copy of it keeps the rule simple)."""
+    """An flock on the open save file itself (`fd`). Writers also keep, in NAME.toml.lock
+    beside it, a one-line record of the file as last checked (see the module's text); that
+    file is only ever a record, opened without following links, and readers never touch it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.fd: int | None = None
-        self.writable = False
+        self.record_fd: int | None = None
 
     def take(self, exclusive: bool) -> None:
-        if self.fd is None:
+        for _attempt in range(20):
+            fd = _open(self.path, writable=exclusive)
             try:
-                self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
-                self.writable = True
-            except PermissionError:
-                try:
-                    self.fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-                except OSError as err:
-                    raise SaveError(
-                        f"cannot open the lock file {self.path}: {err.strerror}"
-                    ) from err
-            except OSError as err:
-                raise SaveError(f"cannot open the lock file {self.path}: {err.strerror}") from err
-            _share_with_group(self.fd)
-        fcntl.flock(self.fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+                fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+                here = os.stat(self.path, follow_symlinks=False)
+            except OSError:
+                os.close(fd)
+                raise
+            status = os.fstat(fd)
+            if (here.st_dev, here.st_ino) == (status.st_dev, status.st_ino):
+                self.fd = fd
+                break
+            os.close(fd)  # replaced under its name (an editor's save) while we waited: again
+        else:
+            raise SaveError(f"{self.path} keeps being replaced; try again")
+        if exclusive:
+            self.record_fd = _open_record(_lock_path(self.path), status)
+
+    def open_fd(self) -> int:
+        """The locked save's descriptor (closed by the lock's release, never by its user)."""
+        assert self.fd is not None
+        return self.fd
 
     def release(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        for fd in (self.record_fd, self.fd):
+            if fd is not None:
+                os.close(fd)
+        self.fd = self.record_fd = None
 
     def record(self) -> bytes:
         """The record of the save as this store last checked or wrote it (b"" if none)."""
-        assert self.fd is not None
+        if self.record_fd is None:
+            return b""
         try:
-            return os.pread(self.fd, 512, 0)
+            return os.pread(self.record_fd, 512, 0)
         except OSError:
             return b""
 
     def remember(self, status: os.stat_result, tail: bytes) -> None:
         """Record the save as just checked or written. Hold the exclusive lock."""
-        if self.fd is None or not self.writable:
+        if self.record_fd is None:
             return  # no record: the next append checks the whole file, nothing worse
         line = _record_line(status, tail)
         try:
-            os.pwrite(self.fd, line, 0)
-            os.ftruncate(self.fd, len(line))
+            os.pwrite(self.record_fd, line, 0)
+            os.ftruncate(self.record_fd, len(line))
         except OSError:
             pass  # a stale or cut record never matches the file: it only costs a full check
+
+
+def _open_record(path: Path, save: os.stat_result) -> int | None:
+    """NAME.toml.lock for the record, opened without following a link; made with the save's
+    own mode if missing. None when it cannot be used (a link, not a file, not ours to
+    write): the append then checks the whole file, as with no record."""
+    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+            _take_mode(fd, save)  # a file this store just made: the save's mode
+            return fd
+        except FileExistsError:
+            fd = os.open(path, flags)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
 
 
 def _record_line(status: os.stat_result, tail: bytes) -> bytes:
@@ -164,31 +201,67 @@ def _still_verified(record: bytes, status: os.stat_result, tail: bytes) -> bool:
     return record == _record_line(status, tail)
 
 
-def _share_with_group(fd: int) -> None:
+def _take_mode(fd: int, save: os.stat_result | int) -> None:
+    """Give a file this store has just created the save's own permissions (never called on
+    a file it did not create)."""
+    mode = save if isinstance(save, int) else stat.S_IMODE(save.st_mode) & 0o777
     try:
-        status = os.fstat(fd)
-        if status.st_uid == os.getuid() and status.st_mode & FILE_MODE != FILE_MODE:
-            os.fchmod(fd, (status.st_mode & 0o7777) | FILE_MODE)
+        os.fchmod(fd, mode)
     except OSError:
-        pass  # someone else's file: its mode is theirs to set
+        pass  # a filesystem without modes: its files are as the mount says
+
+
+def _create_beside(save: Path, prefix: str, mode: os.stat_result | int) -> tuple[int, Path]:
+    """A new file in the save's folder (O_EXCL: never an existing name, never through a
+    link), with the save's mode: its descriptor and path."""
+    fd, name = tempfile.mkstemp(prefix=prefix, dir=save.parent)
+    _take_mode(fd, mode)
+    return fd, Path(name)
+
+
+def write_beside(save: Path, name: str, text: str) -> Path:
+    """Write `text` to the file `name` in the save's folder (a report) with the save's own
+    mode, by replacing the name, never writing through a link planted there. The path."""
+    save = Path(save)
+    target = save.with_name(name)
+    try:
+        mode = os.stat(save)
+        fd, temp = _create_beside(save, f".{name}.new-", mode)
+    except OSError as err:
+        raise SaveError(f"cannot write {target}: {err.strerror}") from err
+    try:
+        try:
+            _write_all(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, target)
+    except OSError as err:
+        raise SaveError(f"cannot write {target}: {err.strerror}") from err
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+    return target
 
 
 def _utc_stamp() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
 
 
-def _set_aside(path: Path, data: bytes) -> Path:
-    """Keep the file's original bytes as NAME.toml.bak-<UTC timestamp>, never overwriting one."""
+def _set_aside(path: Path, data: bytes, mode: os.stat_result) -> Path:
+    """Keep the file's original bytes as NAME.toml.bak-<UTC timestamp>, never overwriting one,
+    with the save's own mode."""
     for attempt in range(100):
         backup = path.with_name(
             f"{path.name}.bak-{_utc_stamp()}" + (f"-{attempt}" if attempt else "")
         )
         try:
-            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(backup, flags, 0o600)
         except FileExistsError:
             continue
         try:
-            _share_with_group(fd)
+            _take_mode(fd, mode)
             _write_all(fd, data)
             os.fsync(fd)
         finally:
@@ -201,7 +274,7 @@ def _repair(fd: int, path: Path, cut: int) -> Path:
     """Set the whole file aside, then cut the torn entry off; the copy. Hold the exclusive
     lock, and check what is kept first."""
     try:
-        backup = _set_aside(path, _read_all(fd))
+        backup = _set_aside(path, _read_all(fd), os.fstat(fd))
         os.ftruncate(fd, cut)
         os.fsync(fd)
     except OSError as err:
@@ -256,15 +329,34 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _open(path: Path, writable: bool) -> int:
+    """The save file open, never through a symbolic link (one planted in a shared folder
+    could name another player's file), and only if it is a plain file."""
     flags = (os.O_RDWR | os.O_APPEND) if writable else os.O_RDONLY
     try:
-        return os.open(path, flags | os.O_CLOEXEC)
-    except FileNotFoundError as err:
-        raise SaveError(f"no save file {path}; start one with `crtdesk new`") from err
-    except IsADirectoryError as err:
-        raise SaveError(f"{path} is a folder, not a save file") from err
+        fd = os.open(path, flags | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as err:
-        raise SaveError(f"cannot open {path}: {err.strerror}") from err
+        raise SaveError(_open_problem(path, err)) from err
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SaveError(f"{path} is not a save file")
+    return fd
+
+
+def _link_refusal(path: Path) -> str:
+    return (
+        f"{path} is a symbolic link: crtdesk never follows a link in a saves folder; "
+        "name the file it points to by its own path"
+    )
+
+
+def _open_problem(path: Path, err: OSError) -> str:
+    if err.errno == errno.ELOOP and os.path.islink(path):
+        return _link_refusal(path)
+    if isinstance(err, FileNotFoundError):
+        return f"no save file {path}; start one with `crtdesk new`"
+    if isinstance(err, IsADirectoryError):
+        return f"{path} is a folder, not a save file"
+    return f"cannot open {path}: {err.strerror}"
 
 
 def require_save(path: Path) -> None:
@@ -274,6 +366,8 @@ def require_save(path: Path) -> None:
 
 
 def _require(path: Path) -> None:
+    if path.is_symlink():
+        raise SaveError(_link_refusal(path))
     if not path.is_file():
         if path.exists():
             raise SaveError(f"{path} is not a save file")
@@ -286,8 +380,8 @@ def load_game(path: Path) -> Game:
     `repair_save` keeps them); any other problem is a SaveError naming the line."""
     path = Path(path)
     _require(path)
-    with _locked(path, exclusive=False):
-        data = _read_file(path)
+    with _locked(path, exclusive=False) as lock:
+        data = _read_all(lock.open_fd())
     _refuse_empty(path, data)
     cut = _torn_cut(data)
     warnings = [_torn_warning(path, data, cut)] if cut is not None else []
@@ -303,17 +397,14 @@ def repair_save(path: Path) -> Repaired:
     path = Path(path)
     _require(path)
     with _locked(path, exclusive=True) as lock:
-        fd = _open(path, writable=True)
-        try:
-            data = _read_all(fd)
-            _refuse_empty(path, data)
-            cut = _torn_cut(data)
-            parsed = _parse(path, data[:cut])
-            backup = _repair(fd, path, cut) if cut is not None else None
-            kept = data[:cut]
-            lock.remember(os.fstat(fd), kept[-_TAIL:])
-        finally:
-            os.close(fd)
+        fd = lock.open_fd()
+        data = _read_all(fd)
+        _refuse_empty(path, data)
+        cut = _torn_cut(data)
+        parsed = _parse(path, data[:cut])
+        backup = _repair(fd, path, cut) if cut is not None else None
+        kept = data[:cut]
+        lock.remember(os.fstat(fd), kept[-_TAIL:])
     seqs = [entry["seq"] for entry in parsed.entries]
     return Repaired(
         path=path,
@@ -333,14 +424,6 @@ def _parse(path: Path, data: bytes) -> _Parsed:
     return parsed
 
 
-def _read_file(path: Path) -> bytes:
-    fd = _open(path, writable=False)
-    try:
-        return _read_all(fd)
-    finally:
-        os.close(fd)
-
-
 def _save_files(folder: Path) -> list[Path]:
     return [path for path in sorted(Path(folder).glob("*.toml")) if path.is_file()]
 
@@ -355,12 +438,8 @@ def list_games(folder: Path) -> list[GameSummary]:
     summaries = []
     for path in _save_files(folder):
         try:
-            with _locked(path, exclusive=False):
-                fd = _open(path, writable=False)
-                try:
-                    header, last, _ = _read_ends(fd, path)
-                finally:
-                    os.close(fd)
+            with _locked(path, exclusive=False) as lock:
+                header, last, _ = _read_ends(lock.open_fd(), path)
             summaries.append(
                 GameSummary(
                     path=path,
@@ -490,50 +569,65 @@ def _append(
     path = Path(path)
     _require(path)
     with _locked(path, exclusive=True) as lock:
-        fd = _open(path, writable=True)
+        fd = lock.open_fd()
+        game = None
+        parsed = None
+        cut = None
+        if not whole:
+            header, last, tail = _read_ends(fd, path)
+        if whole or not _still_verified(lock.record(), os.fstat(fd), tail):
+            parsed, cut, tail = _read_whole(fd, path)  # a broken save stops here, untouched
+            header = parsed.header
+            last = parsed.entries[-1] if parsed.entries else None
+            if whole:
+                game = _replay(path, parsed, [])
         try:
-            game = None
-            parsed = None
-            cut = None
-            if not whole:
-                header, last, tail = _read_ends(fd, path)
-            if whole or not _still_verified(lock.record(), os.fstat(fd), tail):
-                parsed, cut, tail = _read_whole(fd, path)  # a broken save stops here, untouched
-                header = parsed.header
-                last = parsed.entries[-1] if parsed.entries else None
-                if whole:
-                    game = _replay(path, parsed, [])
-            try:
-                fields = make(header, last, game)
-            except _NeedsGame:  # `make` needs more than the ends after all: read it whole
-                if parsed is None:
-                    parsed, cut, tail = _read_whole(fd, path)
-                fields = make(header, last, _replay(path, parsed, []))
-            entry = {
-                "seq": (last["seq"] if last else 0) + 1,
-                "kind": fields.pop("kind"),
-                "turn": fields.pop("turn", None) or _current_turn(last),
-                "when": _now(),
-                "who": _player(who),
-            }
-            entry |= fields
-            # Never write what the reader would refuse: check it as a load would.
-            problem = _check_entry(_without_none(entry))
-            if problem:
-                raise SaveError(f"{path}: not saved: {problem[0]}")
-            if cut is not None:
-                dropped = os.fstat(fd).st_size - cut
-                backup = _repair(fd, path, cut)
-                if notices is not None:
-                    notices.append(
-                        f"{path}: the torn last entry ({dropped} bytes, a write cut short) "
-                        f"was cut off; the whole file as it was is kept in {backup}"
-                    )
-            block = _write_entry(fd, path, entry)
-            lock.remember(os.fstat(fd), (tail + block)[-_TAIL:])
-        finally:
-            os.close(fd)
+            fields = make(header, last, game)
+        except _NeedsGame:  # `make` needs more than the ends after all: read it whole
+            if parsed is None:
+                parsed, cut, tail = _read_whole(fd, path)
+            fields = make(header, last, _replay(path, parsed, []))
+        entry = {
+            "seq": (last["seq"] if last else 0) + 1,
+            "kind": fields.pop("kind"),
+            "turn": fields.pop("turn", None) or _current_turn(last),
+            "when": _now(),
+            "who": _player(who),
+        }
+        entry |= fields
+        # Never write what the reader would refuse: check it as a load would.
+        problem = _check_entry(_without_none(entry))
+        if problem:
+            raise SaveError(f"{path}: not saved: {problem[0]}")
+        if cut is not None:
+            dropped = os.fstat(fd).st_size - cut
+            backup = _repair(fd, path, cut)
+            if notices is not None:
+                notices.append(
+                    f"{path}: the torn last entry ({dropped} bytes, a write cut short) "
+                    f"was cut off; the whole file as it was is kept in {backup}"
+                )
+        _check_follows(fd, path, entry["seq"])
+        block = _write_entry(fd, path, entry)
+        lock.remember(os.fstat(fd), (tail + block)[-_TAIL:])
     return _without_none(entry)
+
+
+def _check_follows(fd: int, path: Path, seq: int) -> None:
+    """Refuse to write entry `seq` unless the file, as it stands under the lock, ends with
+    entry `seq - 1` (or the header): the number is checked where it is written."""
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, 512, max(0, size - 512))  # one read of the end line, at most
+    at = data.rfind(_END_SEARCH)
+    ended = _END_LINE.match(data, at + 1) if at != -1 else None
+    if ended is None:
+        return  # a last entry edited by hand ends without an end line: the load checked it
+    previous = int(ended[1]) if ended[1] is not None else 0
+    if previous != seq - 1:
+        raise SaveError(
+            f"{path}: not saved: entry {seq} would follow entry {previous}; "
+            "another writer got in, try again"
+        )
 
 
 class _NeedsGame(Exception):
@@ -598,11 +692,14 @@ def new_game(
         raise SaveError(f"no folder {path.parent} for the save")
     created = _now()
     content = _header(title, rulesets, options, created, _player(who))
-    with _locked(path, exclusive=True) as lock:
-        if path.exists():
-            raise SaveError(f"{path} already exists; pick another name or open it")
-        _create_whole(path, content)
-        lock.remember(os.stat(path), content[-_TAIL:])
+    made = _create_whole(path, content)
+    try:
+        with _locked(path, exclusive=True) as lock:
+            status = os.fstat(lock.open_fd())
+            if (status.st_dev, status.st_ino, status.st_size) == made:
+                lock.remember(status, content[-_TAIL:])
+    except SaveError:
+        pass  # made, then changed or locked otherwise: the next append checks it whole
     return Game(
         path=path,
         title=title,
@@ -616,32 +713,39 @@ def new_game(
     )
 
 
-def _create_whole(path: Path, content: bytes) -> None:
-    """Write a new file so that it appears complete or not at all (never a half header)."""
-    temp = path.with_name(f".{path.name}.new-{os.getpid()}")
+def _create_whole(path: Path, content: bytes) -> tuple[int, int, int]:
+    """Write a new file so that it appears complete or not at all (never a half header),
+    never clobbering a name already taken (a link planted there included); the new file's
+    device, inode and size."""
+    taken = SaveError(f"{path} already exists; pick another name or open it")
+    if os.path.lexists(path):
+        raise taken
+    temp: Path | None = None
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
+        fd, temp = _create_beside(path, f".{path.name}.new-", FILE_MODE)
         try:
-            _share_with_group(fd)
             _write_all(fd, content)
             os.fsync(fd)
+            status = os.fstat(fd)
         finally:
             os.close(fd)
         try:
             os.link(temp, path)  # fails if the name is taken: no clobbering
         except FileExistsError as err:
-            raise SaveError(f"{path} already exists; pick another name or open it") from err
+            raise taken from err
         except OSError as err:
             if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
                 raise
-            os.replace(temp, path)  # a filesystem without hard links; we hold the lock
+            if os.path.lexists(path):
+                raise taken from err
+            os.replace(temp, path)  # a filesystem without hard links
     except OSError as err:
         raise SaveError(f"cannot create {path}: {err.strerror}") from err
     finally:
-        try:
-            temp.unlink()
-        except FileNotFoundError:
-            pass
+        if temp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+    return status.st_dev, status.st_ino, status.st_size
 
 
 def _combat_markers(
@@ -970,16 +1074,13 @@ def read_new_entries(
     then loads the whole file again."""
     path = Path(path)
     _require(path)
-    with _locked(path, exclusive=False):
-        fd = _open(path, writable=False)
-        try:
-            size = os.fstat(fd).st_size
-            if size < offset:
-                raise StaleOffset(f"{path}: the file is shorter than when it was read")
-            start = max(0, offset - _END_BEFORE)
-            data = _read_range(fd, start, size)
-        finally:
-            os.close(fd)
+    with _locked(path, exclusive=False) as lock:
+        fd = lock.open_fd()
+        size = os.fstat(fd).st_size
+        if size < offset:
+            raise StaleOffset(f"{path}: the file is shorter than when it was read")
+        start = max(0, offset - _END_BEFORE)
+        data = _read_range(fd, start, size)
     before, data = data[: offset - start], data[offset - start :]
     at = before.rfind(_END_SEARCH)
     ended = _END_LINE.match(before, at + 1) if at != -1 else None

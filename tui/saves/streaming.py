@@ -100,6 +100,8 @@ class EntryStream:
         path = self.path
         _require(path)
         with _locked(path, exclusive=False):
+            # A descriptor of its own, read on after the lock is let go (no writer changes
+            # a complete entry's bytes): a dup of the locked one would keep the lock.
             fd = _open(path, writable=False)
             try:
                 size = os.fstat(fd).st_size

@@ -853,10 +853,10 @@ class ReviewScreen(DeskScreen):
         """The after-action report, as Markdown, in NAME-report.md beside the save."""
         from tui.report import save_report_markdown
 
-        target = self.path.with_name(f"{self.path.stem}-report.md")
         try:
             text = save_report_markdown(self.path, self.desk.tables)
-            target.write_text(text, encoding="utf-8")
+            # Beside the save with its mode, replacing the name: never through a link.
+            target = saves.write_beside(self.path, f"{self.path.stem}-report.md", text)
         except (saves.SaveError, OSError) as err:
             message = f"No report written: {err}"
             self.app.call_from_thread(
