@@ -24,7 +24,7 @@ from tui import saves
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables
 from tui.player import player_name
-from tui.text import dice_text, entry_text, marker_text, one_line, when_text
+from tui.text import dice_text, entry_text, marker_text, one_line, shown_lines, when_text
 
 if TYPE_CHECKING:
     # The engine's model and OCS supply are imported by the commands that use them:
@@ -473,7 +473,7 @@ def log_text(game: saves.Game, entries: list[dict[str, Any]]) -> str:
             for i, (cell, width) in enumerate(zip(row, widths, strict=False))
         ]
         lines.append("  ".join(cells + [row[-1]]).rstrip())
-    return "\n".join(lines)
+    return shown_lines(lines)
 
 
 def markers_text(game: saves.Game) -> str:
@@ -484,8 +484,8 @@ def markers_text(game: saves.Game) -> str:
     header = ("id", "kind", "target", "side", "turns left", "placed by", "note")
     rows = [
         (
-            m.id,
-            m.kind,
+            one_line(m.id),
+            one_line(m.kind),
             one_line(m.target),
             one_line(m.side or ""),
             "-" if m.turns_left is None else str(m.turns_left),
@@ -498,7 +498,7 @@ def markers_text(game: saves.Game) -> str:
     lines = [title]
     for row in [header, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    return "\n".join(lines)
+    return shown_lines(lines)
 
 
 # --- luck and the after-action report -----------------------------------------------------

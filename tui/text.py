@@ -36,6 +36,14 @@ def one_line(text: object) -> str:
     return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in shown)
 
 
+def shown_lines(lines: str | Sequence[str]) -> str:
+    """Lines for a screen or a terminal, each shown as text by `one_line` (the line breaks
+    between them kept): the last step before anything from a save is shown."""
+    if isinstance(lines, str):
+        lines = lines.split("\n")
+    return "\n".join(one_line(line) for line in lines)
+
+
 # --- cells and dice -------------------------------------------------------------------------
 
 
@@ -49,6 +57,11 @@ class _Die(Protocol):
 
 
 def die_text(die: _Die | Mapping[str, Any]) -> str:
+    """One roll (see `_die_text`), shown as text whatever a hand-edited save holds."""
+    return one_line(_die_text(die))
+
+
+def _die_text(die: _Die | Mapping[str, Any]) -> str:
     """One roll: "1d6 3 (by hand)", "2d6 4+6=10 (desk)", and where the desk added a
     modifier, the row read: "2d6 9 (by hand) +1 DRM: row 10".
 
@@ -98,6 +111,11 @@ def _turns(count: int, left: str = "") -> str:
 
 
 def marker_text(marker: _Marker | Mapping[str, Any]) -> str:
+    """A marker (see `_marker_text`), shown as text whatever a hand-edited save holds."""
+    return one_line(_marker_text(marker))
+
+
+def _marker_text(marker: _Marker | Mapping[str, Any]) -> str:
     """A marker: "DG 2.1 on 0712 (Axis, 1 turn)", and ": its note" when it has one.
 
     A marker as placed (a dict from a log entry) gives the turns it lasts; a marker in play
@@ -120,7 +138,13 @@ def marker_text(marker: _Marker | Mapping[str, Any]) -> str:
 
 
 def entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """One log entry: (what it is, what happened in words)."""
+    """One log entry: (what it is, what happened in words), each shown as text whatever a
+    hand-edited save holds (its cell, event name, marker kind, ...)."""
+    what, result = _entry_text(entry)
+    return one_line(what), one_line(result)
+
+
+def _entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
     kind = entry["kind"]
     note = f" Note: {one_line(entry['note'])}" if entry.get("note") else ""
     if kind == "combat":

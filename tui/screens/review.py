@@ -32,7 +32,15 @@ from tui.commands import REVIEW_COMMANDS, SHORT_NAMES, Command
 from tui.engine.tables import RULESET_IDS
 from tui.messages import GameChanged
 from tui.screens.base import DeskScreen
-from tui.text import cell_text, dice_text, entry_text, marker_text, one_line, when_text
+from tui.text import (
+    cell_text,
+    dice_text,
+    entry_text,
+    marker_text,
+    one_line,
+    shown_lines,
+    when_text,
+)
 from tui.widgets.log_table import LogTable, TableColumn
 from tui.widgets.title import TitleBar
 
@@ -228,7 +236,8 @@ def detail_text(entry: Mapping[str, Any], index: Index) -> str:
         earlier = index.entry_of(target) if isinstance(target, int) else None
         if earlier is not None:
             lines.append(f"{name} entry {target}: {entry_text(earlier)[1]}")
-    return "\n".join(lines)
+    # Every line shown as text, whatever field of a hand-edited save it came from.
+    return shown_lines(lines)
 
 
 # --- filters --------------------------------------------------------------------------------

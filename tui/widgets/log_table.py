@@ -19,6 +19,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.text import one_line
+
 
 @dataclass(frozen=True)
 class TableColumn:
@@ -28,7 +30,9 @@ class TableColumn:
 
 
 def fit(text: str, width: int) -> str:
-    """`text` in exactly `width` cells: cut with an ellipsis, or padded."""
+    """`text` in exactly `width` cells, shown as text (escapes for control characters and
+    bidi overrides): cut with an ellipsis, or padded."""
+    text = one_line(text)
     if len(text) > width:
         return text[: max(0, width - 1)] + "…"
     return text.ljust(width)

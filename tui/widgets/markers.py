@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from textual.widgets import Static
 
 from tui.saves import Marker
-from tui.text import marker_text
+from tui.text import marker_text, shown_lines
 
 # The keys are in tui.commands; they are not in the Footer, which has no room for them.
 KEYS_HINT = "^s next turn · ^z Frogman · ^\\ marker"
@@ -50,4 +50,4 @@ class MarkerPanel(Static):
             and all(len(line) < width for line in lines)
         )
         self._lines_shown = len(lines)
-        self.update("\n".join(lines), layout=not same)
+        self.update(shown_lines(lines), layout=not same)

@@ -6,6 +6,8 @@ from textual import events
 from textual.content import Content
 from textual.widget import Widget
 
+from tui.text import one_line
+
 ICON = "⭘"
 # Where Textual's Header puts its parts: the icon's cell at the left, the title centred
 # between them, and the clock's room at the right (empty: the desk shows no clock).
@@ -41,7 +43,8 @@ class TitleBar(Widget):
         screen, app = self.screen, self.app
         title = screen.title if screen.title is not None else app.title
         sub_title = screen.sub_title if screen.sub_title is not None else app.sub_title
-        return app.format_title(title, sub_title)
+        # A title comes from a save: its escape codes and bidi overrides are shown as text.
+        return app.format_title(one_line(title or ""), one_line(sub_title or ""))
 
     def render(self) -> Content:
         width = self.size.width
