@@ -95,6 +95,89 @@ _COMBAT_OPTIONAL = {
 }
 
 
+# Numbers past 64 bits, nan and inf never get this far: the readers refuse them
+# (decoding.value_problem), so a type is all there is left to check.
+def _whole(value: Any) -> bool:
+    return type(value) is int
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float)
+
+
+def _die_problem(die: Any) -> str | None:
+    """A die as the store writes it (`DiceRoll.to_dict`): what is wrong with it, or None."""
+    if not isinstance(die, dict):
+        return "each die must be a table with 'dice', 'values', 'total' and 'source'"
+    for key in ("dice", "source"):
+        if not isinstance(die.get(key), str):
+            return f"a die's '{key}' must be text"
+    if not _whole(die.get("total")):
+        return "a die's 'total' must be a whole number"
+    values = die.get("values", [])
+    if not isinstance(values, list) or not all(_whole(v) for v in values):
+        return "a die's 'values' must be an array of whole numbers"
+    if "modifier" in die and not _whole(die["modifier"]):
+        return "a die's 'modifier' must be a whole number"
+    if "row" in die and not (isinstance(die["row"], str) or _whole(die["row"])):
+        return "a die's 'row' must be text or a whole number"
+    if "purpose" in die and not isinstance(die["purpose"], str):
+        return "a die's 'purpose' must be text"
+    return None
+
+
+def _dice_problem(dice: Any) -> str | None:
+    if not isinstance(dice, list):
+        return "'dice' must be an array of dice"
+    for die in dice:
+        problem = _die_problem(die)
+        if problem:
+            return problem
+    return None
+
+
+def _cell_problem(cell: Any) -> str | None:
+    """A printed cell: text, an array of parts, or the attacker's and defender's lines."""
+    if _scalar(cell) or (isinstance(cell, list) and all(_scalar(c) for c in cell)):
+        return None
+    if isinstance(cell, dict) and set(cell) == {"attacker", "defender"}:
+        if all(isinstance(v, list) and all(_scalar(c) for c in v) for v in cell.values()):
+            return None
+    return "'cell' must be text, an array of text, or a table of 'attacker' and 'defender' lines"
+
+
+def _effects_problem(effects: dict[str, Any]) -> tuple[str, str] | None:
+    for side in ("attacker", "defender"):
+        if not isinstance(effects.get(side, {}), dict):
+            return f"'effects.{side}' must be a table", "effects"
+    if not isinstance(effects.get("summary", ""), str):
+        return "'effects.summary' must be text", "effects"
+    notes = effects.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        return "'effects.notes' must be an array of text", "effects"
+    markers = effects.get("markers", [])
+    if not isinstance(markers, list) or not all(isinstance(m, dict) for m in markers):
+        return "'effects.markers' must be an array of tables", "effects"
+    return None
+
+
+def _combat_shape_problem(entry: dict[str, Any]) -> tuple[str, str] | None:
+    """What a combat's nested fields hold, as every reader of them expects."""
+    problem = _dice_problem(entry["dice"])
+    if problem:
+        return problem, "dice"
+    if "cell" in entry:
+        problem = _cell_problem(entry["cell"])
+        if problem:
+            return problem, "cell"
+    if not all(isinstance(step, str) for step in entry["trace"]):
+        return "'trace' must be an array of text", "trace"
+    for key in ("attack_total", "defense_total"):
+        if key in entry and not _scalar(entry[key]):
+            return f"'{key}' must be a finite number", key
+    return _effects_problem(entry["effects"])
+
+
 def _is(value: Any, kind: type) -> bool:
     if kind is float:
         return type(value) in (int, float)
@@ -141,13 +224,17 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
             problem = _marker_problem(marker)
             if problem:
                 return problem, "markers"
+        shape = _combat_shape_problem(entry)
+        if shape:
+            return shape
     elif kind == "event":
         if not isinstance(entry.get("event"), str) or not isinstance(entry.get("text"), str):
             return "an event entry needs 'event' and 'text' (text)", "event"
         if "ruleset" in entry and entry["ruleset"] not in RULESET_IDS:
             return f"unknown ruleset {entry['ruleset']!r}", "ruleset"
-        if not isinstance(entry.get("dice", []), list):
-            return "'dice' must be an array", "dice"
+        problem = _dice_problem(entry.get("dice", []))
+        if problem:
+            return problem, "dice"
     elif kind == "place-marker":
         problem = _marker_problem(entry.get("marker"))
         if problem:
@@ -166,9 +253,10 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
         if problem:
             return problem
     elif kind == "turn":
-        expired = entry.get("expired", [])
-        if not isinstance(expired, list) or not all(isinstance(i, str) for i in expired):
-            return "'expired' must be an array of marker ids", "expired"
+        for key in ("expired", "counted_down"):
+            ids = entry.get(key, [])
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                return f"'{key}' must be an array of marker ids", key
     return None
 
 

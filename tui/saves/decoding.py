@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import re
 import tomllib
 import zlib
@@ -88,6 +89,83 @@ def _verified_body(part: bytes) -> bytes | None:
     return body if zlib.crc32(body) == int(match[2], 16) else None
 
 
+# Deeper than any entry the store writes (an OCS combat's markers are 4 deep), and far
+# short of where a recursive parser (json, tomllib) or a reader of the values would fail.
+MAX_DEPTH = 32
+_STRING = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+# What JSON and TOML read alike outside strings: numbers, true, false, arrays, inline
+# tables with `=` (not JSON's `:`), no null, NaN or Infinity.
+_TOML_TOKENS = re.compile(rb"[\[\]{}0-9eE+\-., =truefals]*")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+# A whole number past 64 bits, or an exponent that may overflow a float: tomllib's to judge.
+_BIG_NUMBER = re.compile(rb"[0-9]{19}|[eE][+-]?[0-9]{3}")
+
+
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_TOO_DEEP = f"values are nested more than {MAX_DEPTH} deep"
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """`tomllib.loads` of a header or an entry, with values nested deeper than MAX_DEPTH
+    refused as a TOML error (tomllib recurses: 1,000 deep raised RecursionError)."""
+    doc = _tomllib_loads(text)
+    problem = value_problem(doc)
+    if problem:
+        raise tomllib.TOMLDecodeError(problem)
+    return doc
+
+
+def _tomllib_loads(text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError(_TOO_DEEP) from None
+
+
+def _too_deep(data: bytes, strings_gone: bool = False) -> bool:
+    """Whether brackets may open more than MAX_DEPTH deep outside strings: the brackets
+    alone, their innermost pairs taken off once per level. Brackets left unpaired (in a
+    string this rough reading missed) count as deep too: the fast reader then hands the
+    entry to tomllib, which reads it exactly."""
+    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return False
+    left = (data if strings_gone else _STRING.sub(b"", data)).translate(None, _NOT_BRACKETS)
+    for _ in range(MAX_DEPTH + 2):  # +2: the array of entries and an entry's values
+        peeled = left.replace(b"[]", b"").replace(b"{}", b"")
+        if peeled == left:
+            return bool(left)
+        left = peeled
+    return True
+
+
+def _outside_strings(data: bytes) -> bytes | None:
+    """`data` without its JSON strings; None when they do not pair up. Split at the quotes
+    when no quote is escaped (what the store writes, mostly): C-speed, unlike a regex."""
+    if b'\\"' in data:
+        return _STRING.sub(b"", data)
+    parts = data.split(b'"')
+    return b"".join(parts[0::2]) if len(parts) % 2 else None
+
+
+def value_problem(value: Any, limit: int = MAX_DEPTH) -> str | None:
+    """What no reader of a save takes, in a value tomllib read (a hand edit): arrays and
+    tables nested more than `limit` deep, a whole number past 64 bits, nan or inf. The fast
+    reader lets none of these through. Iterative: any depth is measured."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return _TOO_DEEP
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+        elif type(item) is int and not -(2**63) <= item < 2**63:
+            return f"the number {item} is past the 64-bit range TOML allows"
+        elif type(item) is float and not math.isfinite(item):
+            return f"the number {item} is not finite"
+    return None
+
+
 def _fast_json(bodies: list[bytes]) -> list[dict[str, Any]]:
     """Entries written by `_block`, read with one `json.loads`.
 
@@ -106,9 +184,25 @@ def _fast_json(bodies: list[bytes]) -> list[dict[str, Any]]:
             values.append(value)
         names.append(keys)
         rows.append(b",".join(values))
-    text = b"[[" + b"],[".join(rows).replace(b'" = ', b'": ') + b"]]"
+    values_text = b"[[" + b"],[".join(rows) + b"]]"
+    # Only what TOML would read the same: JSON's null, `:`, NaN, surrogate escapes or a deep
+    # nesting go to tomllib, which refuses them as TOML.
+    outside = _outside_strings(values_text)
+    if (
+        outside is None
+        or not _TOML_TOKENS.fullmatch(outside)
+        or _BIG_NUMBER.search(outside)
+        or _SURROGATE_ESCAPE.search(values_text)
+        or _too_deep(outside, strings_gone=True)
+    ):
+        raise ValueError("not what the store writes")
+    text = values_text.replace(b'" = ', b'": ')
+    try:
+        decoded = json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
     entries = []
-    for keys, row in zip(names, json.loads(text), strict=True):
+    for keys, row in zip(names, decoded, strict=True):
         if len(keys) != len(row) or len(set(keys)) != len(keys):
             raise ValueError("an entry's keys and values do not pair up")
         entries.append(dict(zip(keys, row, strict=True)))
@@ -129,7 +223,7 @@ def _key_text(key: bytes) -> str:
 
 def _toml_entry(offset: int, part: bytes) -> dict[str, Any]:
     try:
-        doc = tomllib.loads("[[log]]\n" + part.decode("utf-8"))
+        doc = toml_loads("[[log]]\n" + part.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise _BlockError(offset, str(err)) from err
     if set(doc) != {"log"} or not isinstance(doc["log"], list) or len(doc["log"]) != 1:
@@ -192,7 +286,7 @@ def _decode(path: Path, data: bytes) -> _Parsed:
 def _parse_split(path: Path, data: bytes) -> _Parsed:
     header_bytes, blocks = _split(data)
     try:
-        header = tomllib.loads(header_bytes.decode("utf-8"))
+        header = toml_loads(header_bytes.decode("utf-8"))
         if "log" in header:  # entries this split did not find (CRLF line ends, say)
             return _parse_whole(path, data)
         entries = _decode_blocks(blocks)
@@ -242,12 +336,15 @@ def _parse_whole(path: Path, data: bytes) -> _Parsed:
         line = _line_of(data, err.start)
         raise SaveError(f"{path}: line {line}: not UTF-8 text") from err
     try:
-        doc = tomllib.loads(text)
+        doc = _tomllib_loads(text)  # a whole file: its depth is measured once it is read
     except tomllib.TOMLDecodeError as err:
         raise _toml_error(path, err) from err
     log = doc.pop("log", [])
     if not isinstance(log, list):
         raise SaveError(f"{path}: 'log' must be [[log]] tables")
+    problem = value_problem(doc) or next(filter(None, map(value_problem, log)), None)
+    if problem:
+        raise SaveError(f"{path}: not valid TOML: {problem}")
     starts = [m.start() + 1 for m in re.finditer(rb"\n\[\[log\]\]", data)]
     offsets = (starts + [0] * len(log))[: len(log)]
     return _Parsed(doc, log, offsets)

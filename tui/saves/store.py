@@ -54,6 +54,8 @@ from tui.saves.decoding import (
     _toml_entry,
     _torn_cut,
     _verified_body,
+    toml_loads,
+    value_problem,
 )
 from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, _block, _header, _without_none
 from tui.saves.errors import SaveError
@@ -500,7 +502,7 @@ def _read_ends(fd: int, path: Path) -> tuple[dict, dict | None, bytes]:
     header_data = _read_header(fd, size)
     header_end = header_data.find(_SEPARATOR)
     try:
-        header = tomllib.loads(header_data[: header_end + 1 if header_end != -1 else None].decode())
+        header = toml_loads(header_data[: header_end + 1 if header_end != -1 else None].decode())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         _parse(path, _read_range(fd, 0, size))  # the whole-file reader names the line
         raise SaveError(f"{path}: the header cannot be read") from None
@@ -597,8 +599,9 @@ def _append(
         entry |= fields
         # Never write what the reader would refuse: check it as a load would.
         problem = _check_entry(_without_none(entry))
-        if problem:
-            raise SaveError(f"{path}: not saved: {problem[0]}")
+        unreadable = value_problem(entry)  # nan, inf, past 64 bits: no reader takes them
+        if problem or unreadable:
+            raise SaveError(f"{path}: not saved: {problem[0] if problem else unreadable}")
         if cut is not None:
             dropped = os.fstat(fd).st_size - cut
             backup = _repair(fd, path, cut)

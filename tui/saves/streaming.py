@@ -38,6 +38,7 @@ from tui.saves.decoding import (
     _last_end,
     _torn_cut,
     no_gc,
+    toml_loads,
 )
 from tui.saves.errors import SaveError
 from tui.saves.replay import Game, Marker, _apply_state, _new_game
@@ -204,7 +205,7 @@ class _Reader:
     def _start(self, header_bytes: bytes) -> Game:
         """The game the header starts (checked as a load checks it)."""
         try:
-            header = tomllib.loads(header_bytes.decode("utf-8"))
+            header = toml_loads(header_bytes.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
             raise _HandOver from err
         if "log" in header:
