@@ -19,6 +19,9 @@ from tui import saves
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+# Each desk is a Python process of some 40 MB: a few players' tabs, not a crowd's.
+DEFAULT_MAX_DESKS = 8
+MOST_DESKS = 100
 _LOCAL_NAMES = ("localhost", "localhost.localdomain")
 _HOST = re.compile(r"[A-Za-z0-9._:]+\Z")
 
@@ -46,6 +49,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     serve.add_argument(
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )
+    serve.add_argument(
+        "--max-desks",
+        metavar="N",
+        default=str(DEFAULT_MAX_DESKS),
+        help=f"the most desks (browser tabs, a process each) run at once, 1 to {MOST_DESKS} "
+        f"(default {DEFAULT_MAX_DESKS})",
+    )
     serve.set_defaults(func=_cmd_serve)
 
 
@@ -53,6 +63,13 @@ def port_number(text: str) -> int:
     value = text.strip()
     if not value.isdigit() or not value.isascii() or not 1 <= int(value) <= 65535:
         raise ServeError(f"--port {text!r}: expected a whole number from 1 to 65535")
+    return int(value)
+
+
+def max_desks(text: str) -> int:
+    value = text.strip()
+    if not value.isdigit() or not value.isascii() or not 1 <= int(value) <= MOST_DESKS:
+        raise ServeError(f"--max-desks {text!r}: expected a whole number from 1 to {MOST_DESKS}")
     return int(value)
 
 
@@ -111,10 +128,19 @@ def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
     port = port_number(args.port)
     host = host_name(args.host)
     url = public_url(args.public_url, host, port)
+    most = max_desks(args.max_desks)
     folder = saves_dir(args.saves)
-    from textual_serve.server import Server
+    from tui.served import DeskServer, allowed_origins
 
-    server = Server(desk_command(folder), host=host, port=port, title="crtdesk", public_url=url)
+    server = DeskServer(
+        desk_command(folder),
+        max_desks=most,
+        origins=allowed_origins(url, host, port),
+        host=host,
+        port=port,
+        title="crtdesk",
+        public_url=url,
+    )
     print(start_line(host, port, url), flush=True)
     try:
         server.serve()
