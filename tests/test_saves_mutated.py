@@ -220,3 +220,21 @@ def test_json_that_is_not_toml_is_refused_though_its_checksum_holds(
         with pytest.raises(saves.SaveError, match="not valid TOML|not UTF-8") as caught:
             call()
         assert "\n" not in str(caught.value) and "line 1" not in str(caught.value)
+
+
+def test_a_save_that_breaks_the_reader_itself_never_stops_the_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saves.new_game(tmp_path / "a.toml", "Sound", ["rivets"])
+    saves.new_game(tmp_path / "b.toml", "Bad", ["rivets"])
+    real = saves.store._read_ends
+
+    def reader(fd: int, path: Path) -> Any:
+        if path.name == "b.toml":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(fd, path)
+
+    monkeypatch.setattr(saves.store, "_read_ends", reader)
+    listed = {s.path.name: s for s in saves.list_games(tmp_path)}
+    assert listed["a.toml"].error is None and listed["a.toml"].title == "Sound"
+    assert "RecursionError" in (listed["b.toml"].error or "")

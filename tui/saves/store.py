@@ -453,6 +453,12 @@ def list_games(folder: Path) -> list[GameSummary]:
             )
         except SaveError as err:
             summaries.append(GameSummary(path, path.stem, [], 0, None, error=str(err)))
+        except (OSError, ValueError, RecursionError) as err:
+            # Whatever one file holds, the others are listed: this one with what went wrong.
+            error = f"{path}: cannot be read: {type(err).__name__}: {err}"
+            summaries.append(
+                GameSummary(path, path.stem, [], 0, None, error=" ".join(error.split()))
+            )
     good = sorted(
         (s for s in summaries if not s.error), key=lambda s: s.last_entry or "", reverse=True
     )
