@@ -118,7 +118,7 @@ def test_the_start_line_says_who_can_reach_the_desk() -> None:
     assert is_local("127.0.0.1") and is_local("localhost") and is_local("::1")
     assert not is_local("0.0.0.0") and not is_local("192.168.1.5")
     assert "127.0.0.1 only (this machine)" in start_line("127.0.0.1", 8000, "http://x")
-    assert "no login" in start_line("0.0.0.0", 8000, "http://x")
+    assert "has this address (its token)" in start_line("0.0.0.0", 8000, "http://x")
 
 
 def test_a_port_already_taken_is_one_line(tmp_path: Path) -> None:

@@ -91,3 +91,41 @@ async def test_a_foreign_origin_is_refused_and_the_desks_are_capped(tmp_path: Pa
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=20)
+
+
+async def test_beyond_localhost_the_desk_needs_the_printed_token(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "serve", "--host", "0.0.0.0", "--port", str(port)]
+        + ["--public-url", url, "--saves", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert server.stdout is not None
+        first = await asyncio.to_thread(server.stdout.readline)
+        assert f"the desk on {url}/?token=" in first and "listening on 0.0.0.0" in first
+        token = first.split("?token=")[1].split(",")[0]
+        assert len(token) >= 24
+        await asyncio.to_thread(wait_listening, port, server)
+        async with aiohttp.ClientSession() as stranger:
+            assert (await stranger.get(f"{url}/")).status == 403
+            assert (await stranger.get(f"{url}/?token=guess")).status == 403
+            assert await _refused(stranger, port, url) == 403
+        # A browser keeps a cookie from an IP address; aiohttp only when told it may.
+        jar = aiohttp.CookieJar(unsafe=True)
+        async with aiohttp.ClientSession(cookie_jar=jar) as player:
+            page = await player.get(f"{url}/?token={token}")
+            assert page.status == 200 and str(page.url) == f"{url}/"  # the token left the URL
+            desk = await _connect(player, port, url)  # the cookie goes with it
+            message = await desk.receive(timeout=20)
+            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
+            await desk.close()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=20)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import re
+import secrets
 import shlex
 import sys
 from pathlib import Path
@@ -120,7 +121,8 @@ def start_line(host: str, port: int, url: str) -> str:
         )
     return (
         f"crtdesk serve: the desk on {url}, listening on {host}: anyone who can reach port "
-        f"{port} gets the desk with no login; put a reverse proxy with a login and TLS in front"
+        f"{port} and has this address (its token) gets the desk; without TLS the token "
+        "crosses the network in the clear: put a reverse proxy with TLS in front"
     )
 
 
@@ -132,16 +134,19 @@ def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
     folder = saves_dir(args.saves)
     from tui.served import DeskServer, allowed_origins
 
+    # Beyond localhost anyone who reaches the port would get a desk: ask for a token.
+    token = None if is_local(host) else secrets.token_urlsafe(24)
     server = DeskServer(
         desk_command(folder),
         max_desks=most,
         origins=allowed_origins(url, host, port),
+        token=token,
         host=host,
         port=port,
         title="crtdesk",
         public_url=url,
     )
-    print(start_line(host, port, url), flush=True)
+    print(start_line(host, port, url if token is None else f"{url}/?token={token}"), flush=True)
     try:
         server.serve()
     except OSError as err:

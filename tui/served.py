@@ -4,13 +4,17 @@ of the address it serves may drive a desk, and no more than a set number of desk
 A web page anywhere may open a WebSocket to 127.0.0.1: the browser sends the page's
 `Origin` with it, so a desk is started only for the origins the server is reached at. A
 client that is no browser sends none; it could send any it liked, so refusing it would
-protect nothing (a token in the URL would: see docs/sharing.md for serving beyond
-localhost). Imported only by `crtdesk serve`: aiohttp and textual-serve load there alone.
+protect nothing. What does: listening beyond localhost, the server asks for a token, as
+Jupyter does: the URL it prints carries it once, the page then keeps it in a cookie that
+its WebSocket sends. Imported only by `crtdesk serve`: aiohttp and textual-serve load
+there alone.
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -18,6 +22,7 @@ from textual_serve.server import Server
 
 # The names a loopback address is reached by from this machine's browser.
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+TOKEN_COOKIE = "crtdesk_token"
 
 
 def origin_of(url: str) -> str:
@@ -54,14 +59,46 @@ def _loopback(host: str) -> bool:
 class DeskServer(Server):
     """textual-serve's Server with an Origin check and a cap on the desks running."""
 
-    def __init__(self, command: str, *, max_desks: int, origins: frozenset[str], **kwargs) -> None:
+    def __init__(
+        self,
+        command: str,
+        *,
+        max_desks: int,
+        origins: frozenset[str],
+        token: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(command, **kwargs)
         self.max_desks = max_desks
         self.origins = origins
+        self.token = token
         self.desks = 0
+
+    def _has_token(self, given: str | None) -> bool:
+        return self.token is None or (
+            given is not None and hmac.compare_digest(given.encode(), self.token.encode())
+        )
+
+    async def handle_index(self, request: web.Request) -> Any:
+        """The page, for a browser holding the token (a cookie), or given it in the URL
+        (kept in the cookie, then the page again without it in the address bar)."""
+        if self._has_token(request.cookies.get(TOKEN_COOKIE)):
+            return await super().handle_index(request)
+        if self._has_token(request.query.get("token")):
+            kept = {k: v for k, v in request.query.items() if k != "token"}
+            page = web.HTTPFound(request.rel_url.with_query(kept))
+            page.set_cookie(
+                TOKEN_COOKIE, str(self.token), httponly=True, samesite="Strict", path="/"
+            )
+            raise page
+        raise web.HTTPForbidden(
+            text="crtdesk serve: open the address with the token that the server printed\n"
+        )
 
     def refusal(self, request: web.Request) -> web.Response | None:
         """Why this WebSocket gets no desk, as the response to send; None when it may."""
+        if not self._has_token(request.cookies.get(TOKEN_COOKIE)):
+            return web.Response(status=403, text="crtdesk serve: no token: open the page\n")
         origin = request.headers.get("Origin")
         if origin is not None and origin_of(origin) not in self.origins:
             return web.Response(
