@@ -230,13 +230,16 @@ def test_repair_cuts_a_torn_entry_off_and_says_what_it_kept(game: Path) -> None:
     assert backups(game) == [backup] and game.read_bytes() == whole
 
 
-def test_repair_refuses_a_save_broken_in_the_middle(game: Path) -> None:
+def test_repair_sets_aside_an_entry_broken_in_the_middle_and_a_torn_one(game: Path) -> None:
     break_entry(game, 2, "turn = 1\n", 'turn = "three"\n')
     tear(game)
     before = game.read_bytes()
-    with pytest.raises(SaveError, match="entry 2: 'turn' must be a whole number"):
-        saves.repair_save(game)
-    assert game.read_bytes() == before and backups(game) == []
+    repaired = saves.repair_save(game)
+    assert [backup.read_bytes() for backup in backups(game)] == [before]
+    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 3]
+    reasons = [reason for _, reason in repaired.set_aside]
+    assert len(reasons) == 2 and "'turn' must be a whole number" in reasons[0]
+    assert repaired.side_file is not None and b'"three"' in repaired.side_file.read_bytes()
 
 
 # --- options ---------------------------------------------------------------------------------

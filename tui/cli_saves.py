@@ -104,7 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     option.set_defaults(func=_cmd_option)
 
     repair = subparsers.add_parser(
-        "repair", help="cut off a torn last entry (a write cut short), keeping a copy"
+        "repair",
+        help="cut off a torn last entry, or set aside entries broken in the middle (kept in a "
+        "side file), keeping a copy of the whole file",
     )
     repair.add_argument("file", metavar="FILE", help=_FILE_HELP)
     repair.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
@@ -360,7 +362,17 @@ def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
     kept = f"entries {done.first}-{done.last}" if done.entries > 1 else f"entry {done.first}"
     if not done.entries:
         kept = "the header alone"
-    if done.backup is None:
+    if done.side_file is not None:
+        lines = ", ".join(str(line) for line, _ in done.set_aside) or "none"
+        renumbered = f"; {done.renumbered} renumbered where numbers clashed" * bool(done.renumbered)
+        print(
+            f"Kept {kept} in {done.path}{renumbered}; set aside {len(done.set_aside)} "
+            f"(from lines {lines}) in {done.side_file}; the whole file as it was is kept "
+            f"in {done.backup}"
+        )
+        for line, reason in done.set_aside:
+            print(f"  line {line}: {one_line(reason)}")
+    elif done.backup is None:
         print(f"{done.path} has no torn entry ({kept}, all whole); nothing to do")
     else:
         print(
