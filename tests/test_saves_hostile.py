@@ -329,3 +329,53 @@ def test_two_writers_by_two_names_with_the_lock_file_deleted_lose_nothing(game: 
     notes = [e["note"] for e in entries[1:]]
     for name in "ab":
         assert [n for n in notes if n.startswith(name)] == [f"{name} {i}" for i in range(count)]
+
+
+# --- the smaller list ------------------------------------------------------------------------
+
+
+def test_a_read_with_a_mistyped_saves_folder_makes_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["log", "g", "--saves", "typo"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not (tmp_path / "typo").exists()
+
+
+def test_note_says_when_it_cut_a_torn_entry_off(
+    game: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with game.open("ab") as handle:
+        handle.write(b'\n[[log]]\nseq = 2\nkind = "co')
+    assert main(["note", "g", "1", "seen", "--saves", str(game.parent)]) == 0
+    out, err = capsys.readouterr()
+    assert "Noted on entry 1 as entry 2" in out
+    assert err.count("\n") == 1 and "torn last entry" in err and ".bak-" in err
+
+
+def test_new_clears_what_a_killed_new_left_behind(folder: Path) -> None:
+    stale = folder / ".g.toml.new-1234"
+    stale.write_bytes(b"half a hea")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    fresh = folder / ".g.toml.new-5678"  # another player's `new`, still writing
+    fresh.write_bytes(b"half")
+    saves.new_game(folder / "g.toml", "G", ["pod-boom"])
+    assert not stale.exists() and fresh.exists()
+
+
+def test_a_backup_cut_short_by_a_full_disk_is_not_left_behind(
+    game: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with game.open("ab") as handle:
+        handle.write(b"\n[[log]]\nseq = 2\n")
+    real = saves.store._write_all
+
+    def full(fd: int, data: bytes) -> None:
+        real(fd, data[:10])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(saves.store, "_write_all", full)
+    with pytest.raises((SaveError, OSError)):
+        saves.repair_save(game)
+    assert list(game.parent.glob("g.toml.bak-*")) == []

@@ -204,7 +204,8 @@ def _path(name: str, saves_dir: str | None, *, existing: bool = True) -> Path:
     """
     if existing and any(sep and sep in name for sep in ("/", "\\", os.sep, os.altsep)):
         return _existing_save(name)
-    return saves.save_path(name, saves.saves_folder(saves_dir))
+    # A save that must exist is looked for; only a new one makes the folder.
+    return saves.save_path(name, saves.saves_folder(saves_dir, create=not existing))
 
 
 def _existing_save(name: str) -> Path:
@@ -391,7 +392,8 @@ def _cmd_note(args: argparse.Namespace, tables: Tables) -> int:
         )
     seq = int(text)
     path = _path(args.file, args.saves)
-    entry = saves.append_note(path, seq, args.text, who=player_name())
+    with _notices() as notices:  # a torn last entry cut off is said, as every writer says it
+        entry = saves.append_note(path, seq, args.text, who=player_name(), notices=notices)
     print(f"Noted on entry {seq} as entry {entry['seq']} in {path}: {one_line(entry['text'])}")
     return 0
 

@@ -14,16 +14,17 @@ FILE_MODE = 0o660
 _NAME_MAX = 120
 
 
-def saves_folder(override: str | None = None) -> Path:
-    """The saves folder: `override`, else $CRTDESK_SAVES, else ./saves; created if missing,
-    group-shared and never world-writable (whatever the umask)."""
+def saves_folder(override: str | None = None, *, create: bool = True) -> Path:
+    """The saves folder: `override`, else $CRTDESK_SAVES, else ./saves; unless `create` is
+    False (a command that only reads), created if missing, group-shared and never
+    world-writable (whatever the umask)."""
     text = override or os.environ.get(SAVES_ENV) or "saves"
     shown = one_line(text)
     try:
         folder = Path(text).expanduser()
         if folder.exists() and not folder.is_dir():
             raise SaveError(f"saves folder {shown} is not a folder")
-        if not folder.exists():
+        if create and not folder.exists():
             _make_folder(folder)
     except OSError as err:
         raise SaveError(f"saves folder {shown} cannot be used: {err.strerror or err}") from err

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -273,8 +274,11 @@ def _set_aside(path: Path, data: bytes, mode: os.stat_result) -> Path:
             _take_mode(fd, mode)
             _write_all(fd, data)
             os.fsync(fd)
-        finally:
+        except BaseException:
             os.close(fd)
+            backup.unlink(missing_ok=True)  # a full disk: no truncated copy left behind
+            raise
+        os.close(fd)
         return backup
     raise SaveError(f"cannot find a free backup name beside {path}")
 
@@ -494,11 +498,14 @@ def _salvage(path: Path, fd: int, data: bytes) -> Repaired:
             os.close(side_fd)
         new_fd, temp = _create_beside(path, f".{path.name}.repair-", status)
         try:
-            _write_all(new_fd, content)
-            os.fsync(new_fd)
+            try:
+                _write_all(new_fd, content)
+                os.fsync(new_fd)
+            finally:
+                os.close(new_fd)
+            os.replace(temp, path)  # whole or not at all; writers waiting re-open it by name
         finally:
-            os.close(new_fd)
-        os.replace(temp, path)  # whole or not at all; writers waiting re-open it by name
+            temp.unlink(missing_ok=True)
     except OSError as err:
         raise SaveError(f"{path}: cannot write the repaired save: {err.strerror}") from err
     return Repaired(
@@ -810,6 +817,7 @@ def new_game(
         raise SaveError(f"no folder {path.parent} for the save")
     created = _now()
     content = _header(title, rulesets, options, created, _player(who))
+    _clear_stale_temporaries(path)
     made = _create_whole(path, content)
     try:
         with _locked(path, exclusive=True) as lock:
@@ -829,6 +837,26 @@ def new_game(
         entries=[],
         markers=[],
     )
+
+
+_STALE = 600  # seconds: a temporary file older than this is a killed `new`'s
+
+
+def _clear_stale_temporaries(path: Path) -> None:
+    """Remove the temporary files of this save's `new` that a killed process left behind:
+    ours, plain files (unlink never follows a link), older than a write could take."""
+    now = datetime.now(UTC).timestamp()
+    for temp in path.parent.glob(f".{glob_escape(path.name)}.new-*"):
+        try:
+            status = os.lstat(temp)
+            if (
+                stat.S_ISREG(status.st_mode)
+                and status.st_uid == os.getuid()
+                and now - status.st_mtime > _STALE
+            ):
+                temp.unlink()
+        except OSError:
+            pass  # gone meanwhile, or not ours to remove
 
 
 def _create_whole(path: Path, content: bytes) -> tuple[int, int, int]:
