@@ -109,3 +109,26 @@ def test_a_save_whose_header_cannot_be_read_is_refused_untouched(game: Path) -> 
         saves.repair_save(game)
     assert game.read_bytes() == data
     assert list(game.parent.glob("g.toml.bak-*")) == []
+
+
+async def test_the_start_screen_repairs_an_unreadable_save(game: Path) -> None:
+    from conftest import settle
+
+    from tui.app import CrtDeskApp
+    from tui.screens.start import StartScreen
+
+    break_entry(game, 3, b"turn = 1", b'turn = "one"')
+    app = CrtDeskApp(saves_dir=game.parent, rng=random.Random(1), player="tester")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        await pilot.press("enter")  # refused on opening: the entry and field said
+        await settle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert [g.error for g in screen.games] == [None]
+    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2, 4, 5, 6]
+    assert len(list(game.parent.glob("g.toml.set-aside-*"))) == 1

@@ -106,6 +106,13 @@ START_COMMANDS: tuple[Command, ...] = (
     Command("open_game", "enter", "Open", "Open the highlighted game"),
     Command("new_game", "n", "New game", "Start a new game"),
     Command("review_log", "l", "Log", "Review the highlighted game's log"),
+    Command(
+        "repair",
+        "r",
+        "Repair",
+        "Repair the highlighted save if it is refused (a copy kept, broken entries set aside)",
+        show=False,
+    ),
     Command("help", "f1", "Help", "How to use the desk"),
     Command("quit", "q", "Quit", "Leave the desk"),
 )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Static
@@ -94,9 +95,42 @@ class StartScreen(DeskScreen):
             self.notify("No saves yet: press n for a new game.")
             return
         if game.error:
-            self.notify(game.error, severity="error", markup=False, timeout=10)
+            message = f"{game.error} (r repairs it: a copy kept, nothing lost)"
+            self.notify(message, severity="error", markup=False, timeout=10)
             return
         self.app.open_game(game)  # type: ignore[attr-defined]
+
+    def action_repair(self) -> None:
+        game = self._highlighted()
+        if game is not None:
+            # The list reads only a save's ends: one broken in the middle is refused on
+            # opening, and repaired from here all the same (a sound one is left as it is).
+            self.repair(game.path)
+
+    @work(thread=True, exclusive=True, group="start-repair", exit_on_error=False)
+    def repair(self, path: Path) -> None:
+        """`crtdesk repair` on the save, in a worker; what it did said, the list read again."""
+        try:
+            done = saves.repair_save(path)
+        except saves.SaveError as err:
+            self.app.call_from_thread(
+                self.notify, f"Not repaired: {err}", severity="error", markup=False, timeout=10
+            )
+            return
+        aside = f"; {len(done.set_aside)} set aside in {done.side_file}" if done.side_file else ""
+        if done.backup is None:
+            self.app.call_from_thread(
+                self.notify, f"{path.name} is sound: nothing to repair.", markup=False
+            )
+            return
+        self.app.call_from_thread(
+            self.notify,
+            f"Repaired {path.name}: {done.entries} entries kept{aside}; the file as it was "
+            f"is in {done.backup}",
+            markup=False,
+            timeout=10,
+        )
+        self.app.call_from_thread(self.reload)
 
     def action_new_game(self) -> None:
         from tui.screens.dialogs import NewGameScreen
