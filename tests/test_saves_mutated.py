@@ -238,3 +238,34 @@ def test_a_save_that_breaks_the_reader_itself_never_stops_the_list(
     listed = {s.path.name: s for s in saves.list_games(tmp_path)}
     assert listed["a.toml"].error is None and listed["a.toml"].title == "Sound"
     assert "RecursionError" in (listed["b.toml"].error or "")
+
+
+async def test_the_review_says_why_when_its_reader_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    from conftest import settle
+    from textual.widgets import Static
+
+    from tui.app import CrtDeskApp
+    from tui.screens import review
+
+    path = tmp_path / "g.toml"
+    saves.new_game(path, "G", ["rivets"])
+
+    def broken(path: Path, chunk: int = 0) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(review, "read_for_review", broken)
+    app = CrtDeskApp(
+        saves_dir=tmp_path, game_path=path, rng=random.Random(1), player="t", review=True
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, review.ReviewScreen)
+        assert str(screen.query_one("#review-status", Static).content) == "Not read"
+        assert "RecursionError" in str(screen.query_one("#review-detail", Static).content)

@@ -544,6 +544,10 @@ class ReviewScreen(DeskScreen):
         except saves.SaveError as err:
             self.app.call_from_thread(self.failed, str(err))
             return
+        except Exception as err:  # a reader's own failure: said, never "reading…" for ever
+            message = f"{self.path}: cannot be read: {type(err).__name__}: {err}"
+            self.app.call_from_thread(self.failed, " ".join(message.split()))
+            return
         self.app.call_from_thread(self.show_loaded, loaded)
 
     def failed(self, message: str) -> None:
