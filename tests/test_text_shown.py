@@ -59,7 +59,14 @@ def hostile(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(
     "argv",
-    [["log", "m"], ["log", "m", "--markers"], ["luck", "m"], ["report", "m", "--markdown"]],
+    [
+        ["log", "m"],
+        ["log", "m", "--markers"],
+        ["luck", "m"],
+        ["report", "m", "--markdown"],
+        ["log", "m", "--json"],
+        ["log", "m", "--markers", "--json"],
+    ],
 )
 def test_the_cli_shows_save_text_escaped(
     hostile: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
@@ -67,6 +74,13 @@ def test_the_cli_shows_save_text_escaped(
     assert main([*argv, "--saves", str(hostile.parent)]) == 0
     out = capsys.readouterr().out
     assert raw_in(out) == []
+    if argv[-1] == "--json":
+        import json
+
+        data = json.loads(out)  # the same data, the escapes JSON's own
+        if argv[2] == "--json":
+            assert data["title"] == TITLE
+        return
     if argv[-1] != "--markers" and argv[0] != "luck":
         assert "x1b" in out and "0;OWNED" in out
     if argv == ["log", "m"]:

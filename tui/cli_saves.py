@@ -10,7 +10,6 @@ and exit status 2, from tui.cli.main.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -24,7 +23,15 @@ from tui import saves
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables
 from tui.player import player_name
-from tui.text import dice_text, entry_text, marker_text, one_line, shown_lines, when_text
+from tui.text import (
+    dice_text,
+    entry_text,
+    json_shown,
+    marker_text,
+    one_line,
+    shown_lines,
+    when_text,
+)
 
 if TYPE_CHECKING:
     # The engine's model and OCS supply are imported by the commands that use them:
@@ -279,7 +286,7 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     if args.markers:
         markers = [_marker_dict(m) for m in game.markers]
         if args.json:
-            print(json.dumps(markers, indent=2, ensure_ascii=False))
+            print(json_shown(markers))
         else:
             print(markers_text(game))
         return 0
@@ -291,7 +298,7 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
         and (args.player is None or entry["who"] == args.player)
     ]
     if args.json:
-        print(json.dumps(_game_dict(game) | {"entries": entries}, indent=2, ensure_ascii=False))
+        print(json_shown(_game_dict(game) | {"entries": entries}))
     else:
         print(log_text(game, entries))
     return 0
@@ -541,7 +548,7 @@ def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
     width = _whole_number("width", args.width, 30)
     report = luck_report(_load(args).entries, tables)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        print(json_shown(report.to_dict()))
     else:
         print(luck_text(report, width or 80))
     return 0

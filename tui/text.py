@@ -6,6 +6,7 @@ Headless (no textual, no rich), so the CLI and the screens print the same words.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -34,6 +35,15 @@ def one_line(text: object) -> str:
     if shown.isascii():
         return shown
     return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in shown)
+
+
+_JSON_HIDDEN = {i: f"\\u{i:04x}" for i in [0x2028, 0x2029, *_BIDI]}
+
+
+def json_shown(value: Any) -> str:
+    """`value` as JSON for a terminal: the same data, with the characters that reorder or
+    break text on screen written as JSON escapes (control characters JSON escapes itself)."""
+    return json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_HIDDEN)
 
 
 def shown_lines(lines: str | Sequence[str]) -> str:
