@@ -379,3 +379,21 @@ def test_a_backup_cut_short_by_a_full_disk_is_not_left_behind(
     with pytest.raises((SaveError, OSError)):
         saves.repair_save(game)
     assert list(game.parent.glob("g.toml.bak-*")) == []
+
+
+def test_a_writer_also_takes_turns_with_an_older_crtdesk_locking_the_lock_file(
+    game: Path,
+) -> None:
+    import fcntl
+
+    done = threading.Event()
+    fd = os.open(game.with_name("g.toml.lock"), os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # as an older crtdesk's writer holds it
+        writer = threading.Thread(target=lambda: (saves.add_marker(game, "DG", "1"), done.set()))
+        writer.start()
+        assert not done.wait(0.3)
+    finally:
+        os.close(fd)
+    writer.join(5)
+    assert done.is_set()

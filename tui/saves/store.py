@@ -146,6 +146,10 @@ class _Lock:
             raise SaveError(f"{self.path} keeps being replaced; try again")
         if exclusive:
             self.record_fd = _open_record(_lock_path(self.path), status)
+            if self.record_fd is not None:
+                # Also the lock an older crtdesk takes, so it and this one take turns while
+                # both run; always after the save's own, so no two writers wait on each other.
+                fcntl.flock(self.record_fd, fcntl.LOCK_EX)
 
     def open_fd(self) -> int:
         """The locked save's descriptor (closed by the lock's release, never by its user)."""
