@@ -203,8 +203,8 @@ def test_under_umask_000_nothing_crtdesk_makes_is_world_writable(tmp_path: Path)
             handle.write(b"\n[[log]]\nseq = 2\n")  # torn: the repair makes a backup
         saves.repair_save(path)
         saves.write_beside(path, "g-report.md", "# R\n")
-        made = [folder, *folder.iterdir()]
-        assert len(made) == 5  # the folder, save, lock, backup, report
+        made = [folder, folder.parent, *folder.iterdir()]
+        assert len(made) == 6  # the folder and the one above it, save, lock, backup, report
         for each in made:
             assert stat.S_IMODE(each.stat().st_mode) & 0o002 == 0, each
         assert stat.S_IMODE(folder.stat().st_mode) & 0o2070 == 0o2070

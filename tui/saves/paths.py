@@ -32,8 +32,15 @@ def saves_folder(override: str | None = None, *, create: bool = True) -> Path:
 
 
 def _make_folder(folder: Path) -> None:
+    # Folders above it made too are never writable by others either, whatever the umask.
+    for parent in reversed(folder.parents):
+        if not parent.exists():
+            try:
+                os.mkdir(parent, 0o755)
+            except FileExistsError:
+                pass
     try:
-        folder.mkdir(parents=True)
+        folder.mkdir()
     except FileExistsError:
         if folder.is_dir():
             return  # made meanwhile by another player: its mode is theirs
