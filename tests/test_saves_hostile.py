@@ -397,3 +397,34 @@ def test_a_writer_also_takes_turns_with_an_older_crtdesk_locking_the_lock_file(
         os.close(fd)
     writer.join(5)
     assert done.is_set()
+
+
+# --- the lock held briefly -------------------------------------------------------------------
+
+
+def test_turn_reads_the_log_before_the_lock_and_only_checks_it_under_it(
+    game: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saves.add_marker(game, "DG", "0101", turns=1)
+    under_lock: list[int] = []
+    real = saves.store._read_whole
+
+    def counted(fd: int, path: Path):  # noqa: ANN202
+        under_lock.append(1)
+        return real(fd, path)
+
+    monkeypatch.setattr(saves.store, "_read_whole", counted)
+    entry = saves.advance_turn(game)
+    assert under_lock == [] and entry["turn"] == 2 and "2.1" in entry["counted_down"]
+    # Another writer between the read and the lock: the log is read again under it.
+    real_before = saves.store._read_beforehand
+
+    def then_a_note(path: Path):  # noqa: ANN202
+        read = real_before(path)
+        saves.add_marker(path, "DG", "0202", turns=1)
+        return read
+
+    monkeypatch.setattr(saves.store, "_read_beforehand", then_a_note)
+    entry = saves.remove_marker(game, "4.1")
+    assert under_lock == [1] and entry["seq"] == 5 and entry["target"] == "0202"
+    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2, 3, 4, 5]

@@ -696,14 +696,23 @@ def _append(
     `whole`, a save that still matches the lock file's record is read only at its ends (O(1))."""
     path = Path(path)
     _require(path)
+    # The whole log is read and replayed before the exclusive lock is taken: under it, a
+    # check that the file is as read costs milliseconds, not a long campaign's replay.
+    before = _read_beforehand(path) if whole else None
     with _locked(path, exclusive=True) as lock:
         fd = lock.open_fd()
         game = None
         parsed = None
         cut = None
-        if not whole:
+        if before is not None and _same_file(before[1], os.fstat(fd)):
+            game, _, tail = before
+            header = {"title": game.title, "rulesets": game.rulesets, "options": game.options}
+            last = game.entries[-1] if game.entries else None
+        elif not whole:
             header, last, tail = _read_ends(fd, path)
-        if whole or not _still_verified(lock.record(), os.fstat(fd), tail):
+        if (whole and game is None) or (
+            not whole and not _still_verified(lock.record(), os.fstat(fd), tail)
+        ):
             parsed, cut, tail = _read_whole(fd, path)  # a broken save stops here, untouched
             header = parsed.header
             last = parsed.entries[-1] if parsed.entries else None
@@ -757,6 +766,27 @@ def _check_follows(fd: int, path: Path, seq: int) -> None:
             f"{path}: not saved: entry {seq} would follow entry {previous}; "
             "another writer got in, try again"
         )
+
+
+def _read_beforehand(path: Path) -> tuple[Game, os.stat_result, bytes] | None:
+    """The whole save read (under the shared lock) and replayed (after it), with the file's
+    status and last bytes as read; None when it has a torn last entry (the append sets it
+    aside under the exclusive lock). A save a load refuses is refused here."""
+    with _locked(path, exclusive=False) as lock:
+        fd = lock.open_fd()
+        status = os.fstat(fd)
+        data = _read_all(fd)
+    _refuse_empty(path, data)
+    if _torn_cut(data) is not None:
+        return None
+    return _replay(path, _parse(path, data), []), status, data[-_TAIL:]
+
+
+def _same_file(before: os.stat_result, now: os.stat_result) -> bool:
+    """Whether a file is as it was: the same file, not written since (any write moves its
+    change time)."""
+    fields = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
+    return all(getattr(before, name) == getattr(now, name) for name in fields)
 
 
 class _NeedsGame(Exception):
