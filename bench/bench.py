@@ -10,8 +10,7 @@ What it measures (each a median over several runs):
   screen, under a pty at 80x24 until the expected text shows, beside a minimal Textual app
   (Header, Static, Input, Footer) started the same way. Setup starts the desk once first, as
   a player's first start does, so what it keeps between starts is there (`tui.kept`: the
-  checked tables, the parsed CSS, the compiled generated code); a first start, with
-  nothing kept, is reported beside them;
+  checked tables); a first start, with nothing kept, is reported beside them;
 - keystroke to preview on every ruleset screen with a form (`tui.screens.screen_for`): a
   key typed in a factor field until the preview's headline shows the new totals, beside a
   key echoed by the minimal app's Input; and the engine's share, `tui.engine.preview.preview`
@@ -324,8 +323,8 @@ class Bench:
         self.long_path = self.long_saves / "long.toml"
         build(self.long_path, self.entries, random.Random(1))
         self.long_last = self.entries
-        # What a player's first start keeps (tui.kept: the parsed CSS, the generated code):
-        # the start screen and a combat screen are drawn once, then quit.
+        # A player's first start: the start screen and a combat screen are drawn once, then
+        # quit (the files they read are in the page cache, as at a player's next start).
         for argv, wanted in self.desk_starts().values():
             term = self.terminal(argv)
             term.wait_for(lambda text, w=wanted: all(s in text for s in w), 0, 30)
@@ -354,7 +353,7 @@ class Bench:
             "minimal": ([sys.executable, str(self.minimal)], ("minimal ready",)),
             "form": ([sys.executable, str(self.form)], ("form ready",)),
             **desk,
-            # A player's very first start: no parsed tables or CSS kept yet.
+            # A player's very first start: no checked tables kept yet.
             "first": (["/usr/bin/env", "CRTDESK_CACHE=", *desk["open"][0]], desk["open"][1]),
         }
         times: dict[str, list[float | None]] = {name: [] for name in cases}

@@ -18,13 +18,12 @@ from textual.widget import AwaitMount
 
 from tui import saves
 from tui.commands import RULESET_KEYS, SHORT_NAMES, START_COMMANDS
-from tui.css_cache import KeptStylesheet, kept_file
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
 from tui.session import GameSession, stand_in
-from tui.startup import keep_code, resume_collector
+from tui.startup import resume_collector
 
 if TYPE_CHECKING:
     from tui.screens.start import StartScreen
@@ -75,9 +74,6 @@ class CrtDeskApp(App[None]):
         game: saves.Game | None = None,
     ) -> None:
         super().__init__()
-        # Textual's stylesheet, its parsed CSS kept for the next start (tui.css_cache).
-        self.kept_css = KeptStylesheet(variables=self.get_css_variables(), path=kept_file())
-        self.stylesheet = self.kept_css
         self.review_on_open = review  # `crtdesk review`: the game's log review first
         # `game_path` already read (by `crtdesk open`): not read a second time.
         self._loaded = game
@@ -150,8 +146,6 @@ class CrtDeskApp(App[None]):
         typed later."""
         resume_collector()
         await self._release_keys()
-        self.kept_css.keep()
-        keep_code()
 
     async def _release_keys(self) -> None:
         held, self._held_keys = self._held_keys, None
@@ -383,7 +377,4 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
             game = saves.load_game(game_path)
     app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
     app.run()
-    # What was first parsed or compiled since the first frame (dialogs, other screens).
-    app.kept_css.keep()
-    keep_code()
     return 0
