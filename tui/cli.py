@@ -40,18 +40,42 @@ class UsageError(Exception):
     """A command line that cannot be run; the message is one line."""
 
 
+# Python 3.11's argparse strips "--" from an option's value too, so `--roll=--` became []
+# (a crash later, or a silent default). A value typed after "=" is the value, and is
+# checked: "--" is carried through the parse as this stand-in and given back after.
+_DASHES = "\ue000--"
+
+
+def _dashes_kept(argv: Sequence[str]) -> list[str]:
+    """`argv` with each `--flag=--` carrying the stand-in (nothing after a bare "--")."""
+    kept = list(argv)
+    for i, arg in enumerate(kept):
+        if arg == "--":
+            break
+        flag, equals, value = arg.partition("=")
+        if flag.startswith("--") and len(flag) > 2 and equals and value == "--":
+            kept[i] = f"{flag}={_DASHES}"
+    return kept
+
+
+def _dashes_given_back(args: argparse.Namespace) -> argparse.Namespace:
+    for name, value in vars(args).items():
+        if value == _DASHES:
+            setattr(args, name, "--")
+        elif isinstance(value, list) and _DASHES in value:
+            setattr(args, name, ["--" if item == _DASHES else item for item in value])
+    return args
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {message}".replace(_DASHES, "--"))
 
-    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
-        # Python 3.11 strips "--" from an option's value too, so `--roll=--` became [] (a crash
-        # later, or a silent default); a value typed after "=" is the value, and is checked.
-        if action.option_strings and arg_strings == ["--"]:
-            value = self._get_value(action, "--")
-            self._check_value(action, value)
-            return value if action.nargs in (None, argparse.OPTIONAL) else [value]
-        return super()._get_values(action, arg_strings)
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        typed = sys.argv[1:] if args is None else args
+        return _dashes_given_back(super().parse_args(_dashes_kept(typed), namespace))
 
 
 def _flag(field: str, value: object = None) -> str:
