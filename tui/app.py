@@ -18,6 +18,7 @@ from textual.widget import AwaitMount
 
 from tui import saves
 from tui.commands import RULESET_KEYS, SHORT_NAMES, START_COMMANDS
+from tui.compat import switchable
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.messages import GameChanged
 from tui.player import player_name
@@ -124,12 +125,12 @@ class CrtDeskApp(App[None]):
             # (its ruleset screens, the markers, the live watch) is read behind it.
             from tui.screens.review import ReviewScreen
 
-            return _switchable(ReviewScreen(self.game_path))
+            return switchable(ReviewScreen(self.game_path))
         if self.game_path is not None:
             first = self._take_game(self.game_path, self._loaded)
             self._loaded = None
             if first is not None:
-                return _switchable(self.get_screen(first))
+                return switchable(self.get_screen(first))
         return _start_screen()
 
     async def on_event(self, event: events.Event) -> None:
@@ -346,14 +347,6 @@ class CrtDeskApp(App[None]):
                         f"The {self.tables.title(ruleset)} screen",
                         partial(self.show_ruleset, ruleset),
                     )
-
-
-def _switchable(screen: Screen[Any]) -> Screen[Any]:
-    """A first screen the desk can switch away from: a switch drops the current screen's
-    result callback, and Textual gives one to every screen it switches to, but not to the
-    first screen."""
-    screen._push_result_callback(screen, None)
-    return screen
 
 
 def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> int:
