@@ -180,7 +180,7 @@ def record_combat(
 # --- commands -------------------------------------------------------------------------------
 
 
-# The line that closes a save's header (see README, Save files): how a file named by a path
+# The line that closes a save's header (see docs/save-format.md): how a file named by a path
 # is known to be a save before the store takes a lock file beside it.
 _HEADER_END = re.compile(rb"^# end of header[ \t\r]*$", re.MULTILINE)
 _HEADER_LIMIT = 1 << 20
