@@ -1,5 +1,5 @@
 """Save-file commands for the CLI (new, log, turn, marker, option, note, repair) and
-`resolve --save`.
+`resolve --save`; luck and report, which read a save, are in `tui.cli.reports`.
 
 Every command names a save as the player typed it (`campaign` or `campaign.toml`), found in
 the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
@@ -117,8 +117,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     note.add_argument("text", metavar="TEXT", help="the note")
     note.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     note.set_defaults(func=_cmd_note)
-
-    _register_luck_and_report(subparsers)
 
 
 def combat_for_game(
@@ -495,56 +493,3 @@ def markers_text(game: saves.Game) -> str:
     for row in [header, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines)
-
-
-# --- luck and the after-action report -----------------------------------------------------
-
-
-def _register_luck_and_report(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
-    luck = subparsers.add_parser("luck", help="the dice and each result against the exact odds")
-    luck.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    luck.add_argument("--json", action="store_true", help="every figure, as JSON")
-    luck.add_argument("--width", metavar="N", help="the charts' width in columns (default 80)")
-    luck.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
-    luck.set_defaults(func=_cmd_luck)
-    report = subparsers.add_parser("report", help="an after-action report of a save, as Markdown")
-    report.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    report.add_argument(
-        "--markdown", action="store_true", required=True, help="write Markdown (the format)"
-    )
-    report.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
-    report.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
-    report.set_defaults(func=_cmd_report)
-
-
-def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.luck import luck_report, luck_text
-
-    width = _whole_number("width", args.width, 30)
-    report = luck_report(_load(args).entries, tables)
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        print(luck_text(report, width or 80))
-    return 0
-
-
-def _cmd_report(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.report import report_markdown
-
-    game = _load(args)
-    text = report_markdown(game, tables)
-    if args.output is None:
-        print(text, end="")
-        return 0
-    out = Path(args.output).expanduser()
-    if out.exists() and out.resolve() == game.path.resolve():
-        raise InputError("output", args.output, "a file other than the save itself")
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise InputError(
-            "output", args.output, f"a file that can be written ({err.strerror})"
-        ) from err
-    print(f"Wrote the report of {one_line(game.title)!r} to {out}")
-    return 0
