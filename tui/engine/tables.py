@@ -3,6 +3,10 @@
 The file is data only; this module checks its shape (every key the engine reads, column
 counts, cell shapes, and that every result code has a legend entry) and reports a broken
 file as one line naming the key path and the problem.
+
+Why some 550 lines in one module: the checks and the frozen structures they build are one
+pass over the file, and the checked file kept for the next start is read back through the
+same builder; split, each half would need the other's private helpers.
 """
 
 from __future__ import annotations
