@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tui.cli import combat, reports, saves
+from tui.cli import combat
 from tui.cli.combat import combat_from_args, command_line, outcome_text
 from tui.cli.parsing import EXIT_BAD_INPUT, Parser, UsageError, flag_for
 from tui.engine.errors import InputError
@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("open", help="open the desk on a save file: crtdesk open FILE [--saves DIR]")
     sub.add_parser("review", help="open the desk on a save's log review: crtdesk review FILE")
     combat.register(sub)
+    # The save commands are imported when a parser is built: opening the desk needs none.
+    from tui.cli import reports, saves
+
     saves.register(sub)
     reports.register(sub)
     from tui import serve

@@ -8,7 +8,7 @@ import json
 import random
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.parsing import UsageError, integer_value
+from tui.cli.parsing import Subcommands, UsageError, integer_value
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
@@ -334,7 +334,7 @@ def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subparsers: Subcommands) -> None:
     """Add the combat commands: rulesets, table, resolve, odds."""
     rulesets = subparsers.add_parser("rulesets", help="list the rulesets")
     rulesets.add_argument("--json", action="store_true")

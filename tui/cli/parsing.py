@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn, Protocol
 
 from tui.engine.errors import InputError
 
@@ -19,6 +19,13 @@ FLAGS = {
     "rulesets": "--ruleset",  # new: the rulesets in play
     "ruleset_filter": "--ruleset",  # log: only combats of this ruleset
 }
+
+
+class Subcommands(Protocol):
+    """What a group of commands is given to add its parsers to: argparse's subcommands
+    (a private class of argparse's; only its public `add_parser` is called)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
 
 class UsageError(Exception):

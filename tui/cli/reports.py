@@ -7,13 +7,14 @@ import argparse
 import json
 from pathlib import Path
 
+from tui.cli.parsing import Subcommands
 from tui.cli.saves import _FILE_HELP, _SAVES_HELP, _load, _whole_number
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
 from tui.text import one_line
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subparsers: Subcommands) -> None:
     """Add the commands that read a save's log as a whole: luck and report."""
     luck = subparsers.add_parser("luck", help="the dice and each result against the exact odds")
     luck.add_argument("file", metavar="FILE", help=_FILE_HELP)

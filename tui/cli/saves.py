@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui import saves
+from tui.cli.parsing import Subcommands
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables
 from tui.player import player_name
@@ -36,7 +37,7 @@ _FILE_HELP = "the save's name in the saves folder, or a path to it (.toml may be
 _NEW_FILE_HELP = "the new save's name in the saves folder (.toml may be left off)"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subparsers: Subcommands) -> None:
     """Add the save-file subcommands."""
     new = subparsers.add_parser("new", help="start a game in a new save file")
     new.add_argument("file", metavar="FILE", help=_NEW_FILE_HELP)
