@@ -796,3 +796,10 @@ def test_odds_for_a_boom_chain_names_every_column(capsys):
     assert status == 0 and "column " not in head
     # Accuracy: all hit (CAF 10), half miss (the 4 listed last drifts: CAF 6), all miss.
     assert head.endswith("columns 6, 10, none (the dice decide)")
+
+
+def test_a_double_dash_value_after_the_separator_is_text(torch, capsys):
+    """After a bare "--" every argument is positional, typed as it is."""
+    capsys.readouterr()
+    assert main(["note", "torch", "1", "--", "--turn=--"]) == 0
+    assert '"--turn=--"' in torch.read_text(encoding="utf-8")

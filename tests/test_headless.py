@@ -25,7 +25,7 @@ def headless_modules() -> list[str]:
 
 
 # The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
-CLI_MODULES = ("tui.cli", "tui.cli_saves", "tui.text", "tui.player", "tui.luck", "tui.report")
+CLI_MODULES = ("tui.cli", "tui.cli.saves", "tui.text", "tui.player", "tui.luck", "tui.report")
 
 
 MODULES = headless_modules()

@@ -62,6 +62,8 @@ async def test_typing_a_factor_lays_nothing_out_and_shows_the_new_odds(
             await pilot.press("1")
             await settle(pilot)
             assert field.value == "51"
+            # The field's scrolling area is as wide as Input's own watcher would make it.
+            assert field.virtual_size.width == field.content_width == 3
             assert "51" in odds.texts["odds-head"]  # the new total, shown
             assert shown_rows(odds)[0] == odds.texts["odds-head"].split("\n")[0]
             await pilot.press("backspace")

@@ -29,7 +29,7 @@ DESK_ENGINE_PROBE = """
 import json, sys
 import tui.app
 import tui.cli
-import tui.cli_saves
+import tui.cli.saves
 
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.engine."))))
 """

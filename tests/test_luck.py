@@ -424,7 +424,7 @@ def test_a_card_after_the_roll_amends_the_combat_and_its_dice_count_once(tmp_pat
 def whole_list_report(entries: list[dict[str, Any]]) -> LuckReport:
     """The figures as they were worked out with every entry at hand: each group's dice
     gathered again from the entries (the one-pass tally must give the same)."""
-    from tui.luck import CombatFigures, FaceCounts, LuckGroup, _faces, _rolls, combat_luck
+    from tui.luck.stats import CombatFigures, FaceCounts, LuckGroup, _faces, _rolls, combat_luck
 
     def faces(rolls: list[dict[str, Any]]) -> tuple[tuple[FaceCounts, ...], int]:
         counts: dict[int, list[int]] = {}

@@ -1,6 +1,7 @@
-"""The README's `crtdesk` shell examples run as written, in order, in a fresh folder: each
-exits 0 with nothing on stderr, a combat rolls no die of the desk's unless it gives a
---seed, and every command that writes nothing prints the same twice."""
+"""The `crtdesk` shell examples of the README and of docs/ run as written, in the order a
+reader meets them (the README, then each page of docs/ in its order), in one fresh
+folder: each exits 0 with nothing on stderr, a combat rolls no die of the desk's unless it
+gives a --seed, and every command that writes nothing prints the same twice."""
 
 from __future__ import annotations
 
@@ -14,13 +15,17 @@ from tui import saves
 from tui.cli import main
 from tui.player import PLAYER_ENV
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+# The pages in the order the README links them: later pages use the saves earlier ones make.
+PAGES = ("desk", "cli", "luck", "save-format", "rulings", "performance")
+DOCS = (README, *(ROOT / "docs" / f"{page}.md" for page in PAGES))
 ENV_ASSIGNMENT = re.compile(r"[A-Z_]+=")
 
 
-def readme_commands() -> list[tuple[dict[str, str], list[str]]]:
-    """(environment, argv) of every `crtdesk ...` line in the README's sh blocks, in order."""
-    blocks = re.findall(r"^```sh\n(.*?)^```", README.read_text(encoding="utf-8"), re.M | re.S)
+def doc_commands(doc: Path) -> list[tuple[dict[str, str], list[str]]]:
+    """(environment, argv) of every `crtdesk ...` line in the page's sh blocks, in order."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", doc.read_text(encoding="utf-8"), re.M | re.S)
     commands = []
     for block in blocks:
         for line in block.replace("\\\n", " ").splitlines():
@@ -34,18 +39,19 @@ def readme_commands() -> list[tuple[dict[str, str], list[str]]]:
     return commands
 
 
-COMMANDS = readme_commands()
+COMMANDS = [command for doc in DOCS for command in doc_commands(doc)]
 
 
-def test_the_readme_examples_are_found() -> None:
+def test_the_examples_are_found() -> None:
+    assert len(doc_commands(README)) >= 3
     argvs = [argv for _, argv in COMMANDS]
-    assert len(argvs) >= 20
+    assert len(argvs) >= 30
     assert ["new", "campaign", "--title", "Campaign", "--ruleset", "pod-boom"] in argvs
     assert any("--shift-roll" in argv and "ocs" in argv for argv in argvs)
     assert any(env == {PLAYER_ENV: "alice"} for env, _ in COMMANDS)
 
 
-def test_the_readme_examples_run_in_order(
+def test_the_examples_run_in_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)

@@ -45,7 +45,7 @@ def test_a_second_load_reads_the_kept_copy(
 ) -> None:
     target = copy(tmp_path)
     first = load_tables(target)
-    kept = list(cache.glob("tables-*.marshal"))
+    kept = list(cache.glob("tables-*.json"))
     assert len(kept) == 1
     no_parsing(monkeypatch)
     second = load_tables(target)
@@ -67,14 +67,14 @@ def test_changed_bytes_are_checked_again(
     copy(tmp_path, "format = 1\n", "format = 1\n# a comment changes the bytes\n")
     load_tables(target)
     # The copy kept for the earlier bytes is gone: one file per tables.toml in use.
-    assert len(list(cache.glob("tables-*.marshal"))) == 1
+    assert len(list(cache.glob("tables-*.json"))) == 1
 
 
 def test_a_damaged_copy_is_passed_over(tmp_path: Path, cache: Path) -> None:
     target = copy(tmp_path)
     first = load_tables(target)
-    (kept,) = cache.glob("tables-*.marshal")
-    for damage in (b"", b"not marshal", kept.read_bytes()[:100]):
+    (kept,) = cache.glob("tables-*.json")
+    for damage in (b"", b"not json", b"null", b"[1, 2]", kept.read_bytes()[:100]):
         kept.write_bytes(damage)
         assert load_tables(target) == first
     assert load_tables(target) == first  # and it was written again
@@ -115,27 +115,27 @@ def test_the_kept_copy_is_named_by_the_checks_too(
 ) -> None:
     target = copy(tmp_path)
     load_tables(target)
-    before = {p.name for p in cache.glob("tables-*.marshal")}
+    before = {p.name for p in cache.glob("tables-*.json")}
     # Checks changed (a new desk) name another copy: the old one is not read.
     changed = tmp_path / "tables_checks.py"
     changed.write_text(Path(tables_module.__file__).read_text() + "\n# changed\n")
     monkeypatch.setattr(tables_module, "__file__", str(changed))
     load_tables(target)
-    after = {p.name for p in cache.glob("tables-*.marshal")}
+    after = {p.name for p in cache.glob("tables-*.json")}
     assert after and after.isdisjoint(before)
 
 
 def test_a_copy_kept_for_other_bytes_is_not_read(tmp_path: Path, cache: Path) -> None:
-    import marshal
+    import json
 
     target = copy(tmp_path)
     first = load_tables(target)
-    (kept,) = cache.glob("tables-*.marshal")
-    raw, data = marshal.loads(kept.read_bytes())
+    (kept,) = cache.glob("tables-*.json")
+    text, data = json.loads(kept.read_bytes())
     data["pod-basic"]["title"] = "Not the chart's title"
     # Same name (the checksum matched, say), other bytes: passed over.
-    kept.write_bytes(marshal.dumps((raw + b"\n", data)))
+    kept.write_text(json.dumps([text + "\n", data]))
     assert load_tables(target).title("pod-basic") == first.title("pod-basic")
     # The same bytes are believed: the copy is what was checked.
-    kept.write_bytes(marshal.dumps((raw, data)))
+    kept.write_text(json.dumps([text, data]))
     assert load_tables(target).title("pod-basic") == "Not the chart's title"

@@ -18,13 +18,13 @@ from textual.widget import AwaitMount
 
 from tui import saves
 from tui.commands import RULESET_KEYS, SHORT_NAMES, START_COMMANDS
-from tui.css_cache import KeptStylesheet, kept_file
+from tui.compat import switchable
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
 from tui.session import GameSession, stand_in
-from tui.startup import keep_code, resume_collector
+from tui.startup import resume_collector
 
 if TYPE_CHECKING:
     from tui.screens.start import StartScreen
@@ -75,9 +75,6 @@ class CrtDeskApp(App[None]):
         game: saves.Game | None = None,
     ) -> None:
         super().__init__()
-        # Textual's stylesheet, its parsed CSS kept for the next start (tui.css_cache).
-        self.kept_css = KeptStylesheet(variables=self.get_css_variables(), path=kept_file())
-        self.stylesheet = self.kept_css
         self.review_on_open = review  # `crtdesk review`: the game's log review first
         # `game_path` already read (by `crtdesk open`): not read a second time.
         self._loaded = game
@@ -128,12 +125,12 @@ class CrtDeskApp(App[None]):
             # (its ruleset screens, the markers, the live watch) is read behind it.
             from tui.screens.review import ReviewScreen
 
-            return _switchable(ReviewScreen(self.game_path))
+            return switchable(ReviewScreen(self.game_path))
         if self.game_path is not None:
             first = self._take_game(self.game_path, self._loaded)
             self._loaded = None
             if first is not None:
-                return _switchable(self.get_screen(first))
+                return switchable(self.get_screen(first))
         return _start_screen()
 
     async def on_event(self, event: events.Event) -> None:
@@ -150,8 +147,6 @@ class CrtDeskApp(App[None]):
         typed later."""
         resume_collector()
         await self._release_keys()
-        self.kept_css.keep()
-        keep_code()
 
     async def _release_keys(self) -> None:
         held, self._held_keys = self._held_keys, None
@@ -354,14 +349,6 @@ class CrtDeskApp(App[None]):
                     )
 
 
-def _switchable(screen: Screen[Any]) -> Screen[Any]:
-    """A first screen the desk can switch away from: a switch drops the current screen's
-    result callback, and Textual gives one to every screen it switches to, but not to the
-    first screen."""
-    screen._push_result_callback(screen, None)
-    return screen
-
-
 def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> int:
     """Open the desk on the saves folder, or directly on one save file (on its log review
     with `review`)."""
@@ -370,7 +357,7 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
     if file:
         # The save commands' own check: a path that is not a crtdesk save is refused in one
         # line before any lock file is made beside it.
-        from tui.cli_saves import save_file
+        from tui.cli.saves import save_file
 
         game_path = save_file(file, saves_dir)
     # A broken file is reported here, in one line; the desk opens the game as read. A review
@@ -383,7 +370,4 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
             game = saves.load_game(game_path)
     app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
     app.run()
-    # What was first parsed or compiled since the first frame (dialogs, other screens).
-    app.kept_css.keep()
-    keep_code()
     return 0

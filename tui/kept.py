@@ -1,6 +1,5 @@
 """Where the desk keeps what it worked out once and reads back at the next start: the
-checked tables (`tui.engine.tables`), Textual's parsed CSS (`tui.css_cache`) and the
-compiled code Python generates at import (`tui.startup`).
+checked tables (`tui.engine.tables`), as JSON.
 
 Each kept file is named by checksums of what it was made from, is written whole (a new
 file moved into place), and is read only if it belongs to the player: the folder is the

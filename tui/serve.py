@@ -14,9 +14,13 @@ import secrets
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from tui import saves
+
+if TYPE_CHECKING:
+    from tui.cli.parsing import Subcommands
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -31,7 +35,7 @@ class ServeError(Exception):
     """A serve command line that cannot be run; the message is one line."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subparsers: Subcommands) -> None:
     serve = subparsers.add_parser(
         "serve",
         help="serve the desk to a web browser (localhost only unless --host says otherwise)",

@@ -8,6 +8,10 @@ reading of a logged combat's `inputs` back into a CombatInput (luck, the report,
 A field's role says when it is set: "form" before the roll, "dice" the dice rolled by hand
 (as they lie, before any modifier: RULINGS, "Dice"), "answer" a choice the procedure asks
 for once the dice are read (tui.engine.procedure).
+
+Why one module of some 800 lines: about 500 of them are the declarations themselves, every
+ruleset's fields in one table, so that a field several rulesets read is declared once and
+a reader sees each form in its order; the functions that read them are short.
 """
 
 from __future__ import annotations

@@ -3,14 +3,17 @@
 The file is data only; this module checks its shape (every key the engine reads, column
 counts, cell shapes, and that every result code has a legend entry) and reports a broken
 file as one line naming the key path and the problem.
+
+Why some 550 lines in one module: the checks and the frozen structures they build are one
+pass over the file, and the checked file kept for the next start is read back through the
+same builder; split, each half would need the other's private helpers.
 """
 
 from __future__ import annotations
 
-import marshal
+import json
 import os
 import re
-import sys
 import tomllib
 import zlib
 from collections.abc import Mapping
@@ -505,8 +508,8 @@ def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
 
 def _cache_file(raw: bytes) -> Path | None:
     """The kept copy's name: checksums of the file and of the checks it passed (this
-    module), and the Python that wrote it. The copy holds the file's bytes too, compared
-    in full when it is read (a checksum names it; it does not vouch for it)."""
+    module). The copy holds the file's text too, compared in full when it is read (a
+    checksum names it; it does not vouch for it)."""
     folder = cache_folder()
     if folder is None:
         return None
@@ -514,8 +517,7 @@ def _cache_file(raw: bytes) -> Path | None:
         checks = zlib.crc32(Path(__file__).read_bytes())
     except OSError:
         return None
-    python = f"{sys.version_info[0]}{sys.version_info[1]}m{marshal.version}"
-    return folder / f"tables-{zlib.crc32(raw):08x}-{checks:08x}-{python}.marshal"
+    return folder / f"tables-{zlib.crc32(raw):08x}-{checks:08x}.json"
 
 
 def _read_cache(kept: Path | None, raw: bytes, path: str) -> Tables | None:
@@ -526,11 +528,13 @@ def _read_cache(kept: Path | None, raw: bytes, path: str) -> Tables | None:
     if bytes_kept is None:
         return None
     try:
-        kept_raw, data = marshal.loads(bytes_kept)
-        if kept_raw != raw or not isinstance(data, dict):
+        kept_text, data = json.loads(bytes_kept)
+        if not isinstance(kept_text, str) or kept_text.encode() != raw:
+            return None
+        if not isinstance(data, dict):
             return None
         return _build(data, path)
-    except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
         return None  # not there, or damaged: the file is read and checked as if new
 
 
@@ -540,10 +544,11 @@ def _write_cache(kept: Path | None, raw: bytes, data: dict[str, Any]) -> None:
     if kept is None:
         return
     try:
-        kept_bytes = marshal.dumps((raw, data))
-    except ValueError:  # a value marshal cannot keep
+        # Only what TOML parses to and JSON keeps as it was: no dates, say.
+        kept_bytes = json.dumps([raw.decode(), data], separators=(",", ":")).encode()
+    except (TypeError, ValueError, UnicodeDecodeError):
         return
-    write(kept, kept_bytes, "tables-*.marshal")
+    write(kept, kept_bytes, "tables-*.json")
 
 
 @cache

@@ -21,19 +21,17 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
-from textual._compositor import ChopsUpdate, Compositor
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
-from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import var
-from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
 from tui import engine, saves
 from tui.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
+from tui.compat import use_pane_compositor
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
 from tui.screens.ruleset import RulesetScreen, SaveState
@@ -63,58 +61,6 @@ class FormReading:
     problems: tuple[str, ...] = ()
 
 
-class PaneCompositor(Compositor):
-    """Textual's compositor, drawing a frame's changes a pane at a time.
-
-    Textual draws the regions a frame changed by asking every widget whose clip meets the
-    rectangle around them all for its lines. A keystroke changes a field in the form on the
-    left and the preview on the right, so that rectangle takes in the whole form: each of
-    its 50-80 widgets is asked (from its cache, but each pays its style lookups), about half
-    the frame at 80x24. Here changes in separate columns are each drawn with their own
-    rectangle, which leaves the other pane's widgets alone. What the terminal shows after
-    it is the same (a test compares it with Textual's own update; only cursor moves that
-    write nothing are left out)."""
-
-    # More groups than this: one rectangle (a screen-wide change gains nothing from more).
-    MOST_GROUPS = 3
-
-    def render_partial_update(self) -> ChopsUpdate | None:
-        screen = self.size.region
-        groups = column_groups(self._dirty_regions, screen)
-        if not 2 <= len(groups) <= self.MOST_GROUPS:
-            return super().render_partial_update()
-        regions = [region for group in groups for region in group]
-        self._dirty_regions.clear()
-        cuts = self.cuts
-        chops: list[dict[int, Strip | None]] = [dict.fromkeys(line[:-1]) for line in cuts]
-        for group in groups:
-            spans = list(self._regions_to_spans(group))
-            lines = {y for y, _, _ in spans}
-            drawn = self._render_chops(Region.from_union(group), lines.__contains__)
-            # Each span takes the pieces of its lines it covers from its own group's drawing.
-            for y, x1, x2 in spans:
-                line = cuts[y]
-                for cut, end in zip(line, line[1:], strict=False):
-                    strip = drawn[y][cut]
-                    if strip is not None and cut < x2 and end > x1:
-                        chops[y][cut] = strip
-        return ChopsUpdate(chops, list(self._regions_to_spans(regions)), [c[1:] for c in cuts])
-
-
-def column_groups(regions: Iterable[Region], screen: Region) -> list[list[Region]]:
-    """The regions on `screen`, in groups whose columns overlap, left to right."""
-    groups: list[tuple[int, list[Region]]] = []  # (the group's right edge, its regions)
-    for region in sorted(region.intersection(screen) for region in regions):
-        if not region:
-            continue
-        if groups and region.x < groups[-1][0]:
-            right, members = groups[-1]
-            groups[-1] = (max(right, region.right), [*members, region])
-        else:
-            groups.append((region.right, [region]))
-    return [members for _, members in groups]
-
-
 class CombatScreen(RulesetScreen):
     """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
 
@@ -137,7 +83,7 @@ class CombatScreen(RulesetScreen):
 
     def __init__(self, ruleset: str) -> None:
         super().__init__(ruleset)
-        self._compositor = PaneCompositor()
+        use_pane_compositor(self)  # a keystroke's frame drawn a pane at a time
         # The last roll, and the combat it resolved.
         self.last: Outcome | None = None
         self.last_combat: CombatInput | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -193,9 +193,7 @@ class ChoiceScreen(ModalScreen[str]):
         super().__init__(classes="dialog-screen")
         self.question = question
         self.choices = choices
-        for key, label, value in choices:
-            self._bindings.bind(key, f"choose({value!r})", label)
-        self._bindings.bind("escape", f"choose({choices[0][2]!r})", choices[0][1])
+        self.answers = {key: value for key, _, value in choices} | {"escape": choices[0][2]}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -203,8 +201,10 @@ class ChoiceScreen(ModalScreen[str]):
             for key, label, _ in self.choices:
                 yield Static(f"  {key}  {label}", markup=False)
 
-    def action_choose(self, value: str) -> None:
-        self.dismiss(value)
+    def on_key(self, event: events.Key) -> None:
+        if event.key in self.answers:
+            event.stop()
+            self.dismiss(self.answers[event.key])
 
 
 class NumberScreen(ModalScreen[int | None]):

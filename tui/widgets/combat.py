@@ -53,12 +53,16 @@ class FixedInput(Input):
     grows or shrinks, to resize its scrolling area). A value typed is handed at once to
     the screen's `field_typed(field, value)`, where it has one."""
 
-    def _watch_value(self, value: str) -> None:
+    def validate_value(self, value: str) -> str:
         if not self.styles.auto_dimensions:
-            # The scrolling area's new width, set first without a layout (it only scrolls
-            # the text): Input's own watcher then finds it unchanged.
-            self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
-        super()._watch_value(value)
+            # The scrolling area's new width (Input's `content_width` with this value), set
+            # before Input's own watcher and without a layout (it only scrolls the text):
+            # the watcher then finds it unchanged.
+            shown = self.placeholder if self.placeholder and not value else f"{value} "
+            self.set_reactive(Input.virtual_size, Size(cell_len(shown), 1))
+        return value
+
+    def watch_value(self, value: str) -> None:
         if self.has_focus:
             # Typed: the form is told now, so the preview is drawn in the same frame as
             # the key's echo (its Changed message reaches the screen a frame later).

@@ -6,7 +6,6 @@ from __future__ import annotations
 from rich.segment import Segment
 from textual.strip import Strip
 from textual.widgets import Checkbox, SelectionList
-from textual.widgets._toggle_button import ToggleButton
 
 
 class Tick(Checkbox):
@@ -26,7 +25,7 @@ class TickList(SelectionList[str]):
         if index >= self.option_count or self.get_option_at_index(index).value in self.selected:
             return strip
         segments = list(strip)
-        if len(segments) > 1 and segments[1].text == ToggleButton.BUTTON_INNER:
+        if len(segments) > 1 and segments[1].text == Checkbox.BUTTON_INNER:
             segments[1] = Segment(" " * len(segments[1].text), segments[1].style)
             return Strip(segments, strip.cell_length)
         return strip

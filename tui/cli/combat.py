@@ -1,85 +1,23 @@
-"""The headless CLI: rulesets, table, resolve, odds (and the save-file commands).
-
-Bad input exits with status 2 and one line on stderr naming the flag, the value and what
-is allowed; never a traceback.
-"""
+"""The CLI's combat commands: rulesets, table, resolve, odds; each ruleset's inputs as
+flags, made from the rulesets' schemas, and back (`combat_from_args`, `command_line`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import random
-import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
+
+from tui.cli.parsing import Subcommands, UsageError, integer_value
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
 from tui.engine.errors import InputError
-from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables
-from tui.startup import opens_desk
-from tui.text import cell_text, die_text, one_line, table_json, table_text
+from tui.engine.tables import RULESET_IDS, Tables, default_tables
+from tui.text import cell_text, die_text, table_json, table_text
 
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput, Outcome, Unit
-
-__all__ = ["build_parser", "combat_from_args", "command_line", "main", "outcome_text"]
-
-EXIT_BAD_INPUT = 2
-
-# Flags of the CLI's own, beside each ruleset's inputs (whose flags are in tui.engine.schema).
-FLAGS = {
-    "ruleset": "RULESET",
-    "seed": "--seed",
-    "rulesets": "--ruleset",  # new: the rulesets in play
-    "ruleset_filter": "--ruleset",  # log: only combats of this ruleset
-}
-
-
-class UsageError(Exception):
-    """A command line that cannot be run; the message is one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
-
-    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
-        # Python 3.11 strips "--" from an option's value too, so `--roll=--` became [] (a crash
-        # later, or a silent default); a value typed after "=" is the value, and is checked.
-        if action.option_strings and arg_strings == ["--"]:
-            value = self._get_value(action, "--")
-            self._check_value(action, value)
-            return value if action.nargs in (None, argparse.OPTIONAL) else [value]
-        return super()._get_values(action, arg_strings)
-
-
-def _flag(field: str, value: object = None) -> str:
-    if " " in field:  # one OCS unit's field ("Ariete supply"): its name says which
-        return field
-    if field in FLAGS:
-        return FLAGS[field]
-    from tui.engine.schema import flag
-
-    return flag(field, value)
-
-
-def _integer(field: str, text: str | None, low: int | None = None) -> int | None:
-    if text is None:
-        return None
-    value = text.strip()
-    sign = value[:1] in "+-" and value[:1] != ""
-    digits = value[1:] if sign else value
-    if not digits.isdigit() or not digits.isascii():
-        allowed = "a whole number" + (f" >= {low}" if low is not None else ", + or -")
-        raise InputError(field, text, allowed)
-    from tui.engine.rulesets.common import whole_number
-
-    number = whole_number(field, text, value)
-    if low is not None and number < low:
-        raise InputError(field, text, f"a whole number >= {low}")
-    return number
-
 
 _GROUPS = {
     "pod-basic": "Pair-o-Dice",
@@ -174,12 +112,12 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
         elif kind == "ocs-defenders":
             value = tuple(_ocs_defender(text) for text in raw)
         elif kind == "dice-list":
-            value = tuple(_integer(name, text) for text in raw)
+            value = tuple(integer_value(name, text) for text in raw)
         elif kind in ("whole", "signed", "dice"):
             low = field.low if kind == "whole" and isinstance(field.low, int) else None
-            value = _integer(name, raw, 0 if name == "caf" else low)
+            value = integer_value(name, raw, 0 if name == "caf" else low)
         elif kind == "choice" and field.choices is not None and name == "mines_cdf":
-            value = _integer(name, raw)
+            value = integer_value(name, raw)
         elif kind == "choice":
             value = raw.lower()
         else:
@@ -247,10 +185,10 @@ def _ocs_attacker(text: str) -> Unit:
     names = ("NAME", "STRENGTH", "STEPS", "AR", "TYPE", "SUPPLY")
     name, strength, steps, ar, *rest = _ocs_fields("attacker", text, names, 4)
     return Unit(
-        _integer(f"{name} strength", strength, 0),  # type: ignore[arg-type]
+        integer_value(f"{name} strength", strength, 0),  # type: ignore[arg-type]
         name=name,
-        steps=_integer(f"{name} steps", steps, 0),
-        ar=_integer(f"{name} AR", ar, 0),
+        steps=integer_value(f"{name} steps", steps, 0),
+        ar=integer_value(f"{name} AR", ar, 0),
         kind=(rest[0].lower() if rest else "combat"),
         supply=(rest[1].lower() if len(rest) > 1 else "on-map"),
     )
@@ -267,10 +205,10 @@ def _ocs_defender(text: str) -> Unit:
     except ValueError:
         raise InputError(f"{name} RE", re_text, "a number >= 0 (1, 0.5, 2)") from None
     return Unit(
-        _integer(f"{name} strength", strength, 0),  # type: ignore[arg-type]
+        integer_value(f"{name} strength", strength, 0),  # type: ignore[arg-type]
         name=name,
-        steps=_integer(f"{name} steps", steps, 0),
-        ar=_integer(f"{name} AR", ar, 0),
+        steps=integer_value(f"{name} steps", steps, 0),
+        ar=integer_value(f"{name} AR", ar, 0),
         re=size,
     )
 
@@ -343,9 +281,9 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     from tui.engine.procedure import answer_from, run
 
     combat = combat_from_args(args)
-    seed = _integer("seed", args.seed)
+    seed = integer_value("seed", args.seed)
     if args.save:
-        from tui import cli_saves
+        from tui.cli import saves as cli_saves
 
         # The game's own options (the Ultra mines CDF) decide the combat it is saved to.
         combat = cli_saves.combat_for_game(args.save, args.saves, combat, tables)
@@ -355,7 +293,7 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     combat, outcome = run(combat, tables, answer_from(combat, rng))
     saved = None
     if args.save:
-        from tui import cli_saves
+        from tui.cli import saves as cli_saves
 
         saved = cli_saves.record_combat(
             args.save, args.saves, combat, outcome, target=args.target, note=args.note
@@ -396,19 +334,16 @@ def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="crtdesk", description="A combat desk for hex-and-counter wargames.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    sub.add_parser("open", help="open the desk on a save file: crtdesk open FILE [--saves DIR]")
-    sub.add_parser("review", help="open the desk on a save's log review: crtdesk review FILE")
-    rulesets = sub.add_parser("rulesets", help="list the rulesets")
+def register(subparsers: Subcommands) -> None:
+    """Add the combat commands: rulesets, table, resolve, odds."""
+    rulesets = subparsers.add_parser("rulesets", help="list the rulesets")
     rulesets.add_argument("--json", action="store_true")
     rulesets.set_defaults(func=_cmd_rulesets)
-    table = sub.add_parser("table", help="print a ruleset's tables")
+    table = subparsers.add_parser("table", help="print a ruleset's tables")
     table.add_argument("ruleset", metavar="RULESET")
     table.add_argument("--json", action="store_true")
     table.set_defaults(func=_cmd_table)
-    res = sub.add_parser("resolve", help="resolve one combat")
+    res = subparsers.add_parser("resolve", help="resolve one combat")
     _combat_flags(res)
     res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
     res.add_argument(
@@ -424,96 +359,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )
     res.set_defaults(func=_cmd_resolve)
-    odds = sub.add_parser("odds", help="exact chance of every result for a combat")
+    odds = subparsers.add_parser("odds", help="exact chance of every result for a combat")
     _combat_flags(odds)
     odds.set_defaults(func=_cmd_odds)
-    from tui import cli_saves
-
-    cli_saves.register(sub)
-    from tui import serve
-
-    serve.register(sub)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        for arg in argv:
-            if "\x00" in arg:  # only a caller of main() can pass one; no path may hold it
-                raise UsageError(f"argument {arg!r} holds a NUL character; no value may")
-        if opens_desk(argv):
-            return _open_desk(argv, review=bool(argv) and argv[0] == "review")
-        parser = build_parser()
-        args = parser.parse_args(argv)
-        if not getattr(args, "func", None):
-            parser.print_help()
-            return 0
-        tables = default_tables()
-        return args.func(args, tables)
-    except InputError as err:
-        _say(err.message(_flag(err.field, err.value)))
-    except (UsageError, TablesError) as err:
-        _say(str(err))
-    except _serve_errors() as err:
-        _say(str(err))
-    except _save_errors() as err:
-        _say(str(err))
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        return 130
-    return EXIT_BAD_INPUT
-
-
-def _say(message: str) -> None:
-    """Bad input: one line on stderr, whatever characters the value typed holds."""
-    line = message if message.startswith("crtdesk") else f"crtdesk: {message}"
-    print(one_line(line), file=sys.stderr)
-
-
-def _save_errors() -> tuple[type[Exception], ...]:
-    try:
-        from tui.saves import SaveError
-    except ImportError:
-        return ()
-    return (SaveError,)
-
-
-def _serve_errors() -> tuple[type[Exception], ...]:
-    from tui.serve import ServeError
-
-    return (ServeError,)
-
-
-def _open_desk(argv: list[str], review: bool = False) -> int:
-    """`crtdesk [--saves DIR]`, or `crtdesk open FILE`: the Textual desk; `crtdesk review
-    FILE` opens it on that save's log review."""
-    try:
-        from tui.app import run_desk
-    except ImportError:
-        print(
-            "crtdesk: the desk's screens are not built yet; try `crtdesk --help` for the CLI",
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    parser = _Parser(
-        prog="crtdesk review" if review else "crtdesk open",
-        description="Review a game's log on the desk." if review else "Open the combat desk.",
-    )
-    parser.add_argument(
-        "file",
-        nargs=None if review else "?",
-        help="a save file: a path, or a name in the saves folder",
-    )
-    parser.add_argument(
-        "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
-    )
-    args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
-    if review:
-        return run_desk(args.file, args.saves, review=True)
-    return run_desk(args.file, args.saves)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

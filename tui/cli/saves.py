@@ -1,5 +1,5 @@
 """Save-file commands for the CLI (new, log, turn, marker, option, note, repair) and
-`resolve --save`.
+`resolve --save`; luck and report, which read a save, are in `tui.cli.reports`.
 
 Every command names a save as the player typed it (`campaign` or `campaign.toml`), found in
 the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui import saves
+from tui.cli.parsing import Subcommands
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables
 from tui.player import player_name
@@ -43,7 +44,7 @@ _FILE_HELP = "the save's name in the saves folder, or a path to it (.toml may be
 _NEW_FILE_HELP = "the new save's name in the saves folder (.toml may be left off)"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
+def register(subparsers: Subcommands) -> None:
     """Add the save-file subcommands."""
     new = subparsers.add_parser("new", help="start a game in a new save file")
     new.add_argument("file", metavar="FILE", help=_NEW_FILE_HELP)
@@ -127,8 +128,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
     note.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     note.set_defaults(func=_cmd_note)
 
-    _register_luck_and_report(subparsers)
-
 
 def combat_for_game(
     save: str, saves_dir: str | None, combat: CombatInput, tables: Tables
@@ -189,7 +188,7 @@ def record_combat(
 # --- commands -------------------------------------------------------------------------------
 
 
-# The line that closes a save's header (see README, Save files): how a file named by a path
+# The line that closes a save's header (see docs/save-format.md): how a file named by a path
 # is known to be a save before the store takes a lock file beside it.
 _HEADER_END = re.compile(rb"^# end of header[ \t\r]*$", re.MULTILINE)
 _HEADER_LIMIT = 1 << 20
@@ -520,56 +519,3 @@ def markers_text(game: saves.Game) -> str:
     for row in [header, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     return shown_lines(lines)
-
-
-# --- luck and the after-action report -----------------------------------------------------
-
-
-def _register_luck_and_report(subparsers: argparse._SubParsersAction) -> None:  # noqa: SLF001
-    luck = subparsers.add_parser("luck", help="the dice and each result against the exact odds")
-    luck.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    luck.add_argument("--json", action="store_true", help="every figure, as JSON")
-    luck.add_argument("--width", metavar="N", help="the charts' width in columns (default 80)")
-    luck.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
-    luck.set_defaults(func=_cmd_luck)
-    report = subparsers.add_parser("report", help="an after-action report of a save, as Markdown")
-    report.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    report.add_argument(
-        "--markdown", action="store_true", required=True, help="write Markdown (the format)"
-    )
-    report.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
-    report.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
-    report.set_defaults(func=_cmd_report)
-
-
-def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.luck import luck_report, luck_text
-
-    width = _whole_number("width", args.width, 30)
-    report = luck_report(_load(args).entries, tables)
-    if args.json:
-        print(json_shown(report.to_dict()))
-    else:
-        print(luck_text(report, width or 80))
-    return 0
-
-
-def _cmd_report(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.report import report_markdown
-
-    game = _load(args)
-    text = report_markdown(game, tables)
-    if args.output is None:
-        print(text, end="")
-        return 0
-    out = Path(args.output).expanduser()
-    if out.exists() and out.resolve() == game.path.resolve():
-        raise InputError("output", args.output, "a file other than the save itself")
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise InputError(
-            "output", args.output, f"a file that can be written ({err.strerror})"
-        ) from err
-    print(f"Wrote the report of {one_line(game.title)!r} to {out}")
-    return 0

@@ -1,0 +1,97 @@
+"""The CLI's parser: bad input is a UsageError (one line, exit status 2, never a
+traceback), and a value typed after "=" is the value, "--" included."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn, Protocol
+
+from tui.engine.errors import InputError
+
+EXIT_BAD_INPUT = 2
+
+# Flags of the CLI's own, beside each ruleset's inputs (whose flags are in tui.engine.schema).
+FLAGS = {
+    "ruleset": "RULESET",
+    "seed": "--seed",
+    "rulesets": "--ruleset",  # new: the rulesets in play
+    "ruleset_filter": "--ruleset",  # log: only combats of this ruleset
+}
+
+
+class Subcommands(Protocol):
+    """What a group of commands is given to add its parsers to: argparse's subcommands
+    (a private class of argparse's; only its public `add_parser` is called)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
+class UsageError(Exception):
+    """A command line that cannot be run; the message is one line."""
+
+
+# Python 3.11's argparse strips "--" from an option's value too, so `--roll=--` became []
+# (a crash later, or a silent default). A value typed after "=" is the value, and is
+# checked: "--" is carried through the parse as this stand-in and given back after.
+_DASHES = "\ue000--"
+
+
+def _dashes_kept(argv: Sequence[str]) -> list[str]:
+    """`argv` with each `--flag=--` carrying the stand-in (nothing after a bare "--")."""
+    kept = list(argv)
+    for i, arg in enumerate(kept):
+        if arg == "--":
+            break
+        flag, equals, value = arg.partition("=")
+        if flag.startswith("--") and len(flag) > 2 and equals and value == "--":
+            kept[i] = f"{flag}={_DASHES}"
+    return kept
+
+
+def _dashes_given_back(args: argparse.Namespace) -> argparse.Namespace:
+    for name, value in vars(args).items():
+        if value == _DASHES:
+            setattr(args, name, "--")
+        elif isinstance(value, list) and _DASHES in value:
+            setattr(args, name, ["--" if item == _DASHES else item for item in value])
+    return args
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}".replace(_DASHES, "--"))
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        typed = sys.argv[1:] if args is None else args
+        return _dashes_given_back(super().parse_args(_dashes_kept(typed), namespace))
+
+
+def flag_for(field: str, value: object = None) -> str:
+    if " " in field:  # one OCS unit's field ("Ariete supply"): its name says which
+        return field
+    if field in FLAGS:
+        return FLAGS[field]
+    from tui.engine.schema import flag
+
+    return flag(field, value)
+
+
+def integer_value(field: str, text: str | None, low: int | None = None) -> int | None:
+    if text is None:
+        return None
+    value = text.strip()
+    sign = value[:1] in "+-" and value[:1] != ""
+    digits = value[1:] if sign else value
+    if not digits.isdigit() or not digits.isascii():
+        allowed = "a whole number" + (f" >= {low}" if low is not None else ", + or -")
+        raise InputError(field, text, allowed)
+    from tui.engine.rulesets.common import whole_number
+
+    number = whole_number(field, text, value)
+    if low is not None and number < low:
+        raise InputError(field, text, f"a whole number >= {low}")
+    return number

@@ -1,0 +1,64 @@
+"""The CLI's commands that read a save's whole log: `luck` (the dice and each result
+against the exact odds) and `report` (an after-action report, as Markdown)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tui.cli.parsing import Subcommands
+from tui.cli.saves import _FILE_HELP, _SAVES_HELP, _load, _whole_number
+from tui.engine.errors import InputError
+from tui.engine.tables import Tables
+from tui.text import json_shown, one_line
+
+
+def register(subparsers: Subcommands) -> None:
+    """Add the commands that read a save's log as a whole: luck and report."""
+    luck = subparsers.add_parser("luck", help="the dice and each result against the exact odds")
+    luck.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    luck.add_argument("--json", action="store_true", help="every figure, as JSON")
+    luck.add_argument("--width", metavar="N", help="the charts' width in columns (default 80)")
+    luck.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    luck.set_defaults(func=_cmd_luck)
+    report = subparsers.add_parser("report", help="an after-action report of a save, as Markdown")
+    report.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    report.add_argument(
+        "--markdown", action="store_true", required=True, help="write Markdown (the format)"
+    )
+    report.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
+    report.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    report.set_defaults(func=_cmd_report)
+
+
+def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
+    from tui.luck import luck_report, luck_text
+
+    width = _whole_number("width", args.width, 30)
+    report = luck_report(_load(args).entries, tables)
+    if args.json:
+        print(json_shown(report.to_dict()))
+    else:
+        print(luck_text(report, width or 80))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace, tables: Tables) -> int:
+    from tui.report import report_markdown
+
+    game = _load(args)
+    text = report_markdown(game, tables)
+    if args.output is None:
+        print(text, end="")
+        return 0
+    out = Path(args.output).expanduser()
+    if out.exists() and out.resolve() == game.path.resolve():
+        raise InputError("output", args.output, "a file other than the save itself")
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise InputError(
+            "output", args.output, f"a file that can be written ({err.strerror})"
+        ) from err
+    print(f"Wrote the report of {one_line(game.title)!r} to {out}")
+    return 0

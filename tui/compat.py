@@ -1,0 +1,93 @@
+"""Every use of a private Textual name, in one place.
+
+Written against Textual 8.2.8. Each piece names the public API that would replace it, and
+tests/test_compat.py fails when an internal it relies on changes shape (CI installs the
+newest Textual the pin allows, so an upgrade that breaks one is caught there first).
+
+- `PaneCompositor` (a keystroke's frame drawn a pane at a time) subclasses the private
+  `textual._compositor.Compositor` and uses its `_dirty_regions`, `_render_chops` and
+  `_regions_to_spans`; `use_pane_compositor` sets a screen's private `_compositor`. No
+  public API draws part of a frame. Kept because a keystroke redraws the whole form without
+  it (measured: see the commit that moved it here).
+- `switchable` gives a first screen the result callback Textual gives every screen it
+  pushes or switches to (`Screen._push_result_callback`), so the desk can switch away from
+  it. The public way is to push the first screen over the default one, which draws the
+  first frame twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from textual._compositor import ChopsUpdate, Compositor
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.strip import Strip
+
+TEXTUAL_WRITTEN_AGAINST = "8.2.8"
+
+
+class PaneCompositor(Compositor):
+    """Textual's compositor, drawing a frame's changes a pane at a time.
+
+    Textual draws the regions a frame changed by asking every widget whose clip meets the
+    rectangle around them all for its lines. A keystroke changes a field in the form on the
+    left and the preview on the right, so that rectangle takes in the whole form: each of
+    its 50-80 widgets is asked (from its cache, but each pays its style lookups), about half
+    the frame at 80x24. Here changes in separate columns are each drawn with their own
+    rectangle, which leaves the other pane's widgets alone. What the terminal shows after
+    it is the same (a test compares it with Textual's own update; only cursor moves that
+    write nothing are left out)."""
+
+    # More groups than this: one rectangle (a screen-wide change gains nothing from more).
+    MOST_GROUPS = 3
+
+    def render_partial_update(self) -> ChopsUpdate | None:
+        screen = self.size.region
+        groups = column_groups(self._dirty_regions, screen)
+        if not 2 <= len(groups) <= self.MOST_GROUPS:
+            return super().render_partial_update()
+        regions = [region for group in groups for region in group]
+        self._dirty_regions.clear()
+        cuts = self.cuts
+        chops: list[dict[int, Strip | None]] = [dict.fromkeys(line[:-1]) for line in cuts]
+        for group in groups:
+            spans = list(self._regions_to_spans(group))
+            lines = {y for y, _, _ in spans}
+            drawn = self._render_chops(Region.from_union(group), lines.__contains__)
+            # Each span takes the pieces of its lines it covers from its own group's drawing.
+            for y, x1, x2 in spans:
+                line = cuts[y]
+                for cut, end in zip(line, line[1:], strict=False):
+                    strip = drawn[y][cut]
+                    if strip is not None and cut < x2 and end > x1:
+                        chops[y][cut] = strip
+        return ChopsUpdate(chops, list(self._regions_to_spans(regions)), [c[1:] for c in cuts])
+
+
+def column_groups(regions: Iterable[Region], screen: Region) -> list[list[Region]]:
+    """The regions on `screen`, in groups whose columns overlap, left to right."""
+    groups: list[tuple[int, list[Region]]] = []  # (the group's right edge, its regions)
+    for region in sorted(region.intersection(screen) for region in regions):
+        if not region:
+            continue
+        if groups and region.x < groups[-1][0]:
+            right, members = groups[-1]
+            groups[-1] = (max(right, region.right), [*members, region])
+        else:
+            groups.append((region.right, [region]))
+    return [members for _, members in groups]
+
+
+def use_pane_compositor(screen: Screen[Any]) -> None:
+    """Draw `screen`'s frames with a `PaneCompositor` (set before it is mounted)."""
+    screen._compositor = PaneCompositor()
+
+
+def switchable(screen: Screen[Any]) -> Screen[Any]:
+    """A first screen the desk can switch away from: a switch drops the current screen's
+    result callback, and Textual gives one to every screen it switches to, but not to the
+    first screen."""
+    screen._push_result_callback(screen, None)
+    return screen
