@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from tui.engine.procedure import Question
     from tui.engine.schema import Field as SchemaField
 
-# A question the player cancelled (Esc on the hand dice): nothing is rolled or logged.
+# A question the player cancelled (Esc in any dialog): nothing is rolled or logged.
 _CANCELLED = object()
 
 # What a form's first combat needs of the engine, besides its ruleset's resolver.
@@ -513,6 +513,10 @@ class CombatScreen(RulesetScreen):
         if combat is None:
             self.refuse(self.reading.problems)
             return
+        if self.session.read_only:
+            # Refused before any die is shown: a roll seen and not logged is no roll.
+            self.notify(f"Not rolled: {self.session.read_only}.", severity="error", markup=False)
+            return
         try:
             played = await self.play(combat, by_hand)
         except InputError as err:
@@ -524,19 +528,38 @@ class CombatScreen(RulesetScreen):
     async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
         """Resolve the combat by the ruleset's procedure, answering its questions: the
         desk's dice (or dice by hand), and a dialog for each choice. None if cancelled."""
-        from tui.engine.procedure import procedure
+        from tui.engine.procedure import DiceQuestion, procedure
 
         steps = procedure(combat, self.tables)
+        dice_asked = False
         try:
             question = next(steps)
             while True:
+                dice_asked = dice_asked or isinstance(question, DiceQuestion)
                 answer = await self.answer(question, by_hand)
                 if answer is _CANCELLED:
                     steps.close()
                     return None
                 question = steps.send(answer)
         except StopIteration as done:
-            return done.value
+            played: tuple[CombatInput, Outcome] = done.value
+        if by_hand and not dice_asked and not await self.confirm_no_dice(played[1]):
+            return None
+        return played
+
+    async def confirm_no_dice(self, outcome: Outcome) -> bool:
+        """Dice by hand on a combat that reads none (AD, AV, an overrun): said, and logged
+        only when the player confirms (the keys typed for a die go to this dialog)."""
+        from tui.engine.combat import cell_text
+        from tui.screens.dialogs import ChoiceScreen
+
+        result = outcome.cell if outcome.cell is not None else outcome.odds
+        question = (
+            f"No die is read: this combat's result is {cell_text(result)} whatever "
+            "the dice. Log it?"
+        )
+        choices = [("y", "yes, log the result", "yes"), ("n", "no, log nothing", "no")]
+        return await self.app.push_screen_wait(ChoiceScreen(question, choices)) == "yes"
 
     async def answer(self, question: Question, by_hand: bool) -> Any:
         """One question of the procedure answered: dice rolled (or asked for), a choice or a
@@ -554,8 +577,10 @@ class CombatScreen(RulesetScreen):
             values = {option.key: option.value for option in question.options}
             choices = [(option.key, option.label, option.key) for option in question.options]
             key = await self.app.push_screen_wait(ChoiceScreen(question.prompt, choices))
-            return values[key]
-        return await self.app.push_screen_wait(NumberScreen(question.prompt, question.empty))
+            return _CANCELLED if key is None else values[key]
+        number = NumberScreen(question.prompt, question.empty)
+        value = await self.app.push_screen_wait(number)
+        return _CANCELLED if number.cancelled else value
 
     async def ask_hand_roll(self, dice: tuple[str, int, int], what: str = "") -> int | None:
         from tui.screens.dialogs import HandDiceScreen

@@ -118,7 +118,7 @@ class RulesetScreen(DeskScreen):
         self.title = game.title
         self.sub_title = (
             f"Turn {game.turn} · {self.desk.player} · {self.desk.tables.title(self.ruleset)}"
-        )
+        ) + (" · READ-ONLY" if self.session.read_only else "")
         # Redrawn only when the turn or a marker changed: the panel's height follows its
         # lines, so a redraw lays the screen out (on every roll recorded, before).
         loaded = self.session.loaded
