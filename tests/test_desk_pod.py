@@ -169,7 +169,7 @@ async def test_joker_after_the_roll_swaps_the_lines(desk: Desk) -> None:
         await pilot.press("ctrl+t")
         await pilot.press("8", "enter")
         await settle(pilot)
-        assert "F9: play Joker after the roll" in result(screen)
+        assert "F9: play Joker" in result(screen)
         await pilot.press("f9")
         await pilot.pause()
         await pilot.press("d")

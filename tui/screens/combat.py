@@ -160,7 +160,9 @@ class CombatScreen(RulesetScreen):
     # ------------------------------------------------------------------ layout
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="combat-body"):
-            with VerticalScroll(classes="combat-form"):
+            # Neither pane is a focus stop: Tab walks the fields (the form scrolls to the
+            # focused one), and the side is laid out to fit, the result over the chances.
+            with VerticalScroll(classes="combat-form", can_focus=False):
                 yield Label(self.SECTION_LABELS[0], classes="section")
                 with Vertical(id="attackers"):
                     yield self.make_unit_row("attacker", 1)
@@ -168,7 +170,7 @@ class CombatScreen(RulesetScreen):
                 with Vertical(id="defenders"):
                     yield self.make_unit_row("defender", 1)
                 yield from self.compose_fields()
-            with VerticalScroll(classes="combat-side"):
+            with Vertical(classes="combat-side"):
                 yield from self.compose_markers()
                 # The last roll's panel (ResultPanel), hidden until the first roll, is put
                 # above the preview once the screen is drawn (`prepare`).
@@ -346,7 +348,7 @@ class CombatScreen(RulesetScreen):
             panel = ResultPanel(id="result")
             panel.display = False
             side = self.form_field(".combat-side")
-            assert isinstance(side, VerticalScroll)
+            assert isinstance(side, Vertical)
             side.mount(panel, before=self.form_field("#preview"))
             self._fields["#result"] = panel
         assert isinstance(panel, ResultPanel)
@@ -601,11 +603,18 @@ class CombatScreen(RulesetScreen):
         self.last = outcome
         panel = self.result_panel
         panel.display = True
-        panel.show(outcome, self.result_effects(outcome), offer=self.after_roll_hint())
-        side = self.form_field(".combat-side")
-        if isinstance(side, VerticalScroll) and side.scroll_y:
-            side.scroll_home(animate=False)
+        panel.show(
+            outcome,
+            self.result_effects(outcome),
+            offer=self.after_roll_hint(),
+            head=self.result_head(outcome),
+        )
         self.record(combat, outcome, note, amends)
+
+    def result_head(self, outcome: Outcome) -> str:
+        """The result panel's first row, where a ruleset words it itself ("": the roll, the
+        column and the cell)."""
+        return ""
 
     def result_effects(self, outcome: Outcome) -> str | None:
         """The result panel's lines under the cell, where a ruleset words them itself
@@ -650,7 +659,7 @@ class CombatScreen(RulesetScreen):
             self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
         else:
             assert state.entry is not None
-            text = f"Logged as entry {state.entry.get('seq')} in {self.desk.game.path.name}"
+            text = f"Logged as entry {state.entry.get('seq')}"
             panel.saved(text, offer=self.after_roll_hint())
         # No refresh_bindings: no command's availability depends on a roll (it would
         # rebuild the footer, a layout of the whole screen, on every roll).

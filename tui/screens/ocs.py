@@ -27,6 +27,7 @@ HIGHEST = "(highest)"
 
 
 class OcsScreen(CombatScreen):
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(SHOWN_MARKERS)
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
 
     def make_unit_row(self, side: str, number: int) -> OcsUnitRow:

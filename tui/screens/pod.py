@@ -35,6 +35,11 @@ def choice(options: list[tuple[str, Any]], value: Any, id: str) -> Cycle:
 class PodScreen(CombatScreen):
     """Pair-o-Dice Basic, Super and Ultra."""
 
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(
+        {"no-entry", "obstacle", "hero-site", "buddy-card"}
+    )
+    MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
+
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + POD_COMMANDS
     BINDINGS = [c.binding() for c in POD_COMMANDS]
 
@@ -111,7 +116,7 @@ class PodScreen(CombatScreen):
     def after_roll_hint(self) -> str:
         # Shown with the roll while it is saved, so the result panel keeps its height.
         cards = sorted({card.title() for card in self.card_offers().values()})
-        return f"F9: play {' or '.join(cards)} after the roll" if cards else ""
+        return f"F9: play {' or '.join(cards)}" if cards else ""
 
     def action_after_roll(self, side: str | None = None) -> None:
         from tui.screens.dialogs import AfterRollScreen
