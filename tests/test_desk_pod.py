@@ -72,7 +72,7 @@ async def test_preview_follows_every_keystroke_and_marks_bad_input(desk: Desk) -
         screen = app.screen
         attack = units(screen, "attacker")[0].query_one(".factor", Input)
         defend = units(screen, "defender")[0].query_one(".factor", Input)
-        await pilot.press("7", "tab", "4")
+        await pilot.press("7", "enter", "4")
         await pilot.pause()
         assert "odds 1-1" in preview(screen)  # 7 vs 4 is 1-1
         defend.value = "2"

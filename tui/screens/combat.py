@@ -120,9 +120,9 @@ class CombatScreen(RulesetScreen):
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
     BINDINGS = [c.binding() for c in COMBAT_COMMANDS]
-    # The first attacker's factor has the focus from the first frame. Textual's default
+    # The first attacker's first field has the focus from the first frame. Textual's default
     # ("*") gave it first to the form's scrolling pane, and restyled the whole form for it.
-    AUTO_FOCUS = ".factor"
+    AUTO_FOCUS = "#attackers Input"
 
     # What a unit's factor is called on this ruleset's counters.
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
@@ -164,9 +164,11 @@ class CombatScreen(RulesetScreen):
             # focused one), and the side is laid out to fit, the result over the chances.
             with VerticalScroll(classes="combat-form", can_focus=False):
                 yield Label(self.SECTION_LABELS[0], classes="section")
+                yield from self.compose_unit_heading("attacker")
                 with Vertical(id="attackers"):
                     yield self.make_unit_row("attacker", 1)
                 yield Label(self.SECTION_LABELS[1], classes="section")
+                yield from self.compose_unit_heading("defender")
                 with Vertical(id="defenders"):
                     yield self.make_unit_row("defender", 1)
                 yield from self.compose_fields()
@@ -175,6 +177,10 @@ class CombatScreen(RulesetScreen):
                 # The last roll's panel (ResultPanel), hidden until the first roll, is put
                 # above the preview once the screen is drawn (`prepare`).
                 yield self.make_preview()
+
+    def compose_unit_heading(self, side: str) -> ComposeResult:
+        """Column headings over a side's unit rows, where a row has several fields."""
+        yield from ()
 
     def make_preview(self) -> OddsPreview:
         """The live odds preview under the result (a ruleset may show more)."""
@@ -266,7 +272,7 @@ class CombatScreen(RulesetScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.reading = self.read_form()
-        self.query_one(".factor", Input).focus()
+        self.query_one("#attackers Input", Input).focus()
         # An empty form is drawn without the engine or the hidden result panel; both come
         # once the form is shown, while the player reads it.
         self.call_after_refresh(self.prepare)
@@ -286,19 +292,21 @@ class CombatScreen(RulesetScreen):
         # What preparing laid out drawn too: the save opened from the list is read now.
         self.call_after_refresh(self.desk.screen_drawn)
 
-    @property
-    def focus_chain(self) -> list[Widget]:
-        """Every unit's factor first (attackers, then defenders), then the rest in screen
-        order, the scrolling panes last: so "12 Tab 3 ctrl+r" resolves a combat on any
-        ruleset, and Tab after the last unit reaches the next field."""
-        chain = super().focus_chain
-
-        def rank(widget: Widget) -> int:
-            if widget.has_class("factor"):
-                return 0 if widget.parent and widget.parent.has_class("attacker") else 1
-            return 3 if isinstance(widget, VerticalScroll) else 2
-
-        return sorted(chain, key=rank)
+    @on(Input.Submitted)
+    def next_unit(self, event: Input.Submitted) -> None:
+        """Enter in a unit's row goes down, as in a spreadsheet: to the next unit's factor
+        (the attackers, then the defenders; after the last, the next field). Tab goes
+        across the row, so "12 Enter 3 ctrl+r" resolves a combat on any ruleset."""
+        row = next((a for a in event.input.ancestors if isinstance(a, UnitRow)), None)
+        if row is None:
+            return
+        event.stop()
+        rows = [*self.unit_rows("attacker"), *self.unit_rows("defender")]
+        later = rows[rows.index(row) + 1 :] if row in rows else []
+        if later:
+            later[0].factor_input.focus()
+        else:
+            self.focus_next()
 
     # ------------------------------------------------------------------ the form
     def form_field(self, selector: str) -> Widget | None:
