@@ -513,12 +513,16 @@ class CombatScreen(RulesetScreen):
     def action_hand_dice(self) -> None:
         self.roll_flow(by_hand=True)
 
+    def before_roll(self) -> None:
+        """What a ruleset keeps before a roll is read (an option still being cycled)."""
+
     def refuse(self, problems: list[str] | tuple[str, ...]) -> None:
         self.notify("Fix the form first: " + "; ".join(problems), severity="error", markup=False)
 
     @work(exclusive=True, group="roll")
     async def roll_flow(self, by_hand: bool) -> None:
         """Read the form, roll (asking for hand dice where needed), show and record."""
+        self.before_roll()
         combat = self.reading.combat
         if combat is None:
             self.refuse(self.reading.problems)
