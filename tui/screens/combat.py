@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on, work
 from textual._compositor import ChopsUpdate, Compositor
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.geometry import Region
@@ -119,7 +120,12 @@ class CombatScreen(RulesetScreen):
     """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
-    BINDINGS = [c.binding() for c in COMBAT_COMMANDS]
+    BINDINGS = [
+        *(c.binding() for c in COMBAT_COMMANDS),
+        # A priority binding, as Tab is: focus moves before the next key is handed on, so
+        # "8 Enter 2" typed fast puts the 2 in the next unit's factor.
+        Binding("enter", "next_unit", "Next unit", show=False, priority=True),
+    ]
     # The first attacker's first field has the focus from the first frame. Textual's default
     # ("*") gave it first to the form's scrolling pane, and restyled the whole form for it.
     AUTO_FOCUS = "#attackers Input"
@@ -292,19 +298,29 @@ class CombatScreen(RulesetScreen):
         # What preparing laid out drawn too: the save opened from the list is read now.
         self.call_after_refresh(self.desk.screen_drawn)
 
-    @on(Input.Submitted)
-    def next_unit(self, event: Input.Submitted) -> None:
+    def focused_unit_row(self) -> UnitRow | None:
+        """The unit row whose text field has the focus, if one has."""
+        if not isinstance(self.focused, Input):
+            return None
+        return next((a for a in self.focused.ancestors if isinstance(a, UnitRow)), None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_unit":
+            # Enter keeps its own meaning everywhere but in a unit's text field.
+            return self.focused_unit_row() is not None
+        return super().check_action(action, parameters)
+
+    def action_next_unit(self) -> None:
         """Enter in a unit's row goes down, as in a spreadsheet: to the next unit's factor
         (the attackers, then the defenders; after the last, the next field). Tab goes
         across the row, so "12 Enter 3 ctrl+r" resolves a combat on any ruleset."""
-        row = next((a for a in event.input.ancestors if isinstance(a, UnitRow)), None)
-        if row is None:
-            return
-        event.stop()
+        row = self.focused_unit_row()
         rows = [*self.unit_rows("attacker"), *self.unit_rows("defender")]
         later = rows[rows.index(row) + 1 :] if row in rows else []
         if later:
-            later[0].factor_input.focus()
+            # At once, not after the messages waiting (as `focus()` would): the next key
+            # typed goes to the new field.
+            self.set_focus(later[0].factor_input)
         else:
             self.focus_next()
 
