@@ -1,5 +1,5 @@
 """A one-key question (`ChoiceScreen`) answers with the value of the key pressed, Esc with
-its first choice's (the one that commits nothing), and ignores any other key."""
+None (the question is cancelled), and ignores any other key."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ CHOICES = [("n", "nothing", "none"), ("p", "place a marker", "place"), ("l", "li
 
 
 @pytest.mark.parametrize(
-    ("keys", "answer"), [(["p"], "place"), (["x", "l"], "lift"), (["escape"], "none")]
+    ("keys", "answer"), [(["p"], "place"), (["x", "l"], "lift"), (["escape"], None)]
 )
-async def test_a_key_answers_the_question(keys: list[str], answer: str) -> None:
+async def test_a_key_answers_the_question(keys: list[str], answer: str | None) -> None:
     answers: list[str | None] = []
     app = App[None]()
     async with app.run_test() as pilot:

@@ -85,7 +85,7 @@ def test_internal_stocks_across_two_saved_combats(tmp_path: Path, capsys) -> Non
     assert cli.main(args) == 0
     game = saves.load_game(tmp_path / "g.toml")
     kinds = [(m.kind, m.target) for m in game.markers if m.kind in ("low", "exhausted")]
-    assert kinds == [("low", "21 Pz"), ("exhausted", "21 Pz")]
+    assert kinds == [("exhausted", "21 Pz")]  # Exhausted replaces Low
     assert game.entries[-1]["effects"]["supply"] == {"attacker": 0, "defender": 1}
     capsys.readouterr()
     code, _, err = run(capsys, *args)

@@ -188,8 +188,9 @@ async def test_internal_stocks_go_low_then_exhausted_across_two_combats(desk: De
                 assert "Low" in str(first.query_one(".unit-markers", Static).content)
                 assert "Stocks: 21 Pz → Exhausted" in preview(screen)
         stocks = [m for m in markers(app) if m[0] in ("low", "exhausted")]
-        assert stocks == [("low", "21 Pz"), ("exhausted", "21 Pz")]
-        assert "Exhausted" in str(first.query_one(".unit-markers", Static).content)
+        assert stocks == [("exhausted", "21 Pz")]  # Exhausted replaces Low
+        shown = str(first.query_one(".unit-markers", Static).content)
+        assert "Exhausted" in shown and "Low" not in shown
         assert "Not allowed: 21 Pz cannot attack: it is Exhausted" in preview(screen)
 
 

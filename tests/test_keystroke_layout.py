@@ -11,6 +11,7 @@ import threading
 import pytest
 from conftest import Desk, notes, settle
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Input, Static
@@ -37,6 +38,24 @@ def panel_text(panel: ResultPanel) -> str:
     return "\n".join(str(s.content) for s in panel.query(Static).results(Static))
 
 
+def rows_of(rows: list[str], lines: list[str]) -> bool:
+    """Whether `rows` are `lines` drawn a row each, a line too long cut short ("…")."""
+    return len(rows) == len(lines) and all(
+        row == line or (row.endswith("…") and line.startswith(row[:-1]))
+        for row, line in zip(rows, lines, strict=True)
+    )
+
+
+async def quick(pilot: Pilot, attack: str, defence: str, *then: str) -> None:
+    """The quick check typed (attack, Enter, defence), then the first attacker's factor
+    focused again with the cursor at its end, and `then` typed there."""
+    screen = pilot.app.screen
+    screen.query_one("#attackers .factor", Input).focus()
+    await pilot.press(*attack, "enter", *defence)
+    screen.query_one("#attackers .factor", Input).focus()
+    await pilot.press("end", *then)
+
+
 def shown_rows(odds: OddsPreview) -> list[str]:
     """The preview's lines as drawn on the screen (trailing blanks dropped)."""
     size = odds.size
@@ -51,7 +70,7 @@ async def test_typing_a_factor_lays_nothing_out_and_shows_the_new_odds(
     desk: Desk, monkeypatch: pytest.MonkeyPatch, ruleset: str
 ) -> None:
     async with desk(rulesets=[ruleset]) as (app, pilot):
-        await pilot.press("5", "tab", "4", "shift+tab", "end")
+        await quick(pilot, "5", "4")
         await settle(pilot)
         field = app.screen.focused
         assert isinstance(field, Input) and field.value == "5"
@@ -87,23 +106,25 @@ async def test_the_preview_keeps_its_height_from_the_empty_form_to_the_full_char
         assert "Chances on" in odds.texts["chances"]  # the full chart, every result
         assert odds.size.height == empty
         assert layouts[0] == 0
-        rows = shown_rows(odds)
-        assert rows == odds.content.split("\n")  # every line drawn, none cut off
-        assert len(rows) > odds.texts["chances"].count("\n") + 1
+        # A row per line: a chance too long for the pane is cut short ("…"), not wrapped.
+        assert rows_of(shown_rows(odds), odds.content.split("\n"))
 
 
-async def test_a_preview_taller_than_its_pane_grows_once_and_is_never_cut_off(
+async def test_a_preview_taller_than_its_pane_keeps_its_likeliest_rows(
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with desk(rulesets=["pod-basic"], size=(80, 16)) as (app, pilot):
-        await pilot.press("5", "tab", "2", "shift+tab", "end")  # 2-1: every result's chance
+    """The side pane does not scroll: a preview taller than it is cut at the bottom, where
+    the least likely results are; its height is held, so a shorter one lays nothing out."""
+    async with desk(rulesets=["pod-basic"], size=(80, 12)) as (app, pilot):
+        await quick(pilot, "5", "2")  # 2-1: every result's chance
         await settle(pilot)
         odds = app.screen.query_one(OddsPreview)
         full = odds.content.split("\n")
         side = app.screen.query_one(".combat-side")
-        assert len(full) > side.size.height  # taller than the pane: it scrolls
+        assert odds.region.bottom > side.region.bottom  # taller than the pane: cut short
         assert odds.size.height == len(full)
-        assert shown_rows(odds) == full
+        assert rows_of(shown_rows(odds), full)  # every row drawn; the pane shows the first
+        assert full[2].startswith("Chances on") and "16.7%" in full[3]
         layouts = count_layouts(monkeypatch)
         await pilot.press("1")  # 51:2, an automatic result: fewer lines, in place
         await settle(pilot)
@@ -115,12 +136,12 @@ async def test_a_preview_taller_than_its_pane_grows_once_and_is_never_cut_off(
         assert odds.size.height >= len(odds.content.split("\n"))
         await pilot.press("backspace")
         await settle(pilot)
-        assert shown_rows(odds) == full
+        assert rows_of(shown_rows(odds), full)
 
 
 async def test_a_long_line_wraps_at_words_and_loses_nothing(desk: Desk) -> None:
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
-        await pilot.press("1", "2", "tab", "1")  # 12:1, an automatic victory
+        await pilot.press("1", "2", "enter", "1")  # 12:1, an automatic victory
         await settle(pilot)
         odds = app.screen.query_one(OddsPreview)
         automatic = odds.texts["odds-head"].split("\n")[1]
@@ -135,7 +156,7 @@ async def test_a_key_that_changes_one_line_redraws_that_line_only(
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
-        await pilot.press("9", "tab", "2")  # 9:2 is 4-1
+        await pilot.press("9", "enter", "2")  # 9:2 is 4-1
         await settle(pilot)
         odds = app.screen.query_one(OddsPreview)
         drawn: list[int] = []
@@ -156,7 +177,7 @@ async def test_a_typed_value_reaches_the_preview_before_its_message_and_is_read_
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with desk(rulesets=["pod-super"]) as (app, pilot):
-        await pilot.press("5", "tab", "4", "shift+tab", "end")
+        await quick(pilot, "5", "4")
         await settle(pilot)
         screen = app.screen
         field = screen.focused
@@ -185,7 +206,7 @@ async def test_a_roll_recorded_does_not_rebuild_the_footer(
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
-        await pilot.press("5", "tab", "2")
+        await pilot.press("5", "enter", "2")
         await settle(pilot)
         screen = app.screen
         rebuilt = [0]
@@ -210,7 +231,7 @@ async def test_a_roll_after_the_first_lays_nothing_out(
     """Once the result panel is in, a roll redraws its lines in place (a result taller
     than any before it would grow it: the same die here, so none is)."""
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
-        await pilot.press("5", "tab", "2")
+        await pilot.press("5", "enter", "2")
         await settle(pilot)
         app.rng.seed(5)
         await pilot.press("ctrl+r")  # the first: the result panel comes in (a layout)
@@ -227,7 +248,7 @@ async def test_a_roll_after_the_first_lays_nothing_out(
             await pilot.press("ctrl+r")
             await settle(pilot)
             assert screen.save_state.entry["seq"] == seq
-            assert f"Logged as entry {seq} in" in panel_text(panel)
+            assert f"Logged as entry {seq}" in panel_text(panel)
         assert layouts[0] == 0 and panel.size.height == height
         assert shown == []  # the marker panel: neither turn nor marker changed
         await pilot.press("ctrl+s")  # the next turn: the panel shows it
@@ -241,7 +262,7 @@ async def test_a_card_offer_shows_with_the_roll_while_it_is_saved(
     """The line naming the card that may follow the roll comes with the roll, so the result
     panel does not grow (a layout) when the roll is logged; F9 waits for the save."""
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
-        await pilot.press("8", "tab", "2")
+        await pilot.press("8", "enter", "2")
         await settle(pilot)
         written = threading.Event()
         append = saves.append_combat
@@ -258,14 +279,14 @@ async def test_a_card_offer_shows_with_the_roll_while_it_is_saved(
         assert screen.last is not None and "Saving…" in shown
         hint = screen.after_roll_hint()
         assert hint.startswith("F9: play"), "the seeded roll offers no card: pick another"
-        assert shown.endswith(f"Saving…\n{hint}")
+        assert shown.endswith(f"Saving… · {hint}")
         await pilot.press("f9")
         await pilot.pause()
         assert screen.save_state.status == "saving"
         assert notes(app)[-1].startswith("The last roll is being saved")
         written.set()
         await settle(pilot)
-        assert panel_text(screen.query_one(ResultPanel)).endswith(f"in game.toml\n{hint}")
+        assert panel_text(screen.query_one(ResultPanel)).endswith(f"Logged as entry 1 · {hint}")
 
 
 async def test_a_roll_is_drawn_before_its_save_is_written(
@@ -275,7 +296,7 @@ async def test_a_roll_is_drawn_before_its_save_is_written(
     frame's time; a save whose frame never comes is written all the same."""
     monkeypatch.setattr(session, "SAVE_WAITS_FOR_FRAME", 5.0)
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
-        await pilot.press("8", "tab", "2")
+        await pilot.press("8", "enter", "2")
         await settle(pilot)
         drawn: list[str] = []
         render_line = ResultLines.render_line
@@ -321,7 +342,7 @@ async def test_the_ocs_preview_reads_the_exploitation_levels_once(
     levels = ocs_supply.exploit_levels
     monkeypatch.setattr(ocs_supply, "exploit_levels", lambda t: asked.append(t) or levels(t))
     async with desk(rulesets=["ocs"]) as (app, pilot):
-        await pilot.press("5", "tab", "2", "shift+tab", "end", "1", "backspace")
+        await quick(pilot, "5", "2", "1", "backspace")
         await settle(pilot)
         odds = app.screen.query_one(OddsPreview)
         assert "Exploit: e" in odds.texts["odds-head"]
@@ -334,7 +355,7 @@ async def test_the_preview_takes_a_new_theme_and_a_stale_result_its_colours(
     """The lines keep each row's style until the styles change: a theme, or the result
     panel marked stale, redraws them in the new colours."""
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
-        await pilot.press("5", "tab", "2", "ctrl+r")
+        await pilot.press("5", "enter", "2", "ctrl+r")
         await settle(pilot)
         odds = app.screen.query_one(OddsPreview)
         lines = app.screen.query_one(ResultLines)

@@ -203,7 +203,7 @@ def test_internal_stocks_go_low_then_exhausted_without_a_second_low(tmp_path: Pa
     kinds = [
         (m.kind, m.target) for m in saves.load_game(path).markers if m.kind in ("low", "exhausted")
     ]
-    assert kinds == [("low", "21 Pz"), ("exhausted", "21 Pz")]
+    assert kinds == [("exhausted", "21 Pz")]  # Exhausted replaces Low
     assert ocs_supply.stocks_after(replace(internal[0], stocks="low")) == "exhausted"
 
 

@@ -140,7 +140,7 @@ async def test_filters_jump_and_detail_on_a_1000_entry_campaign(folder: Path) ->
         assert f"Attack {third['attack_total']} " in text
         assert f"Dice: 1d6 {third['dice'][0]['total']} (by hand)" in text
         assert "Trace:\n  1. " + third["trace"][0] in text
-        assert "Modifiers: roll" in text
+        assert "Modifiers: " in text and "Modifiers: roll" not in text  # the dice: their line
         assert "Note (entry 1000, bob, 2026-11-20 18:00): the dice were rolled twice" in text
         # The entry a card amended shows the outcome after it; the card names what it amends.
         screen.table.move_cursor(4)
@@ -459,3 +459,17 @@ async def test_crtdesk_review_of_a_broken_save_names_it_and_esc_reaches_the_save
         await pilot.press("escape")
         await settle(pilot)
         assert type(app.screen).__name__ == "StartScreen"
+
+
+def test_modifiers_leave_out_the_dice_and_ticks_that_are_off() -> None:
+    from tui.screens.review import modifier_words
+
+    inputs = {
+        "roll": 3,
+        "hold": False,
+        "overrun": True,
+        "hedgehog": 2,
+        "note": None,
+        "rerolls": [1],
+    }
+    assert modifier_words(inputs) == ["overrun", "hedgehog 2"]

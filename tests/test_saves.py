@@ -292,6 +292,7 @@ def test_removing_a_marker_that_is_not_there_is_refused(game: Path) -> None:
 def test_every_marker_kind_the_issue_names_can_be_placed(game: Path) -> None:
     for kind in ("no entry", "obstacle", "LOW", "Exhausted", "dg", "exploitation", "engaged"):
         saves.add_marker(game, kind, "0101")
+    saves.add_marker(game, "low", "0102")  # on 0101, Exhausted replaced Low
     saves.add_marker(game, "disorganized", "2/7 Bn")
     saves.add_marker(game, "hero-site", "0808")
     saves.add_marker(game, "buddy-card", "#19 Margaret Stanfill", side="Allied")

@@ -173,3 +173,81 @@ def test_review_screen(snap_compare, folder: Path, size: tuple[int, int]) -> Non
         review=True,
     )
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+# Eight markers in play, of every game's kinds: each screen lists its own.
+EIGHT_MARKERS = [
+    ("no-entry", "0712", "both", 2),
+    ("no-entry", "0911", "both", None),
+    ("hero-site", "1204", "Allied", None),
+    ("DG", "2 NZ", "defender", 1),
+    ("exploitation", "21 Pz", "attacker", None),
+    ("low", "Ariete", "attacker", None),
+    ("engaged", "0711", "attacker", None),
+    ("buddy-card", "#19 Margaret Stanfill", "Allied", None),
+]
+# Each ruleset's combat, as (attacker factors, defender factor, the form's other fields).
+ROLLED = {
+    "pod-basic": (["5"], "2", {}),
+    "pod-super": (["5", "3"], "3", {}),
+    "pod-ultra": (["6"], "2", {}),
+    "pod-boom": (["4", "4", "2"], "1", {"#target": "0712", "#range": "8", "#distance": "5"}),
+    "ocs": (["6", "4"], "2", {}),
+    "rivets": (["7"], "4", {}),
+    "daynight": (["8"], "3", {}),
+}
+
+
+def _marked_game(folder: Path) -> CrtDeskApp:
+    path = folder / "game.toml"
+    saves.new_game(path, "Eight markers", list(ROLLED), {})
+    for kind, target, side, turns in EIGHT_MARKERS:
+        saves.add_marker(path, kind, target, side=side, turns=turns)
+    return CrtDeskApp(
+        saves_dir=Path("saves"),
+        game_path=Path("saves/game.toml"),
+        rng=random.Random(3),
+        player="tester",
+    )
+
+
+def _rolled(ruleset: str):
+    async def run_before(pilot: Pilot) -> None:
+        from tui.screens.dialogs import ChoiceScreen
+
+        app = pilot.app
+        app.show_ruleset(ruleset)
+        await pilot.pause()
+        attack, defense, fields = ROLLED[ruleset]
+        for _ in attack[1:]:
+            await pilot.press("ctrl+n")
+        await pilot.pause()
+        screen = app.screen
+        rows = list(screen.query("#attackers .factor").results(Input))
+        for field, value in zip(rows, attack, strict=True):
+            field.value = value
+        screen.query_one("#defenders .factor", Input).value = defense
+        for selector, value in fields.items():
+            screen.query_one(selector, Input).value = value
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        while isinstance(app.screen, ChoiceScreen):  # OCS options: the first choice
+            await pilot.press("enter")
+            await pilot.pause()
+        await steady(pilot)
+
+    return run_before
+
+
+@pytest.mark.parametrize("ruleset", list(ROLLED))
+def test_after_a_roll_with_eight_markers(snap_compare, folder: Path, ruleset: str) -> None:
+    """At 80x24 after a roll: the markers in a line or three, the result in a few rows and
+    at least five of the chances under it, nothing scrolled."""
+    app = _marked_game(folder)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_rolled(ruleset))
+
+
+def test_a_combat_screen_at_120x40(snap_compare, folder: Path) -> None:
+    app = _marked_game(folder)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=_rolled("pod-super"))

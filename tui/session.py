@@ -10,6 +10,7 @@ never change the game: they read `session.game` and hear of changes by message
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
@@ -39,6 +40,20 @@ KEPT_ENTRIES = 100
 # pause (seconds): long enough for the UI thread to take it and answer a key.
 ENTRIES_BETWEEN_PAUSES = 50
 PAUSE = 0.001
+
+
+def unwritable(path: Path) -> str | None:
+    """Why nothing can be appended to the save at `path` (a file that cannot be opened for
+    appending, or no lock file and a folder it cannot be made in), or None when it can.
+    The file is opened and closed, never written: its size and time stay as they were."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
+    except OSError as err:
+        return f"{path.name} cannot be written ({err.strerror}): nothing can be logged to it"
+    lock = path.with_name(path.name + ".lock")
+    if not lock.exists() and not os.access(path.parent, os.W_OK | os.X_OK):
+        return f"the folder of {path.name} is read-only: nothing can be logged to it"
+    return None
 
 
 def read_game(path: Path) -> saves.Game:
@@ -107,6 +122,8 @@ class GameSession:
         self.closed = False
         # When the last whole read began (time.perf_counter), None before any.
         self.read_started: float | None = None
+        # Why the save cannot be appended to (found when it is read), None when it can.
+        self.read_only: str | None = None
 
     # ------------------------------------------------------------------ reading
     def read(
@@ -152,6 +169,16 @@ class GameSession:
         del game.entries[:-KEPT_ENTRIES]
         self.game = game
         self.loaded = True
+        self.read_only = unwritable(self.path)
+        if self.read_only:
+            self.app.notify(
+                f"{self.read_only.capitalize()}; rolling is refused. Make the file writable "
+                "and open it again.",
+                title="Read-only save",
+                severity="warning",
+                markup=False,
+                timeout=15,
+            )
         for warning in game.warnings:
             # A torn last entry set aside (the bytes kept, and where), as the CLI says it.
             self.app.notify(warning, severity="warning", markup=False, timeout=15)

@@ -85,6 +85,43 @@ def _marker_from(entry_seq: int, stored: dict[str, Any]) -> Marker:
     )
 
 
+# Kinds of which a hex or unit holds at most one marker (RULINGS, "Markers"): marked
+# again, it keeps one. A kind listed with another is replaced by it (Exhausted, Low).
+ONE_PER_TARGET = frozenset(
+    {"no-entry", "low", "exhausted", "DG", "exploitation", "engaged", "disorganized"}
+)
+REPLACES = {"exhausted": ("low",)}
+
+
+def _place(markers: dict[str, Marker], marker: Marker) -> None:
+    """Put `marker` in play. One No-entry marker per hex: a hex struck again keeps the
+    marker that lasts longer (no end outlasts any number; the later on a tie). One marker of
+    a kind per unit: the later replaces it, and Exhausted replaces Low."""
+    if marker.kind in ONE_PER_TARGET:
+        kinds = (marker.kind, *REPLACES.get(marker.kind, ()))
+        for held in [m for m in markers.values() if m.kind in kinds and m.target == marker.target]:
+            if held.kind == "no-entry" and _lasts(held) > _lasts(marker):
+                return
+            del markers[held.id]
+    markers[marker.id] = marker
+
+
+def _lasts(marker: Marker) -> float:
+    return float("inf") if marker.turns_left is None else marker.turns_left
+
+
+def _lift(markers: dict[str, Marker], entry: dict[str, Any]) -> None:
+    """A marker lifted. Where it was merged into another of its kind on its hex or unit
+    (a save logged before markers were one per target), that one is lifted: the Frogman
+    opens the hex whatever strikes closed it."""
+    if markers.pop(entry["marker_id"], None) is not None:
+        return
+    kind, target = entry.get("marker_kind"), entry.get("target")
+    if kind in ONE_PER_TARGET:
+        for held in [m for m in markers.values() if m.kind == kind and m.target == target]:
+            del markers[held.id]
+
+
 def apply_entry(game: Game, entry: dict, *, keep: bool = True) -> None:
     """Update a loaded game in place with one entry appended after it (as an `append_*`
     function returns it): its log, turn, markers and options then equal what `load_game`
@@ -108,11 +145,11 @@ def _apply_state(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) 
     kind = entry["kind"]
     if kind == "combat":
         for stored in entry.get("markers", []):
-            markers[stored["id"]] = _marker_from(entry["seq"], stored)
+            _place(markers, _marker_from(entry["seq"], stored))
     elif kind == "place-marker":
-        markers[entry["marker"]["id"]] = _marker_from(entry["seq"], entry["marker"])
+        _place(markers, _marker_from(entry["seq"], entry["marker"]))
     elif kind == "remove-marker":
-        markers.pop(entry["marker_id"], None)
+        _lift(markers, entry)
     elif kind == "turn":
         game.turn = entry["turn"]
         # The markers the entry lifted are lifted too: a turn logged under an earlier

@@ -15,6 +15,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
 from tui.engine import CombatInput, InputError, Outcome
+from tui.engine.cells import cell_text
 from tui.engine.rulesets.boom import (
     ChainPreview,
     chain_preview,
@@ -94,6 +95,11 @@ def most_preview_lines(tables: Tables) -> int:
 
 class BoomScreen(CombatScreen):
     """Big Boom: the mission's units, its AA and range (bombers), and the target hex."""
+
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(
+        {"no-entry", "obstacle", "hero-site", "buddy-card"}
+    )
+    MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
 
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("CAF", "AA")
     SECTION_LABELS: ClassVar[tuple[str, str]] = (
@@ -205,6 +211,15 @@ class BoomScreen(CombatScreen):
                 )
                 return
         shown.show_text("Mission: waiting for a valid form", "", problems)
+
+    def result_head(self, outcome: Outcome) -> str:
+        """The roll on the CAF column and its cell, with the bombers attrition removed."""
+        lost = outcome.effects.get("attacker", {}).get("bombers_removed") or 0
+        bombers = f"{lost} bomber{'s' if lost != 1 else ''} lost"
+        if outcome.roll:
+            head = f"Roll {outcome.roll} on {outcome.column}: {cell_text(outcome.cell)}"
+            return f"{head} · {bombers}" if lost else head
+        return f"{bombers}: none bombed"
 
     def result_effects(self, outcome: Outcome) -> str:
         """The result, then each step of the chain with its roll (the trace past the

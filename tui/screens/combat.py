@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.message import Message
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from tui.engine.procedure import Question
     from tui.engine.schema import Field as SchemaField
 
-# A question the player cancelled (Esc on the hand dice): nothing is rolled or logged.
+# A question the player cancelled (Esc in any dialog): nothing is rolled or logged.
 _CANCELLED = object()
 
 # What a form's first combat needs of the engine, besides its ruleset's resolver.
@@ -65,10 +66,15 @@ class CombatScreen(RulesetScreen):
     """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
-    BINDINGS = [c.binding() for c in COMBAT_COMMANDS]
-    # The first attacker's factor has the focus from the first frame. Textual's default
+    BINDINGS = [
+        *(c.binding() for c in COMBAT_COMMANDS),
+        # A priority binding, as Tab is: focus moves before the next key is handed on, so
+        # "8 Enter 2" typed fast puts the 2 in the next unit's factor.
+        Binding("enter", "next_unit", "Next unit", show=False, priority=True),
+    ]
+    # The first attacker's first field has the focus from the first frame. Textual's default
     # ("*") gave it first to the form's scrolling pane, and restyled the whole form for it.
-    AUTO_FOCUS = ".factor"
+    AUTO_FOCUS = "#attackers Input"
 
     # What a unit's factor is called on this ruleset's counters.
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
@@ -106,19 +112,27 @@ class CombatScreen(RulesetScreen):
     # ------------------------------------------------------------------ layout
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="combat-body"):
-            with VerticalScroll(classes="combat-form"):
+            # Neither pane is a focus stop: Tab walks the fields (the form scrolls to the
+            # focused one), and the side is laid out to fit, the result over the chances.
+            with VerticalScroll(classes="combat-form", can_focus=False):
                 yield Label(self.SECTION_LABELS[0], classes="section")
+                yield from self.compose_unit_heading("attacker")
                 with Vertical(id="attackers"):
                     yield self.make_unit_row("attacker", 1)
                 yield Label(self.SECTION_LABELS[1], classes="section")
+                yield from self.compose_unit_heading("defender")
                 with Vertical(id="defenders"):
                     yield self.make_unit_row("defender", 1)
                 yield from self.compose_fields()
-            with VerticalScroll(classes="combat-side"):
+            with Vertical(classes="combat-side"):
                 yield from self.compose_markers()
                 # The last roll's panel (ResultPanel), hidden until the first roll, is put
                 # above the preview once the screen is drawn (`prepare`).
                 yield self.make_preview()
+
+    def compose_unit_heading(self, side: str) -> ComposeResult:
+        """Column headings over a side's unit rows, where a row has several fields."""
+        yield from ()
 
     def make_preview(self) -> OddsPreview:
         """The live odds preview under the result (a ruleset may show more)."""
@@ -210,7 +224,7 @@ class CombatScreen(RulesetScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.reading = self.read_form()
-        self.query_one(".factor", Input).focus()
+        self.query_one("#attackers Input", Input).focus()
         # An empty form is drawn without the engine or the hidden result panel; both come
         # once the form is shown, while the player reads it.
         self.call_after_refresh(self.prepare)
@@ -230,19 +244,31 @@ class CombatScreen(RulesetScreen):
         # What preparing laid out drawn too: the save opened from the list is read now.
         self.call_after_refresh(self.desk.screen_drawn)
 
-    @property
-    def focus_chain(self) -> list[Widget]:
-        """Every unit's factor first (attackers, then defenders), then the rest in screen
-        order, the scrolling panes last: so "12 Tab 3 ctrl+r" resolves a combat on any
-        ruleset, and Tab after the last unit reaches the next field."""
-        chain = super().focus_chain
+    def focused_unit_row(self) -> UnitRow | None:
+        """The unit row whose text field has the focus, if one has."""
+        if not isinstance(self.focused, Input):
+            return None
+        return next((a for a in self.focused.ancestors if isinstance(a, UnitRow)), None)
 
-        def rank(widget: Widget) -> int:
-            if widget.has_class("factor"):
-                return 0 if widget.parent and widget.parent.has_class("attacker") else 1
-            return 3 if isinstance(widget, VerticalScroll) else 2
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_unit":
+            # Enter keeps its own meaning everywhere but in a unit's text field.
+            return self.focused_unit_row() is not None
+        return super().check_action(action, parameters)
 
-        return sorted(chain, key=rank)
+    def action_next_unit(self) -> None:
+        """Enter in a unit's row goes down, as in a spreadsheet: to the next unit's factor
+        (the attackers, then the defenders; after the last, the next field). Tab goes
+        across the row, so "12 Enter 3 ctrl+r" resolves a combat on any ruleset."""
+        row = self.focused_unit_row()
+        rows = [*self.unit_rows("attacker"), *self.unit_rows("defender")]
+        later = rows[rows.index(row) + 1 :] if row in rows else []
+        if later:
+            # At once, not after the messages waiting (as `focus()` would): the next key
+            # typed goes to the new field.
+            self.set_focus(later[0].factor_input)
+        else:
+            self.focus_next()
 
     # ------------------------------------------------------------------ the form
     def form_field(self, selector: str) -> Widget | None:
@@ -292,7 +318,7 @@ class CombatScreen(RulesetScreen):
             panel = ResultPanel(id="result")
             panel.display = False
             side = self.form_field(".combat-side")
-            assert isinstance(side, VerticalScroll)
+            assert isinstance(side, Vertical)
             side.mount(panel, before=self.form_field("#preview"))
             self._fields["#result"] = panel
         assert isinstance(panel, ResultPanel)
@@ -449,15 +475,23 @@ class CombatScreen(RulesetScreen):
     def action_hand_dice(self) -> None:
         self.roll_flow(by_hand=True)
 
+    def before_roll(self) -> None:
+        """What a ruleset keeps before a roll is read (an option still being cycled)."""
+
     def refuse(self, problems: list[str] | tuple[str, ...]) -> None:
         self.notify("Fix the form first: " + "; ".join(problems), severity="error", markup=False)
 
     @work(exclusive=True, group="roll")
     async def roll_flow(self, by_hand: bool) -> None:
         """Read the form, roll (asking for hand dice where needed), show and record."""
+        self.before_roll()
         combat = self.reading.combat
         if combat is None:
             self.refuse(self.reading.problems)
+            return
+        if self.session.read_only:
+            # Refused before any die is shown: a roll seen and not logged is no roll.
+            self.notify(f"Not rolled: {self.session.read_only}.", severity="error", markup=False)
             return
         try:
             played = await self.play(combat, by_hand)
@@ -470,19 +504,38 @@ class CombatScreen(RulesetScreen):
     async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
         """Resolve the combat by the ruleset's procedure, answering its questions: the
         desk's dice (or dice by hand), and a dialog for each choice. None if cancelled."""
-        from tui.engine.procedure import procedure
+        from tui.engine.procedure import DiceQuestion, procedure
 
         steps = procedure(combat, self.tables)
+        dice_asked = False
         try:
             question = next(steps)
             while True:
+                dice_asked = dice_asked or isinstance(question, DiceQuestion)
                 answer = await self.answer(question, by_hand)
                 if answer is _CANCELLED:
                     steps.close()
                     return None
                 question = steps.send(answer)
         except StopIteration as done:
-            return done.value
+            played: tuple[CombatInput, Outcome] = done.value
+        if by_hand and not dice_asked and not await self.confirm_no_dice(played[1]):
+            return None
+        return played
+
+    async def confirm_no_dice(self, outcome: Outcome) -> bool:
+        """Dice by hand on a combat that reads none (AD, AV, an overrun): said, and logged
+        only when the player confirms (the keys typed for a die go to this dialog)."""
+        from tui.engine.combat import cell_text
+        from tui.screens.dialogs import ChoiceScreen
+
+        result = outcome.cell if outcome.cell is not None else outcome.odds
+        question = (
+            f"No die is read: this combat's result is {cell_text(result)} whatever "
+            "the dice. Log it?"
+        )
+        choices = [("y", "yes, log the result", "yes"), ("n", "no, log nothing", "no")]
+        return await self.app.push_screen_wait(ChoiceScreen(question, choices)) == "yes"
 
     async def answer(self, question: Question, by_hand: bool) -> Any:
         """One question of the procedure answered: dice rolled (or asked for), a choice or a
@@ -500,8 +553,10 @@ class CombatScreen(RulesetScreen):
             values = {option.key: option.value for option in question.options}
             choices = [(option.key, option.label, option.key) for option in question.options]
             key = await self.app.push_screen_wait(ChoiceScreen(question.prompt, choices))
-            return values[key]
-        return await self.app.push_screen_wait(NumberScreen(question.prompt, question.empty))
+            return _CANCELLED if key is None else values[key]
+        number = NumberScreen(question.prompt, question.empty)
+        value = await self.app.push_screen_wait(number)
+        return _CANCELLED if number.cancelled else value
 
     async def ask_hand_roll(self, dice: tuple[str, int, int], what: str = "") -> int | None:
         from tui.screens.dialogs import HandDiceScreen
@@ -522,11 +577,18 @@ class CombatScreen(RulesetScreen):
         self.last = outcome
         panel = self.result_panel
         panel.display = True
-        panel.show(outcome, self.result_effects(outcome), offer=self.after_roll_hint())
-        side = self.form_field(".combat-side")
-        if isinstance(side, VerticalScroll) and side.scroll_y:
-            side.scroll_home(animate=False)
+        panel.show(
+            outcome,
+            self.result_effects(outcome),
+            offer=self.after_roll_hint(),
+            head=self.result_head(outcome),
+        )
         self.record(combat, outcome, note, amends)
+
+    def result_head(self, outcome: Outcome) -> str:
+        """The result panel's first row, where a ruleset words it itself ("": the roll, the
+        column and the cell)."""
+        return ""
 
     def result_effects(self, outcome: Outcome) -> str | None:
         """The result panel's lines under the cell, where a ruleset words them itself
@@ -571,7 +633,7 @@ class CombatScreen(RulesetScreen):
             self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
         else:
             assert state.entry is not None
-            text = f"Logged as entry {state.entry.get('seq')} in {self.desk.game.path.name}"
+            text = f"Logged as entry {state.entry.get('seq')}"
             panel.saved(text, offer=self.after_roll_hint())
         # No refresh_bindings: no command's availability depends on a roll (it would
         # rebuild the footer, a layout of the whole screen, on every roll).

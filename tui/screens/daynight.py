@@ -16,6 +16,7 @@ from tui.widgets.combat import FixedInput
 
 
 class DayNightScreen(CombatScreen):
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset({"engaged", "disorganized"})
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
 
     def compose_fields(self) -> ComposeResult:

@@ -9,9 +9,19 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static
+from textual.widgets import (
+    Button,
+    Footer,
+    Input,
+    Label,
+    OptionList,
+    Select,
+    SelectionList,
+    Static,
+)
 
 from tui.engine import Outcome
 from tui.engine.combat import cell_text
@@ -99,7 +109,8 @@ class AfterRollScreen(ModalScreen[str | None]):
             yield Label("A card after the roll")
             for side, card in self.offers.items():
                 yield Label(f"  {side[0]}  the {side} plays {card.title()}")
-            yield Label("  Esc  neither", classes="hint")
+            keys = " or ".join(side[0] for side in self.offers)
+            yield Label(f"{keys} plays the card; Esc plays neither", classes="hint")
 
     def action_choose(self, side: str) -> None:
         if side and side not in self.offers:
@@ -152,6 +163,7 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+            yield Label("Enter creates; Space ticks; Tab moves; Esc cancels", classes="hint")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "create":
@@ -185,44 +197,79 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
         self.dismiss(None)
 
 
-class ChoiceScreen(ModalScreen[str]):
-    """A question answered with one key: each choice is (key, what it does, value). Esc
-    gives the first choice's value (the answer that commits nothing)."""
+class ChoiceScreen(ModalScreen[str | None]):
+    """A question answered from the keyboard: each choice is (key, what it does, value).
+    The first choice starts highlighted; Up/Down and Enter pick one, as do its key and the
+    first letter of what it does (where no other choice shares it). Esc answers None: the
+    question, and whatever asked it, is cancelled."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, question: str, choices: list[tuple[str, str, str]]) -> None:
         super().__init__(classes="dialog-screen")
         self.question = question
         self.choices = choices
-        self.answers = {key: value for key, _, value in choices} | {"escape": choices[0][2]}
+        self.keys: dict[str, str] = {key.lower(): value for key, _, value in choices}
+        initials = [label[:1].lower() for _, label, _ in choices]
+        for (_, _, value), initial in zip(choices, initials, strict=True):
+            if initial.isalnum() and initial not in self.keys and initials.count(initial) == 1:
+                self.keys[initial] = value
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.question, markup=False)
-            for key, label, _ in self.choices:
-                yield Static(f"  {key}  {label}", markup=False)
+            yield OptionList(
+                *[Content(f"{key}  {label}") for key, label, _ in self.choices],
+                id="choices",
+                compact=True,
+            )
+            yield Label(choice_keys_hint(self.choices), classes="hint", markup=False)
+
+    def on_mount(self) -> None:
+        options = self.query_one("#choices", OptionList)
+        options.highlighted = 0
+        options.focus()
 
     def on_key(self, event: events.Key) -> None:
-        if event.key in self.answers:
+        value = self.keys.get((event.character or event.key).lower())
+        if value is not None:
             event.stop()
-            self.dismiss(self.answers[event.key])
+            event.prevent_default()
+            self.dismiss(value)
+
+    @on(OptionList.OptionSelected, "#choices")
+    def selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.choices[event.option_index][2])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def choice_keys_hint(choices: list[tuple[str, str, str]]) -> str:
+    """A choice dialog's last line: the keys it answers."""
+    keys = "/".join(key for key, _, _ in choices)
+    return f"Up/Down Enter, or {keys}; Esc cancels"
 
 
 class NumberScreen(ModalScreen[int | None]):
-    """Ask for a whole number >= 0; empty (or Esc) means none."""
+    """Ask for a whole number >= 0; empty means none. Esc cancels: None, with `cancelled`
+    set (a roll that asked is cancelled whole)."""
 
-    BINDINGS = [Binding("escape", "none", "None")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, question: str, placeholder: str = "") -> None:
         super().__init__(classes="dialog-screen")
         self.question = question
         self.placeholder = placeholder
+        self.cancelled = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.question, markup=False)
             yield Input(placeholder=self.placeholder, id="number", compact=True)
             yield Static("", markup=False, classes="problems", id="number-problem")
-            yield Label("Enter to go on; empty or Esc for none", classes="hint")
+            yield Label("Enter to go on (empty: none); Esc cancels", classes="hint")
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
@@ -237,7 +284,8 @@ class NumberScreen(ModalScreen[int | None]):
             )
             event.input.set_class(True, "-invalid")
 
-    def action_none(self) -> None:
+    def action_cancel(self) -> None:
+        self.cancelled = True
         self.dismiss(None)
 
 

@@ -10,6 +10,12 @@ from textual.widgets import Footer, Static
 
 from tui.commands import COMBAT_SCREEN_COMMANDS, RULESET_COMMANDS, Command
 
+# How a combat is typed: the same on every combat screen.
+TYPING_KEYS = (
+    "  Tab      next field: across a unit's row, then the next row; shift+Tab back\n"
+    "  Enter    in a unit's row: down to the next unit's factor (12 Enter 3 ctrl+r)"
+)
+
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1,q", "close", "Close")]
@@ -33,7 +39,8 @@ class HelpScreen(ModalScreen[None]):
                     "crtdesk: pick a game and press Enter, or n for a new one.\n"
                     "On a combat screen type the factors; the odds update as you type.\n\n"
                     f"Keys here:\n{keys}\n\n"
-                    f"Keys on a combat screen:\n{combat_keys}\n  F2-F8    switch to the game's 1st..7th ruleset\n"
+                    f"Keys on a combat screen:\n{combat_keys}\n{TYPING_KEYS}\n"
+                    "  F2-F8    switch to the game's 1st..7th ruleset\n"
                     "  ctrl+p   command palette; ctrl+q quits",
                     markup=False,
                 )
@@ -41,7 +48,7 @@ class HelpScreen(ModalScreen[None]):
                 rulings = "\n".join(f"- {r}" for r in tables.data[self.ruleset]["rulings"])
                 yield Static(f"{tables.title(self.ruleset)}\n\nRulings:\n{rulings}", markup=False)
                 yield Static(
-                    f"\nKeys:\n{keys}\n  F2-F8    switch ruleset\n"
+                    f"\nKeys:\n{keys}\n{TYPING_KEYS}\n  F2-F8    switch ruleset\n"
                     "  space    on a choice (terrain, card, ...): its next value; left the one\n"
                     "           before; a letter the next value starting with it\n",
                     markup=False,

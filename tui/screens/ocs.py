@@ -9,7 +9,9 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from textual import on
+from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widgets import Label
 
 from tui.engine import InputError, Unit
 from tui.engine.preview import preview
@@ -27,7 +29,13 @@ HIGHEST = "(highest)"
 
 
 class OcsScreen(CombatScreen):
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(SHOWN_MARKERS)
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
+
+    def compose_unit_heading(self, side: str) -> ComposeResult:
+        # Over the row's fields (label 3, name 11, strength 5, steps 4, AR): their
+        # placeholders go once a value is typed.
+        yield Label("   name       str  stp AR", classes="unit-heading")
 
     def make_unit_row(self, side: str, number: int) -> OcsUnitRow:
         return OcsUnitRow(side, number)

@@ -17,6 +17,8 @@ from tui.screens.combat import CombatScreen, SaveState
 from tui.widgets.combat import Cycle, UnitRow
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from tui.engine import CombatInput, Outcome
     from tui.engine.schema import Field as SchemaField
 
@@ -32,8 +34,18 @@ def choice(options: list[tuple[str, Any]], value: Any, id: str) -> Cycle:
     return Cycle(options, value=value, id=id)
 
 
+MINES_SETTLE = 0.8
+
+
 class PodScreen(CombatScreen):
     """Pair-o-Dice Basic, Super and Ultra."""
+
+    # A mines CDF being cycled is logged once it has stood this long (seconds).
+    _mines_timer: Timer | None = None
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(
+        {"no-entry", "obstacle", "hero-site", "buddy-card"}
+    )
+    MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + POD_COMMANDS
     BINDINGS = [c.binding() for c in POD_COMMANDS]
@@ -67,11 +79,26 @@ class PodScreen(CombatScreen):
 
     @on(Cycle.Changed, "#mines-cdf")
     def mines_option_changed(self, event: Cycle.Changed) -> None:
-        """The mines CDF is a per-game option: a change is kept (and logged) in the save."""
-        if isinstance(event.value, int) and event.value != self.desk.game.options.get(
+        """The mines CDF is a per-game option, kept (and logged) in the save once the player
+        stops cycling it: one entry for 2 -> 3 -> 2 -> 3, not three (and before a roll)."""
+        if self._mines_timer is not None:
+            self._mines_timer.stop()
+        self._mines_timer = self.set_timer(MINES_SETTLE, self.keep_mines_option)
+
+    def keep_mines_option(self) -> None:
+        """Log the mines CDF the form shows, when it is not the game's."""
+        if self._mines_timer is not None:
+            self._mines_timer.stop()
+            self._mines_timer = None
+        found = self.form_field("#mines-cdf")
+        value = found.value if isinstance(found, Cycle) else None
+        if isinstance(value, int) and value != self.desk.game.options.get(
             "mines_cdf", self.mines_default
         ):
-            self.desk.set_game_option("mines_cdf", event.value)
+            self.desk.set_game_option("mines_cdf", value)
+
+    def before_roll(self) -> None:
+        self.keep_mines_option()
 
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
         # An obstacle is the whole defence: the defender rows are not read, and show it.
@@ -111,7 +138,7 @@ class PodScreen(CombatScreen):
     def after_roll_hint(self) -> str:
         # Shown with the roll while it is saved, so the result panel keeps its height.
         cards = sorted({card.title() for card in self.card_offers().values()})
-        return f"F9: play {' or '.join(cards)} after the roll" if cards else ""
+        return f"F9: play {' or '.join(cards)}" if cards else ""
 
     def action_after_roll(self, side: str | None = None) -> None:
         from tui.screens.dialogs import AfterRollScreen

@@ -182,6 +182,22 @@ def _units(units: Iterable[Mapping[str, Any]]) -> str:
     return " + ".join(shown) or "none"
 
 
+# Inputs that are dice, not modifiers: the Dice line says them.
+DICE_INPUTS = frozenset({"roll", "surprise_roll", "shift_roll", "rerolls"})
+
+
+def modifier_words(inputs: Mapping[str, Any]) -> list[str]:
+    """A combat's modifiers as the review words them: a tick on is its name, a tick off or
+    an empty input is left out ("hold", never "hold False"), and the dice are not among them."""
+    words = []
+    for key, value in inputs.items():
+        if key in DICE_INPUTS or value is None or value is False or value in ("", [], {}):
+            continue
+        name = key.replace("_", " ")
+        words.append(name if value is True else f"{name} {one_line(value)}")
+    return words
+
+
 def detail_text(entry: Mapping[str, Any], index: Index) -> str:
     """An entry in full: inputs, modifiers, dice, trace, effects, the markers it placed,
     the notes on it and, when a card was played after its roll, the outcome after it."""
@@ -203,7 +219,7 @@ def detail_text(entry: Mapping[str, Any], index: Index) -> str:
             f" · column read {entry.get('column') or '-'} · row {entry.get('roll') or '-'}"
         )
         inputs.pop("ruleset", None)
-        modifiers = [f"{k.replace('_', ' ')} {one_line(v)}" for k, v in inputs.items()]
+        modifiers = modifier_words(inputs)
         lines.append("Modifiers: " + ("; ".join(modifiers) if modifiers else "none"))
     if entry.get("dice"):
         lines.append("Dice: " + dice_text(entry["dice"]))

@@ -9,4 +9,5 @@ from tui.screens.combat import CombatScreen
 
 
 class RivetsScreen(CombatScreen):
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset()  # Rivets places none
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")

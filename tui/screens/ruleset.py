@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,6 +24,7 @@ from tui.widgets.title import TitleBar
 
 if TYPE_CHECKING:
     from tui.app import CrtDeskApp
+    from tui.saves import Marker
     from tui.screens.markers import MarkerRequest
 
 # Where the combat screens and the tests have long found them.
@@ -35,6 +36,9 @@ class RulesetScreen(DeskScreen):
 
     # Every command this screen has, in Footer order: its key, help line and palette entry.
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = RULESET_COMMANDS
+    # The marker kinds this screen's game uses (None: every kind), and the marker keys.
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = None
+    MARKER_KEYS: ClassVar[str] = "^s next turn · ^\\ markers"
 
     BINDINGS = (
         [c.binding() for c in RULESET_COMMANDS]
@@ -118,7 +122,7 @@ class RulesetScreen(DeskScreen):
         self.title = game.title
         self.sub_title = (
             f"Turn {game.turn} · {self.desk.player} · {self.desk.tables.title(self.ruleset)}"
-        )
+        ) + (" · READ-ONLY" if self.session.read_only else "")
         # Redrawn only when the turn or a marker changed: the panel's height follows its
         # lines, so a redraw lays the screen out (on every roll recorded, before).
         loaded = self.session.loaded
@@ -127,13 +131,18 @@ class RulesetScreen(DeskScreen):
             self._markers_shown = shown
             for panel in self.query(MarkerPanel).results(MarkerPanel):
                 if loaded:
-                    panel.show(game.turn, game.markers)
+                    panel.show(game.turn, self.shown_markers(game.markers), len(game.markers))
                 else:
                     panel.show_reading(game.turn)
 
     def compose_markers(self) -> ComposeResult:
-        """The marker panel: the turn and every marker in play in this game."""
-        yield MarkerPanel(classes="marker-panel")
+        """The marker panel: the turn and the markers in play that this screen's game uses."""
+        yield MarkerPanel(self.MARKER_KEYS, classes="marker-panel")
+
+    def shown_markers(self, markers: Sequence[Marker]) -> list[Marker]:
+        """The markers this screen lists (every one where it names no kinds)."""
+        kinds = self.MARKER_KINDS
+        return list(markers) if kinds is None else [m for m in markers if m.kind in kinds]
 
     # ------------------------------------------------------------------ saving
     def append_in_worker(

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from tui.engine.preview import Preview
 
 BAR_WIDTH = 10
+# The preview's bars: narrow, so a chance, its cell and some of its meaning share a row.
+CHANCE_BAR_WIDTH = 5
 # Letters typed on a choice within this many seconds of each other spell one name.
 TYPED_TOGETHER = 1.0
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -261,6 +263,8 @@ class LinesInPlace(Static):
     # The parts in the order shown, and each one's component class (None: the widget's own
     # style).
     PARTS: ClassVar[dict[str, str | None]] = {}
+    # Parts whose lines are cut short at the width ("…") rather than wrapped: one row each.
+    CLIPPED_PARTS: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, reserve: int = 0, **kwargs: Any) -> None:
         super().__init__("", markup=False, **kwargs)
@@ -339,6 +343,9 @@ class LinesInPlace(Static):
             if cell_len(text) <= width:
                 rows.append((part, number, 0, text))
                 continue
+            if part in self.CLIPPED_PARTS:
+                rows.append((part, number, 0, Content(text).truncate(width, ellipsis=True).plain))
+                continue
             offset = 0
             for piece in Content(text).wrap(width):
                 offset = text.find(piece.plain, offset)
@@ -395,6 +402,8 @@ class OddsPreview(LinesInPlace):
         "problems": "odds-preview--problem",
         "chances": None,
     }
+    # A chance per row, the likeliest first: as many as the pane has room for.
+    CLIPPED_PARTS: ClassVar[frozenset[str]] = frozenset({"chances"})
     COMPONENT_CLASSES: ClassVar[set[str]] = {"odds-preview--head", "odds-preview--problem"}
     DEFAULT_CSS = """
     OddsPreview { height: 1fr; }
@@ -429,7 +438,8 @@ def preview_head(preview: Preview | None) -> list[str]:
 
 
 def preview_chances(preview: Preview | None) -> list[str]:
-    """The chance of every result on the column, with a bar and what it means."""
+    """The chance of every result on the column, the likeliest first, one row each: with a
+    bar, its cell and what it means (cut short where the pane is narrow)."""
     rows: list[str] = []
     if preview is None:
         return rows
@@ -437,73 +447,93 @@ def preview_chances(preview: Preview | None) -> list[str]:
         rows.append(f"Chances on {preview.column} ({preview.dice}):")
     for row in preview.rows:
         chance = float(row.probability)
-        rows.append(f"{chance * 100:5.1f}% {bar(chance)} {row.cell}")
-        rows.append(f"  {row.meaning}")
+        rows.append(
+            f"{chance * 100:5.1f}% {bar(chance, CHANCE_BAR_WIDTH)} {row.cell} · {row.meaning}"
+        )
     return rows
 
 
 class ResultLines(LinesInPlace):
-    """The result panel's text: the cell (bold), the effects and dice, and whether it is
-    logged (muted; in the error colour when it could not be)."""
+    """The result panel's text: the cell (bold) and its meaning, in three rows at most (the
+    whole text and the dice on ctrl+f)."""
 
     PARTS: ClassVar[dict[str, str | None]] = {
         "result-cell": "result-lines--cell",
         "result-effects": None,
-        "result-saved": "result-lines--saved",
     }
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"result-lines--cell", "result-lines--saved"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"result-lines--cell"}
     DEFAULT_CSS = """
-    ResultLines { height: auto; }
+    ResultLines { height: auto; max-height: 3; }
     ResultLines > .result-lines--cell { text-style: bold; }
-    ResultLines > .result-lines--saved { color: $text-muted; }
-    ResultPanel.-save-failed ResultLines > .result-lines--saved { color: $error; text-style: bold; }
     """
+
+
+class SavedLine(Static):
+    """Whether the last roll is logged, and what may be played after it: one row."""
+
+    DEFAULT_CSS = """
+    SavedLine { height: 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    ResultPanel.-save-failed SavedLine { color: $error; text-style: bold; }
+    """
+
+    def show(self, text: str) -> None:
+        if str(self.content) != text:
+            self.update(text, layout=False)  # one row, whatever it says
+
+
+def result_head(outcome: Outcome) -> str:
+    """The result's first row: "Roll 8 on 2-1: A - 1 / D 1 -2", or, where no die was read,
+    the result the odds gave ("AV: no die read")."""
+    on = f" on {outcome.column}" if outcome.column else ""
+    if outcome.roll:
+        return f"Roll {outcome.roll}{on}: {cell_text(outcome.cell)}"
+    if outcome.cell is not None:
+        return f"No roll{on}: {cell_text(outcome.cell)}"
+    return f"{outcome.odds or 'Result'}{on}: no die read"
 
 
 class ResultPanel(Vertical):
-    """The last roll: the cell, each side's effects in words, the dice, and whether it is
-    logged. Marked stale as soon as the form changes. Mounted once; each roll redraws its
-    lines in place (the box keeps the height laid out, blank lines below a shorter result)."""
+    """The last roll in a few rows: the cell and what it means, then whether it is logged.
+    Marked stale as soon as the form changes. Mounted once; each roll redraws its lines in
+    place. The whole text and trace are on ctrl+f."""
 
     DEFAULT_CSS = """
-    ResultPanel { height: auto; border: round $accent; padding: 0 1; margin-bottom: 1; }
+    ResultPanel { height: auto; border: round $accent; padding: 0 1; }
     ResultPanel.-stale { border: round $panel; color: $text-disabled; }
     """
+    TITLE = "Last roll (^f all)"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lines = ResultLines()
+        self.saved_line = SavedLine("", markup=False)
 
     def compose(self) -> ComposeResult:
         yield self.lines
+        yield self.saved_line
 
-    def show(self, outcome: Outcome, effects: str | None = None, offer: str = "") -> None:
-        """A roll, its effects worded by the ruleset (else the explanation and the dice),
-        being saved; `offer` names what may be played after it."""
+    def show(
+        self, outcome: Outcome, effects: str | None = None, offer: str = "", head: str = ""
+    ) -> None:
+        """A roll, its first row (`head`, else `result_head`), its effects worded by the
+        ruleset (else the explanation and the dice), being saved; `offer` names what may be
+        played after it."""
         self.set_class(False, "-stale")
         self.set_class(False, "-save-failed")
-        self._title("Last roll")
-        head = f"Roll {outcome.roll or '-'}"
-        if outcome.column:
-            head += f" on {outcome.column}"
+        self._title(self.TITLE)
+        head = head or result_head(outcome)
         if effects is None:
             lines = [outcome.explanation]
             dice = dice_text(outcome.dice)
             if dice:
                 lines.append(f"Dice: {dice}")
             effects = "\n".join(lines)
-        self.lines.show_parts(
-            {
-                "result-cell": f"{head}: {cell_text(outcome.cell)}",
-                "result-effects": effects,
-                "result-saved": "\n".join(["Saving…", offer] if offer else ["Saving…"]),
-            }
-        )
+        self.lines.show_parts({"result-cell": head, "result-effects": effects})
+        self.saved_line.show(" · ".join(["Saving…", offer] if offer else ["Saving…"]))
 
     def saved(self, text: str, failed: bool = False, offer: str = "") -> None:
         self.set_class(failed, "-save-failed")
-        lines = [text, offer] if offer else [text]
-        self.lines.show_parts({"result-saved": "\n".join(lines)})
+        self.saved_line.show(" · ".join([text, offer] if offer else [text]))
 
     def mark_stale(self) -> None:
         if self.display and not self.has_class("-stale"):

@@ -14,7 +14,12 @@ from tui.engine.cells import plain
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome
-from tui.engine.rulesets.common import check_whole, explain, finish, units_total
+from tui.engine.rulesets.common import (
+    check_whole,
+    describe_side,
+    finish,
+    units_total,
+)
 from tui.engine.tables import Chart, Tables
 
 STEPS = ("attrition", "accuracy", "direction", "crt")
@@ -337,7 +342,7 @@ def _chain_read(
     column, crt_roll, cell = found
     on_target: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     _crt_effects(cell, on_target, tables)
-    effects["cell_summary"] = explain(on_target)
+    effects["cell_summary"] = hex_words(on_target)
     return finish(
         combat,
         attack_total=total,
@@ -347,6 +352,12 @@ def _chain_read(
         effects=effects,
         trace=trace,
     )
+
+
+def hex_words(effects: dict[str, Any]) -> str:
+    """What a CRT cell does to the target hex. The CRT reads the hex only: the bombers'
+    losses are attrition's, said with the roll, not an attacker half of the cell."""
+    return " ".join([describe_side("Defender", effects["defender"]), *effects["notes"]])
 
 
 def _cell_words(cell: Any) -> str:
@@ -529,7 +540,7 @@ def chain_distribution(combat: CombatInput, tables: Tables) -> Distribution:
             meaning = "No CAF reached the target hex."
         else:
             _crt_effects(cell, effects, tables)
-            meaning = explain(effects)
+            meaning = hex_words(effects)
         outcomes.append((cell, chance, meaning))
         details.append(effects)
     columns = sorted(found.columns, key=lambda c: (c is None, int(c) if c else 0))
