@@ -65,6 +65,7 @@ from bench_saves import build, combats
 COLUMNS, LINES = 80, 24
 CTRL_Q = b"\x11"
 TAB, SHIFT_TAB, BACKSPACE, UP, END = b"\t", b"\x1b[Z", b"\x7f", b"\x1b[A", b"\x1b[F"
+ENTER = b"\r"
 F_KEYS = (b"\x1bOQ", b"\x1bOR", b"\x1bOS", b"\x1b[15~", b"\x1b[17~", b"\x1b[18~", b"\x1b[19~")
 # CSI, OSC and the short escapes: what is left is the text a player sees.
 ESCAPES = re.compile(
@@ -73,9 +74,15 @@ ESCAPES = re.compile(
 # The totals line of each preview: most rulesets, OCS ("A 7 : D 2 = 3:1") and the Big Boom
 # chain ("CAF 12 in 3 units").
 HEADLINE = re.compile(r"Attack \S+ · Defence \S+|A \S+ : D \S+ =|CAF \S+ in \d+ unit")
-# The keys that make each form valid, ending in the first attacker's factor.
+# The keys that make each form valid, ending in a factor the keys are timed in (Tab goes
+# across a unit's row, Enter down to the next unit's factor).
 SETUP: dict[str, tuple[bytes, ...]] = {
     "": (b"1", TAB, b"1", SHIFT_TAB, END),
+    # A terrain beside each factor: Enter to the defender's, timed there.
+    "pod-super": (b"1", ENTER, b"1", END),
+    "pod-ultra": (b"1", ENTER, b"1", END),
+    # The first attacker's name first: Tab to its strength, Enter to the defender's.
+    "ocs": (TAB, b"1", ENTER, b"1", END),
     # Units, AA, the target hex (left empty), the bomber range.
     "pod-boom": (b"1", TAB, b"1", TAB, TAB, b"8", SHIFT_TAB, SHIFT_TAB, SHIFT_TAB, END),
 }
