@@ -133,25 +133,10 @@ Minimal().run()
 
 # Counted in instructions (callgrind): each program ends itself as its first frame is
 # reported (on_ready), headless at 80x24, so the count is its start alone.
-COUNT_MINIMAL = """
-import os
-from textual.app import App
-from textual.widgets import Footer, Header, Input, Static
-
-
-class Minimal(App):
-    def compose(self):
-        yield Header()
-        yield Static("minimal ready")
-        yield Input()
-        yield Footer()
-
-    def on_ready(self):
-        os._exit(0)
-
-
-Minimal().run(headless=True, size=(80, 24))
-"""
+COUNT_MINIMAL = "import os\n" + MINIMAL_APP.replace(
+    "Minimal().run()",
+    "Minimal.on_ready = lambda self: os._exit(0)\nMinimal().run(headless=True, size=(80, 24))",
+)
 # The desk as `crtdesk` starts it (the collector paused first), on the saves folder, or on
 # one save as `crtdesk open NAME` opens it.
 COUNT_DESK = """
