@@ -646,25 +646,29 @@ class Bench:
         """The longest the event loop is held while a roll is made and recorded."""
         path = self.tmp / "rolling.toml"
         shutil.copyfile(self.long_path, path)
-        held = asyncio.run(self._roll_in_desk(path, 1 if self.quick else 7))
+        held, missed = asyncio.run(self._roll_in_desk(path, 1 if self.quick else 7))
         row = self.add(Row(f"roll and record on a {self.entries:,}-entry save", held))
         row.budget = "< 16 ms"
         row.note = "the event loop's longest stall per roll"
-        row.met = row.median is not None and row.median < 0.016
+        row.met = not missed and row.median is not None and row.median < 0.016
+        if missed:
+            row.note = f"{missed} roll(s) not recorded: the bench typed no combat"
 
-    async def _roll_in_desk(self, path: Path, rolls: int) -> list[float]:
+    async def _roll_in_desk(self, path: Path, rolls: int) -> tuple[list[float], int]:
         from tui.app import CrtDeskApp
         from tui.live import last_seq
         from tui.screens.combat import CombatScreen
 
         app = CrtDeskApp(saves_dir=path.parent, game_path=path, rng=random.Random(3))
         held: list[float] = []
+        missed = 0
         async with app.run_test(size=(COLUMNS, LINES)) as pilot:
             await pilot.pause()
             screen = app.screen
             if not isinstance(screen, CombatScreen):
-                return held
-            await pilot.press("8", "tab", "2")
+                return held, rolls
+            # The typing order: Enter goes from the attacker's factor to the defender's.
+            await pilot.press("8", "enter", "2")
             await pilot.pause()
             for _ in range(rolls):
                 seq = last_seq(app.game) if app.game else 0
@@ -683,10 +687,14 @@ class Bench:
                 await asyncio.sleep(0.02)
                 stop.set()
                 await task
-                held.append(max(gaps) if gaps else 0.0)
+                if app.game and last_seq(app.game) > seq:
+                    held.append(max(gaps) if gaps else 0.0)
+                else:
+                    # No entry was recorded: the stall measured is not a roll's.
+                    missed += 1
                 await pilot.press("tab")  # the form changes: the next roll is a fresh one
                 await pilot.press("shift+tab")
-        return held
+        return held, missed
 
     def opening(self) -> None:
         """A long save opened from the saves list: the open call on the UI thread, the
