@@ -52,6 +52,7 @@ def test_the_bench_prints_every_figure_with_its_budget():
     for ruleset in RULESET_IDS:
         wanted.append(f"keystroke to preview: {SHORT_NAMES[ruleset]}")
         wanted.append(f"engine share: {SHORT_NAMES[ruleset]}")
+        wanted.append(f"instructions: keystroke to preview: {SHORT_NAMES[ruleset]}")
     missing = [name for name in wanted if name not in rows]
     assert not missing, done.stdout
     # Every row names its budget; the engine is timed on every ruleset.
