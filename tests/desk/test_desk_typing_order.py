@@ -27,21 +27,39 @@ async def test_tab_goes_across_each_row_then_down_then_to_the_form(
         screen = app.screen
         await pilot.press("ctrl+n")  # a second attacker
         await pilot.pause()
-        rows = [*screen.unit_rows("attacker"), *screen.unit_rows("defender")]
+        attackers, defenders = screen.unit_rows("attacker"), screen.unit_rows("defender")
+        rows = [*attackers, *defenders]
         expected = [field for row in rows for field in row_fields(row)]
-        first = expected[0]
-        first.focus()
-        await pilot.pause()
-        walked = [screen.focused]
-        for _ in expected[1:]:
+        # Tab and shift+Tab walk the screen's focus chain: the rows' fields in one run,
+        # across each row, then down, then the form's own fields.
+        chain = screen.focus_chain
+        start = chain.index(expected[0])
+        assert chain[start : start + len(expected)] == expected
+        after = chain[start + len(expected) : start + len(expected) + 1]
+        assert after and after[0] not in expected and not isinstance(after[0], UnitRow)
+        # The keys themselves, at each boundary: the end of a row to the next row, the
+        # last attacker to the first defender, the last defender to the form, and back.
+        for last, first in (
+            (row_fields(attackers[0])[-1], row_fields(attackers[1])[0]),
+            (row_fields(attackers[-1])[-1], row_fields(defenders[0])[0]),
+            (expected[-1], after[0]),
+        ):
+            last.focus()
             await pilot.press("tab")
-            walked.append(screen.focused)
-        assert walked == expected
-        await pilot.press("tab")  # past the last defender: the form's own fields
-        assert screen.focused not in expected and not isinstance(screen.focused, UnitRow)
-        for field in reversed(expected):
+            assert screen.focused is first
             await pilot.press("shift+tab")
-            assert screen.focused is field
+            assert screen.focused is last
+        # A combat typed with Tab only: the first attacker's factor, Tab along the rows to
+        # the first defender's factor. Each value lands in its field and nowhere else.
+        first_attack, first_defence = attackers[0].factor_input, defenders[0].factor_input
+        before = {field: getattr(field, "value", None) for field in expected}
+        first_attack.focus()
+        tabs = expected.index(first_defence) - expected.index(first_attack)
+        await pilot.press("1", "2", *["tab"] * tabs, "3")
+        await settle(pilot)
+        landed = {field: getattr(field, "value", None) for field in expected}
+        assert (landed.pop(first_attack), landed.pop(first_defence)) == ("12", "3")
+        assert landed == {f: v for f, v in before.items() if f in landed}
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
