@@ -46,7 +46,9 @@ def test_every_engine_module_is_listed():
         f"tui.engine.rulesets.{n}" for n in ("pod", "boom", "ocs", "rivets", "daynight")
     } <= set(MODULES)
     assert set(CLI_MODULES) <= set(MODULES)
-    roles = ("paths", "encoding", "decoding", "checking", "replay", "store")
+    roles = ("paths", "encoding", "decoding", "checking", "replay", "locking", "files")
+    roles += ("loading", "streaming", "repair", "appending", "creating", "combats", "markers")
+    roles += ("notes", "options")
     assert {f"tui.saves.{role}" for role in roles} <= set(MODULES)
 
 

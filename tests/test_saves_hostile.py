@@ -247,7 +247,7 @@ def _blocked_while_held(held: Path, other: Path) -> None:
         saves.add_marker(other, "DG", "0202")
         done.set()
 
-    with saves.store._locked(held, exclusive=True):
+    with saves.locking._locked(held, exclusive=True):
         writer = threading.Thread(target=append)
         writer.start()
         assert not done.wait(0.3), "a second writer got in under another name"
@@ -263,7 +263,7 @@ def test_a_hard_link_shares_the_saves_lock(game: Path) -> None:
 
 def test_a_deleted_lock_file_lets_no_second_writer_in(game: Path) -> None:
     done = threading.Event()
-    with saves.store._locked(game, exclusive=True):
+    with saves.locking._locked(game, exclusive=True):
         game.with_name("g.toml.lock").unlink()
         writer = threading.Thread(target=lambda: (saves.add_marker(game, "DG", "1"), done.set()))
         writer.start()
@@ -289,8 +289,8 @@ def test_an_append_checks_the_number_it_writes_against_the_file(game: Path) -> N
     fd = os.open(game, os.O_RDONLY)
     try:
         with pytest.raises(SaveError, match="entry 3 would follow entry 3"):
-            saves.store._check_follows(fd, game, 3)
-        saves.store._check_follows(fd, game, 4)
+            saves.appending._check_follows(fd, game, 3)
+        saves.appending._check_follows(fd, game, 4)
     finally:
         os.close(fd)
 
@@ -369,13 +369,13 @@ def test_a_backup_cut_short_by_a_full_disk_is_not_left_behind(
 ) -> None:
     with game.open("ab") as handle:
         handle.write(b"\n[[log]]\nseq = 2\n")
-    real = saves.store._write_all
+    real = saves.files._write_all
 
     def full(fd: int, data: bytes) -> None:
         real(fd, data[:10])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(saves.store, "_write_all", full)
+    monkeypatch.setattr(saves.files, "_write_all", full)
     with pytest.raises((SaveError, OSError)):
         saves.repair_save(game)
     assert list(game.parent.glob("g.toml.bak-*")) == []
@@ -407,24 +407,24 @@ def test_turn_reads_the_log_before_the_lock_and_only_checks_it_under_it(
 ) -> None:
     saves.add_marker(game, "DG", "0101", turns=1)
     under_lock: list[int] = []
-    real = saves.store._read_whole
+    real = saves.appending._read_whole
 
     def counted(fd: int, path: Path):  # noqa: ANN202
         under_lock.append(1)
         return real(fd, path)
 
-    monkeypatch.setattr(saves.store, "_read_whole", counted)
+    monkeypatch.setattr(saves.appending, "_read_whole", counted)
     entry = saves.advance_turn(game)
     assert under_lock == [] and entry["turn"] == 2 and "2.1" in entry["counted_down"]
     # Another writer between the read and the lock: the log is read again under it.
-    real_before = saves.store._read_beforehand
+    real_before = saves.appending._read_beforehand
 
     def then_a_note(path: Path):  # noqa: ANN202
         read = real_before(path)
         saves.add_marker(path, "DG", "0202", turns=1)
         return read
 
-    monkeypatch.setattr(saves.store, "_read_beforehand", then_a_note)
+    monkeypatch.setattr(saves.appending, "_read_beforehand", then_a_note)
     entry = saves.remove_marker(game, "4.1")
     assert under_lock == [1] and entry["seq"] == 5 and entry["target"] == "0202"
     assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2, 3, 4, 5]

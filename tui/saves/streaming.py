@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
+from tui.saves import files
 from tui.saves.checking import _check_entry, _check_header, _entry_problem
 from tui.saves.decoding import (
     _SEPARATOR,
@@ -41,17 +42,9 @@ from tui.saves.decoding import (
     toml_loads,
 )
 from tui.saves.errors import SaveError
+from tui.saves.loading import StaleOffset, _tail, _torn_text, load_game
+from tui.saves.locking import _locked, _open, _require
 from tui.saves.replay import Game, Marker, _apply_state, _new_game
-from tui.saves.store import (
-    StaleOffset,
-    _locked,
-    _open,
-    _read_range,
-    _require,
-    _tail,
-    _torn_text,
-    load_game,
-)
 
 CHUNK = 256 * 1024
 _LOG_LINE = _SEPARATOR[1:]  # "[[log]]\n": an entry's first line
@@ -160,7 +153,7 @@ class _Reader:
     def _more(self) -> bytes:
         """The next chunk of what a load keeps (b"" at its end)."""
         stop = min(self.kept, self.read_to + self.chunk)
-        data = _read_range(self.fd, self.read_to, stop)
+        data = files._read_range(self.fd, self.read_to, stop)
         if len(data) != stop - self.read_to:
             raise _HandOver  # the file is shorter than it was: the whole-file reader reads it
         self.read_to = stop
@@ -274,7 +267,7 @@ def read_entry(path: Path, place: Place, seq: int) -> dict[str, Any]:
     path = Path(path)
     fd = _open(path, writable=False)
     try:
-        data = _read_range(fd, place.offset, place.offset + place.size)
+        data = files._read_range(fd, place.offset, place.offset + place.size)
     finally:
         os.close(fd)
     stale = StaleOffset(f"{path}: entry {seq} is no longer at byte {place.offset}; read it again")
