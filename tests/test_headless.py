@@ -26,6 +26,8 @@ def headless_modules() -> list[str]:
 
 # The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
 CLI_MODULES = ("tui.cli", "tui.cli.saves", "tui.text", "tui.player", "tui.luck", "tui.report")
+# The review's rows and reading, and the command names they show.
+CLI_MODULES += ("tui.review_data", "tui.commands")
 
 
 MODULES = headless_modules()

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from review_save import campaign
 
 from tui import saves
-from tui.screens.review import (
+from tui.review_data import (
     Filter,
     Index,
     _search_text,
