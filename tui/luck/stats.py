@@ -119,7 +119,7 @@ def _cell_key(cell: Any) -> str:
     return json.dumps(plain(cell), sort_keys=True)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CombatLuck:
     """One combat's result against its exact distribution (Fractions are exact)."""
 
@@ -459,6 +459,9 @@ class LuckTally:
         self.combats: list[CombatLuck] = []
         self.skipped: list[tuple[int, str]] = []
         self._cache: dict[str, Distribution] = {}
+        # One copy of each name, odds, cell and chance many combats share: a long campaign's
+        # figures keep one small record per combat.
+        self._shared: dict[Any, Any] = {}
         self._tallies: dict[tuple[str, str | None], _Tally] = {}
         # The players whose entries' dice count, and the rulesets those entries name.
         self._rulesets: dict[str, set[str]] = {}
@@ -486,8 +489,30 @@ class LuckTally:
         if isinstance(found, str):
             self.skipped.append((entry["seq"], found))
             return None
+        found = self._compact(found)
         self.combats.append(found)
         return found
+
+    def _compact(self, found: CombatLuck) -> CombatLuck:
+        shared = self._shared
+
+        def one(value: Any) -> Any:
+            try:
+                return shared.setdefault((type(value), value), value)
+            except TypeError:  # a cell that is a table (OCS): kept as it is
+                return value
+
+        return replace(
+            found,
+            player=one(found.player),
+            ruleset=one(found.ruleset),
+            source=one(found.source),
+            odds=one(found.odds),
+            cell=one(found.cell),
+            p_worse=one(found.p_worse),
+            p_same=one(found.p_same),
+            variance=one(found.variance),
+        )
 
     def _group(self, player: str | None, ruleset: str | None) -> LuckGroup:
         def mine(player_of: str, ruleset_of: str | None) -> bool:
