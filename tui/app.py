@@ -23,7 +23,7 @@ from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
-from tui.session import GameSession, stand_in
+from tui.session import GameSession, read_game, stand_in
 from tui.startup import resume_collector
 
 if TYPE_CHECKING:
@@ -367,7 +367,8 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
         if review:
             saves.require_save(game_path)
         else:
-            game = saves.load_game(game_path)
+            # Entry by entry, only the last entries kept: a long campaign is never held whole.
+            game = read_game(game_path, pauses=False)
     app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
     app.run()
     return 0

@@ -14,10 +14,12 @@ from __future__ import annotations
 import bisect
 import shlex
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from tui import saves
 from tui.commands import SHORT_NAMES
@@ -50,10 +52,6 @@ COLUMNS: tuple[tuple[str, str, int, int], ...] = (
 
 
 CELL_KEYS = tuple(key for key, *_ in COLUMNS)
-
-
-# Cells whose text repeats from row to row: the review keeps one copy of each text.
-_SHARED_CELLS = frozenset(("turn", "when", "who", "ruleset", "sides", "odds", "column", "dice"))
 
 
 RESULT_MIN = 12
@@ -101,6 +99,7 @@ def _no_entry(seq: int) -> Mapping[str, Any] | None:
 
 # What the review keeps of an entry amending an earlier one: what the earlier one shows of it.
 _AMENDING_KEYS = ("seq", "cell", "explanation")
+_NOTE_KEYS = ("seq", "who", "when", "text")
 
 
 @dataclass
@@ -114,7 +113,9 @@ class Index:
 
     def add(self, entry: Mapping[str, Any]) -> None:
         if entry["kind"] == "note":
-            self.notes_on.setdefault(entry["annotates"], []).append(entry)
+            # What a note shows of itself on the entry it annotates: not the whole entry.
+            shown = {key: entry[key] for key in _NOTE_KEYS if key in entry}
+            self.notes_on.setdefault(entry["annotates"], []).append(shown)
         amends = entry.get("amends")
         if isinstance(amends, int):
             shown = {key: entry[key] for key in _AMENDING_KEYS if key in entry}
@@ -165,7 +166,12 @@ def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
 
 
 def _search_text(entry: Mapping[str, Any], cells: Mapping[str, str], index: Index) -> str:
-    return " ".join([*cells.values(), entry_text(entry)[1], *index.notes(entry)]).lower()
+    """What the filter's words are looked for in: the cells, the entry in words (unless the
+    result cell already says them: kept once, a long campaign keeps this for every entry)
+    and the notes on it."""
+    words = entry_text(entry)[1]
+    said = [words] if words not in cells.get("result", "") else []
+    return " ".join([*cells.values(), *said, *index.notes(entry)]).lower()
 
 
 def _units(units: Iterable[Mapping[str, Any]]) -> str:
@@ -325,10 +331,10 @@ def _quoted(token: str) -> str:
 
 @dataclass(slots=True)
 class Row:
-    """What the review keeps of one entry: its cells (in CELL_KEYS order), what the
-    filters read, and where it lies in the save to read it in full; or, without a place,
-    the entry itself (read from the end of the file, appended since, or read by the
-    whole-file reader)."""
+    """One entry as the review shows it: its cells (in CELL_KEYS order), what the filters
+    read, and where it lies in the save to read it in full; or, without a place, the entry
+    itself (read from the end of the file, appended since, or read by the whole-file
+    reader). Made when asked for (`Loaded.rows`): the review keeps its rows in columns."""
 
     seq: int
     turn: int
@@ -358,21 +364,43 @@ def _unread_game(path: Path) -> saves.Game:
     )
 
 
-@dataclass
+_NO_PLACE = -1
+# The rows whose cells are kept at once: a screenful or two, and some scrolling either way.
+_CELLS_KEPT = 512
+
+
 class Loaded:
-    """A save read off the UI thread: one row per entry, ready to show."""
+    """A save read off the UI thread: what the review keeps of each entry, ready to show.
 
-    path: Path
-    # The header, the turn, the markers and the options; its `entries` stay empty.
-    game: saves.Game
-    rows: list[Row] = field(default_factory=list)
-    index: Index = field(default_factory=Index)
-    # Only the log's last entries (`read_tail`): the whole log is still being read.
-    partial: bool = False
-    # One copy of each short cell text many rows show (a turn, a player, the odds).
-    _shared: dict[str, str] = field(default_factory=dict, repr=False)
+    Kept compact for a long campaign: per entry its number, turn, player, ruleset and place
+    in the save in arrays, and the text the filters search; the cells of a row are made
+    when it is shown (the entry read again from its place) and only the last few hundred
+    kept. `rows` gives each entry as a `Row`."""
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        path: Path,
+        game: saves.Game,
+        index: Index | None = None,
+        partial: bool = False,
+    ) -> None:
+        self.path = path
+        # The header, the turn, the markers and the options; its `entries` stay empty.
+        self.game = game
+        self.index = index or Index()
+        # Only the log's last entries (`read_tail`): the whole log is still being read.
+        self.partial = partial
+        self._seq = array("q")
+        self._turn = array("q")
+        self._who = array("l")  # into _names
+        self._ruleset = array("l")  # into _names; -1: none
+        self._offset = array("q")  # _NO_PLACE: the entry is in _kept
+        self._size = array("q")
+        self._search: list[str] = []
+        self._names: list[Any] = []
+        self._name_ids: dict[Any, int] = {}
+        self._kept: dict[int, dict[str, Any]] = {}
+        self._cells: OrderedDict[int, tuple[str, ...]] = OrderedDict()
         # Through a weak reference: a bound method here made every Loaded a cycle, its rows
         # kept after the review let it go until a full collection walked them all.
         loaded = weakref.ref(self)
@@ -383,54 +411,163 @@ class Loaded:
 
         self.index.entry_of = entry_of
 
+    def __len__(self) -> int:
+        return len(self._seq)
+
+    @property
+    def rows(self) -> _Rows:
+        return _Rows(self)
+
+    def _name_id(self, value: Any) -> int:
+        if value is None:
+            return -1
+        try:
+            found = self._name_ids.get(value)
+        except TypeError:  # not a name at all (a hand edit): shown as text
+            value = str(value)
+            found = self._name_ids.get(value)
+        if found is None:
+            found = self._name_ids[value] = len(self._names)
+            self._names.append(value)
+        return found
+
     def add(self, entry: dict[str, Any], place: saves.Place | None = None) -> None:
         """The next entry's row (the entry itself kept when it has no place); an entry a
         note or card points at shows it in its own row too."""
         self.index.add(entry)
-        self.rows.append(self._row(entry, place))
+        position = len(self._seq)
+        self._seq.append(entry["seq"])
+        self._turn.append(entry["turn"])
+        self._who.append(self._name_id(str(entry.get("who", ""))))
+        self._ruleset.append(self._name_id(entry.get("ruleset")))
+        self._offset.append(place.offset if place is not None else _NO_PLACE)
+        self._size.append(place.size if place is not None else 0)
+        if place is None:
+            self._kept[position] = entry
+        self._search.append(self._search_of(entry))
         pointed = entry.get("annotates") if entry["kind"] == "note" else entry.get("amends")
-        position = self.position(pointed) if isinstance(pointed, int) else None
-        if position is not None and position < len(self.rows) - 1:
-            before = self.rows[position]
-            self.rows[position] = self._row(self.entry(position), before.place)
+        at = self.position(pointed) if isinstance(pointed, int) else None
+        if at is not None and at < position:
+            self._search[at] = self._search_of(self.entry(at))
+            self._cells.pop(at, None)
 
-    def _row(self, entry: dict[str, Any], place: saves.Place | None) -> Row:
-        cells = entry_cells(entry, self.index)
-        search = _search_text(entry, cells, self.index)
-        shared = self._shared
-        texts = tuple(
-            shared.setdefault(text, text) if key in _SHARED_CELLS else text
-            for key, text in cells.items()
-        )
-        who = str(entry.get("who", ""))
-        return Row(
-            seq=entry["seq"],
-            turn=entry["turn"],
-            who=shared.setdefault(who, who),
-            ruleset=entry.get("ruleset"),
-            cells=texts,
-            search=search,
-            place=place,
-            entry=entry if place is None else None,
-        )
+    def _search_of(self, entry: dict[str, Any]) -> str:
+        return _search_text(entry, entry_cells(entry, self.index), self.index)
 
     def position(self, seq: int) -> int | None:
         """Where entry `seq` is among the rows (they are in the order of their numbers)."""
-        at = bisect.bisect_left(self.rows, seq, key=lambda row: row.seq)
-        return at if at < len(self.rows) and self.rows[at].seq == seq else None
+        at = bisect.bisect_left(self._seq, seq)
+        return at if at < len(self._seq) and self._seq[at] == seq else None
+
+    def seq(self, position: int) -> int:
+        return self._seq[position]
+
+    def turn(self, position: int) -> int:
+        return self._turn[position]
+
+    def who(self, position: int) -> str:
+        return str(self._names[self._who[position]])
+
+    def ruleset(self, position: int) -> str | None:
+        found = self._ruleset[position]
+        return None if found == -1 else self._names[found]
+
+    def place(self, position: int) -> saves.Place | None:
+        offset = self._offset[position]
+        return None if offset == _NO_PLACE else saves.Place(offset, self._size[position])
 
     def entry(self, position: int) -> dict[str, Any]:
         """The entry of a row in full: kept, or read again from the save. SaveError
         (StaleOffset) when the file no longer holds it where it was read."""
-        row = self.rows[position]
-        if row.entry is not None:
-            return row.entry
-        assert row.place is not None
-        return saves.read_entry(self.path, row.place, row.seq)
+        kept = self._kept.get(position)
+        if kept is not None:
+            return kept
+        place = self.place(position)
+        assert place is not None
+        return saves.read_entry(self.path, place, self._seq[position])
 
     def entry_of(self, seq: int) -> dict[str, Any] | None:
         position = self.position(seq)
         return None if position is None else self.entry(position)
+
+    def cells(self, position: int) -> tuple[str, ...]:
+        """A row's cells (in CELL_KEYS order), made from its entry (read again from the
+        save); a row whose entry is no longer where it was read says so in its result."""
+        found = self._cells.get(position)
+        if found is not None:
+            self._cells.move_to_end(position)
+            return found
+        try:
+            found = tuple(entry_cells(self.entry(position), self.index).values())
+        except saves.SaveError:
+            shown = {key: "" for key in CELL_KEYS}
+            shown |= {"seq": str(self._seq[position]), "turn": str(self._turn[position])}
+            shown["result"] = "(the save changed since it was read: read it again)"
+            return tuple(shown.values())
+        self._cells[position] = found
+        if len(self._cells) > _CELLS_KEPT:
+            self._cells.popitem(last=False)
+        return found
+
+    def search(self, position: int) -> str:
+        return self._search[position]
+
+    def matching(self, wanted: Filter) -> list[int]:
+        """The positions of the rows `wanted` lets through, in order."""
+        positions: Iterable[int] = range(len(self._seq))
+        if wanted.turns is not None:
+            low, high = wanted.turns
+            turns = self._turn
+            positions = [i for i in positions if low <= turns[i] <= high]
+        if wanted.ruleset is not None:
+            rulesets, names = self._ruleset, self._names
+            positions = [
+                i for i in positions if rulesets[i] != -1 and names[rulesets[i]] == wanted.ruleset
+            ]
+        if wanted.player is not None:
+            whos, names = self._who, self._names
+            positions = [i for i in positions if str(names[whos[i]]).lower() == wanted.player]
+        if wanted.words:
+            search, words = self._search, wanted.words
+            positions = [i for i in positions if all(word in search[i] for word in words)]
+        return list(positions)
+
+    def row(self, position: int) -> Row:
+        return Row(
+            seq=self._seq[position],
+            turn=self._turn[position],
+            who=self.who(position),
+            ruleset=self.ruleset(position),
+            cells=self.cells(position),
+            search=self._search[position],
+            place=self.place(position),
+            entry=self._kept.get(position),
+        )
+
+
+class _Rows(Sequence[Row]):
+    """The rows of a `Loaded`, each made when asked for."""
+
+    def __init__(self, loaded: Loaded) -> None:
+        self.loaded = loaded
+
+    def __len__(self) -> int:
+        return len(self.loaded)
+
+    @overload
+    def __getitem__(self, position: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[Row]: ...
+
+    def __getitem__(self, position: int | slice) -> Row | list[Row]:
+        if isinstance(position, slice):
+            return [self.loaded.row(i) for i in range(len(self))[position]]
+        if position < 0:
+            position += len(self)
+        if not 0 <= position < len(self):
+            raise IndexError(position)
+        return self.loaded.row(position)
 
 
 # The entries a long log shows first, read from the file's end, and the bytes read for them.

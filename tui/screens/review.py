@@ -170,20 +170,19 @@ class ReviewScreen(DeskScreen):
             return
         self.layout_width = self.size.width or self.app.size.width
         columns = [TableColumn(k, label, w) for k, label, w in shown_columns(self.layout_width)]
-        rows, matches = loaded.rows, self.filter.matches
-        self.shown_rows = [i for i, row in enumerate(rows) if matches(row)]
+        self.shown_rows = loaded.matching(self.filter)
         target = None
         if keep is not None:
-            target = next((n for n, i in enumerate(self.shown_rows) if rows[i].seq == keep), None)
+            target = next((n for n, i in enumerate(self.shown_rows) if loaded.seq(i) == keep), None)
         keys = [CELL_KEYS.index(c.key) for c in columns]
         shown = self.shown_rows
         self.table.show_rows(
-            columns, len(shown), lambda row: [rows[shown[row]].cells[k] for k in keys], target
+            columns, len(shown), lambda row: [loaded.cells(shown[row])[k] for k in keys], target
         )
         self._status()
         if not shown:
             self.query_one("#review-detail", Static).update(
-                "No entry matches the filter." if rows else "The log is empty."
+                "No entry matches the filter." if len(loaded) else "The log is empty."
             )
 
     def _status(self) -> None:
@@ -322,14 +321,14 @@ class ReviewScreen(DeskScreen):
         """Move to the first shown entry of `turn`; say so when none is shown."""
         if self.loaded is None:
             return False
-        rows = self.loaded.rows
+        loaded = self.loaded
         for row, position in enumerate(self.shown_rows):
-            if rows[position].turn >= turn:
-                if rows[position].turn != turn:
+            if loaded.turn(position) >= turn:
+                if loaded.turn(position) != turn:
                     break
                 self.table.move_cursor(row)
                 return True
-        shown = sorted({rows[p].turn for p in self.shown_rows})
+        shown = sorted({loaded.turn(p) for p in self.shown_rows})
         listed = f"turns {shown[0]}-{shown[-1]} are" if shown else "no entries are"
         self.notify(f"No entry of turn {turn} is shown ({listed}).", markup=False)
         return False
@@ -384,7 +383,7 @@ class ReviewScreen(DeskScreen):
             self._pending.extend(new)  # taken once the whole log is read
             return
         rows = loaded.rows
-        last = rows[-1].seq if rows else 0
+        last = loaded.seq(-1) if len(loaded) else 0
         new = [entry for entry in new if entry["seq"] > last]
         if not new:
             return
