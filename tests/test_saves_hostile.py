@@ -407,24 +407,40 @@ def test_turn_reads_the_log_before_the_lock_and_only_checks_it_under_it(
 ) -> None:
     saves.add_marker(game, "DG", "0101", turns=1)
     under_lock: list[int] = []
+    before: list[int] = []
     real = saves.appending._read_whole
+    real_before = saves.appending._read_beforehand
 
     def counted(fd: int, path: Path):  # noqa: ANN202
         under_lock.append(1)
         return real(fd, path)
 
-    monkeypatch.setattr(saves.appending, "_read_whole", counted)
-    entry = saves.advance_turn(game)
-    assert under_lock == [] and entry["turn"] == 2 and "2.1" in entry["counted_down"]
-    # Another writer between the read and the lock: the log is read again under it.
-    real_before = saves.appending._read_beforehand
+    def counted_before(path: Path):  # noqa: ANN202
+        before.append(1)
+        return real_before(path)
 
+    monkeypatch.setattr(saves.appending, "_read_whole", counted)
+    monkeypatch.setattr(saves.appending, "_read_beforehand", counted_before)
+    # The state kept beside the save: neither the log nor its replay is read.
+    entry = saves.advance_turn(game)
+    assert under_lock == [] and before == [] and entry["turn"] == 2
+    assert "2.1" in entry["counted_down"]
+    # No state (the lock file gone): the log is read entry by entry before the lock.
+    game.with_name("g.toml.lock").unlink()
+    saves.add_marker(game, "DG", "0303", turns=1)
+    assert under_lock == [] and before == [1]
+    game.with_name("g.toml.lock").unlink()
+
+    # Another writer between the read and the lock: the log is read again under it.
     def then_a_note(path: Path):  # noqa: ANN202
-        read = real_before(path)
-        saves.add_marker(path, "DG", "0202", turns=1)
+        read = counted_before(path)
+        if len(before) == 2:  # the other writer's own read (no state either) is let be
+            saves.add_marker(path, "DG", "0202", turns=1)
+            game.with_name("g.toml.lock").unlink()  # and no state is left by it
         return read
 
     monkeypatch.setattr(saves.appending, "_read_beforehand", then_a_note)
-    entry = saves.remove_marker(game, "4.1")
-    assert under_lock == [1] and entry["seq"] == 5 and entry["target"] == "0202"
-    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2, 3, 4, 5]
+    entry = saves.remove_marker(game, "5.1")
+    assert under_lock == [1] and len(before) == 3
+    assert entry["seq"] == 6 and entry["target"] == "0202"
+    assert [e["seq"] for e in saves.load_game(game).entries] == [1, 2, 3, 4, 5, 6]

@@ -369,9 +369,10 @@ def _print_log_json(path: Path, wanted: Callable[[dict[str, Any]], bool]) -> sav
 
 def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
-    before = {m.id: m for m in read_game(path).markers}
+    found: list[saves.Marker] = []
     with _notices() as notices:
-        entry = saves.advance_turn(path, who=player_name(), notices=notices)
+        entry = saves.advance_turn(path, who=player_name(), notices=notices, markers_before=found)
+    before = {m.id: m for m in found}
     line = f"Turn {entry['turn']} begins (entry {entry['seq']} in {path})."
     counted = [_after_turn(i, before, expired=False) for i in entry.get("counted_down", [])]
     expired = [_after_turn(i, before, expired=True) for i in entry.get("expired", [])]
@@ -386,7 +387,7 @@ def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
 def _after_turn(marker_id: str, before: dict[str, saves.Marker], *, expired: bool) -> str:
     """A marker as the new turn leaves it: one turn fewer left, or removed."""
     marker = before.get(marker_id)
-    if marker is None:  # placed by another player between the read and the turn
+    if marker is None:  # not among the markers the turn found (a save edited by hand)
         return marker_id
     left = marker.turns_left
     return marker_text(replace(marker, turns_left=None if expired or left is None else left - 1))

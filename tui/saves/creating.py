@@ -29,6 +29,7 @@ from tui.saves.files import _create_beside
 from tui.saves.locking import _TAIL, _locked
 from tui.saves.paths import FILE_MODE
 from tui.saves.replay import Game
+from tui.saves.state import state_line
 
 if TYPE_CHECKING:
     pass
@@ -65,15 +66,7 @@ def new_game(
     created = _now()
     content = _header(title, rulesets, options, created, _player(who))
     _clear_stale_temporaries(path)
-    made = _create_whole(path, content)
-    try:
-        with _locked(path, exclusive=True) as lock:
-            status = os.fstat(lock.open_fd())
-            if (status.st_dev, status.st_ino, status.st_size) == made:
-                lock.remember(status, content[-_TAIL:])
-    except SaveError:
-        pass  # made, then changed or locked otherwise: the next append checks it whole
-    return Game(
+    game = Game(
         path=path,
         title=title,
         rulesets=rulesets,
@@ -84,6 +77,15 @@ def new_game(
         entries=[],
         markers=[],
     )
+    made = _create_whole(path, content)
+    try:
+        with _locked(path, exclusive=True) as lock:
+            status = os.fstat(lock.open_fd())
+            if (status.st_dev, status.st_ino, status.st_size) == made:
+                lock.remember(status, content[-_TAIL:], state_line(game, 0))
+    except SaveError:
+        pass  # made, then changed or locked otherwise: the next append checks it whole
+    return game
 
 
 _STALE = 600  # seconds: a temporary file older than this is a killed `new`'s

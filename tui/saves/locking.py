@@ -1,7 +1,8 @@
 """The lock: an flock on the save file itself, opened without following a link, shared to
 read and exclusive to write; and the one-line record a writer keeps in NAME.toml.lock of the
 file as last checked or written (identity, size, modification and change times, a checksum
-of its last bytes), so that an append to a file still matching it reads only its ends.
+of its last bytes), so that an append to a file still matching it reads only its ends; and,
+on its second line, the game's state after the last entry (`tui.saves.state`).
 
 Headless: never imports textual or rich.
 """
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from tui.saves.errors import SaveError
 from tui.saves.files import _take_mode
 from tui.saves.paths import _lock_path
+from tui.saves.state import MAX_STATE
 
 if TYPE_CHECKING:
     pass
@@ -88,20 +90,32 @@ class _Lock:
                 os.close(fd)
         self.fd = self.record_fd = None
 
+    def _lines(self) -> tuple[bytes, bytes]:
+        """The record's line and the state's line after it (b"" for either not there)."""
+        if self.record_fd is None:
+            return b"", b""
+        try:
+            size = os.fstat(self.record_fd).st_size
+            data = os.pread(self.record_fd, min(size, 512 + MAX_STATE), 0)
+        except OSError:
+            return b"", b""
+        record, newline, state = data.partition(b"\n")
+        return record + newline, state
+
     def record(self) -> bytes:
         """The record of the save as this store last checked or wrote it (b"" if none)."""
-        if self.record_fd is None:
-            return b""
-        try:
-            return os.pread(self.record_fd, 512, 0)
-        except OSError:
-            return b""
+        return self._lines()[0]
 
-    def remember(self, status: os.stat_result, tail: bytes) -> None:
-        """Record the save as just checked or written. Hold the exclusive lock."""
+    def state(self) -> bytes:
+        """The state line kept after the record (b"" if none); see `tui.saves.state`."""
+        return self._lines()[1]
+
+    def remember(self, status: os.stat_result, tail: bytes, state: bytes = b"") -> None:
+        """Record the save as just checked or written, and the game's state after it when
+        known (`state`, a line). Hold the exclusive lock."""
         if self.record_fd is None:
             return  # no record: the next append checks the whole file, nothing worse
-        line = _record_line(status, tail)
+        line = _record_line(status, tail) + state
         try:
             os.pwrite(self.record_fd, line, 0)
             os.ftruncate(self.record_fd, len(line))

@@ -6,6 +6,7 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,18 +15,28 @@ from tui.saves.checking import (
     _check_text,
 )
 from tui.saves.errors import SaveError
-from tui.saves.replay import Game, _count_down, canonical_kind
+from tui.saves.replay import Game, Marker, _count_down, canonical_kind
 
 if TYPE_CHECKING:
     pass
 
 
-def advance_turn(path: Path, *, who: str | None = None, notices: list[str] | None = None) -> dict:
-    """Start the next turn: every timed marker counts down one, those at 0 are removed."""
+def advance_turn(
+    path: Path,
+    *,
+    who: str | None = None,
+    notices: list[str] | None = None,
+    markers_before: list[Marker] | None = None,
+) -> dict:
+    """Start the next turn: every timed marker counts down one, those at 0 are removed.
+    `markers_before`, if given, gets the markers as the turn found them (under the lock)."""
 
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
         assert game is not None
-        markers = {m.id: m for m in game.markers}
+        if markers_before is not None:
+            markers_before[:] = [replace(m) for m in game.markers]
+        # Copies: the game is the store's state, to which this entry is then applied.
+        markers = {m.id: replace(m) for m in game.markers}
         timed = [m.id for m in game.markers if m.turns_left is not None]
         expired = _count_down(markers)
         return {
