@@ -331,6 +331,59 @@ def test_two_writers_by_two_names_with_the_lock_file_deleted_lose_nothing(game: 
         assert [n for n in notes if n.startswith(name)] == [f"{name} {i}" for i in range(count)]
 
 
+def test_two_names_and_a_deleted_lock_file_under_two_writers_20_trials(tmp_path: Path) -> None:
+    """Issue 23's check, 20 trials: each a new save, one writer through a hard link, one
+    through a path that goes through a symbolic link (to the folder: a link to the save
+    itself is refused), the lock file deleted all the while. No number is ever written
+    twice, and every acknowledged entry is there once. Writers are threads: each opens the
+    save itself, so each holds its own flock, as two processes would (and it stays fast)."""
+    appends = 5
+    for trial in range(20):
+        folder = tmp_path / f"t{trial}"
+        folder.mkdir()
+        game = folder / "g.toml"
+        saves.new_game(game, "G", ["pod-boom"])
+        linked = folder / "h.toml"
+        os.link(game, linked)
+        through = tmp_path / f"l{trial}"
+        through.symlink_to(folder, target_is_directory=True)
+        start = threading.Barrier(3)
+        failures: list[BaseException] = []
+
+        def write(
+            path: Path,
+            name: str,
+            start: threading.Barrier = start,
+            failures: list[BaseException] = failures,
+        ) -> None:
+            start.wait()
+            try:
+                for number in range(appends):
+                    saves.add_marker(path, "DG", f"{name}{number}")
+            except BaseException as err:  # noqa: BLE001 - said in the assertion below
+                failures.append(err)
+
+        writers = [
+            threading.Thread(target=write, args=(path, name))
+            for path, name in ((linked, "a"), (through / "g.toml", "b"))
+        ]
+        for writer in writers:
+            writer.start()
+        start.wait()
+        while any(writer.is_alive() for writer in writers):
+            game.with_name("g.toml.lock").unlink(missing_ok=True)
+            linked.with_name("h.toml.lock").unlink(missing_ok=True)
+            time.sleep(0.0005)
+        for writer in writers:
+            writer.join()
+        assert failures == [], (trial, failures)
+        entries = saves.load_game(game).entries
+        assert [e["seq"] for e in entries] == list(range(1, 2 * appends + 1)), trial
+        for name in "ab":
+            placed = [e["marker"]["target"] for e in entries if e["marker"]["target"][0] == name]
+            assert placed == [f"{name}{number}" for number in range(appends)], trial
+
+
 # --- the smaller list ------------------------------------------------------------------------
 
 
