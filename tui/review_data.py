@@ -606,7 +606,7 @@ def read_tail(path: Path, count: int = TAIL_ENTRIES) -> Loaded | None:
     return loaded
 
 
-def read_for_review(path: Path, chunk: int = saves.streaming.CHUNK) -> Loaded:
+def read_for_review(path: Path, chunk: int | None = None) -> Loaded:
     """The whole log, read entry by entry: a row for each, the game (header, turn,
     markers) from its replay, read again if it was written over meanwhile. SaveError as
     `saves.load_game` raises it."""

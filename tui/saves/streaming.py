@@ -71,8 +71,9 @@ class _HandOver(Exception):
     reader reads the file instead (and names the problem, if there is one)."""
 
 
-def read_entries(path: Path, chunk: int = CHUNK) -> EntryStream:
-    """The save at `path`, read entry by entry (see the module's docstring)."""
+def read_entries(path: Path, chunk: int | None = None) -> EntryStream:
+    """The save at `path`, read entry by entry (see the module's docstring), `chunk` bytes
+    at a time (`CHUNK`, looked up at each call, unless given)."""
     return EntryStream(Path(path), chunk)
 
 
@@ -82,7 +83,8 @@ class EntryStream:
     entries (`[]`). A problem is the SaveError `load_game` raises. Each iteration reads the
     file again."""
 
-    def __init__(self, path: Path, chunk: int = CHUNK) -> None:
+    def __init__(self, path: Path, chunk: int | None = None) -> None:
+        chunk = CHUNK if chunk is None else chunk
         if chunk < 1:
             raise ValueError(f"chunk must be 1 byte or more, not {chunk}")
         self.path = path
