@@ -251,7 +251,7 @@ class CrtDeskApp(App[None]):
         desk says why)."""
         if game is None:
             try:
-                game = saves.load_game(path)
+                game = read_game(path, pauses=False)
             except saves.SaveError as err:
                 self.notify(str(err), severity="error", markup=False, timeout=10)
                 return None

@@ -142,7 +142,7 @@ def combat_for_game(
     if combat.ruleset == "ocs" and any(u.name for u in combat.attackers):
         from tui.engine.rulesets import ocs_supply
 
-        game = saves.load_game(_path(save, saves_dir))
+        game = saves.read_game(_path(save, saves_dir))
         return replace(
             combat,
             attackers=ocs_supply.stocks_from_markers(
@@ -152,7 +152,7 @@ def combat_for_game(
     if combat.ruleset != "pod-ultra" or (combat.obstacle != "mines" and combat.mines_cdf is None):
         return combat
     path = _path(save, saves_dir)
-    game = saves.load_game(path)
+    game = saves.read_game(path)
     value = game.options.get("mines_cdf", tables.data["pod-ultra"]["obstacles"]["mines"])
     if combat.mines_cdf is None:
         return replace(combat, mines_cdf=value)
@@ -267,20 +267,6 @@ def _warn(game: saves.Game | None) -> None:
         print(f"crtdesk: {warning}", file=sys.stderr)
 
 
-def read_game(path: Path) -> saves.Game:
-    """The game a save's log replays to (its entries read one by one and let go): the
-    header, the turn, the markers and the options; `entries` stays empty."""
-
-    def read() -> saves.Game:
-        stream = saves.read_entries(path)
-        for _ in stream:
-            pass
-        assert stream.game is not None
-        return stream.game
-
-    return saves.read_again(read)
-
-
 def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
     for ruleset in args.rulesets:
         if ruleset not in RULESET_IDS:
@@ -299,7 +285,7 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
         raise InputError("ruleset_filter", args.ruleset, "one of " + ", ".join(RULESET_IDS))
     path = _path(args.file, args.saves)
     if args.markers:
-        game = read_game(path)
+        game = saves.read_game(path)
         _warn(game)
         markers = [_marker_dict(m) for m in game.markers]
         if args.json:

@@ -62,7 +62,15 @@ from tui.saves.options import set_option
 from tui.saves.paths import FILE_MODE, SAVES_ENV, save_path, saves_folder
 from tui.saves.repair import Repaired, repair_save
 from tui.saves.replay import MARKER_KINDS, Game, Marker, apply_entry, canonical_kind
-from tui.saves.streaming import EntryStream, Place, Read, read_again, read_entries, read_entry
+from tui.saves.streaming import (
+    EntryStream,
+    Place,
+    Read,
+    read_again,
+    read_entries,
+    read_entry,
+    read_game,
+)
 
 __all__ = [
     "DEFAULT_OPTIONS",
@@ -97,7 +105,7 @@ __all__ = [
     "set_option",
 ]
 __all__ += ["StaleOffset", "read_new_entries"]
-__all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry"]
+__all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry", "read_game"]
 __all__ += ["no_gc", "write_beside"]
 
 # Internals the tests and the benchmark read (never patch: see the docstring above).

@@ -14,6 +14,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,9 +43,9 @@ def _create_beside(save: Path, prefix: str, mode: os.stat_result | int) -> tuple
     return fd, Path(name)
 
 
-def write_beside(save: Path, name: str, text: str) -> Path:
-    """Write `text` to the file `name` in the save's folder (a report) with the save's own
-    mode, by replacing the name, never writing through a link planted there. The path."""
+def write_beside(save: Path, name: str, text: str | Iterable[str]) -> Path:
+    """Write `text` (or its pieces, in order) to the file `name` in the save's folder (a
+    report) with the save's own mode, by replacing the name, never writing through a link planted there. The path."""
     save = Path(save)
     target = save.with_name(name)
     try:
@@ -54,7 +55,8 @@ def write_beside(save: Path, name: str, text: str) -> Path:
         raise SaveError(f"cannot write {target}: {err.strerror}") from err
     try:
         try:
-            _write_all(fd, text.encode("utf-8"))
+            for part in [text] if isinstance(text, str) else text:
+                _write_all(fd, part.encode("utf-8"))
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -282,3 +283,19 @@ def read_entry(path: Path, place: Place, seq: int) -> dict[str, Any]:
     if _check_entry(entry) is not None or entry["seq"] != seq:
         raise stale
     return entry
+
+
+def read_game(path: Path, *, keep: int = 0) -> Game:
+    """What `load_game` gives, read entry by entry: the game its log replays to, with only
+    its last `keep` entries (none by default), read again if the file was written over
+    while it was read. A long campaign is never held whole. SaveError as `load_game`."""
+
+    def read() -> Game:
+        stream = read_entries(path)
+        kept: deque[dict[str, Any]] = deque(maxlen=keep)
+        for entry, _ in stream:
+            kept.append(entry)
+        assert stream.game is not None
+        return replace(stream.game, entries=list(kept))
+
+    return read_again(read)

@@ -440,12 +440,14 @@ class ReviewScreen(DeskScreen):
     @work(thread=True, exclusive=True, group="review-report", exit_on_error=False)
     def write_report(self) -> None:
         """The after-action report, as Markdown, in NAME-report.md beside the save."""
-        from tui.report import save_report_markdown
+        from tui.report import read_report
 
         try:
-            text = save_report_markdown(self.path, self.desk.tables)
-            # Beside the save with its mode, replacing the name: never through a link.
-            target = saves.write_beside(self.path, f"{self.path.stem}-report.md", text)
+            read, game = read_report(self.path, self.desk.tables)
+            # Beside the save with its mode, replacing the name: never through a link; a
+            # piece at a time, never the whole page of a long campaign at once.
+            name = f"{self.path.stem}-report.md"
+            target = saves.write_beside(self.path, name, read.lines(game))
         except (saves.SaveError, OSError) as err:
             message = f"No report written: {err}"
             self.app.call_from_thread(
