@@ -184,10 +184,39 @@ def same_chances(combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
     )
 
 
+def _chances(
+    ruleset: str,
+    found: Distribution,
+    cell: Any,
+    entry: Mapping[str, Any],
+    attack: Any,
+    defense: Any,
+) -> tuple[Fraction, Fraction, Fraction, bool]:
+    """P(a worse result), P(the same result) and the percentile's variance of `cell` in
+    `found`, and whether they follow from the cell alone (not from the entry's effects)."""
+    details = found.details or tuple({} for _ in found.outcomes)
+    ranked = [
+        (result_rank(ruleset, outcome, detail, attack, defense), chance, _cell_key(outcome))
+        for (outcome, chance, _), detail in zip(found.outcomes, details, strict=True)
+    ]
+    obtained = next((rank for rank, _, key in ranked if key == _cell_key(cell)), None)
+    by_cell = obtained is not None
+    if obtained is None:
+        obtained = result_rank(ruleset, cell, entry.get("effects") or {}, attack, defense)
+    by_rank: dict[tuple[float, ...], Fraction] = {}
+    for rank, chance, _ in ranked:
+        by_rank[rank] = by_rank.get(rank, Fraction(0)) + chance
+    p_same = by_rank.get(obtained, Fraction(0))
+    p_worse = sum((p for rank, p in by_rank.items() if rank < obtained), Fraction(0))
+    variance = (1 - sum(p**3 for p in by_rank.values())) / 12
+    return p_worse, p_same, variance, by_cell
+
+
 def combat_luck(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
     cache: dict[str, Distribution] | None = None,
+    judged: dict[tuple[str, ...], tuple[Fraction, Fraction, Fraction, bool]] | None = None,
 ) -> CombatLuck | str:
     """A logged combat's percentile, or why it has none (one line)."""
     tables = tables or default_tables()
@@ -208,23 +237,19 @@ def combat_luck(
     except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
         return f"its inputs cannot be read again: {one_line(err)}"
     attack, defense = entry.get("attack_total"), entry.get("defense_total")
-    details = found.details or tuple({} for _ in found.outcomes)
-    ranked = [
-        (result_rank(combat.ruleset, cell, detail, attack, defense), chance, _cell_key(cell))
-        for (cell, chance, _), detail in zip(found.outcomes, details, strict=True)
-    ]
     cell = entry.get("cell")
-    obtained = next((rank for rank, _, key in ranked if key == _cell_key(cell)), None)
-    if obtained is None:
-        obtained = result_rank(combat.ruleset, cell, entry.get("effects") or {}, attack, defense)
-    by_rank: dict[tuple[float, ...], Fraction] = {}
-    for rank, chance, _ in ranked:
-        by_rank[rank] = by_rank.get(rank, Fraction(0)) + chance
-    p_same = by_rank.get(obtained, Fraction(0))
+    # The same chances, totals and result judge the same: worked out once (a long campaign
+    # fights the same combats again and again).
+    judge_key = (key, repr(attack), repr(defense), _cell_key(cell))
+    if judged is not None and judge_key in judged:
+        chances = judged[judge_key]
+    else:
+        chances = _chances(combat.ruleset, found, cell, entry, attack, defense)
+        if judged is not None and chances[3]:
+            judged[judge_key] = chances
+    p_worse, p_same, variance, _ = chances
     if p_same == 1:
         return "every result the dice could give was as good as this one"
-    p_worse = sum((p for rank, p in by_rank.items() if rank < obtained), Fraction(0))
-    variance = (1 - sum(p**3 for p in by_rank.values())) / 12
     manual = any(d.get("source") != "desk" for d in dice)
     return CombatLuck(
         seq=int(entry["seq"]),
@@ -459,6 +484,7 @@ class LuckTally:
         self.combats: list[CombatLuck] = []
         self.skipped: list[tuple[int, str]] = []
         self._cache: dict[str, Distribution] = {}
+        self._judged: dict[tuple[str, ...], tuple[Fraction, Fraction, Fraction, bool]] = {}
         # One copy of each name, odds, cell and chance many combats share: a long campaign's
         # figures keep one small record per combat.
         self._shared: dict[Any, Any] = {}
@@ -485,7 +511,7 @@ class LuckTally:
                 (entry["seq"], f"it amends entry {entry['amends']}, read as rolled")
             )
             return None
-        found = combat_luck(entry, self.tables, self._cache)
+        found = combat_luck(entry, self.tables, self._cache, self._judged)
         if isinstance(found, str):
             self.skipped.append((entry["seq"], found))
             return None
