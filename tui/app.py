@@ -364,9 +364,8 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
     # reads the log itself and shows it at once: the game is read behind it.
     game = None
     if game_path is not None:
-        if review:
-            saves.require_save(game_path)
-        else:
+        saves.require_save(game_path)
+        if not review:
             # Entry by entry, only the last entries kept: a long campaign is never held whole.
             game = read_game(game_path, pauses=False)
     app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
