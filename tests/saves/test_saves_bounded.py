@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from review_save import campaign
 
+from tests.review_save import campaign
 from tui import saves
 from tui.cli import main
 from tui.luck import luck_report

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from review_save import campaign
 
+from tests.review_save import campaign
 from tui import saves
 from tui.engine import CombatInput, resolve
 from tui.saves.state import read_state
