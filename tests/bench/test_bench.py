@@ -118,3 +118,17 @@ def test_the_campaign_bench_prints_each_command_with_its_peak_rss():
         assert row is not None, done.stdout
         if "lock held" not in name:
             assert " MB " in row and "< 150 MB  yes" in row, row
+
+
+def test_the_performance_page_quotes_a_campaign_run():
+    """docs/performance.md quotes `bench_saves.py --campaign 100000`: every command's row,
+    each peak RSS within its budget."""
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    quoted = page[page.index("## A long campaign") :]
+    assert "Long campaign: 100,000 entries" in quoted
+    rows = {line.split("  ")[0].strip(): line for line in quoted.splitlines()}
+    for name in CAMPAIGN_FIGURES:
+        row = rows.get(f"campaign: {name}")
+        assert row is not None, name
+        if "lock held" not in name:
+            assert "< 150 MB  yes" in row, row

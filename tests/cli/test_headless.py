@@ -27,7 +27,7 @@ def headless_modules() -> list[str]:
 # The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
 CLI_MODULES = ("tui.cli", "tui.cli.saves", "tui.text", "tui.player", "tui.luck", "tui.report")
 # The review's rows and reading, and the command names they show.
-CLI_MODULES += ("tui.review_data", "tui.commands")
+CLI_MODULES += ("tui.review_data", "tui.review_rows", "tui.commands")
 
 
 MODULES = headless_modules()

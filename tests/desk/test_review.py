@@ -377,7 +377,7 @@ async def test_luck_and_the_report_from_the_review(folder: Path) -> None:
 
 
 def test_the_tail_read_from_the_end_is_the_whole_logs_last_entries(folder: Path) -> None:
-    from tui.review_data import read_for_review, read_tail
+    from tui.review_rows import read_for_review, read_tail
 
     path, _ = campaign(folder, 1_000)
     tail = read_tail(path, 50)

@@ -23,8 +23,8 @@ from tui.review_data import (
     _search_text,
     detail_text,
     entry_cells,
-    read_for_review,
 )
+from tui.review_rows import read_for_review
 
 
 def whole_log_index(entries: list[dict[str, Any]]) -> Index:

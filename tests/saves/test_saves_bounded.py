@@ -21,7 +21,7 @@ from tui import saves
 from tui.cli import main
 from tui.luck import luck_report
 from tui.report import _report
-from tui.review_data import read_for_review
+from tui.review_rows import read_for_review
 from tui.session import read_game
 
 

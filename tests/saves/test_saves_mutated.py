@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from tests.generated_saves import logs, write_save
 from tui import saves
 from tui.cli import main
-from tui.review_data import Index, detail_text, entry_cells, read_for_review
+from tui.review_data import Index, detail_text, entry_cells
+from tui.review_rows import read_for_review
 
 DEEP = "[" * 1000 + "]" * 1000
 # Values a hand edit (or a bad sector) may leave, JSON text the fast reader might take.

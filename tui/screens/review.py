@@ -29,15 +29,12 @@ from tui.review_data import (
     _KEYS,
     CELL_KEYS,
     Filter,
-    Loaded,
-    Row,
     _quoted,
     detail_text,
     parse_filter,
-    read_for_review,
-    read_tail,
     shown_columns,
 )
+from tui.review_rows import Loaded, Row, read_for_review, read_tail
 from tui.screens.base import DeskScreen
 from tui.text import marker_text
 from tui.widgets.log_table import LogTable, TableColumn
