@@ -5,6 +5,10 @@ Every command names a save as the player typed it (`campaign` or `campaign.toml`
 the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
 existing save file (`saves/campaign.toml`). A broken save is a SaveError: one line on stderr
 and exit status 2, from tui.cli.main.
+
+About 600 lines: each save command's flags, its handler and what it prints, together, the
+log's table (`LogTable`) among them; the commands that read a whole log for figures are in
+`tui.cli.reports`.
 """
 
 from __future__ import annotations

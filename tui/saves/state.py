@@ -28,15 +28,19 @@ MAX_STATE = 4 * 1024 * 1024
 
 
 def state_line(game: Game, after: int) -> bytes:
-    """The line that keeps `game`'s turn, markers and options, after entry `after`."""
+    """The line that keeps `game`'s turn, markers and options, after entry `after` (b""
+    when they cannot be kept: the state is then worked out from the log when needed)."""
     markers = [
         [m.id, m.kind, m.target, m.side, m.placed_by, m.turns_left, m.note] for m in game.markers
     ]
-    body = json.dumps(
-        {"after": after, "turn": game.turn, "options": game.options, "markers": markers},
-        ensure_ascii=True,
-        separators=(",", ":"),
-    ).encode()
+    try:
+        body = json.dumps(
+            {"after": after, "turn": game.turn, "options": game.options, "markers": markers},
+            ensure_ascii=True,
+            separators=(",", ":"),
+        ).encode()
+    except (TypeError, ValueError):  # a value JSON cannot hold (a hand-made header): no state
+        return b""
     return _PREFIX + f"{zlib.crc32(body):08x} ".encode() + body + b"\n"
 
 
