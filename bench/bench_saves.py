@@ -4,6 +4,9 @@
 
     .venv/bin/python bench/bench_saves.py --no-fsync   # the store's own work, no disk flush
 
+    .venv/bin/python bench/bench_saves.py --campaign 100000   # a long campaign, each command
+                                                              # in a process: time, peak RSS
+
 Prints one table. Appends are timed one by one (lock, check the record, read the ends,
 write, fsync), to the new save and the big one in turn so that a busy machine slows both
 alike, and the ratio of their medians is printed last; the first append after the big save
@@ -62,16 +65,21 @@ def combats(rng: random.Random) -> list[tuple[CombatInput, Outcome]]:
 
 
 def build(path: Path, entries: int, rng: random.Random) -> None:
-    """A save of `entries` entries written as the store writes them (one write, no lock)."""
+    """A save of `entries` entries written as the store writes them (no lock, no fsync), in
+    batches: a 100,000-entry save in seconds rather than 100,000 appends."""
     saves.new_game(path, f"{entries} entries", RULESETS)
     pool = [combat for _ in range(50) for combat in combats(rng)]
-    blocks = []
-    for seq in range(2, entries + 1):
-        record = pool[seq % len(pool)][1].to_dict()
-        entry = {"seq": seq, "kind": "combat", "turn": 1 + seq // 500, "when": saves._now()}
-        entry |= {"who": "bench", "ruleset": record.pop("ruleset")} | record
-        blocks.append(saves._block(entry))
+    records = [outcome.to_dict() for _, outcome in pool]
     with path.open("ab") as handle:
+        blocks = []
+        for seq in range(2, entries + 1):
+            record = dict(records[seq % len(records)])
+            entry = {"seq": seq, "kind": "combat", "turn": 1 + seq // 500, "when": saves._now()}
+            entry |= {"who": "bench", "ruleset": record.pop("ruleset")} | record
+            blocks.append(saves._block(entry))
+            if len(blocks) == 5000:
+                handle.write(b"".join(blocks))
+                blocks.clear()
         handle.write(b"".join(blocks))
 
 
@@ -110,6 +118,158 @@ def fresh_process_load(path: Path, repeat: int) -> list[float]:
     return times
 
 
+# --- a long campaign: each command in a process of its own, its time and peak RSS ------------
+
+# Runs argv[1:] as a child and prints its wall time and its peak RSS (KB): the child's
+# own figure, from the rusage of the children this process waited for (only that one).
+MEASURE = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+took = time.perf_counter() - start
+if done.returncode:
+    sys.exit(done.stderr.decode(errors="replace")[-400:])
+print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+# The desk on a save, headless at 80x24, until what it shows is read: `open` as `crtdesk
+# open NAME` reads it (then its screen), `review` until the whole log is in the review.
+DESK = """
+import asyncio, sys, time
+from pathlib import Path
+from tui.app import CrtDeskApp
+from tui.session import read_game
+
+async def main(kind, path):
+    if kind == "open":
+        app = CrtDeskApp(saves_dir=path.parent, game_path=path, game=read_game(path, pauses=False))
+    else:
+        app = CrtDeskApp(saves_dir=path.parent, game_path=path, review=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        deadline = time.perf_counter() + 900
+        while time.perf_counter() < deadline:
+            await pilot.pause(0.05)
+            if kind == "open" and app.session is not None and app.session.loaded:
+                return
+            loaded = getattr(app.screen, "loaded", None)
+            if kind == "review" and loaded is not None and not loaded.partial:
+                return
+    sys.exit(f"{kind}: not read in time")
+
+asyncio.run(main(sys.argv[1], Path(sys.argv[2])))
+"""
+
+# `crtdesk turn` with the longest time the save's exclusive lock was held printed on stderr.
+TURN_HELD = """
+import sys, time
+from tui.cli import main
+from tui.saves import locking
+
+held = []
+take, release = locking._Lock.take, locking._Lock.release
+
+def timed_take(self, exclusive):
+    take(self, exclusive)
+    self.taken = time.perf_counter() if exclusive else None
+
+def timed_release(self):
+    if getattr(self, "taken", None) is not None:
+        held.append(time.perf_counter() - self.taken)
+        self.taken = None
+    release(self)
+
+locking._Lock.take, locking._Lock.release = timed_take, timed_release
+code = main(["turn", *sys.argv[1:]])
+print(f"held {max(held) if held else -1}", file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def measured(argv: list[str]) -> tuple[float, float]:
+    """The wall time (s) and peak RSS (MB) of `argv` run in a process of its own."""
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, *argv], capture_output=True, text=True, check=True
+    )
+    took, rss = done.stdout.split()
+    return float(took), int(rss) / 1024
+
+
+def lock_held(path: Path) -> float:
+    """`crtdesk turn` on `path`: the longest its exclusive lock was held (s)."""
+    done = subprocess.run(
+        [sys.executable, "-c", TURN_HELD, str(path), "--saves", str(path.parent)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stderr.rsplit("held ", 1)[1])
+
+
+RSS_BUDGET_MB = 150
+
+
+def campaign(entries: int, folder: Path) -> list[tuple[str, float, float | None, str]]:
+    """Each command on an `entries`-entry save, in a process of its own: (figure, seconds,
+    peak RSS in MB or None, note). The save is written once, directly (`build`)."""
+    path = folder / "campaign.toml"
+    started = time.perf_counter()
+    build(path, entries, random.Random(1))
+    made = time.perf_counter() - started
+    size = path.stat().st_size / 1e6
+    crtdesk = [sys.executable, "-m", "tui.cli"]
+    where = ["--saves", str(folder)]
+    rows: list[tuple[str, float, float | None, str]] = []
+    rows.append((f"campaign: the save written ({size:.0f} MB)", made, None, "once, directly"))
+    for name, argv in (
+        ("crtdesk log", ["log", path.name]),
+        ("crtdesk log --json", ["log", path.name, "--json"]),
+        ("crtdesk log --markers", ["log", path.name, "--markers"]),
+        ("crtdesk luck", ["luck", path.name]),
+        ("crtdesk report", ["report", path.name, "--markdown"]),
+    ):
+        took, rss = measured([*crtdesk, *argv, *where])
+        rows.append((f"campaign: {name}", took, rss, "printed to /dev/null"))
+    for kind, note in (
+        ("open", "crtdesk open NAME: read, and the combat screen shown"),
+        ("review", "crtdesk review NAME: the whole log in the review"),
+    ):
+        took, rss = measured([sys.executable, "-c", DESK, kind, str(path)])
+        rows.append((f"campaign: {kind} in the desk", took, rss, note))
+    took, rss = measured([*crtdesk, "turn", path.name, *where])
+    rows.append(("campaign: crtdesk turn, first", took, rss, "written outside: the log read once"))
+    took, rss = measured([*crtdesk, "turn", path.name, *where])
+    rows.append(("campaign: crtdesk turn", took, rss, "the state kept beside the save"))
+    took, rss = measured([*crtdesk, "marker", path.name, "add", "DG", "0101", *where])
+    rows.append(("campaign: crtdesk marker add", took, rss, ""))
+    lifted = f"{entries + 3}.1"
+    took, rss = measured([*crtdesk, "marker", path.name, "remove", lifted, *where])
+    rows.append(("campaign: crtdesk marker remove", took, rss, ""))
+    held = lock_held(path)
+    rows.append(("campaign: crtdesk turn, the lock held", held, None, "the longest exclusive hold"))
+    return rows
+
+
+def print_campaign(entries: int) -> bool:
+    """The campaign's table; whether every peak RSS is within the budget."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = campaign(entries, Path(tmp))
+    print(f"Long campaign: {entries:,} entries, Python {sys.version.split()[0]}")
+    print(f"{'figure':40}  {'time':>10}  {'peak RSS':>9}  {'budget':>10}  met  note")
+    met = True
+    for name, took, rss, note in rows:
+        shown = f"{took * 1000:.1f} ms" if took < 1 else f"{took:.2f} s"
+        if rss is None:
+            print(f"{name:40}  {shown:>10}  {'':>9}  {'':>10}  -    {note}")
+            continue
+        ok = rss < RSS_BUDGET_MB
+        met = met and ok
+        budget = f"< {RSS_BUDGET_MB} MB"
+        print(
+            f"{name:40}  {shown:>10}  {rss:>6.1f} MB  {budget:>10}  {'yes' if ok else 'NO':3}  {note}"
+        )
+    return met
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=10_000)
@@ -117,7 +277,15 @@ def main() -> int:
     parser.add_argument(
         "--no-fsync", action="store_true", help="time without flushing to disk (os.fsync stubbed)"
     )
+    parser.add_argument(
+        "--campaign",
+        type=int,
+        metavar="N",
+        help="instead: each command on an N-entry save (e.g. 100000), its time and peak RSS",
+    )
     args = parser.parse_args()
+    if args.campaign is not None:
+        return 0 if print_campaign(args.campaign) else 1
     if args.no_fsync:
         os.fsync = lambda fd: None
     rng = random.Random(1)

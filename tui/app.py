@@ -23,7 +23,7 @@ from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.messages import GameChanged
 from tui.player import player_name
 from tui.screens import screen_for
-from tui.session import GameSession, stand_in
+from tui.session import GameSession, read_game, stand_in
 from tui.startup import resume_collector
 
 if TYPE_CHECKING:
@@ -251,7 +251,7 @@ class CrtDeskApp(App[None]):
         desk says why)."""
         if game is None:
             try:
-                game = saves.load_game(path)
+                game = read_game(path, pauses=False)
             except saves.SaveError as err:
                 self.notify(str(err), severity="error", markup=False, timeout=10)
                 return None
@@ -364,10 +364,10 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
     # reads the log itself and shows it at once: the game is read behind it.
     game = None
     if game_path is not None:
-        if review:
-            saves.require_save(game_path)
-        else:
-            game = saves.load_game(game_path)
+        saves.require_save(game_path)
+        if not review:
+            # Entry by entry, only the last entries kept: a long campaign is never held whole.
+            game = read_game(game_path, pauses=False)
     app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
     app.run()
     return 0

@@ -4,8 +4,10 @@ entry all come from here."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from textual.binding import Binding
+if TYPE_CHECKING:
+    from textual.binding import Binding
 
 # The ruleset screens' keys, in the order of the game's rulesets, and each ruleset's name on
 # the strip, the Footer and the start screen.
@@ -31,6 +33,9 @@ class Command:
     priority: bool = False
 
     def binding(self) -> Binding:
+        # Imported here: the review's headless rows read SHORT_NAMES without textual.
+        from textual.binding import Binding
+
         return Binding(self.key, self.action, self.label, show=self.show, priority=self.priority)
 
 

@@ -25,6 +25,10 @@ from tui import saves
 POLL_SECONDS = 0.25
 
 
+# The entries a reload keeps (as many as the desk's session keeps).
+KEPT_ON_RELOAD = 100
+
+
 def last_seq(game: saves.Game) -> int:
     """The number of the game's last entry (0 before the first)."""
     return game.entries[-1]["seq"] if game.entries else 0
@@ -96,7 +100,8 @@ class SaveWatcher:
 
     def _reload(self) -> None:
         try:
-            game = saves.load_game(self.path)
+            # Entry by entry, the last entries kept: a long campaign is never held whole.
+            game = saves.read_game(self.path, keep=KEPT_ON_RELOAD)
         except saves.SaveError as err:
             if not self._stop.is_set():
                 self.on_error(str(err))

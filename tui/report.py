@@ -10,11 +10,14 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tui import saves
 from tui.engine.tables import Tables, default_tables
@@ -106,22 +109,40 @@ class _Story:
                 life.lifted_seq, life.lifted_turn, life.how = seq, turn, how
 
 
-@dataclass
-class _Told:
+class _Told(NamedTuple):
     """What the report keeps of an entry to tell it: its turn, number, kind, the entry it
-    annotates, and its words (a combat's without its luck, added once it is known)."""
+    annotates, and where its words (a combat's with its luck) lie in the words file."""
 
     turn: Any
     seq: int
     kind: Any
     annotates: Any
-    words: str
+    at: int
+    size: int
 
 
-def _told(entry: Mapping[str, Any]) -> _Told:
-    kind = entry.get("kind")
-    words = combat_words(entry) if kind == "combat" else entry_words(entry)
-    return _Told(entry.get("turn"), entry["seq"], kind, entry.get("annotates"), words)
+class _Words:
+    """The entries' words, kept in a temporary file rather than in memory (a long campaign's
+    report tells every entry): `add` writes them, `read` reads them back."""
+
+    def __init__(self) -> None:
+        self.file = tempfile.TemporaryFile()
+        self.end = 0
+
+    def add(self, words: str) -> tuple[int, int]:
+        data = words.encode("utf-8", "surrogatepass")
+        self.file.write(data)
+        at, self.end = self.end, self.end + len(data)
+        return at, len(data)
+
+    def read(self, told: _Told) -> str:
+        if told.size == 0:
+            return ""
+        self.file.flush()
+        return os.pread(self.file.fileno(), told.size, told.at).decode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        self.file.close()
 
 
 # --- entries in words ------------------------------------------------------------------------
@@ -220,11 +241,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def _game_lines(
-    game: saves.Game, tables: Tables, told: Sequence[_Told], players: set[str]
+    game: saves.Game, tables: Tables, counts: Mapping[str, int], players: set[str]
 ) -> list[str]:
-    counts: dict[str, int] = {}
-    for entry in told:
-        counts[entry.kind] = counts.get(entry.kind, 0) + 1
     what = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
     options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
     rulesets = ", ".join(
@@ -239,36 +257,34 @@ def _game_lines(
         f"- **Started:** {when_text(game.created)} UTC",
         f"- **Turn now:** {game.turn}",
         f"- **Players:** {', '.join(md_text(p) for p in sorted(players)) or 'none yet'}",
-        f"- **Entries:** {len(told)} ({md_text(what)})",
+        f"- **Entries:** {sum(counts.values())} ({md_text(what)})",
         f"- **Options:** {md_text(options)}",
     ]
 
 
-def _turn_lines(told: Sequence[_Told], story: _Story, luck: Mapping[int, CombatLuck]) -> list[str]:
-    lines: list[str] = []
+def _turn_lines(told: Sequence[_Told], story: _Story, words: _Words) -> Iterator[str]:
     turn: int | None = None
     placed_notes = {seq for seq in story.notes}
     seqs = {e.seq for e in told}
     for entry in told:
         if entry.turn != turn:
             turn = entry.turn
-            lines += ["", f"## Turn {turn}", ""]
+            yield from ("", f"## Turn {turn}", "")
         kind, seq = entry.kind, entry.seq
         if kind == "note" and entry.annotates in seqs:
             continue  # shown under the entry it annotates
         if kind == "combat":
-            text = entry.words + _percentile_words(luck.get(seq))
+            text = words.read(entry)
             later = story.amended_by.get(seq)
             if later:
                 text += " Amended by " + ", ".join(f"#{n}" for n in later) + "."
-            lines += [text, ""]
+            yield from (text, "")
         else:
-            lines += [f"- {entry.words}", ""]
+            yield from (f"- {words.read(entry)}", "")
         if seq in placed_notes:
-            lines += [*_note_lines(story.notes[seq]), ""]
+            yield from (*_note_lines(story.notes[seq]), "")
     if not told:
-        lines += ["", "The log is empty: no turn has been played yet."]
-    return lines
+        yield from ("", "The log is empty: no turn has been played yet.")
 
 
 def _marker_lines(story: _Story) -> list[str]:
@@ -328,51 +344,90 @@ def _luck_lines(report: LuckReport) -> list[str]:
 
 def report_markdown(game: saves.Game, tables: Tables | None = None) -> str:
     """The after-action report of a loaded game, as Markdown."""
-    return _report(game.entries, lambda: game, tables)
+    return "".join(_report(game.entries, tables).lines(game))
 
 
 def save_report_markdown(path: Path, tables: Tables | None = None) -> str:
     """The after-action report of the save at `path`, as `report_markdown` writes it of the
-    loaded game, its entries read one by one and let go (`saves.read_entries`): what is
-    kept is each entry's words; read again if the save was written over meanwhile. SaveError
-    as `saves.load_game` raises it."""
+    loaded game, its entries read one by one and let go (`saves.read_entries`); read again
+    if the save was written over meanwhile. SaveError as `saves.load_game` raises it."""
+    read, game = read_report(path, tables)
+    return "".join(read.lines(game))
 
-    def report() -> str:
+
+def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves.Game]:
+    """The report of the save at `path` read (its entries one by one, each let go once
+    told), and the game read (its warnings: a torn last entry). `Report.lines` writes it."""
+
+    def report() -> tuple[Report, saves.Game]:
         stream = saves.read_entries(path)
-
-        def game() -> saves.Game:
-            assert stream.game is not None  # read to its end
-            return stream.game
-
-        return _report((read.entry for read in stream), game, tables)
+        read = _report((read.entry for read in stream), tables)
+        assert stream.game is not None  # read to its end
+        return read, stream.game
 
     return saves.read_again(report)
 
 
-def _report(
-    entries: Iterable[Mapping[str, Any]],
-    game: Callable[[], saves.Game],
-    tables: Tables | None,
-) -> str:
-    """The report of `entries`, read once in order, and of the `game` they are the log of
-    (asked for once they are read)."""
-    tables = tables or default_tables()
-    tally = LuckTally(tables)
-    story = _Story()
-    told: list[_Told] = []
-    players: set[str] = set()
+class Report:
+    """A save's entries read for its report: what each entry shows (its words in a file),
+    the notes and cards on each, the markers, the luck. `lines` gives the page in pieces."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.tally = LuckTally(tables)
+        self.story = _Story()
+        self.words = _Words()
+        self.told: list[_Told] = []
+        self.counts: dict[str, int] = {}
+        self.players: set[str] = set()
+        self._kinds: dict[Any, Any] = {}
+
+    def add(self, entry: Mapping[str, Any]) -> None:
+        luck = self.tally.add(entry)
+        self.story.add(entry)
+        self.players.add(str(entry.get("who", "")))
+        kind = entry.get("kind")
+        self.counts[kind] = self.counts.get(kind, 0) + 1  # type: ignore[index]
+        if kind == "combat":
+            text = combat_words(entry) + _percentile_words(luck)
+        else:
+            text = entry_words(entry)
+        at, size = self.words.add(text)
+        kind = self._kinds.setdefault(kind, kind)  # one copy of each kind's name
+        self.told.append(
+            _Told(entry.get("turn"), entry["seq"], kind, entry.get("annotates"), at, size)
+        )
+
+    def lines(self, game: saves.Game) -> Iterator[str]:
+        """The page, a line at a time (each ending in a newline): runs of blank lines kept
+        to one, none at the start or the end. Closes the words file once written."""
+        try:
+            luck = self.tally.report()
+            parts = itertools.chain(
+                _game_lines(game, self.tables, self.counts, self.players),
+                _turn_lines(self.told, self.story, self.words),
+                _marker_lines(self.story),
+                _luck_lines(luck),
+            )
+            blank = False
+            started = False
+            for part in parts:
+                for line in part.rstrip().split("\n"):
+                    if not line:
+                        blank = started
+                        continue
+                    if blank:
+                        yield "\n"
+                        blank = False
+                    started = True
+                    yield line + "\n"
+        finally:
+            self.words.close()
+
+
+def _report(entries: Iterable[Mapping[str, Any]], tables: Tables | None) -> Report:
+    """The report of `entries`, read once in order (not kept)."""
+    report = Report(tables or default_tables())
     for entry in entries:
-        tally.add(entry)
-        story.add(entry)
-        players.add(str(entry.get("who", "")))
-        told.append(_told(entry))
-    luck = tally.report()
-    by_seq = {c.seq: c for c in luck.combats}
-    lines = [
-        *_game_lines(game(), tables, told, players),
-        *_turn_lines(told, story, by_seq),
-        *_marker_lines(story),
-        *_luck_lines(luck),
-    ]
-    text = "\n".join(line.rstrip() for line in lines)
-    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+        report.add(entry)
+    return report

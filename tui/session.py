@@ -56,10 +56,11 @@ def unwritable(path: Path) -> str | None:
     return None
 
 
-def read_game(path: Path) -> saves.Game:
+def read_game(path: Path, *, pauses: bool = True) -> saves.Game:
     """The save at `path` as the desk keeps it open: read entry by entry (never the whole
-    file or every entry at once), the UI thread let in every few hundred entries, and only
-    the last `KEPT_ENTRIES` kept. A save the store refuses raises its SaveError."""
+    file or every entry at once), the UI thread let in every few hundred entries (unless
+    `pauses` is False: no UI is running yet), and only the last `KEPT_ENTRIES` kept. A save
+    the store refuses raises its SaveError."""
     stream = saves.read_entries(path)
     kept: deque[dict[str, Any]] = deque(maxlen=KEPT_ENTRIES)
     # The read makes many objects and no cycles: a collection it set off would walk the
@@ -67,7 +68,7 @@ def read_game(path: Path) -> saves.Game:
     with saves.no_gc():
         for count, read in enumerate(stream, start=1):
             kept.append(read.entry)
-            if count % ENTRIES_BETWEEN_PAUSES == 0:
+            if pauses and count % ENTRIES_BETWEEN_PAUSES == 0:
                 time.sleep(PAUSE)  # the UI thread takes the interpreter meanwhile
     assert stream.game is not None
     return replace(stream.game, entries=list(kept))

@@ -86,3 +86,49 @@ def test_the_performance_page_quotes_a_full_run_of_the_bench():
     budgeted = [lines[name] for name in wanted if "report" not in lines[name]]
     assert all(" yes " in line for line in budgeted), "a budget the quoted run did not meet"
     assert "crtdesk bench 20" not in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+CAMPAIGN_FIGURES = (
+    "crtdesk log",
+    "crtdesk log --json",
+    "crtdesk luck",
+    "crtdesk report",
+    "open in the desk",
+    "review in the desk",
+    "crtdesk turn, first",
+    "crtdesk turn",
+    "crtdesk marker remove",
+    "crtdesk turn, the lock held",
+)
+
+
+def test_the_campaign_bench_prints_each_command_with_its_peak_rss():
+    """`bench_saves.py --campaign N` (100,000 in docs/performance.md; a small save here)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_saves.py"), "--campaign", "200"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {line.split("  ")[0].strip(): line for line in done.stdout.splitlines()[2:]}
+    for name in CAMPAIGN_FIGURES:
+        row = rows.get(f"campaign: {name}")
+        assert row is not None, done.stdout
+        if "lock held" not in name:
+            assert " MB " in row and "< 150 MB  yes" in row, row
+
+
+def test_the_performance_page_quotes_a_campaign_run():
+    """docs/performance.md quotes `bench_saves.py --campaign 100000`: every command's row,
+    each peak RSS within its budget."""
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    quoted = page[page.index("## A long campaign") :]
+    assert "Long campaign: 100,000 entries" in quoted
+    rows = {line.split("  ")[0].strip(): line for line in quoted.splitlines()}
+    for name in CAMPAIGN_FIGURES:
+        row = rows.get(f"campaign: {name}")
+        assert row is not None, name
+        if "lock held" not in name:
+            assert "< 150 MB  yes" in row, row

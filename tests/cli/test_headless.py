@@ -26,6 +26,8 @@ def headless_modules() -> list[str]:
 
 # The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
 CLI_MODULES = ("tui.cli", "tui.cli.saves", "tui.text", "tui.player", "tui.luck", "tui.report")
+# The review's rows and reading, and the command names they show.
+CLI_MODULES += ("tui.review_data", "tui.review_rows", "tui.commands")
 
 
 MODULES = headless_modules()
@@ -46,7 +48,9 @@ def test_every_engine_module_is_listed():
         f"tui.engine.rulesets.{n}" for n in ("pod", "boom", "ocs", "rivets", "daynight")
     } <= set(MODULES)
     assert set(CLI_MODULES) <= set(MODULES)
-    roles = ("paths", "encoding", "decoding", "checking", "replay", "store")
+    roles = ("paths", "encoding", "decoding", "checking", "replay", "locking", "files")
+    roles += ("loading", "streaming", "repair", "appending", "creating", "combats", "markers")
+    roles += ("notes", "options")
     assert {f"tui.saves.{role}" for role in roles} <= set(MODULES)
 
 

@@ -17,8 +17,9 @@ from tests.review_save import campaign
 from tui import saves
 from tui.app import CrtDeskApp
 from tui.cli import main
+from tui.review_data import Filter, parse_filter, shown_columns
 from tui.screens.dialogs import NoteScreen
-from tui.screens.review import Filter, ReviewScreen, parse_filter, shown_columns
+from tui.screens.review import ReviewScreen
 from tui.text import cell_text
 
 SIZE = (80, 24)
@@ -305,7 +306,7 @@ async def test_f12_notes_the_last_roll_from_a_combat_screen(tmp_path: Path) -> N
 
 
 def test_a_filter_key_keeps_the_other_parts_typed() -> None:
-    from tui.screens.review import _quoted
+    from tui.review_data import _quoted
 
     typed = " ".join(_quoted(t) for t in ["player:ann b", "turn:2", "dice odd"])
     wanted, problem = parse_filter(typed)
@@ -376,7 +377,7 @@ async def test_luck_and_the_report_from_the_review(folder: Path) -> None:
 
 
 def test_the_tail_read_from_the_end_is_the_whole_logs_last_entries(folder: Path) -> None:
-    from tui.screens.review import read_for_review, read_tail
+    from tui.review_rows import read_for_review, read_tail
 
     path, _ = campaign(folder, 1_000)
     tail = read_tail(path, 50)
@@ -462,7 +463,7 @@ async def test_crtdesk_review_of_a_broken_save_names_it_and_esc_reaches_the_save
 
 
 def test_modifiers_leave_out_the_dice_and_ticks_that_are_off() -> None:
-    from tui.screens.review import modifier_words
+    from tui.review_data import modifier_words
 
     inputs = {
         "roll": 3,

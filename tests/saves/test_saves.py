@@ -760,13 +760,13 @@ def test_an_append_reads_only_the_ends_of_the_file(
 ) -> None:
     grow(game, 1000)
     reads: list[int] = []
-    real = saves._read_range
+    real = saves.files._read_range
 
     def counting(fd: int, start: int, end: int) -> bytes:
         reads.append(end - start)
         return real(fd, start, end)
 
-    monkeypatch.setattr(saves, "_read_range", counting)
+    monkeypatch.setattr(saves.files, "_read_range", counting)
     # Written outside the store: the first append checks the whole file, as a load would.
     size = game.stat().st_size
     saves.append_combat(game, *boom())
@@ -857,7 +857,7 @@ def test_a_turn_logged_under_an_earlier_count_down_replays_as_it_was_played(
             marker.turns_left -= 1
         return [m.id for m in markers.values() if m.turns_left <= 0]
 
-    monkeypatch.setattr("tui.saves.store._count_down", earlier)
+    monkeypatch.setattr("tui.saves.markers._count_down", earlier)
     entry = saves.advance_turn(game)
     assert entry["expired"] == ["1.1"]
     monkeypatch.undo()

@@ -159,16 +159,16 @@ def test_the_log_says_which_entry_an_amendment_amends(
 def test_amending_the_last_entry_reads_only_the_ends(
     game: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.saves import store
+    from tui.saves import appending
 
     whole_reads: list[Path] = []
-    real = store._read_whole
+    real = appending._read_whole
 
     def counting(fd: int, path: Path) -> tuple[object, int | None, bytes]:
         whole_reads.append(path)
         return real(fd, path)
 
-    monkeypatch.setattr(store, "_read_whole", counting)
+    monkeypatch.setattr(appending, "_read_whole", counting)
     saves.append_combat(game, SUPER, rolled(SUPER))
     amended, again = with_joker(SUPER, rolled(SUPER))
     saves.append_combat(game, amended, again, amends=1)

@@ -51,13 +51,13 @@ def test_only_the_bytes_after_the_offset_are_read(save: Path, monkeypatch) -> No
     offset = saves.load_game(save).end
     _combat(save, "bob", 99)
     ranges: list[tuple[int, int]] = []
-    real = saves._read_range
+    real = saves.files._read_range
 
     def spy(fd: int, start: int, end: int) -> bytes:
         ranges.append((start, end))
         return real(fd, start, end)
 
-    monkeypatch.setattr(saves, "_read_range", spy)
+    monkeypatch.setattr(saves.files, "_read_range", spy)
     entries, _ = saves.read_new_entries(save, offset, after_seq=30)
     assert [e["who"] for e in entries] == ["bob"]
     assert ranges and all(start >= offset - 128 for start, _ in ranges)

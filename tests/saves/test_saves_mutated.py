@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from tests.generated_saves import logs, write_save
 from tui import saves
 from tui.cli import main
-from tui.screens.review import Index, detail_text, entry_cells, read_for_review
+from tui.review_data import Index, detail_text, entry_cells
+from tui.review_rows import read_for_review
 
 DEEP = "[" * 1000 + "]" * 1000
 # Values a hand edit (or a bad sector) may leave, JSON text the fast reader might take.
@@ -210,7 +211,7 @@ def test_json_that_is_not_toml_is_refused_though_its_checksum_holds(
     header, _, rest = data.partition(b"\n[[log]]\n")
     edited = reseal(b"[[log]]\n" + rest.replace(b'note = "n"', f"note = {value}".encode()))
     path.write_bytes(header + b"\n" + edited)
-    assert saves.store._verified_body(edited[len(b"[[log]]\n") :]) is not None
+    assert saves.decoding._verified_body(edited[len(b"[[log]]\n") :]) is not None
     for call in (
         lambda: saves.load_game(path),
         lambda: list(saves.read_entries(path)),
@@ -226,14 +227,14 @@ def test_a_save_that_breaks_the_reader_itself_never_stops_the_list(
 ) -> None:
     saves.new_game(tmp_path / "a.toml", "Sound", ["rivets"])
     saves.new_game(tmp_path / "b.toml", "Bad", ["rivets"])
-    real = saves.store._read_ends
+    real = saves.loading._read_ends
 
     def reader(fd: int, path: Path) -> Any:
         if path.name == "b.toml":
             raise RecursionError("maximum recursion depth exceeded")
         return real(fd, path)
 
-    monkeypatch.setattr(saves.store, "_read_ends", reader)
+    monkeypatch.setattr(saves.loading, "_read_ends", reader)
     listed = {s.path.name: s for s in saves.list_games(tmp_path)}
     assert listed["a.toml"].error is None and listed["a.toml"].title == "Sound"
     assert "RecursionError" in (listed["b.toml"].error or "")

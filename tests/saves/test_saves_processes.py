@@ -30,7 +30,7 @@ WRITER = textwrap.dedent(
             for at in range(0, len(data), 16):
                 os.write(fd, data[at : at + 16])
                 time.sleep(0.0003)
-        saves._write_all = crawl
+        saves.files._write_all = crawl
     combat = CombatInput("pod-boom", step="crt", caf=9)
     rng = random.Random(name)
     while go != "-" and not Path(go).exists():

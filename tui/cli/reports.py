@@ -4,10 +4,12 @@ against the exact odds) and `report` (an after-action report, as Markdown)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from tui import saves
 from tui.cli.parsing import Subcommands
-from tui.cli.saves import _FILE_HELP, _SAVES_HELP, _load, _whole_number
+from tui.cli.saves import _FILE_HELP, _SAVES_HELP, _path, _warn, _whole_number
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
 from tui.text import json_shown, one_line
@@ -32,10 +34,18 @@ def register(subparsers: Subcommands) -> None:
 
 
 def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.luck import luck_report, luck_text
+    from tui.luck import LuckReport, luck_report, luck_text
 
     width = _whole_number("width", args.width, 30)
-    report = luck_report(_load(args).entries, tables)
+    path = _path(args.file, args.saves)
+
+    def read() -> tuple[LuckReport, saves.Game | None]:
+        # Entry by entry, each let go once counted: the figures keep running totals.
+        stream = saves.read_entries(path)
+        return luck_report((read.entry for read in stream), tables), stream.game
+
+    report, game = saves.read_again(read)
+    _warn(game)
     if args.json:
         print(json_shown(report.to_dict()))
     else:
@@ -44,18 +54,20 @@ def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_report(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.report import report_markdown
+    from tui.report import read_report
 
-    game = _load(args)
-    text = report_markdown(game, tables)
+    path = _path(args.file, args.saves)
+    read, game = read_report(path, tables)
+    _warn(game)
     if args.output is None:
-        print(text, end="")
+        sys.stdout.writelines(read.lines(game))
         return 0
     out = Path(args.output).expanduser()
-    if out.exists() and out.resolve() == game.path.resolve():
+    if out.exists() and out.resolve() == path.resolve():
         raise InputError("output", args.output, "a file other than the save itself")
     try:
-        out.write_text(text, encoding="utf-8")
+        with out.open("w", encoding="utf-8") as handle:
+            handle.writelines(read.lines(game))
     except OSError as err:
         raise InputError(
             "output", args.output, f"a file that can be written ({err.strerror})"

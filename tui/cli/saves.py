@@ -5,6 +5,10 @@ Every command names a save as the player typed it (`campaign` or `campaign.toml`
 the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path to an
 existing save file (`saves/campaign.toml`). A broken save is a SaveError: one line on stderr
 and exit status 2, from tui.cli.main.
+
+About 600 lines: each save command's flags, its handler and what it prints, together, the
+log's table (`LogTable`) among them; the commands that read a whole log for figures are in
+`tui.cli.reports`.
 """
 
 from __future__ import annotations
@@ -12,12 +16,15 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import sys
-from collections.abc import Iterator
+import tempfile
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tui import saves
 from tui.cli.parsing import Subcommands
@@ -139,7 +146,7 @@ def combat_for_game(
     if combat.ruleset == "ocs" and any(u.name for u in combat.attackers):
         from tui.engine.rulesets import ocs_supply
 
-        game = saves.load_game(_path(save, saves_dir))
+        game = saves.read_game(_path(save, saves_dir))
         return replace(
             combat,
             attackers=ocs_supply.stocks_from_markers(
@@ -149,7 +156,7 @@ def combat_for_game(
     if combat.ruleset != "pod-ultra" or (combat.obstacle != "mines" and combat.mines_cdf is None):
         return combat
     path = _path(save, saves_dir)
-    game = saves.load_game(path)
+    game = saves.read_game(path)
     value = game.options.get("mines_cdf", tables.data["pod-ultra"]["obstacles"]["mines"])
     if combat.mines_cdf is None:
         return replace(combat, mines_cdf=value)
@@ -258,11 +265,10 @@ def _notices() -> Iterator[list[str]]:
             print(f"crtdesk: {notice}", file=sys.stderr)
 
 
-def _load(args: argparse.Namespace) -> saves.Game:
-    game = saves.load_game(_path(args.file, args.saves))
-    for warning in game.warnings:
+def _warn(game: saves.Game | None) -> None:
+    """What the read found and left out (a torn last entry), on stderr, one line each."""
+    for warning in game.warnings if game is not None else ():
         print(f"crtdesk: {warning}", file=sys.stderr)
-    return game
 
 
 def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
@@ -281,33 +287,82 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     turn = _whole_number("turn", args.turn, 1)
     if args.ruleset is not None and args.ruleset not in RULESET_IDS:
         raise InputError("ruleset_filter", args.ruleset, "one of " + ", ".join(RULESET_IDS))
-    game = _load(args)
+    path = _path(args.file, args.saves)
     if args.markers:
+        game = saves.read_game(path)
+        _warn(game)
         markers = [_marker_dict(m) for m in game.markers]
         if args.json:
             print(json_shown(markers))
         else:
             print(markers_text(game))
         return 0
-    entries = [
-        entry
-        for entry in game.entries
-        if (turn is None or entry["turn"] == turn)
-        and (args.ruleset is None or entry.get("ruleset") == args.ruleset)
-        and (args.player is None or entry["who"] == args.player)
-    ]
+
+    def wanted(entry: dict[str, Any]) -> bool:
+        return (
+            (turn is None or entry["turn"] == turn)
+            and (args.ruleset is None or entry.get("ruleset") == args.ruleset)
+            and (args.player is None or entry["who"] == args.player)
+        )
+
     if args.json:
-        print(json_shown(_game_dict(game) | {"entries": entries}))
-    else:
-        print(log_text(game, entries))
+        _warn(_print_log_json(path, wanted))
+        return 0
+
+    def read() -> tuple[saves.Game, LogTable]:
+        stream = saves.read_entries(path)
+        table = LogTable()
+        for entry, _ in stream:
+            table.add(entry, shown=wanted(entry))
+        assert stream.game is not None
+        return stream.game, table
+
+    # The rows are kept as short text (their widths are known only at the end), the entries
+    # let go as they are read: a long campaign's log is never held whole.
+    game, table = saves.read_again(read)
+    _warn(game)
+    for line in table.lines(game):
+        print(line)
     return 0
+
+
+def _print_log_json(path: Path, wanted: Callable[[dict[str, Any]], bool]) -> saves.Game:
+    """The log as JSON: the entries, then what their replay gives (the header's fields, the
+    turn, the options). Written as it is read to a temporary file (a save refused half way
+    prints nothing but its one line), then copied out. The game read."""
+
+    def write() -> tuple[saves.Game, IO[str]]:
+        out = tempfile.TemporaryFile("w+", encoding="utf-8")
+        try:
+            stream = saves.read_entries(path)
+            started = False
+            for entry, _ in stream:
+                if wanted(entry):
+                    out.write(",\n" if started else '{\n  "entries": [\n')
+                    out.write(textwrap.indent(json_shown(entry), "    "))
+                    started = True
+            assert stream.game is not None
+            out.write("\n  ],\n" if started else '{\n  "entries": [],\n')
+            rest = json_shown(_game_dict(stream.game))
+            out.write(rest[rest.index("\n") + 1 :] + "\n")
+        except BaseException:
+            out.close()
+            raise
+        return stream.game, out
+
+    game, out = saves.read_again(write)
+    with out:
+        out.seek(0)
+        shutil.copyfileobj(out, sys.stdout)
+    return game
 
 
 def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
-    before = {m.id: m for m in saves.load_game(path).markers}
+    found: list[saves.Marker] = []
     with _notices() as notices:
-        entry = saves.advance_turn(path, who=player_name(), notices=notices)
+        entry = saves.advance_turn(path, who=player_name(), notices=notices, markers_before=found)
+    before = {m.id: m for m in found}
     line = f"Turn {entry['turn']} begins (entry {entry['seq']} in {path})."
     counted = [_after_turn(i, before, expired=False) for i in entry.get("counted_down", [])]
     expired = [_after_turn(i, before, expired=True) for i in entry.get("expired", [])]
@@ -322,7 +377,7 @@ def _cmd_turn(args: argparse.Namespace, tables: Tables) -> int:
 def _after_turn(marker_id: str, before: dict[str, saves.Marker], *, expired: bool) -> str:
     """A marker as the new turn leaves it: one turn fewer left, or removed."""
     marker = before.get(marker_id)
-    if marker is None:  # placed by another player between the read and the turn
+    if marker is None:  # not among the markers the turn found (a save edited by hand)
         return marker_id
     left = marker.turns_left
     return marker_text(replace(marker, turns_left=None if expired or left is None else left - 1))
@@ -457,43 +512,72 @@ def _game_dict(game: saves.Game) -> dict[str, Any]:
     }
 
 
+_LOG_HEADER = ("#", "turn", "when (UTC)", "who", "what", "odds", "column", "roll", "dice", "result")
+_RIGHT = {0, 1}
+_CELL_END = "\0"  # between a kept row's cells: never in a cell shown as text
+
+
+class LogTable:
+    """The log as a table a person reads, one entry at a time (`add`): each row kept as one
+    short string of cells shown as text, and each column's width; `lines` lays them out."""
+
+    def __init__(self) -> None:
+        self.rows: list[str] = []
+        self.widths = [len(cell) for cell in _LOG_HEADER[:-1]]
+        self.entries = 0
+
+    def add(self, entry: dict[str, Any], shown: bool = True) -> None:
+        self.entries += 1
+        if not shown:
+            return
+        what, result = entry_text(entry)
+        cells = (
+            str(entry["seq"]),
+            str(entry["turn"]),
+            when_text(entry["when"]),
+            entry["who"],
+            what,
+            entry.get("odds") or "",
+            entry.get("column") or "",
+            entry.get("roll") or "",
+            dice_text(entry.get("dice", [])),
+        )
+        cells = tuple(one_line(cell) for cell in cells)
+        for i, cell in enumerate(cells):
+            if len(cell) > self.widths[i]:
+                self.widths[i] = len(cell)
+        self.rows.append(_CELL_END.join((*cells, one_line(result))))
+
+    def lines(self, game: saves.Game) -> Iterator[str]:
+        """The title, the game's line, then the header and a line per row kept."""
+        options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
+        yield f"{one_line(game.title)} ({one_line(game.path)})"
+        yield (
+            f"Rulesets {one_line(', '.join(game.rulesets))}; turn {game.turn}; created "
+            f"{one_line(when_text(game.created))} UTC; options: {one_line(options)}"
+        )
+        if not self.rows:
+            yield "(no entries match)" if self.entries else "(the log is empty)"
+            return
+        yield self._line(_LOG_HEADER)
+        for row in self.rows:
+            yield self._line(row.split(_CELL_END))
+
+    def _line(self, row: Sequence[str]) -> str:
+        cells = [
+            cell.rjust(width) if i in _RIGHT else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, self.widths, strict=False))
+        ]
+        return "  ".join(cells + [row[-1]]).rstrip()
+
+
 def log_text(game: saves.Game, entries: list[dict[str, Any]]) -> str:
     """The log as a table a person reads: one line per entry, the result in words last."""
-    options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
-    lines = [
-        f"{one_line(game.title)} ({game.path})",
-        f"Rulesets {', '.join(game.rulesets)}; turn {game.turn}; created "
-        f"{when_text(game.created)} UTC; options: {one_line(options)}",
-    ]
-    header = ("#", "turn", "when (UTC)", "who", "what", "odds", "column", "roll", "dice", "result")
-    rows = []
+    table = LogTable()
     for entry in entries:
-        what, result = entry_text(entry)
-        rows.append(
-            (
-                str(entry["seq"]),
-                str(entry["turn"]),
-                when_text(entry["when"]),
-                one_line(entry["who"]),
-                what,
-                one_line(entry.get("odds") or ""),
-                one_line(entry.get("column") or ""),
-                one_line(entry.get("roll") or ""),
-                dice_text(entry.get("dice", [])),
-                result,
-            )
-        )
-    if not rows:
-        return "\n".join(lines + ["(no entries match)" if game.entries else "(the log is empty)"])
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
-    right = {0, 1}
-    for row in [header, *rows]:
-        cells = [
-            cell.rjust(width) if i in right else cell.ljust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=False))
-        ]
-        lines.append("  ".join(cells + [row[-1]]).rstrip())
-    return shown_lines(lines)
+        table.add(entry)
+    table.entries = max(table.entries, len(game.entries))
+    return "\n".join(table.lines(game))
 
 
 def markers_text(game: saves.Game) -> str:

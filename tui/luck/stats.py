@@ -17,6 +17,9 @@ An entry's player is its `who`: the player who logged a combat is taken as its a
 A combat amended by a later entry (a card played after the roll, `amends = N`) is read
 once, as first rolled: the amending entry repeats its dice and adds nothing here.
 
+About 580 lines: the ranking of results, one combat's percentile, the dice faces and the
+running tally kept together, as one statistic; the figures' text is in `tui.luck.text`.
+
 Headless: never imports textual or rich.
 """
 
@@ -119,7 +122,7 @@ def _cell_key(cell: Any) -> str:
     return json.dumps(plain(cell), sort_keys=True)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CombatLuck:
     """One combat's result against its exact distribution (Fractions are exact)."""
 
@@ -184,10 +187,39 @@ def same_chances(combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
     )
 
 
+def _chances(
+    ruleset: str,
+    found: Distribution,
+    cell: Any,
+    entry: Mapping[str, Any],
+    attack: Any,
+    defense: Any,
+) -> tuple[Fraction, Fraction, Fraction, bool]:
+    """P(a worse result), P(the same result) and the percentile's variance of `cell` in
+    `found`, and whether they follow from the cell alone (not from the entry's effects)."""
+    details = found.details or tuple({} for _ in found.outcomes)
+    ranked = [
+        (result_rank(ruleset, outcome, detail, attack, defense), chance, _cell_key(outcome))
+        for (outcome, chance, _), detail in zip(found.outcomes, details, strict=True)
+    ]
+    obtained = next((rank for rank, _, key in ranked if key == _cell_key(cell)), None)
+    by_cell = obtained is not None
+    if obtained is None:
+        obtained = result_rank(ruleset, cell, entry.get("effects") or {}, attack, defense)
+    by_rank: dict[tuple[float, ...], Fraction] = {}
+    for rank, chance, _ in ranked:
+        by_rank[rank] = by_rank.get(rank, Fraction(0)) + chance
+    p_same = by_rank.get(obtained, Fraction(0))
+    p_worse = sum((p for rank, p in by_rank.items() if rank < obtained), Fraction(0))
+    variance = (1 - sum(p**3 for p in by_rank.values())) / 12
+    return p_worse, p_same, variance, by_cell
+
+
 def combat_luck(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
     cache: dict[str, Distribution] | None = None,
+    judged: dict[tuple[str, ...], tuple[Fraction, Fraction, Fraction, bool]] | None = None,
 ) -> CombatLuck | str:
     """A logged combat's percentile, or why it has none (one line)."""
     tables = tables or default_tables()
@@ -208,23 +240,19 @@ def combat_luck(
     except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
         return f"its inputs cannot be read again: {one_line(err)}"
     attack, defense = entry.get("attack_total"), entry.get("defense_total")
-    details = found.details or tuple({} for _ in found.outcomes)
-    ranked = [
-        (result_rank(combat.ruleset, cell, detail, attack, defense), chance, _cell_key(cell))
-        for (cell, chance, _), detail in zip(found.outcomes, details, strict=True)
-    ]
     cell = entry.get("cell")
-    obtained = next((rank for rank, _, key in ranked if key == _cell_key(cell)), None)
-    if obtained is None:
-        obtained = result_rank(combat.ruleset, cell, entry.get("effects") or {}, attack, defense)
-    by_rank: dict[tuple[float, ...], Fraction] = {}
-    for rank, chance, _ in ranked:
-        by_rank[rank] = by_rank.get(rank, Fraction(0)) + chance
-    p_same = by_rank.get(obtained, Fraction(0))
+    # The same chances, totals and result judge the same: worked out once (a long campaign
+    # fights the same combats again and again).
+    judge_key = (key, repr(attack), repr(defense), _cell_key(cell))
+    if judged is not None and judge_key in judged:
+        chances = judged[judge_key]
+    else:
+        chances = _chances(combat.ruleset, found, cell, entry, attack, defense)
+        if judged is not None and chances[3]:
+            judged[judge_key] = chances
+    p_worse, p_same, variance, _ = chances
     if p_same == 1:
         return "every result the dice could give was as good as this one"
-    p_worse = sum((p for rank, p in by_rank.items() if rank < obtained), Fraction(0))
-    variance = (1 - sum(p**3 for p in by_rank.values())) / 12
     manual = any(d.get("source") != "desk" for d in dice)
     return CombatLuck(
         seq=int(entry["seq"]),
@@ -459,6 +487,10 @@ class LuckTally:
         self.combats: list[CombatLuck] = []
         self.skipped: list[tuple[int, str]] = []
         self._cache: dict[str, Distribution] = {}
+        self._judged: dict[tuple[str, ...], tuple[Fraction, Fraction, Fraction, bool]] = {}
+        # One copy of each name, odds, cell and chance many combats share: a long campaign's
+        # figures keep one small record per combat.
+        self._shared: dict[Any, Any] = {}
         self._tallies: dict[tuple[str, str | None], _Tally] = {}
         # The players whose entries' dice count, and the rulesets those entries name.
         self._rulesets: dict[str, set[str]] = {}
@@ -482,12 +514,34 @@ class LuckTally:
                 (entry["seq"], f"it amends entry {entry['amends']}, read as rolled")
             )
             return None
-        found = combat_luck(entry, self.tables, self._cache)
+        found = combat_luck(entry, self.tables, self._cache, self._judged)
         if isinstance(found, str):
             self.skipped.append((entry["seq"], found))
             return None
+        found = self._compact(found)
         self.combats.append(found)
         return found
+
+    def _compact(self, found: CombatLuck) -> CombatLuck:
+        shared = self._shared
+
+        def one(value: Any) -> Any:
+            try:
+                return shared.setdefault((type(value), value), value)
+            except TypeError:  # a cell that is a table (OCS): kept as it is
+                return value
+
+        return replace(
+            found,
+            player=one(found.player),
+            ruleset=one(found.ruleset),
+            source=one(found.source),
+            odds=one(found.odds),
+            cell=one(found.cell),
+            p_worse=one(found.p_worse),
+            p_same=one(found.p_same),
+            variance=one(found.variance),
+        )
 
     def _group(self, player: str | None, ruleset: str | None) -> LuckGroup:
         def mine(player_of: str, ruleset_of: str | None) -> bool:

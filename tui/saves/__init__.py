@@ -18,54 +18,59 @@ such entries are read by one `json.loads`; any other entry (edited by hand) goes
 the last entry while the file matches the record the store keeps in the lock file, so it
 costs the same on a 10,000-entry save as on a new one.
 
-The package, by role: `paths` (folders, names), `encoding` (writing blocks), `decoding`
-(parsing, the fast reader), `checking` (validation), `replay` (Game, markers,
-`apply_entry`), `store` (locking, append, load, list, repair), `streaming` (a load entry
-by entry, for a long save read without holding it all). This module re-exports the public
-names: `from tui import saves; saves.load_game(...)`.
+The package, by role:
+- `paths` (folders, names), `errors` (SaveError);
+- `encoding` (writing blocks), `decoding` (parsing, the fast reader), `checking`
+  (validation), `replay` (Game, markers, `apply_entry`);
+- `locking` (the flock on the save and the lock file's record), `files` (bytes in and out,
+  files made beside a save);
+- `loading` (load, list, the ends of a file, entries appended after an offset),
+  `streaming` (a load entry by entry, for a long save read without holding it all),
+  `repair`;
+- `appending` (the one append path), and the entries by kind: `creating` (a new save),
+  `combats`, `markers` (and turns), `notes` (and events), `options`.
+
+This module re-exports the public names: `from tui import saves; saves.load_game(...)`.
+A test that replaces a store function patches it where it is used (the low-level reads and
+writes, `files._read_range` and `files._write_all`, are always called through `files`).
 
 Headless: never imports textual or rich.
 """
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
-from tui.saves import checking, decoding, encoding, errors, paths, replay, store, streaming
+from tui.saves.appending import _now, _who
 from tui.saves.checking import DEFAULT_OPTIONS, ENTRY_KINDS, KNOWN_OPTIONS
+from tui.saves.combats import UNSPECIFIED_TARGET, append_combat
+from tui.saves.creating import new_game
 from tui.saves.decoding import _fast_json, _json_or_toml, _torn_cut, _verified_body, no_gc
 from tui.saves.encoding import FORMAT_VERSION, _block
 from tui.saves.errors import SaveError
-from tui.saves.paths import FILE_MODE, SAVES_ENV, save_path, saves_folder
-from tui.saves.replay import MARKER_KINDS, Game, Marker, apply_entry, canonical_kind
-from tui.saves.store import (
-    UNSPECIFIED_TARGET,
+from tui.saves.files import write_beside
+from tui.saves.loading import (
     GameSummary,
-    Repaired,
     StaleOffset,
-    _now,
-    _read_range,
-    _who,
-    _write_all,
-    add_marker,
-    advance_turn,
-    append_combat,
-    append_event,
-    append_note,
     has_games,
     list_games,
     load_game,
-    new_game,
     read_new_entries,
-    remove_marker,
-    repair_save,
-    require_save,
-    set_option,
-    write_beside,
 )
-from tui.saves.streaming import EntryStream, Place, Read, read_again, read_entries, read_entry
+from tui.saves.locking import require_save
+from tui.saves.markers import add_marker, advance_turn, remove_marker
+from tui.saves.notes import append_event, append_note
+from tui.saves.options import set_option
+from tui.saves.paths import FILE_MODE, SAVES_ENV, save_path, saves_folder
+from tui.saves.repair import Repaired, repair_save
+from tui.saves.replay import MARKER_KINDS, Game, Marker, apply_entry, canonical_kind
+from tui.saves.streaming import (
+    EntryStream,
+    Place,
+    Read,
+    read_again,
+    read_entries,
+    read_entry,
+    read_game,
+)
 
 __all__ = [
     "DEFAULT_OPTIONS",
@@ -100,27 +105,8 @@ __all__ = [
     "set_option",
 ]
 __all__ += ["StaleOffset", "read_new_entries"]
-__all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry"]
+__all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry", "read_game"]
 __all__ += ["no_gc", "write_beside"]
 
-# Internals the tests and the benchmark reach for, re-exported as before the split.
-_INTERNALS = (_block, _fast_json, _json_or_toml, _now, _read_range, _torn_cut, _verified_body)
-_INTERNALS += (_who, _write_all)
-_MODULES = (errors, paths, encoding, decoding, checking, replay, store, streaming)
-
-
-class _Package(types.ModuleType):
-    """Setting a name on the package (a test's `monkeypatch.setattr(saves, "_who", ...)`)
-    sets it in every module of the package that holds the same object, so the store calls
-    the replacement, as it did when the store was one module."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        old = self.__dict__.get(name)
-        if old is not None:
-            for module in _MODULES:
-                if module.__dict__.get(name) is old:
-                    setattr(module, name, value)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+# Internals the tests and the benchmark read (never patch: see the docstring above).
+_INTERNALS = (_block, _fast_json, _json_or_toml, _now, _torn_cut, _verified_body, _who)

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
+from tui.saves import files
 from tui.saves.checking import _check_entry, _check_header, _entry_problem
 from tui.saves.decoding import (
     _SEPARATOR,
@@ -41,17 +43,9 @@ from tui.saves.decoding import (
     toml_loads,
 )
 from tui.saves.errors import SaveError
+from tui.saves.loading import StaleOffset, _tail, _torn_text, load_game
+from tui.saves.locking import _locked, _open, _require
 from tui.saves.replay import Game, Marker, _apply_state, _new_game
-from tui.saves.store import (
-    StaleOffset,
-    _locked,
-    _open,
-    _read_range,
-    _require,
-    _tail,
-    _torn_text,
-    load_game,
-)
 
 CHUNK = 256 * 1024
 _LOG_LINE = _SEPARATOR[1:]  # "[[log]]\n": an entry's first line
@@ -78,8 +72,9 @@ class _HandOver(Exception):
     reader reads the file instead (and names the problem, if there is one)."""
 
 
-def read_entries(path: Path, chunk: int = CHUNK) -> EntryStream:
-    """The save at `path`, read entry by entry (see the module's docstring)."""
+def read_entries(path: Path, chunk: int | None = None) -> EntryStream:
+    """The save at `path`, read entry by entry (see the module's docstring), `chunk` bytes
+    at a time (`CHUNK`, looked up at each call, unless given)."""
     return EntryStream(Path(path), chunk)
 
 
@@ -89,7 +84,8 @@ class EntryStream:
     entries (`[]`). A problem is the SaveError `load_game` raises. Each iteration reads the
     file again."""
 
-    def __init__(self, path: Path, chunk: int = CHUNK) -> None:
+    def __init__(self, path: Path, chunk: int | None = None) -> None:
+        chunk = CHUNK if chunk is None else chunk
         if chunk < 1:
             raise ValueError(f"chunk must be 1 byte or more, not {chunk}")
         self.path = path
@@ -160,7 +156,7 @@ class _Reader:
     def _more(self) -> bytes:
         """The next chunk of what a load keeps (b"" at its end)."""
         stop = min(self.kept, self.read_to + self.chunk)
-        data = _read_range(self.fd, self.read_to, stop)
+        data = files._read_range(self.fd, self.read_to, stop)
         if len(data) != stop - self.read_to:
             raise _HandOver  # the file is shorter than it was: the whole-file reader reads it
         self.read_to = stop
@@ -274,7 +270,7 @@ def read_entry(path: Path, place: Place, seq: int) -> dict[str, Any]:
     path = Path(path)
     fd = _open(path, writable=False)
     try:
-        data = _read_range(fd, place.offset, place.offset + place.size)
+        data = files._read_range(fd, place.offset, place.offset + place.size)
     finally:
         os.close(fd)
     stale = StaleOffset(f"{path}: entry {seq} is no longer at byte {place.offset}; read it again")
@@ -287,3 +283,19 @@ def read_entry(path: Path, place: Place, seq: int) -> dict[str, Any]:
     if _check_entry(entry) is not None or entry["seq"] != seq:
         raise stale
     return entry
+
+
+def read_game(path: Path, *, keep: int = 0) -> Game:
+    """What `load_game` gives, read entry by entry: the game its log replays to, with only
+    its last `keep` entries (none by default), read again if the file was written over
+    while it was read. A long campaign is never held whole. SaveError as `load_game`."""
+
+    def read() -> Game:
+        stream = read_entries(path)
+        kept: deque[dict[str, Any]] = deque(maxlen=keep)
+        for entry, _ in stream:
+            kept.append(entry)
+        assert stream.game is not None
+        return replace(stream.game, entries=list(kept))
+
+    return read_again(read)
