@@ -640,6 +640,10 @@ _OCS_UNITS = (
 
 def schema(ruleset: str) -> tuple[Field, ...]:
     """The inputs `ruleset` reads, in the form's order."""
+    if ruleset.startswith("game:"):  # a player's chart: its fields come from the chart
+        from tui.engine.charts import fields, known
+
+        return fields(known(ruleset))
     if ruleset not in RULESETS:
         raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
     changes = _RELABELLED.get(ruleset, {})
@@ -782,6 +786,10 @@ def combat_from_inputs(
     from tui.engine.model import CombatInput
 
     ruleset = inputs.get("ruleset")
+    if isinstance(ruleset, str) and ruleset.startswith("game:"):
+        from tui.engine import charts
+
+        return charts.combat_from_inputs(inputs, keep)
     if not isinstance(ruleset, str) or ruleset not in RULESETS:
         raise InputError("inputs", ruleset, "the combat's ruleset: one of " + ", ".join(RULESETS))
     by_name = {f.name: f for f in schema(ruleset)}
