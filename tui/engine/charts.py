@@ -70,6 +70,22 @@ MOST_DICE = 4
 MOST_SIDES = 100
 MOST_BYTES = 256 * 1024
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+_MOD_NAME = re.compile(r"^[a-z][a-z0-9-]{0,29}$")
+# Flags the CLI has of its own: no modifier may take one as its name.
+RESERVED = (
+    "attack",
+    "defense",
+    "column",
+    "roll",
+    "seed",
+    "json",
+    "games",
+    "saves",
+    "save",
+    "target",
+    "note",
+    "help",
+)
 _ROW = re.compile(r"^\s*(-?\d{1,4})\s*(?:(?:-|to)\s*(-?\d{1,4})\s*)?$")
 _DIFF = re.compile(r"^[+-]?\d{1,4}\+?$")
 _DICE = re.compile(r"^\s*(\d{1,2})\s*d\s*(\d{1,3})\s*$", re.IGNORECASE)
@@ -562,11 +578,11 @@ def _modifiers(reader: _Reader, data: Mapping[str, Any]) -> tuple[Modifier, ...]
             raise reader.fail(at, "expected a [[modifiers]] table")
         _unknown_keys(reader, table, _MOD_KEYS, at)
         name = _get(reader, data, (*at, "name"), str, "a name: lower-case letters, digits and -")
-        if not _NAME.match(name) or name in ("attack", "defense", "column", "roll", "seed", "json"):
+        if not _MOD_NAME.match(name) or name in RESERVED:
             raise reader.fail(
                 (*at, "name"),
-                f"{name!r} is not allowed; expected lower-case letters, digits, - or _ "
-                "(it is the CLI flag --NAME), not attack, defense, column, roll, seed or json",
+                f"{name!r} is not allowed; expected a lower-case letter, then letters, digits "
+                "or - (up to 30; it is the CLI flag --NAME), not " + ", ".join(RESERVED),
             )
         if name in [m.name for m in found]:
             raise reader.fail((*at, "name"), f"{name!r} is a duplicated modifier; each name once")
