@@ -829,7 +829,8 @@ def _column(
     else:
         if defense == 0:
             trace.append("Defence total 0: beyond the last column")
-            return "-", None, _beyond(chart, "right", trace)
+            index, code = _beyond(chart, "right", trace)
+            return "-", None, index, code
         if attack >= defense:
             left, right = math.floor(attack / defense), 1
         else:
