@@ -700,8 +700,12 @@ _KNOWN: dict[str, PlayerChart] = {}
 
 
 def register(chart: PlayerChart) -> str:
-    """Make `chart` the one its ruleset id resolves with; returns the id."""
+    """Make `chart` the one its ruleset id resolves with (and whose fields the schema
+    gives); returns the id."""
+    from tui.engine.schema import GAME_FIELDS
+
     _KNOWN[chart.ruleset] = chart
+    GAME_FIELDS[chart.ruleset] = fields(chart)
     return chart.ruleset
 
 
@@ -1031,33 +1035,3 @@ def _amount_text(mod: Modifier, amount: Fraction) -> str:
     if mod.effect == "shift":
         return f"{int(amount):+d} column{'s' if abs(amount) != 1 else ''}"
     return f"DRM {int(amount):+d}"
-
-
-def combat_from_inputs(inputs: Mapping[str, Any], keep: Any = None) -> CombatInput:
-    """A logged combat on a player's chart read back (its `modifiers` a table of values);
-    `keep` as tui.engine.schema.combat_from_inputs. Raises InputError."""
-    from tui.engine.schema import FIELDS, Field, _unit
-
-    ruleset = inputs["ruleset"]
-    values: dict[str, Any] = {"ruleset": ruleset}
-    modifiers_field = Field("modifiers", "Modifiers", "", "form", "")
-    for key, value in inputs.items():
-        if key == "ruleset":
-            continue
-        if key == "modifiers":
-            if not isinstance(value, Mapping):
-                raise InputError("modifiers", value, "a table of each modifier's value")
-            if keep is None or keep(modifiers_field):
-                values["modifiers"] = tuple((str(k), v) for k, v in value.items())
-            continue
-        if key not in ("attackers", "defenders", "column", "roll"):
-            raise InputError("inputs", key, f"an input {ruleset} reads")
-        found = FIELDS[key]
-        if keep is not None and not keep(found):
-            continue
-        if found.kind == "units":
-            if not isinstance(value, list | tuple):
-                raise InputError(key, value, "a list of units")
-            value = tuple(_unit(key, unit) for unit in value)
-        values[key] = value
-    return CombatInput(**values)
