@@ -188,5 +188,7 @@ def test_bad_flags_on_a_chart(
 def test_a_chart_not_in_the_games_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, _, err = run(capsys, "odds", "nowhere", "--games", str(tmp_path), "--attack", "1")
+    status, _, err = run(capsys, "odds", "game:nowhere", "--games", str(tmp_path), "--attack", "1")
     assert status == 2 and "no chart nowhere.toml in the games folder" in err
+    status, _, err = run(capsys, "odds", "nowhere", "--attack", "1")  # not a chart either
+    assert status == 2 and "RULESET: 'nowhere' is not allowed" in err

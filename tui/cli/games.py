@@ -24,13 +24,19 @@ GAMES_HELP = "the games folder (default: games beside the saves folder, or $CRTD
 
 def handles(argv: Sequence[str]) -> bool:
     """Whether `argv` is resolve, odds or table on a player's chart: the word after the
-    command names no built-in ruleset (a chart file, or a name in the games folder)."""
-    return (
-        len(argv) > 1
-        and argv[0] in COMMANDS
-        and not argv[1].startswith("-")
-        and argv[1] not in RULESET_IDS
-    )
+    command is a chart file (FILE.toml, a path), game:NAME, or a NAME.toml in the games
+    folder. Any other word is left to the built-in rulesets' parser (and its message)."""
+    if len(argv) < 2 or argv[0] not in COMMANDS or argv[1] in RULESET_IDS:
+        return False
+    given = argv[1]
+    if given.startswith("game:") or given.endswith(".toml") or "/" in given:
+        return True
+    if given.startswith("-") or not given.replace("-", "").replace("_", "").isalnum():
+        return False
+    from tui.engine.games import games_folder
+
+    folder = games_folder(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))
+    return (folder / f"{given}.toml").is_file()
 
 
 def _flag_value(argv: Sequence[str], flag: str) -> str | None:
@@ -242,7 +248,7 @@ def _cmd_check(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_games(args: argparse.Namespace, tables: Tables) -> int:
     from tui.engine.games import games_folder, read_games
 
-    shelf = read_games(games_folder(args.games, args.saves))
+    shelf = read_games(games_folder(args.games))
     if args.json:
         data = {
             "folder": str(shelf.folder),
@@ -268,6 +274,5 @@ def register(subparsers: Subcommands) -> None:
     check.set_defaults(func=_cmd_check)
     games = subparsers.add_parser("games", help="list the player's charts in the games folder")
     games.add_argument("--games", metavar="DIR", help=GAMES_HELP)
-    games.add_argument("--saves", metavar="DIR", help="the saves folder (locates games/)")
     games.add_argument("--json", action="store_true")
     games.set_defaults(func=_cmd_games)
