@@ -148,7 +148,7 @@ def test_differential_hand_roll_reads_its_row() -> None:
     chart(SKIRMISH)
     outcome = resolve(CombatInput("game:border-skirmish", units(5, 1), units(5), roll=7))
     assert (outcome.odds, outcome.column, outcome.cell) == ("+1", "+1", "D1")
-    assert "Defender loses 1 steps" in outcome.explanation
+    assert outcome.explanation == "Defender loses a step."
 
 
 # --- an odds chart with every kind of modifier, case by case ----------------------------------------

@@ -33,7 +33,7 @@ BROKEN = {
     ),
     "unknown-code": (
         edited('"3" = ["AR",', '"3" = ["XX",'),
-        ":23: crt.rows.\"3\"[0]: 'XX' is not a result code; expected one of [results] (AE, AR",
+        ":23: crt.rows.\"3\"[0]: 'XX' is not a result code; expected one of [results] (AD, AE, AR",
     ),
     "duplicated-column": (
         edited('"4-1", "5-1"]', '"4-1", "4-1"]'),

@@ -8,9 +8,10 @@ import argparse
 import json
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.parsing import Parser, Subcommands, integer_value
+from tui.cli.parsing import Parser, Subcommands, UsageError, integer_value
 from tui.engine.tables import RULESET_IDS, Tables
 from tui.text import cell_text, one_line
 
@@ -48,11 +49,32 @@ def _flag_value(argv: Sequence[str], flag: str) -> str | None:
     return None
 
 
+def folder_given(games: str | None, saves: str | None = None) -> Path:
+    """The games folder; one named by --games must be a folder."""
+    from tui.engine.games import games_folder
+
+    if games is not None and not Path(games).expanduser().is_dir():
+        raise UsageError(f"--games: {games!r} is not a folder; expected the games folder")
+    return games_folder(games, saves)
+
+
+def kept_copies(rulesets: Sequence[str], games: str | None, saves: str | None) -> dict[str, str]:
+    """The text of each player's chart (game:NAME) among `rulesets`, read from the games
+    folder: the copies a new save keeps."""
+    from tui.engine.games import find_chart
+
+    found = [r for r in rulesets if r.startswith("game:")]
+    if not found and games is None:
+        return {}
+    folder = folder_given(games, saves)
+    return {r: find_chart(r, folder).text for r in found}
+
+
 def run(argv: Sequence[str], tables: Tables) -> int:
     """`crtdesk resolve|odds|table CHART ...` on a player's chart."""
-    from tui.engine.games import find_chart, games_folder
+    from tui.engine.games import find_chart
 
-    folder = games_folder(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))
+    folder = folder_given(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))
     chart = find_chart(argv[1], folder)
     command = argv[0]
     parser = _parser(command, chart)
@@ -75,19 +97,47 @@ def run(argv: Sequence[str], tables: Tables) -> int:
     from tui.engine.procedure import run as run_procedure
 
     if args.roll is not None and args.seed is not None:
-        from tui.cli.parsing import UsageError
-
         raise UsageError(
             "resolve: give --roll (dice rolled by hand) or --seed (the desk's dice), not both"
         )
     seed = integer_value("seed", args.seed)
+    if args.save:
+        _use_the_games_copy(args.save, args.saves, chart)
     rng = random.Random(seed) if seed is not None else None
     combat, outcome = run_procedure(combat, tables, answer_from(combat, rng))
+    saved = None
+    if args.save:
+        from tui.cli.saves import record_combat
+
+        saved = record_combat(args.save, args.saves, combat, outcome, note=args.note)
     if args.json:
         print(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(outcome_text(outcome))
+        if saved:
+            print(saved)
     return 0
+
+
+def _use_the_games_copy(save: str, saves_dir: str | None, chart: PlayerChart) -> None:
+    """A combat saved to a game is read on the copy of the chart the game keeps (loading the
+    save registers it); a chart file changed since the game began is named on stderr."""
+    import sys
+
+    from tui import saves
+    from tui.cli.saves import save_file
+    from tui.engine.charts import known
+    from tui.saves.charts import changed_chart
+
+    game = saves.load_game(save_file(save, saves_dir))
+    if chart.ruleset not in game.rulesets:
+        raise UsageError(
+            f"resolve: {chart.ruleset} is not in play in {game.path.name} "
+            f"({', '.join(game.rulesets)}); start a game with it to log its combats"
+        )
+    said = changed_chart(known(chart.ruleset), chart)
+    if said:
+        print(one_line(f"crtdesk: {said}"), file=sys.stderr)
 
 
 def _parser(command: str, chart: PlayerChart) -> argparse.ArgumentParser:
@@ -120,6 +170,8 @@ def _parser(command: str, chart: PlayerChart) -> argparse.ArgumentParser:
             parser.add_argument(field.flag, metavar=field.metavar, help=help_text)
     if command == "resolve":
         parser.add_argument("--seed", metavar="S", help="seed the desk's dice")
+        parser.add_argument("--save", metavar="FILE", help="append the combat to this save")
+        parser.add_argument("--note", metavar="TEXT", help="a note kept with the logged combat")
     return parser
 
 
@@ -246,9 +298,9 @@ def _cmd_check(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_games(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.engine.games import games_folder, read_games
+    from tui.engine.games import read_games
 
-    shelf = read_games(games_folder(args.games))
+    shelf = read_games(folder_given(args.games))
     if args.json:
         data = {
             "folder": str(shelf.folder),

@@ -870,8 +870,24 @@ def _beyond(chart: PlayerChart, end: str, trace: list[str]) -> tuple[int | None,
 
 
 def _meanings(chart: PlayerChart, cell: Any) -> list[str]:
+    """What a cell means: its code's meaning; each code named where a cell holds several."""
+    if not isinstance(cell, tuple):
+        return [_sentence(str(chart.meaning(cell)))]
+    return [_sentence(f"{code}: {chart.meaning(code)}") for code in cell]
+
+
+def rank(chart: PlayerChart, cell: Any) -> float:
+    """How good a result is for the attacker, for luck: the place of its code in [results]
+    (listed from the attacker's worst to its best); a cell of several codes, their mean."""
     codes = cell if isinstance(cell, tuple) else (cell,)
-    return [_sentence(f"{code}: {chart.meaning(code)}") for code in codes]
+    order = list(chart.results)
+    places = []
+    for code in codes:
+        if code in chart.results:
+            places.append(order.index(code))
+            continue
+        places.extend(order.index(key) for p, key in chart._patterns if p.match(code))
+    return sum(places) / len(places) if places else 0.0
 
 
 def _sentence(text: str) -> str:
@@ -910,6 +926,7 @@ def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
         effects["result"] = code
         effects["headline"] = [_sentence(f"{code}: {chart.results.get(code, '')}")]
         effects["short"] = f"{code} (automatic)"
+        effects["rank"] = rank(chart, code)
         return finish(
             combat, cell=None, effects=effects, trace=trace, odds=code, ratio=ratio, **totals
         )
@@ -947,7 +964,8 @@ def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
         trace.append(f"{said}; row {row.label}, column {column}: {shown}")
     meanings = _meanings(chart, cell)
     effects["headline"] = meanings
-    effects["short"] = "; ".join(m.split(": ", 1)[1].rstrip(".") for m in meanings)
+    effects["short"] = "; ".join(m.rstrip(".") for m in meanings)
+    effects["rank"] = rank(chart, cell)
     return finish(
         combat,
         cell=cell,
