@@ -727,6 +727,15 @@ def known_games() -> tuple[str, ...]:
     return tuple(_KNOWN)
 
 
+def ruleset_title(ruleset: str, tables: Any) -> str:
+    """A ruleset's title: a built-in's from tables.toml, a player's chart's from its file
+    (its id while no copy of it is read)."""
+    if not is_game(ruleset):
+        return str(tables.title(ruleset))
+    chart = _KNOWN.get(ruleset)
+    return chart.title if chart is not None else ruleset
+
+
 # --- resolving ----------------------------------------------------------------------------------
 
 
@@ -1008,8 +1017,11 @@ def modifier_field(mod: Modifier) -> Any:
     from tui.engine.schema import Field
 
     said = _effect_text(mod)
+    desk_id = f"modifier-{mod.name}"  # never one of the desk's own widgets' ids
     if mod.input == "tick":
-        return Field(mod.name, mod.label, f"--{mod.name}", "tick", mod.help or said)
+        return Field(
+            mod.name, mod.label, f"--{mod.name}", "tick", mod.help or said, desk_id=desk_id
+        )
     if mod.input == "choice":
         pairs = tuple((name, name) for name, _ in mod.values)
         return Field(
@@ -1020,6 +1032,7 @@ def modifier_field(mod: Modifier) -> Any:
             mod.help or said,
             choices=lambda ruleset, tables, pairs=pairs: pairs,
             metavar="NAME",
+            desk_id=desk_id,
         )
     kind = "signed" if (mod.low or 0) < 0 else "whole"
     return Field(
@@ -1031,6 +1044,7 @@ def modifier_field(mod: Modifier) -> Any:
         low=mod.low,
         high=mod.high,
         allowed="a whole number from {low} to {high}",
+        desk_id=desk_id,
     )
 
 

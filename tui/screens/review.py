@@ -28,7 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from tui import saves
-from tui.commands import REVIEW_COMMANDS, SHORT_NAMES, Command
+from tui.commands import REVIEW_COMMANDS, SHORT_NAMES, Command, short_name
 from tui.engine.tables import RULESET_IDS
 from tui.messages import GameChanged
 from tui.screens.base import DeskScreen
@@ -160,7 +160,7 @@ def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
         "turn": str(entry["turn"]),
         "when": when_text(str(entry.get("when", "")))[5:],
         "who": one_line(entry.get("who", "")),
-        "ruleset": SHORT_NAMES.get(ruleset, ruleset or what),
+        "ruleset": one_line(short_name(ruleset) if ruleset else what),
         "sides": f"{_number(attack)}:{_number(defence)}" if combat and attack is not None else "",
         "odds": one_line(entry.get("odds") or ""),
         "column": one_line(entry.get("column") or ""),
@@ -304,6 +304,8 @@ def parse_filter(text: str) -> tuple[Filter, str | None]:
             turns = (int(low), int(high) if dash else int(low))
         elif name == "ruleset":
             ruleset = _RULESET_NAMES.get(value.lower())
+            if value.lower().startswith("game:"):  # a player's chart, by its id
+                ruleset = value.lower()
             if ruleset is None:
                 return Filter(), (
                     f"ruleset {value!r} is not one; expected one of {', '.join(RULESET_IDS)}"
