@@ -6,8 +6,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui.engine.charts import PREFIX, ChartError, PlayerChart, load_chart, register
+# The charts' module is imported by what reads a chart: the desk asks for the games folder
+# at start, and draws its first screen without the engine.
+if TYPE_CHECKING:
+    from tui.engine.charts import PlayerChart
 
 GAMES_ENV = "CRTDESK_GAMES"
 SAVES_ENV = "CRTDESK_SAVES"
@@ -36,6 +40,8 @@ class Shelf:
 def read_games(folder: Path) -> Shelf:
     """Read every `*.toml` in `folder` (not below it), in name order; each sound chart is
     registered, each broken one named in `broken`. A missing folder holds no games."""
+    from tui.engine.charts import ChartError, load_chart, register
+
     charts: list[PlayerChart] = []
     broken: list[str] = []
     try:
@@ -60,6 +66,8 @@ def read_games(folder: Path) -> Shelf:
 def find_chart(given: str, folder: Path) -> PlayerChart:
     """A chart named on a command line: a path to a .toml file, or NAME / game:NAME in the
     games folder. Read, checked and registered. Raises ChartError."""
+    from tui.engine.charts import PREFIX, ChartError, load_chart, register
+
     name = given.removeprefix(PREFIX)
     if given.endswith(".toml") or os.sep in given:
         chart = load_chart(Path(given))
