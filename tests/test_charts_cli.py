@@ -192,3 +192,19 @@ def test_a_chart_not_in_the_games_folder(
     assert status == 2 and "no chart nowhere.toml in the games folder" in err
     status, _, err = run(capsys, "odds", "nowhere", "--attack", "1")  # not a chart either
     assert status == 2 and "RULESET: 'nowhere' is not allowed" in err
+
+
+def test_the_charts_on_the_page_are_the_example_files() -> None:
+    """docs/adding-a-game.md shows each example chart whole: as the file reads, but for
+    the file's comment line and rulings."""
+    import re
+    import tomllib
+
+    page = (DOCS.parent / "adding-a-game.md").read_text(encoding="utf-8")
+    shown = [tomllib.loads(b) for b in re.findall(r"^```toml\n(.*?)^```", page, re.M | re.S)]
+    files = [
+        tomllib.loads((DOCS / f).read_text()) for f in ("hill-203.toml", "border-skirmish.toml")
+    ]
+    for data in files:
+        data["game"].pop("rulings", None)
+    assert shown == files
