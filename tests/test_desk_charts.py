@@ -72,3 +72,25 @@ async def test_a_players_chart_from_the_dialog_to_the_log_review_and_luck(tmp_pa
         luck = str(app.screen.query_one("#review-luck", Static).content)
         assert "Desk combats: 1 combat, mean percentile" in luck
     assert saves.load_game(path).rulesets == ["game:hill-203"]
+
+
+async def test_a_chart_file_changed_since_the_game_began_is_named(tmp_path: Path) -> None:
+    from tests.conftest import notes
+    from tui.engine.charts import load_chart
+
+    folder, games = tmp_path / "saves", tmp_path / "games"
+    folder.mkdir()
+    games.mkdir()
+    chart = load_chart(DOCS / "hill-203.toml")
+    saves.new_game(folder / "g.toml", "G", [chart.ruleset], charts={chart.ruleset: chart.text})
+    (games / "hill-203.toml").write_text(chart.text.replace('"Hill 203"', '"Hill 203, 2nd ed."'))
+    app = CrtDeskApp(
+        saves_dir=folder, games_dir=games, game_path=folder / "g.toml", player="tester"
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, GameChartScreen)
+        # The game's copy is the one in use: its title, not the edited file's.
+        assert app.screen.sub_title.endswith("· Hill 203")
+        said = [n for n in notes(app) if "has changed since this game began" in n]
+        assert said and said[0].startswith("games/hill-203.toml")

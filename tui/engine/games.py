@@ -37,9 +37,10 @@ class Shelf:
     broken: tuple[str, ...]
 
 
-def read_games(folder: Path) -> Shelf:
-    """Read every `*.toml` in `folder` (not below it), in name order; each sound chart is
-    registered, each broken one named in `broken`. A missing folder holds no games."""
+def read_games(folder: Path, register_charts: bool = False) -> Shelf:
+    """Read every `*.toml` in `folder` (not below it), in name order; each broken one is
+    named in `broken`. A missing folder holds no games. The sound charts are registered
+    only when asked: an open game resolves with the copy its save keeps."""
     from tui.engine.charts import ChartError, load_chart, register
 
     charts: list[PlayerChart] = []
@@ -56,7 +57,8 @@ def read_games(folder: Path) -> Shelf:
         except ChartError as err:
             broken.append(str(err))
             continue
-        register(chart)
+        if register_charts:
+            register(chart)
         charts.append(chart)
     if len(paths) > MOST_FILES:
         broken.append(f"{folder}: over {MOST_FILES} chart files; the first {MOST_FILES} are read")

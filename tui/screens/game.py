@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from textual import work
 from textual.widgets import Input
 
 from tui.screens.combat import CombatScreen
@@ -19,6 +20,30 @@ class GameChartScreen(CombatScreen):
     @property
     def rules(self) -> Any:
         return {}
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.check_the_file()
+
+    @work(thread=True, exclusive=True, group="chart-file", exit_on_error=False)
+    def check_the_file(self) -> None:
+        """Name a chart file in the games folder that changed since the game began: the
+        game keeps the copy its save holds (a missing or broken file says nothing)."""
+        from tui.engine.charts import ChartError, known, load_chart
+        from tui.saves.charts import changed_chart
+
+        name = self.ruleset.removeprefix("game:")
+        folder = self.desk.games_dir
+        path = folder / f"{name}.toml"
+        try:
+            kept = known(self.ruleset)
+            said = changed_chart(kept, load_chart(path, f"{folder.name}/{path.name}"))
+        except (ChartError, ValueError):
+            return
+        if said:
+            self.app.call_from_thread(
+                self.notify, said, severity="warning", markup=False, timeout=15
+            )
 
     def combat_fields(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
