@@ -297,3 +297,36 @@ def test_a_chart_rolls_with_the_desk_dice() -> None:
     outcome = resolve(hill(6, 2), rng=random.Random(3))
     assert outcome.dice[0].source == "desk" and outcome.dice[0].dice == "1d6"
     assert outcome.cell in {"EX", "DR1", "DR2", "DE"}
+
+
+def test_no_edit_of_a_chart_raises_more_than_one_line() -> None:
+    """Lines dropped, doubled or given odd values: a ChartError of one line, or a chart
+    that resolves (or refuses a combat with an InputError), never another exception."""
+    rng = random.Random(21)
+    texts = [HILL.read_text(), SKIRMISH.read_text(), (FIXTURES / "pod-basic.toml").read_text()]
+    odd = ["0", "-1", "1.5", '"x"', "[]", "{}", "true", '"1-1"', '"end"', '["AE"]', "1e400"]
+    odd += ['"+3"', '"#"', '"DR#"', '"1:0"', '"3-"', "nan", "-inf", '"-3--5"', "99999"]
+    read = 0
+    for _ in range(300):
+        lines = rng.choice(texts).splitlines()
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(lines))
+            if rng.random() < 0.3:
+                del lines[at]
+            elif "=" in lines[at]:
+                lines[at] = lines[at].split("=", 1)[0] + "= " + rng.choice(odd)
+            else:
+                lines.insert(at, rng.choice(lines))
+        try:
+            found = parse_chart("\n".join(lines), "f.toml", "edited")
+        except ChartError as err:
+            assert "\n" not in str(err) and str(err).startswith("f.toml")
+            continue
+        read += 1
+        register(found)
+        for attack, defense in ((1, 1), (7, 2), (2, 9), (5, 0)):
+            try:
+                distribution(CombatInput(found.ruleset, units(attack), units(defense)))
+            except InputError:
+                pass
+    assert read  # some edits leave a sound chart

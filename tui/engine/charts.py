@@ -304,8 +304,15 @@ def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
 
 
 def _number(reader: _Reader, parts: tuple[str | int, ...], value: Any, what: str) -> Fraction:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise reader.fail(parts, f"{_shown(value)} is not allowed; expected {what}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not -1000 <= value <= 1000
+    ):
+        raise reader.fail(
+            parts, f"{_shown(value)} is not allowed; expected {what} from -1000 to 1000"
+        )
     return Fraction(value).limit_denominator(1000)
 
 
