@@ -330,3 +330,26 @@ def test_no_edit_of_a_chart_raises_more_than_one_line() -> None:
             except InputError:
                 pass
     assert read  # some edits leave a sound chart
+
+
+def test_a_roll_beyond_the_rows_reads_a_named_result() -> None:
+    text = (
+        HILL.read_text()
+        .replace('low = "clamp"', 'low = "AE"')
+        .replace('high = "clamp"', 'high = "DE"')
+    )
+    register(parse_chart(text, "ends.toml", "ends"))
+
+    def ends(roll: int | None, **mods: object) -> CombatInput:
+        return CombatInput(
+            "game:ends", units(4), units(4), roll=roll, modifiers=tuple(mods.items())
+        )
+
+    low = resolve(ends(1, uphill=True))  # 1 - 1 = 0, below row 1
+    assert (low.cell, low.roll) == ("AE", "0")
+    assert any("below the first row: AE" in line for line in low.trace)
+    high = resolve(ends(5, leader=3))  # 5 + 2 (capped) = 7, above row 6
+    assert (high.cell, high.roll) == ("DE", "7")
+    sixth = Fraction(1, 6)
+    expected = {"AR": sixth, "EX": sixth, "DR1": sixth, "DR2": sixth, "DE": 2 * sixth}
+    assert chances(ends(None, leader=3)) == {json.dumps(k): v for k, v in expected.items()}

@@ -208,3 +208,10 @@ def test_the_charts_on_the_page_are_the_example_files() -> None:
     for data in files:
         data["game"].pop("rulings", None)
     assert shown == files
+
+
+def test_the_desk_refuses_a_games_folder_that_is_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = run(capsys, "--games", str(tmp_path / "none"))
+    assert status == 2 and err.strip().endswith("is not a folder; expected the games folder")

@@ -60,6 +60,17 @@ async def test_a_players_chart_from_the_dialog_to_the_log_review_and_luck(tmp_pa
         assert entry["inputs"]["modifiers"] == {"town": True, "leader": 3}
         assert entry["dice"][0]["modifier"] == 2  # leader 3, capped at +2
         assert f"Logged as entry {entry['seq']}" in screen_text(app)
+        # Dice by hand: a 1 with the capped +2 reads row 3 of 1-1, AR.
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        await pilot.press("1", "enter")
+        await settle(pilot)
+        by_hand = saves.load_game(path).entries[-1]
+        assert (by_hand["cell"], by_hand["dice"][0]["source"], by_hand["roll"]) == (
+            "AR",
+            "manual",
+            "3",
+        )
         # The chart's file goes: the review and luck read the save's copy.
         (games / "hill-203.toml").unlink()
         await pilot.press("ctrl+l")

@@ -366,7 +366,9 @@ def _games_beside(saves_dir: Path) -> Path:
     return games_folder(None, str(saves_dir))
 
 
-def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> int:
+def run_desk(
+    file: str | None, saves_dir: str | None, review: bool = False, games_dir: str | None = None
+) -> int:
     """Open the desk on the saves folder, or directly on one save file (on its log review
     with `review`)."""
     folder = saves.saves_folder(saves_dir)
@@ -385,6 +387,9 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
             saves.require_save(game_path)
         else:
             game = saves.load_game(game_path)
-    app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
+    games = Path(games_dir).expanduser() if games_dir else None
+    app = CrtDeskApp(
+        saves_dir=folder, game_path=game_path, review=review, game=game, games_dir=games
+    )
     app.run()
     return 0

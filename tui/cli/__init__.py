@@ -139,7 +139,17 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
     parser.add_argument(
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )
+    parser.add_argument(
+        "--games",
+        metavar="DIR",
+        help="the games folder of players' charts (default games/ beside the saves folder, "
+        "or $CRTDESK_GAMES)",
+    )
     args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
+    if args.games is not None:
+        from tui.cli.games import folder_given
+
+        folder_given(args.games)  # a folder named must be one
     if review:
-        return run_desk(args.file, args.saves, review=True)
-    return run_desk(args.file, args.saves)
+        return run_desk(args.file, args.saves, review=True, games_dir=args.games)
+    return run_desk(args.file, args.saves, games_dir=args.games)
