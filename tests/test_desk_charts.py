@@ -87,14 +87,18 @@ async def test_a_players_chart_from_the_dialog_to_the_log_review_and_luck(tmp_pa
 
 async def test_a_chart_file_changed_since_the_game_began_is_named(tmp_path: Path) -> None:
     from tests.conftest import notes
-    from tui.engine.charts import load_chart
+    from tui.engine.charts import load_chart, register
 
     folder, games = tmp_path / "saves", tmp_path / "games"
     folder.mkdir()
     games.mkdir()
     chart = load_chart(DOCS / "hill-203.toml")
     saves.new_game(folder / "g.toml", "G", [chart.ruleset], charts={chart.ruleset: chart.text})
-    (games / "hill-203.toml").write_text(chart.text.replace('"Hill 203"', '"Hill 203, 2nd ed."'))
+    edited = chart.text.replace('"Hill 203"', '"Hill 203, 2nd ed."').replace(
+        '"4" = ["AR", "EX",  "DR1", "DR2", "DE",  "DE"]',
+        '"4" = ["AR", "EX",  "DR1", "DE",  "DE",  "DE"]',
+    )
+    (games / "hill-203.toml").write_text(edited)
     app = CrtDeskApp(
         saves_dir=folder, games_dir=games, game_path=folder / "g.toml", player="tester"
     )
@@ -105,3 +109,15 @@ async def test_a_chart_file_changed_since_the_game_began_is_named(tmp_path: Path
         assert app.screen.sub_title.endswith("· Hill 203")
         said = [n for n in notes(app) if "has changed since this game began" in n]
         assert said and said[0].startswith("games/hill-203.toml")
+        # Another copy of the chart read meanwhile (the edited file): this game still
+        # resolves with its own. 6 against 2 is 3-1, a 4 by hand reads DR2 there.
+        register(load_chart(games / "hill-203.toml"))
+        app.screen.query_one("#attackers .factor", Input).value = "6"
+        app.screen.query_one("#defenders .factor", Input).value = "2"
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        await pilot.press("4", "enter")
+        await settle(pilot)
+        [entry] = saves.load_game(folder / "g.toml").entries
+        assert (entry["column"], entry["cell"]) == ("3-1", "DR2")

@@ -17,13 +17,56 @@ class GameChartScreen(CombatScreen):
     MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset()  # a player's chart places none
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
 
+    def __init__(self, ruleset: str) -> None:
+        super().__init__(ruleset)
+        # The copy of the chart the open game's save keeps, once the save is read: the
+        # one this screen resolves with, whatever else was read since (another save's
+        # copy of a chart of the same name, say).
+        self.pinned: Any = None
+
     @property
     def rules(self) -> Any:
         return {}
 
     def on_mount(self) -> None:
+        if self.session.loaded:
+            self.pin()
         super().on_mount()
+
+    def game_was_read(self) -> None:
+        super().game_was_read()
+        self.pin()
+        self.form_changed()
+
+    def pin(self) -> None:
+        """Keep the chart the game's save registered as it was read; name a changed file."""
+        from tui.engine.charts import known
+
+        try:
+            self.pinned = known(self.ruleset)
+        except ValueError:
+            return
         self.check_the_file()
+
+    def the_games_chart(self) -> None:
+        """Resolve with the pinned copy (registered again if another took its place)."""
+        if self.pinned is None:
+            return
+        from tui.engine.charts import known, register
+
+        try:
+            if known(self.ruleset) is self.pinned:
+                return
+        except ValueError:
+            pass
+        register(self.pinned)
+
+    def read_form(self) -> Any:
+        self.the_games_chart()
+        return super().read_form()
+
+    def before_roll(self) -> None:
+        self.the_games_chart()
 
     @work(thread=True, exclusive=True, group="chart-file", exit_on_error=False)
     def check_the_file(self) -> None:
@@ -36,7 +79,7 @@ class GameChartScreen(CombatScreen):
         folder = self.desk.games_dir
         path = folder / f"{name}.toml"
         try:
-            kept = known(self.ruleset)
+            kept = self.pinned or known(self.ruleset)
             said = changed_chart(kept, load_chart(path, f"{folder.name}/{path.name}"))
         except (ChartError, ValueError):
             return
