@@ -773,7 +773,8 @@ def check_inputs(combat: CombatInput, chart: PlayerChart) -> None:
                 getattr(unit, key) is not None
                 for key in ("name", "steps", "ar", "kind", "supply", "re", "stocks")
             ):
-                raise InputError(side, unit.factor, f"a plain factor in {combat.ruleset}")
+                shown = f"{unit.factor}@{unit.terrain}" if unit.terrain else unit.factor
+                raise InputError(side, shown, f"a plain factor in {combat.ruleset}")
     seen = set()
     for name, value in combat.modifiers:
         if name in seen:
