@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
-from review_save import combat_entry
 
+from tests.review_save import combat_entry
 from tui import saves
 
 WHEN = "2026-11-20T18:00:00+00:00"

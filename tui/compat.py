@@ -1,7 +1,7 @@
 """Every use of a private Textual name, in one place.
 
 Written against Textual 8.2.8. Each piece names the public API that would replace it, and
-tests/test_compat.py fails when an internal it relies on changes shape (CI installs the
+tests/desk/test_compat.py fails when an internal it relies on changes shape (CI installs the
 newest Textual the pin allows, so an upgrade that breaks one is caught there first).
 
 - `PaneCompositor` (a keystroke's frame drawn a pane at a time) subclasses the private

@@ -54,7 +54,7 @@ def combat_from_inputs(inputs: Mapping[str, Any]) -> CombatInput:
 # --- ordering results for the attacker -----------------------------------------------------
 
 # Day/Night codes, best for the attacker first: the printed charts read in this order down
-# every column (tests/test_luck.py checks it against tables.toml).
+# every column (tests/engine/test_luck.py checks it against tables.toml).
 DAYNIGHT_ORDER = ("D2X", "D2", "D1", "FF", "D1+", "ENG", "BTL", "A1", "A1X", "A2X")
 _ELIMINATED = 10**6  # a loss of every unit, when the side's total is not known
 _ACCURACY = {"miss": 0, "half": 1, "all": 2}

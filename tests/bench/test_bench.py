@@ -1,0 +1,90 @@
+"""The benchmark command runs and prints every figure (its numbers are not checked: they
+depend on the machine; `--smoke` runs each figure once with tiny sizes, in seconds)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tui.commands import SHORT_NAMES
+from tui.engine.tables import RULESET_IDS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FIGURES = (
+    "cold start: a bare Textual form (reference)",
+    "cold start: crtdesk to the start screen",
+    "cold start: crtdesk open NAME to a combat screen",
+    "cold start: open NAME, nothing kept (first start)",
+    "instructions: minimal app to its first frame",
+    "instructions: crtdesk to the start screen",
+    "instructions: crtdesk open NAME to a combat screen",
+    "bytes: a combat screen's first frame",
+    "bytes: per keystroke (all screens)",
+    "bytes: Tab to the next field",
+    "roll and record on a 20-entry save",
+    "open a 20-entry save from the list: the open call",
+    "open a 20-entry save from the list: the screen shown",
+    "open a 20-entry save from the list: UI blocked while read",
+    "save: append to a new save",
+    "save: append to a 20-entry save",
+    "review: open a 20-entry save",
+    "review: peak RSS with it open",
+    "cli: crtdesk resolve",
+)
+
+
+def test_the_bench_prints_every_figure_with_its_budget():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench.py"), "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("crtdesk bench ") and "cores" in lines[0]
+    rows = {line.split("  ")[0].strip(): line for line in lines[2:] if "  " in line}
+    wanted = list(FIGURES)
+    for ruleset in RULESET_IDS:
+        wanted.append(f"keystroke to preview: {SHORT_NAMES[ruleset]}")
+        wanted.append(f"engine share: {SHORT_NAMES[ruleset]}")
+        wanted.append(f"instructions: keystroke to preview: {SHORT_NAMES[ruleset]}")
+    missing = [name for name in wanted if name not in rows]
+    assert not missing, done.stdout
+    # Every row names its budget; the engine is timed on every ruleset.
+    budgeted = [name for name in wanted if name != "cli: crtdesk resolve"]
+    assert all("<" in rows[name] or "report" in rows[name] for name in budgeted)
+    for ruleset in RULESET_IDS:
+        assert " ms " in rows[f"engine share: {SHORT_NAMES[ruleset]}"]
+    chart_row = rows["engine share: a player's chart (hill-203)"]
+    assert " ms " in chart_row and "< 2 ms" in chart_row
+    # The first screen's keystroke is timed; the others say why they are not.
+    first = rows[f"keystroke to preview: {SHORT_NAMES[RULESET_IDS[0]]}"]
+    assert " ms " in first
+    for ruleset in RULESET_IDS[1:]:
+        assert "--smoke" in rows[f"keystroke to preview: {SHORT_NAMES[ruleset]}"]
+    # The CLI's budget is not a time: resolving imports neither textual nor rich.
+    assert "imports neither" in rows["cli: crtdesk resolve"]
+
+
+def test_the_performance_page_quotes_a_full_run_of_the_bench():
+    """docs/performance.md quotes the table: its date, the machine's size, and every figure
+    the bench prints, each with its verdict. The README carries no bench history."""
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    quoted = page[page.index("## The latest full run") :]
+    head = re.search(r"^crtdesk bench (\d{4}-\d\d-\d\d \d\d:\d\d UTC) · (\d+) cores", quoted, re.M)
+    assert head is not None
+    lines = {line.split("  ")[0]: line for line in quoted.splitlines()}
+    wanted = [name.replace("20-entry", "10,000-entry") for name in FIGURES]
+    for ruleset in RULESET_IDS:
+        wanted += [f"keystroke to preview: {SHORT_NAMES[ruleset]}"]
+        wanted += [f"engine share: {SHORT_NAMES[ruleset]}"]
+    missing = [name for name in wanted if name not in lines]
+    assert not missing
+    budgeted = [lines[name] for name in wanted if "report" not in lines[name]]
+    assert all(" yes " in line for line in budgeted), "a budget the quoted run did not meet"
+    assert "crtdesk bench 20" not in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -1,0 +1,46 @@
+"""At 80x24, after a roll with eight markers in play, every ruleset screen shows the
+markers in a few lines, the result in a few rows and at least five of the chances below
+it, with nothing to scroll and no pane to Tab to."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from textual.containers import VerticalScroll
+
+from tests.conftest import SIZE
+from tests.snapshots.test_snapshots import ROLLED, _marked_game, _rolled
+from tui.widgets.combat import OddsPreview, ResultLines, ResultPanel
+from tui.widgets.markers import MarkerPanel
+
+
+@pytest.mark.parametrize("ruleset", list(ROLLED))
+async def test_the_result_and_five_chances_are_on_screen_after_a_roll(
+    tmp_path: Path, ruleset: str
+) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    os.chdir(tmp_path)
+    app = _marked_game(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _rolled(ruleset)(pilot)
+        screen = app.screen
+        side = screen.query_one(".combat-side")
+        markers = screen.query_one(MarkerPanel)
+        result = screen.query_one(ResultPanel)
+        odds = screen.query_one(OddsPreview)
+        assert result.display and screen.last is not None
+        assert markers.size.height <= 4  # the turn, the markers in a line or two, the keys
+        assert screen.query_one(ResultLines).size.height <= 3  # roll, cell, meaning
+        assert result.region.bottom <= side.region.bottom
+        # The chances below the result: at least five results with their chance, on screen.
+        shown = odds.content.split("\n")[: side.region.bottom - odds.region.y]
+        chances = [line for line in shown if "%" in line and not line.startswith("Surprise")]
+        assert len(chances) >= 5, shown
+        # Nothing scrolls and no pane takes the focus.
+        assert not isinstance(side, VerticalScroll)
+        panes = [w for w in screen.focus_chain if isinstance(w, VerticalScroll)]
+        assert panes == []

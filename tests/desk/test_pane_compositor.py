@@ -1,0 +1,91 @@
+"""A combat screen draws a frame's changes a pane at a time (`PaneCompositor`): what it
+leaves on the terminal must be exactly what Textual's own update leaves."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.cells import cell_len
+from textual._compositor import Compositor
+from textual.geometry import Region
+
+from tests.conftest import Desk, settle
+from tui.compat import PaneCompositor, column_groups
+
+# A cursor move, a colour or style, another escape, or a run of text.
+TOKENS = re.compile(r"\x1b\[(\d+);(\d+)H|(\x1b\[[0-9;]*m)|\x1b\[[0-9;?]*[A-Za-z]|([^\x1b]+)")
+
+
+class Terminal:
+    """What a terminal shows after the updates written to it: each cell's character and
+    the colours and style it was written with."""
+
+    def __init__(self, width: int = 80, height: int = 24) -> None:
+        self.cells: dict[tuple[int, int], tuple[str, str]] = {}
+        self.width, self.height = width, height
+
+    def write(self, data: str) -> None:
+        x = y = 0
+        style = ""
+        for match in TOKENS.finditer(data):
+            row, column, sgr, text = match.groups()
+            if row is not None:
+                y, x = int(row) - 1, int(column) - 1
+            elif sgr is not None:
+                style = "" if sgr == "\x1b[0m" else style + sgr
+            elif text is not None:
+                for char in text:
+                    if char in "\r\n":
+                        continue
+                    self.cells[(x, y)] = (char, style)
+                    x += cell_len(char)
+
+
+def test_changes_are_grouped_by_the_columns_they_cover() -> None:
+    screen = Region(0, 0, 80, 24)
+    field, preview, panel = Region(5, 4, 8, 1), Region(38, 5, 41, 16), Region(38, 2, 41, 2)
+    assert column_groups([preview, field, panel], screen) == [[field], [panel, preview]]
+    wide = Region(0, 0, 80, 1)  # a change across the screen joins everything
+    assert column_groups([field, preview, wide], screen) == [[wide, field, preview]]
+    beyond = Region(70, 20, 20, 10)  # cut to the screen; nothing left: dropped
+    assert column_groups([beyond, Region(90, 0, 5, 5)], screen) == [[Region(70, 20, 10, 4)]]
+
+
+@pytest.mark.parametrize("ruleset", ["pod-ultra", "ocs", "pod-boom", "daynight"])
+async def test_a_frame_drawn_pane_by_pane_shows_what_textual_shows(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch, ruleset: str
+) -> None:
+    ours, textuals = Terminal(), Terminal()
+    split = [0]
+    by_pane = PaneCompositor.render_partial_update
+
+    def both(self: PaneCompositor) -> object:
+        dirty = set(self._dirty_regions)
+        split[0] += len(column_groups(dirty, self.size.region)) >= 2
+        theirs = Compositor.render_partial_update(self)
+        self._dirty_regions = dirty
+        mine = by_pane(self)
+        assert (mine is None) == (theirs is None)
+        if mine is not None and theirs is not None and self.root is not None:
+            console = self.root.app.console
+            ours.write(mine.render_segments(console))
+            textuals.write(theirs.render_segments(console))
+            assert ours.cells == textuals.cells
+        return mine
+
+    monkeypatch.setattr(PaneCompositor, "render_partial_update", both)
+    async with desk(rulesets=[ruleset]) as (app, pilot):
+        # Typing, a unit added, a roll (the result panel comes in), typing after it, Tab.
+        for keys in (["8", "tab", "3", "shift+tab"], ["1", "backspace", "2"], ["ctrl+n"]):
+            await pilot.press(*keys)
+            await settle(pilot)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        while len(app.screen_stack) > 2:  # a battle's question: left with Esc
+            await pilot.press("escape")
+            await settle(pilot)
+        await pilot.press("shift+tab", "5", "backspace", "tab")
+        await settle(pilot)
+    assert split[0] >= 4  # the keystrokes' frames were drawn pane by pane
+    assert ours.cells == textuals.cells and len(ours.cells) > 500
