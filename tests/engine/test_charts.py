@@ -22,7 +22,7 @@ from tui.engine.tables import default_tables
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "charts"
-DOCS = HERE.parent / "docs" / "games"
+DOCS = HERE.parents[1] / "docs" / "games"
 
 
 def chart(path: Path) -> PlayerChart:

@@ -15,7 +15,7 @@ from tui.engine.charts import load_chart, register
 from tui.engine.combat import CombatInput, Unit, resolve
 from tui.luck import luck_report
 
-DOCS = Path(__file__).parent.parent / "docs" / "games"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 
 
 @pytest.fixture

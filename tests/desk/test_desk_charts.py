@@ -16,7 +16,7 @@ from tui.app import CrtDeskApp
 from tui.screens.game import GameChartScreen
 from tui.screens.review import ReviewScreen
 
-DOCS = Path(__file__).parent.parent / "docs" / "games"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 
 
 async def test_a_players_chart_from_the_dialog_to_the_log_review_and_luck(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from tui.cli import main
 
-DOCS = Path(__file__).parent.parent / "docs" / "games"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 HILL = (DOCS / "hill-203.toml").read_text()
 
 
