@@ -189,7 +189,7 @@ def test_artillery_shifts_a_column_either_way_and_stops_at_the_edge() -> None:
 def test_net_drm_is_capped_and_the_roll_clamped_to_the_rows() -> None:
     # Leader 3 is a DRM of +3, capped at +2: a 5 reads 7, beyond the rows, so row 6.
     capped = resolve(hill(4, 4, 5, leader=3))
-    assert (capped.column, capped.cell, capped.roll) == ("1-1", "DR2", "7")
+    assert (capped.column, capped.cell, capped.roll) == ("1-1", "DR2", "6")
     assert any("capped at +2" in line for line in capped.trace)
     assert any("read on row 6 (clamped)" in line for line in capped.trace)
     # Leader 3 and uphill -1 net +2, not capped: a 3 reads row 5.
@@ -198,7 +198,7 @@ def test_net_drm_is_capped_and_the_roll_clamped_to_the_rows() -> None:
     assert not any("capped" in line for line in both.trace)
     # Uphill alone: a 1 reads 0, below the rows, so row 1.
     low = resolve(hill(4, 4, 1, uphill=True))
-    assert (low.cell, low.roll) == ("AE", "0")
+    assert (low.cell, low.roll) == ("AE", "1")
 
 
 def test_capped_drm_chances() -> None:

@@ -964,11 +964,13 @@ def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
     source = "entered by hand" if combat.roll is not None else "rolled by the desk"
     said = f"{chart.dice} {total} ({source})" + (f" {drm:+d} DRM = {modified}" if drm else "")
     row = chart.row_for(modified)
+    read = modified
     if row is None:
         below = modified < chart.rows[0].low
         code = chart.low if below else chart.high
         if code is None:
             row = chart.rows[0] if below else chart.rows[-1]
+            read = row.low if below else row.high
             trace.append(f"{said}: beyond the rows, read on row {row.label} (clamped)")
         else:
             roller.read_row(str(modified))
@@ -990,7 +992,8 @@ def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
         trace=trace,
         odds=odds,
         column=column,
-        roll=str(modified),
+        # The roll read: the modified total, or the end row's where it was clamped to it.
+        roll=str(read),
         ratio=ratio,
         **totals,
     )
@@ -1026,6 +1029,8 @@ def modifier_field(mod: Modifier) -> Any:
 
     said = _effect_text(mod)
     desk_id = f"modifier-{mod.name}"  # never one of the desk's own widgets' ids
+    # The desk's form gives a choice's or a number's label 14 columns (a tick's is whole).
+    short = mod.label if len(mod.label) <= 14 else mod.label[:13] + "…"
     if mod.input == "tick":
         return Field(
             mod.name, mod.label, f"--{mod.name}", "tick", mod.help or said, desk_id=desk_id
@@ -1041,6 +1046,7 @@ def modifier_field(mod: Modifier) -> Any:
             choices=lambda ruleset, tables, pairs=pairs: pairs,
             metavar="NAME",
             desk_id=desk_id,
+            desk_label=short,
         )
     kind = "signed" if (mod.low or 0) < 0 else "whole"
     return Field(
@@ -1053,6 +1059,7 @@ def modifier_field(mod: Modifier) -> Any:
         high=mod.high,
         allowed="a whole number from {low} to {high}",
         desk_id=desk_id,
+        desk_label=short,
     )
 
 
