@@ -91,6 +91,10 @@ BROKEN = {
         edited("[caps]", "[caps]\nshifts = 1"),
         "caps.shifts: not a key of the format; expected one of drm, shift",
     ),
+    "control-character": (
+        edited('AE = "Attacker eliminated"', 'AE = "Attacker \\u001b[31meliminated"'),
+        "results.AE: holds the character U+001B; expected text on one line",
+    ),
     "no-results": (
         HILL[: HILL.index("[results]")] + HILL[HILL.index("[[modifiers]]") :],
         "results: missing; expected a [results] table",

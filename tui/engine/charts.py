@@ -90,6 +90,9 @@ _ROW = re.compile(r"^\s*(-?\d{1,4})\s*(?:(?:-|to)\s*(-?\d{1,4})\s*)?$")
 _DIFF = re.compile(r"^[+-]?\d{1,4}\+?$")
 _DICE = re.compile(r"^\s*(\d{1,2})\s*d\s*(\d{1,3})\s*$", re.IGNORECASE)
 _CODE = re.compile(r"^\S{1,16}$")
+# What no text of a chart may hold: control characters (a terminal's escapes, line breaks),
+# and the marks that reorder text on screen. A chart's text is shown as written.
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 class ChartError(Exception):
@@ -229,6 +232,8 @@ class PlayerChart:
 def _key(parts: tuple[str | int, ...]) -> str:
     text = ""
     for part in parts:
+        if isinstance(part, str):  # a hidden character named, never written out
+            part = _HIDDEN.sub(lambda found: f"\\u{ord(found.group()):04x}", part)
         if isinstance(part, int):
             text += f"[{part}]"
         elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
@@ -345,6 +350,7 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise _toml_error(source, err) from None
+    _plain_text(reader, data, ())
     _unknown_keys(reader, data, _TOP, ())
     game = _get(reader, data, ("game",), dict, "a [game] table with title and dice")
     _unknown_keys(reader, game, _GAME_KEYS, ("game",))
@@ -439,6 +445,25 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
             "shift_cap": found_caps["shift"],
         }
     )
+
+
+def _plain_text(reader: _Reader, node: Any, parts: tuple[str | int, ...]) -> None:
+    """Refuse a key or a string holding a control character or a reordering mark."""
+    if isinstance(node, str):
+        found = _HIDDEN.search(node)
+        if found:
+            raise reader.fail(
+                parts,
+                f"holds the character U+{ord(found.group()):04X}; expected text on one line "
+                "without control characters",
+            )
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            _plain_text(reader, key, (*parts, key))
+            _plain_text(reader, value, (*parts, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _plain_text(reader, value, (*parts, i))
 
 
 def _toml_error(source: str, err: tomllib.TOMLDecodeError) -> ChartError:

@@ -27,6 +27,7 @@ from textual.widgets import (
 from tui.engine import Outcome
 from tui.engine.combat import cell_text
 from tui.engine.tables import RULESET_IDS, Tables
+from tui.text import one_line
 from tui.widgets.ticks import TickList
 
 
@@ -167,7 +168,8 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
             )
             if self.broken:
                 said = f"{len(self.broken)} chart(s) in the games folder left out: "
-                yield Static(said + self.broken[0], markup=False, classes="hint", id="new-broken")
+                shown = one_line(said + self.broken[0])
+                yield Static(shown, markup=False, classes="hint", id="new-broken")
             with Horizontal(classes="field"):
                 yield Label("Ultra mines CDF", classes="field-label")
                 yield Select(
