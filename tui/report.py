@@ -228,7 +228,9 @@ def _game_lines(
     what = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
     options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
     rulesets = ", ".join(
-        f"{md_code(r)} ({md_text(tables.title(r))})" if r in tables.data else md_code(r)
+        f"{md_code(r)} ({md_text(_title(r, tables))})"
+        if r in tables.data or r.startswith("game:")
+        else md_code(r)
         for r in game.rulesets
     )
     return [
@@ -376,3 +378,12 @@ def _report(
     ]
     text = "\n".join(line.rstrip() for line in lines)
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def _title(ruleset: str, tables: Tables) -> str:
+    """A ruleset's title; a player's chart's from the copy its save keeps."""
+    if ruleset.startswith("game:"):
+        from tui.engine.charts import ruleset_title
+
+        return ruleset_title(ruleset, tables)
+    return tables.title(ruleset)

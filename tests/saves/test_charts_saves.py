@@ -97,7 +97,7 @@ def test_cli_plays_a_chart_into_a_save_and_names_a_changed_file(
     assert main(["luck", "raid"]) == 0
     assert main(["report", "raid", "--markdown"]) == 0
     out, _ = capsys.readouterr()
-    assert "Result `DR2`" in out
+    assert "Result `DR2`" in out and "`game:hill-203` (Hill 203)" in out
 
 
 def test_cli_refuses_a_chart_not_in_play(shelf: Path, capsys: pytest.CaptureFixture[str]) -> None:
