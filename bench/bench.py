@@ -21,7 +21,7 @@ What it measures (each a median over several runs):
 - keystroke to preview on every ruleset screen with a form (`tui.screens.screen_for`): a
   key typed in a factor field until the preview's headline shows the new totals, beside a
   key echoed by the minimal app's Input; and the engine's share, `tui.engine.preview.preview`
-  for a typical combat of every ruleset;
+  for a typical combat of every ruleset, and of a player's chart (docs/games/hill-203.toml);
 - rolling on a long campaign: the longest the UI's event loop is held while a combat is
   rolled and recorded on a long save;
 - opening a long save from the saves list: the time the open call holds the UI thread, and
@@ -66,6 +66,8 @@ from pathlib import Path
 from bench_saves import build, combats
 
 COLUMNS, LINES = 80, 24
+ROOT = Path(__file__).resolve().parent.parent
+PLAYER_CHART_ROW = "engine share: a player's chart (hill-203)"
 CTRL_Q = b"\x11"
 TAB, SHIFT_TAB, BACKSPACE, UP, END = b"\t", b"\x1b[Z", b"\x7f", b"\x1b[A", b"\x1b[F"
 ENTER = b"\r"
@@ -654,6 +656,27 @@ class Bench:
             row.values = times
             row.note = f"max {max(times) * 1000:.1f} ms; each a new combat"
             row.met = statistics.median(times) < 0.002
+        self.chart_share()
+
+    def chart_share(self) -> None:
+        """The engine's share on a player's chart (docs/games/hill-203.toml): a multiplied
+        defence, a column shift and a capped DRM, each call a new combat."""
+        from tui.engine import CombatInput, Unit
+        from tui.engine.charts import load_chart, register
+        from tui.engine.preview import preview
+
+        register(load_chart(ROOT / "docs" / "games" / "hill-203.toml"))
+        row = self.add(Row(PLAYER_CHART_ROW, budget="< 2 ms"))
+        mods = (("town", True), ("artillery", "attacker"), ("leader", 3))
+        times = []
+        for n in range(2 if self.smoke else 15):
+            combat = CombatInput("game:hill-203", (Unit(9 + n),), (Unit(2),), modifiers=mods)
+            start = time.perf_counter()
+            preview(combat)
+            times.append(time.perf_counter() - start)
+        row.values = times
+        row.note = f"max {max(times) * 1000:.1f} ms; each a new combat"
+        row.met = statistics.median(times) < 0.002
 
     # ------------------------------------------------------------------ saves
     def appends(self) -> None:

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widget import AwaitMount
 
 from tui import saves
-from tui.commands import RULESET_KEYS, SHORT_NAMES, START_COMMANDS
+from tui.commands import RULESET_KEYS, START_COMMANDS, ruleset_title, short_name
 from tui.compat import switchable
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.messages import GameChanged
@@ -73,12 +73,15 @@ class CrtDeskApp(App[None]):
         tables: Tables | None = None,
         review: bool = False,
         game: saves.Game | None = None,
+        games_dir: Path | None = None,
     ) -> None:
         super().__init__()
         self.review_on_open = review  # `crtdesk review`: the game's log review first
         # `game_path` already read (by `crtdesk open`): not read a second time.
         self._loaded = game
         self.saves_dir = saves_dir or saves.saves_folder()
+        # A player's own charts: `games` beside the saves folder, or $CRTDESK_GAMES.
+        self.games_dir = games_dir or _games_beside(self.saves_dir)
         self.game_path = game_path
         self.rng = rng or random.Random()
         self.player = player or player_name()
@@ -183,7 +186,15 @@ class CrtDeskApp(App[None]):
         else:
             self.notify("Still reading the game; a moment.", markup=False)
 
-    def create_game(self, title: str, rulesets: list[str], options: dict[str, Any]) -> None:
+    def create_game(
+        self,
+        title: str,
+        rulesets: list[str],
+        options: dict[str, Any],
+        charts: dict[str, str] | None = None,
+    ) -> None:
+        """Start a save of these rulesets (`charts`: a copy of each player's chart in play)
+        and open it."""
         base = "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-") or "game"
         name, n = base, 1
         while (self.saves_dir / f"{name}.toml").exists():
@@ -191,7 +202,7 @@ class CrtDeskApp(App[None]):
             name = f"{base}-{n}"
         try:
             path = saves.save_path(name, self.saves_dir)
-            saves.new_game(path, title, rulesets, options)
+            saves.new_game(path, title, rulesets, options, charts=charts)
         except saves.SaveError as err:
             self.notify(str(err), severity="error", markup=False)
             return
@@ -343,13 +354,21 @@ class CrtDeskApp(App[None]):
             for key, ruleset in zip(RULESET_KEYS, self.game.rulesets, strict=False):
                 if ruleset != screen.ruleset:
                     yield SystemCommand(
-                        f"Switch to {SHORT_NAMES[ruleset]} ({key})",
-                        f"The {self.tables.title(ruleset)} screen",
+                        f"Switch to {short_name(ruleset)} ({key})",
+                        f"The {ruleset_title(ruleset, self.tables)} screen",
                         partial(self.show_ruleset, ruleset),
                     )
 
 
-def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> int:
+def _games_beside(saves_dir: Path) -> Path:
+    from tui.engine.games import games_folder
+
+    return games_folder(None, str(saves_dir))
+
+
+def run_desk(
+    file: str | None, saves_dir: str | None, review: bool = False, games_dir: str | None = None
+) -> int:
     """Open the desk on the saves folder, or directly on one save file (on its log review
     with `review`)."""
     folder = saves.saves_folder(saves_dir)
@@ -368,6 +387,9 @@ def run_desk(file: str | None, saves_dir: str | None, review: bool = False) -> i
         if not review:
             # Entry by entry, only the last entries kept: a long campaign is never held whole.
             game = read_game(game_path, pauses=False)
-    app = CrtDeskApp(saves_dir=folder, game_path=game_path, review=review, game=game)
+    games = Path(games_dir).expanduser() if games_dir else None
+    app = CrtDeskApp(
+        saves_dir=folder, game_path=game_path, review=review, game=game, games_dir=games
+    )
     app.run()
     return 0

@@ -4,7 +4,7 @@ entry all come from here."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textual.binding import Binding
@@ -21,6 +21,21 @@ SHORT_NAMES = {
     "rivets": "Rivets",
     "daynight": "Day/Night",
 }
+
+
+def short_name(ruleset: str) -> str:
+    """A ruleset's name on the strip of ruleset keys: a player's chart's is its file's."""
+    return SHORT_NAMES.get(ruleset, ruleset.removeprefix("game:"))
+
+
+def ruleset_title(ruleset: str, tables: Any) -> str:
+    """A ruleset's title (a player's chart's from its file: its module is imported only
+    for one)."""
+    if not ruleset.startswith("game:"):
+        return str(tables.title(ruleset))
+    from tui.engine.charts import ruleset_title as chart_title
+
+    return chart_title(ruleset, tables)
 
 
 @dataclass(frozen=True)

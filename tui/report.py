@@ -246,7 +246,9 @@ def _game_lines(
     what = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
     options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
     rulesets = ", ".join(
-        f"{md_code(r)} ({md_text(tables.title(r))})" if r in tables.data else md_code(r)
+        f"{md_code(r)} ({md_text(_title(r, tables))})"
+        if r in tables.data or r.startswith("game:")
+        else md_code(r)
         for r in game.rulesets
     )
     return [
@@ -431,3 +433,12 @@ def _report(entries: Iterable[Mapping[str, Any]], tables: Tables | None) -> Repo
     for entry in entries:
         report.add(entry)
     return report
+
+
+def _title(ruleset: str, tables: Tables) -> str:
+    """A ruleset's title; a player's chart's from the copy its save keeps."""
+    if ruleset.startswith("game:"):
+        from tui.engine.charts import ruleset_title
+
+        return ruleset_title(ruleset, tables)
+    return tables.title(ruleset)

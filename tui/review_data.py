@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tui.commands import SHORT_NAMES
+from tui.commands import SHORT_NAMES, short_name
 from tui.engine.tables import RULESET_IDS
 from tui.text import (
     cell_text,
@@ -148,7 +148,7 @@ def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
         "turn": str(entry["turn"]),
         "when": when_text(str(entry.get("when", "")))[5:],
         "who": one_line(entry.get("who", "")),
-        "ruleset": SHORT_NAMES.get(ruleset, ruleset or what),
+        "ruleset": one_line(short_name(ruleset) if ruleset else what),
         "sides": f"{_number(attack)}:{_number(defence)}" if combat and attack is not None else "",
         "odds": one_line(entry.get("odds") or ""),
         "column": one_line(entry.get("column") or ""),
@@ -300,6 +300,8 @@ def parse_filter(text: str) -> tuple[Filter, str | None]:
             turns = (int(low), int(high) if dash else int(low))
         elif name == "ruleset":
             ruleset = _RULESET_NAMES.get(value.lower())
+            if value.lower().startswith("game:"):  # a player's chart, by its id
+                ruleset = value.lower()
             if ruleset is None:
                 return Filter(), (
                     f"ruleset {value!r} is not one; expected one of {', '.join(RULESET_IDS)}"

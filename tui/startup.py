@@ -23,7 +23,7 @@ _paused = False
 
 def opens_desk(argv: Sequence[str]) -> bool:
     """Whether these arguments open the desk rather than run a command of the CLI."""
-    return not argv or argv[0] in ("open", "review") or argv[0].startswith("--saves")
+    return not argv or argv[0] in ("open", "review") or argv[0].startswith(("--saves", "--games"))
 
 
 def pause_collector() -> None:

@@ -60,6 +60,8 @@ def test_the_bench_prints_every_figure_with_its_budget():
     assert all("<" in rows[name] or "report" in rows[name] for name in budgeted)
     for ruleset in RULESET_IDS:
         assert " ms " in rows[f"engine share: {SHORT_NAMES[ruleset]}"]
+    chart_row = rows["engine share: a player's chart (hill-203)"]
+    assert " ms " in chart_row and "< 2 ms" in chart_row
     # The first screen's keystroke is timed; the others say why they are not.
     first = rows[f"keystroke to preview: {SHORT_NAMES[RULESET_IDS[0]]}"]
     assert " ms " in first

@@ -575,6 +575,7 @@ BASE_ARGV = {
     "serve": ["serve"],
     "luck": ["luck", "torch"],
     "report": ["report", "torch", "--markdown"],
+    "games": ["games"],
 }
 
 

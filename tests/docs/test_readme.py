@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from tui.player import PLAYER_ENV
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 # The pages in the order the README links them: later pages use the saves earlier ones make.
-PAGES = ("desk", "cli", "luck", "save-format", "rulings", "performance")
+PAGES = ("desk", "cli", "luck", "save-format", "rulings", "performance", "adding-a-game")
 DOCS = (README, *(ROOT / "docs" / f"{page}.md" for page in PAGES))
 ENV_ASSIGNMENT = re.compile(r"[A-Z_]+=")
 
@@ -57,6 +58,9 @@ def test_the_examples_run_in_order(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(saves.SAVES_ENV, raising=False)
     monkeypatch.delenv(PLAYER_ENV, raising=False)
+    monkeypatch.delenv("CRTDESK_GAMES", raising=False)
+    # docs/adding-a-game.md copies its example charts into the games folder first.
+    shutil.copytree(ROOT / "docs" / "games", tmp_path / "games")
     for env, argv in COMMANDS:
         with monkeypatch.context() as patch:
             for name, value in env.items():

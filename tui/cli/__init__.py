@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     saves.register(sub)
     reports.register(sub)
+    from tui.cli import games
+
+    games.register(sub)
     from tui import serve
 
     serve.register(sub)
@@ -59,6 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"argument {arg!r} holds a NUL character; no value may")
         if opens_desk(argv):
             return _open_desk(argv, review=bool(argv) and argv[0] == "review")
+        from tui.cli import games
+
+        if games.handles(argv):  # resolve, odds or table on a player's chart
+            return games.run(argv, default_tables())
         parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
@@ -69,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as err:
         _say(err.message(flag_for(err.field, err.value)))
     except (UsageError, TablesError) as err:
+        _say(str(err))
+    except _chart_errors() as err:
         _say(str(err))
     except _serve_errors() as err:
         _say(str(err))
@@ -93,6 +102,12 @@ def _save_errors() -> tuple[type[Exception], ...]:
     except ImportError:
         return ()
     return (SaveError,)
+
+
+def _chart_errors() -> tuple[type[Exception], ...]:
+    from tui.engine.charts import ChartError
+
+    return (ChartError,)
 
 
 def _serve_errors() -> tuple[type[Exception], ...]:
@@ -124,7 +139,17 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
     parser.add_argument(
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )
+    parser.add_argument(
+        "--games",
+        metavar="DIR",
+        help="the games folder of players' charts (default games/ beside the saves folder, "
+        "or $CRTDESK_GAMES)",
+    )
     args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
+    if args.games is not None:
+        from tui.cli.games import folder_given
+
+        folder_given(args.games)  # a folder named must be one
     if review:
-        return run_desk(args.file, args.saves, review=True)
-    return run_desk(args.file, args.saves)
+        return run_desk(args.file, args.saves, review=True, games_dir=args.games)
+    return run_desk(args.file, args.saves, games_dir=args.games)

@@ -17,7 +17,7 @@ from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.text import cell_text, die_text, table_json, table_text
 
 if TYPE_CHECKING:
-    from tui.engine.model import CombatInput, Outcome, Unit
+    from tui.engine.model import CombatInput, Distribution, Outcome, Unit
 
 _GROUPS = {
     "pod-basic": "Pair-o-Dice",
@@ -311,11 +311,16 @@ def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
     from tui.engine.combat import distribution
 
     combat = combat_from_args(args)
-    result = distribution(combat, tables)
+    print_odds(combat, distribution(combat, tables), args.json)
+    return 0
+
+
+def print_odds(combat: CombatInput, result: Distribution, as_json: bool) -> None:
+    """A combat's exact chances: one line per result, most likely first (or JSON)."""
     data = result.to_dict()
-    if args.json:
+    if as_json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
-        return 0
+        return
     head = [combat.ruleset, f"odds {result.odds or '-'}"]
     if result.ratio and result.ratio != result.odds:
         head.append(f"ratio {result.ratio}")
@@ -331,7 +336,6 @@ def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
             f"  {item['probability'] * 100:6.2f}%  {_bar(item['probability'])}  "
             f"{cell_text(item['cell']).ljust(width)}  {item['meaning']}"
         )
-    return 0
 
 
 def register(subparsers: Subcommands) -> None:

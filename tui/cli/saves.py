@@ -73,6 +73,9 @@ def register(subparsers: Subcommands) -> None:
         help="a per-game option, e.g. mines_cdf=3 (pod-ultra; default 2)",
     )
     new.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    new.add_argument(
+        "--games", metavar="DIR", help="the games folder a game:NAME ruleset is read from"
+    )
     new.set_defaults(func=_cmd_new)
 
     log = subparsers.add_parser("log", help="print a save's log, or its markers")
@@ -272,12 +275,18 @@ def _warn(game: saves.Game | None) -> None:
 
 
 def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
+    from tui.cli.games import kept_copies
+
     for ruleset in args.rulesets:
-        if ruleset not in RULESET_IDS:
-            raise InputError("rulesets", ruleset, "one of " + ", ".join(RULESET_IDS))
+        if ruleset not in RULESET_IDS and not ruleset.startswith("game:"):
+            allowed = ", ".join(RULESET_IDS) + ", or game:NAME (a chart in the games folder)"
+            raise InputError("rulesets", ruleset, "one of " + allowed)
+    charts = kept_copies(args.rulesets, args.games, args.saves)
     options = dict(_option_pair(text) for text in args.option)
     path = _path(args.file, args.saves, existing=False)
-    game = saves.new_game(path, args.title, args.rulesets, options, who=player_name())
+    game = saves.new_game(
+        path, args.title, args.rulesets, options, who=player_name(), charts=charts
+    )
     shown = ", ".join(f"{k} {v}" for k, v in game.options.items())
     print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}; {shown})")
     return 0

@@ -55,6 +55,8 @@ def short_meaning(effects: dict[str, Any]) -> str:
     """What a result means, in a few words per side: "A: lose 1; D: lose 2, ret 3"."""
     if effects.get("cancelled"):
         return "cancelled"
+    if effects.get("short"):  # a player's chart says its results in its own words
+        return str(effects["short"])
     parts = []
     for side, letter in (("attacker", "A"), ("defender", "D")):
         words = [_SHORT[k](v) for k, v in effects.get(side, {}).items() if k in _SHORT]

@@ -52,6 +52,8 @@ _RESOLVER_MODULES = {
 
 
 def _ruleset_module(ruleset: str) -> Any:
+    if ruleset.startswith("game:"):  # a player's chart (tui.engine.charts)
+        return import_module("tui.engine.charts")
     return import_module(f"tui.engine.rulesets.{_RESOLVER_MODULES[ruleset]}")
 
 
@@ -65,6 +67,11 @@ def _resolver(ruleset: str) -> Resolver:
 
 
 def check_ruleset(ruleset: str) -> None:
+    if isinstance(ruleset, str) and ruleset.startswith("game:"):
+        from tui.engine.charts import known
+
+        known(ruleset)
+        return
     if ruleset not in RULESET_IDS:
         raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
 
@@ -77,6 +84,12 @@ _OCS_UNIT = ("name", "steps", "ar", "kind", "supply", "re", "stocks")
 def check_inputs(combat: CombatInput) -> None:
     """Refuse inputs the ruleset does not read, so nothing typed is silently ignored."""
     ruleset = combat.ruleset
+    if ruleset.startswith("game:"):
+        from tui.engine.charts import check_inputs as check_chart_inputs
+        from tui.engine.charts import known
+
+        check_chart_inputs(combat, known(ruleset))
+        return
     check_read(combat)
     if ruleset == "pod-boom" and combat.defenders:
         first = combat.defenders[0].factor
@@ -100,7 +113,20 @@ def check_inputs(combat: CombatInput) -> None:
 def check_limits(combat: CombatInput, tables: Tables) -> None:
     """Refuse a number beyond what a game could reach (each field's range in the ruleset's
     schema, read from tables.toml), naming the allowed range."""
+    if combat.ruleset.startswith("game:"):
+        _check_factors(combat, tables)
+        return
     check_ranges(combat, tables)
+
+
+def _check_factors(combat: CombatInput, tables: Tables) -> None:
+    """A player's chart: each factor within the desk's limit (its modifiers check themselves)."""
+    high = tables.data["limits"]["factor_max"]
+    for name, units in (("attack", combat.attackers), ("defense", combat.defenders)):
+        for unit in units:
+            factor = unit.factor
+            if isinstance(factor, int) and not isinstance(factor, bool) and factor > high:
+                raise InputError(name, factor, f"a whole number from 0 to {high} per unit")
 
 
 def resolve(

@@ -96,6 +96,8 @@ class CombatInput:
     # whether the attacker takes an A1/A1X/A2X as a retreat (disorganized).
     hold: bool | None = None
     attacker_retreats: bool = False
+    # A player's chart (ruleset "game:NAME"): each of its modifiers set, (name, value).
+    modifiers: tuple[tuple[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that were set, for the log."""
@@ -109,6 +111,8 @@ class CombatInput:
             out["attackers"] = [_unit_dict(u) for u in self.attackers]
         if "defenders" in out:
             out["defenders"] = [_unit_dict(u) for u in self.defenders]
+        if "modifiers" in out:
+            out["modifiers"] = dict(self.modifiers)
         return out
 
 

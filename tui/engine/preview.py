@@ -95,6 +95,10 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
             for (cell, probability, _), detail in ranked
         )
     dice = tables.data.get(combat.ruleset, {}).get("dice", "")
+    if combat.ruleset.startswith("game:"):
+        from tui.engine.charts import known
+
+        dice = known(combat.ruleset).dice
     return Preview(
         attack_total=first.attack_total,
         defense_total=first.defense_total,

@@ -41,7 +41,7 @@ class Field:
     name: str  # the CombatInput field
     label: str  # what the desk and every message call it
     flag: str  # the CLI flag
-    kind: str  # units, ocs-attackers, ocs-defenders, choice, tick, maybe, whole, signed, text, dice, dice-list
+    kind: str  # units, ocs-attackers, ocs-defenders, choice, tick, maybe, whole, signed, text, dice, dice-list, modifiers
     help: str
     role: str = "form"  # form, dice or answer
     low: Bound | None = None
@@ -640,12 +640,41 @@ _OCS_UNITS = (
 
 def schema(ruleset: str) -> tuple[Field, ...]:
     """The inputs `ruleset` reads, in the form's order."""
+    if ruleset.startswith("game:"):
+        return game_fields(ruleset)
     if ruleset not in RULESETS:
         raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
     changes = _RELABELLED.get(ruleset, {})
     return tuple(
         replace(FIELDS[n], **changes[n]) if n in changes else FIELDS[n] for n in RULESETS[ruleset]
     )
+
+
+# A player's chart (ruleset "game:NAME", tui.engine.charts): its fields, put here when the
+# chart is registered, and what a logged combat on one holds.
+GAME_FIELDS: dict[str, tuple[Field, ...]] = {}
+GAME_READS: tuple[Field, ...] = (
+    *(FIELDS[name] for name in _UNITS_AND_ROLL),
+    Field(
+        "modifiers",
+        "Modifiers",
+        "--modifier",
+        "modifiers",
+        "each modifier of a player's chart, by name",
+        desk=False,
+    ),
+)
+
+
+def game_fields(ruleset: str) -> tuple[Field, ...]:
+    """The inputs of a player's chart registered as `ruleset`."""
+    found = GAME_FIELDS.get(ruleset)
+    if found is None:
+        known = ", ".join(GAME_FIELDS) or "none read yet"
+        raise InputError(
+            "ruleset", ruleset, f"a player's chart read from the games folder ({known})"
+        )
+    return found
 
 
 def form_values(ruleset: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -782,14 +811,23 @@ def combat_from_inputs(
     from tui.engine.model import CombatInput
 
     ruleset = inputs.get("ruleset")
-    if not isinstance(ruleset, str) or ruleset not in RULESETS:
+    game = isinstance(ruleset, str) and ruleset.startswith("game:")
+    if not game and (not isinstance(ruleset, str) or ruleset not in RULESETS):
         raise InputError("inputs", ruleset, "the combat's ruleset: one of " + ", ".join(RULESETS))
-    by_name = {f.name: f for f in schema(ruleset)}
+    assert isinstance(ruleset, str)
+    # A player's chart keeps its modifiers' values in one table (the chart checks them).
+    by_name = {f.name: f for f in (GAME_READS if game else schema(ruleset))}
     values: dict[str, Any] = {"ruleset": ruleset}
     for key, value in inputs.items():
         if key == "ruleset":
             continue
         found = by_name.get(key)
+        if found is not None and found.kind == "modifiers":
+            if not isinstance(value, Mapping):
+                raise InputError(key, value, "a table of each modifier's value")
+            if keep is None or keep(found):
+                values[key] = tuple((str(name), item) for name, item in value.items())
+            continue
         if found is None:
             raise InputError("inputs", key, f"an input {ruleset} reads")
         if keep is not None and not keep(found):

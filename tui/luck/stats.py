@@ -102,6 +102,9 @@ def result_rank(
     """
     if ruleset == "daynight" and isinstance(cell, str) and cell in DAYNIGHT_ORDER:
         return (float(len(DAYNIGHT_ORDER) - DAYNIGHT_ORDER.index(cell)),)
+    chart_rank = effects.get("rank")  # a player's chart: the order of its [results]
+    if ruleset.startswith("game:") and isinstance(chart_rank, int | float):
+        return (float(chart_rank),)
     attacker = effects.get("attacker") or {}
     defender = effects.get("defender") or {}
     losses = _loss(defender, defense_total) - _loss(attacker, attack_total)

@@ -60,10 +60,14 @@ def _check_header(path: Path, data: bytes, header: dict[str, Any]) -> None:
     ):
         raise fail("rulesets", "'rulesets' must be an array of ruleset ids such as [\"pod-super\"]")
     for ruleset in rulesets:
-        if ruleset not in RULESET_IDS:
+        if ruleset not in RULESET_IDS and not ruleset.startswith("game:"):
             raise fail(
                 "rulesets", f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}"
             )
+    if "charts" in header or any(r.startswith("game:") for r in rulesets):
+        from tui.saves.charts import check_charts
+
+        check_charts(path, header, _key_line(data, 0, "charts"))
     options = header.get("options", {})
     if not isinstance(options, dict):
         raise fail("options", f"'options' must be a table, not {_type_name(options)}")
@@ -184,6 +188,15 @@ def _is(value: Any, kind: type) -> bool:
     return type(value) is kind if kind in (int, bool) else isinstance(value, kind)
 
 
+def _player_chart(ruleset: str) -> bool:
+    """A player's chart whose copy a checked header registered (tui.saves.charts)."""
+    if not ruleset.startswith("game:"):
+        return False
+    from tui.saves.charts import known_ruleset
+
+    return known_ruleset(ruleset)
+
+
 def _check_entry(entry: Any) -> tuple[str, str | None] | None:
     """The first problem in an entry as (message, key), or None."""
     if not isinstance(entry, dict):
@@ -212,7 +225,7 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
                 return f"'{key}' is missing from a combat", None
             if not _is(entry[key], typ):
                 return f"'{key}' must be {_type_name(typ())}, not {entry[key]!r}", key
-        if entry["ruleset"] not in RULESET_IDS:
+        if entry["ruleset"] not in RULESET_IDS and not _player_chart(entry["ruleset"]):
             return (
                 f"unknown ruleset {entry['ruleset']!r}; expected one of {', '.join(RULESET_IDS)}",
                 "ruleset",

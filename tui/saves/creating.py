@@ -42,8 +42,10 @@ def new_game(
     options: dict | None = None,
     *,
     who: str | None = None,
+    charts: dict[str, str] | None = None,
 ) -> Game:
-    """Start a save: the header alone (the log starts empty). SaveError if the file exists."""
+    """Start a save: the header alone (the log starts empty). SaveError if the file exists.
+    `charts`: a copy of each player's chart in play (ruleset "game:NAME" -> its text)."""
     path = Path(path)
     _check_text("title", title, allow_empty=False)
     rulesets = list(dict.fromkeys(rulesets))
@@ -51,11 +53,17 @@ def new_game(
         raise SaveError(
             "a game needs at least one ruleset; expected one of " + ", ".join(RULESET_IDS)
         )
+    charts = {r: t for r, t in (charts or {}).items() if r in rulesets}
     for ruleset in rulesets:
-        if ruleset not in RULESET_IDS:
+        if ruleset not in RULESET_IDS and ruleset not in charts:
             raise SaveError(
                 f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}"
+                + (" (a player's chart needs its copy)" if ruleset.startswith("game:") else "")
             )
+    if charts:
+        from tui.saves.charts import check_charts
+
+        check_charts(path, {"rulesets": rulesets, "charts": charts}, 1)
     options = dict(options or {})
     for key, value in options.items():
         problem = _option_problem(key, value, known_only=True)
@@ -64,7 +72,7 @@ def new_game(
     if not path.parent.is_dir():
         raise SaveError(f"no folder {path.parent} for the save")
     created = _now()
-    content = _header(title, rulesets, options, created, _player(who))
+    content = _header(title, rulesets, options, created, _player(who), charts)
     _clear_stale_temporaries(path)
     game = Game(
         path=path,

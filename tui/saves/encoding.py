@@ -88,7 +88,14 @@ def _block(entry: dict[str, Any]) -> bytes:
     return b"\n[[log]]\n" + body + end
 
 
-def _header(title: str, rulesets: list[str], options: dict, created: str, who: str) -> bytes:
+def _header(
+    title: str,
+    rulesets: list[str],
+    options: dict,
+    created: str,
+    who: str,
+    charts: dict[str, str] | None = None,
+) -> bytes:
     lines = [
         f"# crtdesk save file, format {FORMAT_VERSION}: the game, then one [[log]] table per",
         "# change, oldest first, each closed by an end line with its checksum. Append only;",
@@ -99,6 +106,8 @@ def _header(title: str, rulesets: list[str], options: dict, created: str, who: s
         f"created = {_value(created)}",
         f"created_by = {_value(who)}",
         f"options = {_value(options)}",
+        # A player's chart in play: a copy of its file (tui.saves.charts).
+        *([f"charts = {_value(charts)}"] if charts else []),
         "# end of header",
     ]
     return _encode("\n".join(lines) + "\n")

@@ -26,6 +26,10 @@ def screen_for(ruleset: str) -> RulesetScreen:
         from tui.screens.ocs import OcsScreen
 
         return OcsScreen(ruleset)
+    if ruleset.startswith("game:"):  # a player's chart, from its inputs alone
+        from tui.screens.game import GameChartScreen
+
+        return GameChartScreen(ruleset)
     if ruleset == "daynight":
         from tui.screens.daynight import DayNightScreen
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from textual import events, on
@@ -26,6 +27,7 @@ from textual.widgets import (
 from tui.engine import Outcome
 from tui.engine.combat import cell_text
 from tui.engine.tables import RULESET_IDS, Tables
+from tui.text import one_line
 from tui.widgets.ticks import TickList
 
 
@@ -124,6 +126,8 @@ class NewGameRequest:
     title: str
     rulesets: list[str]
     options: dict[str, object]
+    # A copy of each player's chart in play (ruleset "game:NAME" -> the file's text).
+    charts: dict[str, str] = field(default_factory=dict)
 
 
 class NewGameScreen(ModalScreen[NewGameRequest | None]):
@@ -135,21 +139,37 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
         Binding("enter", "create", "Create", priority=True),
     ]
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, games: Path | None = None) -> None:
         super().__init__(classes="dialog-screen")
         self.tables = tables
+        # The player's charts in the games folder, offered beside the built-in rulesets
+        # (not ticked); a broken one is named and left out.
+        self.charts: dict[str, Any] = {}
+        self.broken: tuple[str, ...] = ()
+        if games is not None:
+            from tui.engine.games import read_games
+
+            shelf = read_games(games)
+            self.charts = {chart.ruleset: chart for chart in shelf.charts}
+            self.broken = shelf.broken
 
     def compose(self) -> ComposeResult:
         mines = self.tables.data["pod-ultra"]["obstacle_options"]["mines"]
+        offered = [(f"{r}  {self.tables.title(r)}", r, True) for r in RULESET_IDS]
+        offered += [(f"{r}  {c.title}", r, False) for r, c in self.charts.items()]
         with Vertical(classes="dialog"):
             yield Label("New game")
             yield Input(placeholder="Title", id="new-title", compact=True)
             yield Label("Rulesets in play (space toggles)")
             yield TickList(
-                *[(f"{r}  {self.tables.title(r)}", r, True) for r in RULESET_IDS],
+                *[(Content(text), value, ticked) for text, value, ticked in offered],
                 id="new-rulesets",
                 compact=True,
             )
+            if self.broken:
+                said = f"{len(self.broken)} chart(s) in the games folder left out: "
+                shown = one_line(said + self.broken[0])
+                yield Static(shown, markup=False, classes="hint", id="new-broken")
             with Horizontal(classes="field"):
                 yield Label("Ultra mines CDF", classes="field-label")
                 yield Select(
@@ -188,9 +208,10 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
         if not rulesets:
             problem.update("Pick at least one ruleset.")
             return
-        ordered = [r for r in RULESET_IDS if r in rulesets]
+        ordered = [r for r in (*RULESET_IDS, *self.charts) if r in rulesets]
         mines = self.query_one("#new-mines", Select).value
-        self.dismiss(NewGameRequest(title, ordered, {"mines_cdf": mines}))
+        charts = {r: self.charts[r].text for r in ordered if r in self.charts}
+        self.dismiss(NewGameRequest(title, ordered, {"mines_cdf": mines}, charts))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

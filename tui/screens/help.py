@@ -44,6 +44,14 @@ class HelpScreen(ModalScreen[None]):
                     "  ctrl+p   command palette; ctrl+q quits",
                     markup=False,
                 )
+            elif self.ruleset.startswith("game:"):  # a player's chart: all from its file
+                from tui.cli.games import chart_text
+                from tui.engine.charts import known
+
+                yield Static(chart_text(known(self.ruleset)), markup=False, classes="chart")
+                yield Static(
+                    f"\nKeys:\n{keys}\n{TYPING_KEYS}\n  F2-F8    switch ruleset", markup=False
+                )
             else:
                 rulings = "\n".join(f"- {r}" for r in tables.data[self.ruleset]["rulings"])
                 yield Static(f"{tables.title(self.ruleset)}\n\nRulings:\n{rulings}", markup=False)

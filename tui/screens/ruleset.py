@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, Static
 
 from tui import saves
-from tui.commands import RULESET_COMMANDS, RULESET_KEYS, SHORT_NAMES, Command
+from tui.commands import RULESET_COMMANDS, RULESET_KEYS, Command, ruleset_title, short_name
 from tui.messages import GameChanged, GameRead
 from tui.screens.base import DeskScreen
 from tui.session import SAVE_WAITS_FOR_FRAME, GameSession, SaveState, Write
@@ -55,7 +55,9 @@ class RulesetScreen(DeskScreen):
     )
 
     def __init__(self, ruleset: str) -> None:
-        super().__init__(name=ruleset, classes=f"ruleset-screen {ruleset}")
+        # A player's chart ("game:NAME") is styled as one class: a colon is no class name.
+        style = "game-chart" if ruleset.startswith("game:") else ruleset
+        super().__init__(name=ruleset, classes=f"ruleset-screen {style}")
         self.ruleset = ruleset
         # The turn and markers the marker panel shows (copies: the game's change in place).
         self._markers_shown: tuple[int, list[Any] | None] | None = None
@@ -83,7 +85,7 @@ class RulesetScreen(DeskScreen):
     def strip_text(self) -> str:
         parts = []
         for key, ruleset in zip(RULESET_KEYS, self.desk.game.rulesets, strict=False):
-            name = SHORT_NAMES[ruleset]
+            name = short_name(ruleset)
             parts.append(f"[{name}]" if ruleset == self.ruleset else f"{key.upper()} {name}")
         return " ".join(parts)
 
@@ -121,7 +123,8 @@ class RulesetScreen(DeskScreen):
         game = self.desk.game
         self.title = game.title
         self.sub_title = (
-            f"Turn {game.turn} · {self.desk.player} · {self.desk.tables.title(self.ruleset)}"
+            f"Turn {game.turn} · {self.desk.player} · "
+            f"{ruleset_title(self.ruleset, self.desk.tables)}"
         ) + (" · READ-ONLY" if self.session.read_only else "")
         # Redrawn only when the turn or a marker changed: the panel's height follows its
         # lines, so a redraw lays the screen out (on every roll recorded, before).

@@ -135,11 +135,15 @@ class StartScreen(DeskScreen):
     def action_new_game(self) -> None:
         from tui.screens.dialogs import NewGameScreen
 
-        self.app.push_screen(NewGameScreen(self.app.tables), self._created)  # type: ignore[attr-defined]
+        app = self.app
+        dialog = NewGameScreen(app.tables, games=app.games_dir)  # type: ignore[attr-defined]
+        app.push_screen(dialog, self._created)
 
     def _created(self, request: NewGameRequest | None) -> None:
         if request is not None:
-            self.app.create_game(request.title, request.rulesets, request.options)  # type: ignore[attr-defined]
+            self.app.create_game(  # type: ignore[attr-defined]
+                request.title, request.rulesets, request.options, request.charts
+            )
 
     def action_review_log(self) -> None:
         from tui.screens.review import ReviewScreen
