@@ -662,7 +662,8 @@ class Bench:
         """The engine's share on a player's chart (docs/games/hill-203.toml): a multiplied
         defence, a column shift and a capped DRM, each call a new combat."""
         from tui.engine import CombatInput, Unit
-        from tui.engine.charts import load_chart, register
+        from tui.engine.chart_reading import load_chart
+        from tui.engine.charts import register
         from tui.engine.preview import preview
 
         register(load_chart(ROOT / "docs" / "games" / "hill-203.toml"))

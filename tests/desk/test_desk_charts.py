@@ -87,7 +87,8 @@ async def test_a_players_chart_from_the_dialog_to_the_log_review_and_luck(tmp_pa
 
 async def test_a_chart_file_changed_since_the_game_began_is_named(tmp_path: Path) -> None:
     from tests.conftest import notes
-    from tui.engine.charts import load_chart, register
+    from tui.engine.chart_reading import load_chart
+    from tui.engine.charts import register
 
     folder, games = tmp_path / "saves", tmp_path / "games"
     folder.mkdir()

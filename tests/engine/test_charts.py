@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tui.engine.cells import plain
-from tui.engine.charts import ChartError, PlayerChart, load_chart, parse_chart, register
+from tui.engine.chart_reading import load_chart, parse_chart
+from tui.engine.charts import ChartError, PlayerChart, register
 from tui.engine.combat import CombatInput, Unit, distribution, resolve
 from tui.engine.errors import InputError
 from tui.engine.games import find_chart, games_folder, read_games

@@ -11,7 +11,8 @@ import pytest
 
 from tui import saves
 from tui.cli import main
-from tui.engine.charts import load_chart, register
+from tui.engine.chart_reading import load_chart
+from tui.engine.charts import register
 from tui.engine.combat import CombatInput, Unit, resolve
 from tui.luck import luck_report
 

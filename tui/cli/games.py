@@ -248,7 +248,7 @@ def chart_json(chart: PlayerChart) -> dict[str, Any]:
 def chart_text(chart: PlayerChart) -> str:
     """The chart as printed text: the grid, the ends, the results and the modifiers; every
     text from the file shown as text."""
-    from tui.engine.charts import _effect_text
+    from tui.engine.charts import effect_text
 
     texts = [[cell_text(c) for c in row.cells] for row in chart.rows]
     labels = [row.label for row in chart.rows]
@@ -284,14 +284,14 @@ def chart_text(chart: PlayerChart) -> str:
     lines += ["", "Results:"] + [one_line(f"  {c:5} {m}") for c, m in chart.results.items()]
     if chart.modifiers:
         lines += ["", "Modifiers:"]
-        lines += [one_line(f"  --{m.name}  {_effect_text(m)}") for m in chart.modifiers]
+        lines += [one_line(f"  --{m.name}  {effect_text(m)}") for m in chart.modifiers]
     if chart.rulings:
         lines += ["", "Rulings:"] + [one_line(f"  {r}") for r in chart.rulings]
     return "\n".join(line.rstrip() for line in lines)
 
 
 def _cmd_check(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.engine.charts import load_chart
+    from tui.engine.chart_reading import load_chart
 
     print(one_line(load_chart(args.file).summary()))
     return 0

@@ -53,7 +53,7 @@ _RESOLVER_MODULES = {
 
 def _ruleset_module(ruleset: str) -> Any:
     if ruleset.startswith("game:"):  # a player's chart (tui.engine.charts)
-        return import_module("tui.engine.charts")
+        return import_module("tui.engine.rulesets.player")
     return import_module(f"tui.engine.rulesets.{_RESOLVER_MODULES[ruleset]}")
 
 
@@ -85,8 +85,8 @@ def check_inputs(combat: CombatInput) -> None:
     """Refuse inputs the ruleset does not read, so nothing typed is silently ignored."""
     ruleset = combat.ruleset
     if ruleset.startswith("game:"):
-        from tui.engine.charts import check_inputs as check_chart_inputs
         from tui.engine.charts import known
+        from tui.engine.rulesets.player import check_inputs as check_chart_inputs
 
         check_chart_inputs(combat, known(ruleset))
         return

@@ -41,7 +41,8 @@ def read_games(folder: Path, register_charts: bool = False) -> Shelf:
     """Read every `*.toml` in `folder` (not below it), in name order; each broken one is
     named in `broken`. A missing folder holds no games. The sound charts are registered
     only when asked: an open game resolves with the copy its save keeps."""
-    from tui.engine.charts import ChartError, load_chart, register
+    from tui.engine.chart_reading import load_chart
+    from tui.engine.charts import ChartError, register
 
     charts: list[PlayerChart] = []
     broken: list[str] = []
@@ -68,7 +69,8 @@ def read_games(folder: Path, register_charts: bool = False) -> Shelf:
 def find_chart(given: str, folder: Path) -> PlayerChart:
     """A chart named on a command line: a path to a .toml file, or NAME / game:NAME in the
     games folder. Read, checked and registered. Raises ChartError."""
-    from tui.engine.charts import PREFIX, ChartError, load_chart, register
+    from tui.engine.chart_reading import load_chart
+    from tui.engine.charts import PREFIX, ChartError, register
 
     name = given.removeprefix(PREFIX)
     if given.endswith(".toml") or os.sep in given:

@@ -72,7 +72,8 @@ class GameChartScreen(CombatScreen):
     def check_the_file(self) -> None:
         """Name a chart file in the games folder that changed since the game began: the
         game keeps the copy its save holds (a missing or broken file says nothing)."""
-        from tui.engine.charts import ChartError, known, load_chart
+        from tui.engine.chart_reading import load_chart
+        from tui.engine.charts import ChartError, known
         from tui.saves.charts import changed_chart
 
         name = self.ruleset.removeprefix("game:")
