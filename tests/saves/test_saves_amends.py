@@ -162,17 +162,25 @@ def test_amending_the_last_entry_reads_only_the_ends(
     from tui.saves import appending
 
     whole_reads: list[Path] = []
+    streamed: list[int] = []
     real = appending._read_whole
+    real_streamed = appending.entries_numbered
 
     def counting(fd: int, path: Path) -> tuple[object, int | None, bytes]:
         whole_reads.append(path)
         return real(fd, path)
 
+    def counting_streamed(fd: int, path: Path, seq: int) -> object:
+        streamed.append(seq)
+        return real_streamed(fd, path, seq)
+
     monkeypatch.setattr(appending, "_read_whole", counting)
+    monkeypatch.setattr(appending, "entries_numbered", counting_streamed)
     saves.append_combat(game, SUPER, rolled(SUPER))
     amended, again = with_joker(SUPER, rolled(SUPER))
     saves.append_combat(game, amended, again, amends=1)
-    assert whole_reads == []  # the store wrote the save and amends its last entry
+    assert whole_reads == [] and streamed == []  # the last entry amended: only the ends
     saves.add_marker(game, "DG", "0101")
     saves.append_combat(game, amended, again, amends=1)
-    assert whole_reads == [game]  # an older entry: the log is read once, whole
+    # An older entry: the log is read once, entry by entry, never held whole.
+    assert whole_reads == [] and streamed == [1]

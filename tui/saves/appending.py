@@ -15,6 +15,7 @@ from __future__ import annotations
 import getpass
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,9 @@ from tui.saves.errors import SaveError
 from tui.saves.loading import _current_turn, _parse, _read_ends, _refuse_empty
 from tui.saves.locking import _TAIL, _Lock, _locked, _require, _still_verified
 from tui.saves.repair import _repair
-from tui.saves.replay import Game, _replay, apply_entry
+from tui.saves.replay import Game, _new_game, _replay, apply_entry
 from tui.saves.state import read_state, state_line
-from tui.saves.streaming import read_entries
+from tui.saves.streaming import entries_numbered, read_entries
 
 
 def _who() -> str:
@@ -122,9 +123,14 @@ def _write(
     fd = lock.open_fd()
     try:
         fields = make(header, last, game if whole else None)
-    except _NeedsGame:  # `make` needs more than the ends after all: read it whole
-        parsed, _, tail = _read_whole(fd, path)
-        fields = make(header, last, _replay(path, parsed, []))
+    except _NeedsGame as needed:  # `make` needs an older entry: read entry by entry
+        found = entries_numbered(fd, path, needed.seq)
+        if found is None:  # not laid out as the store writes it: read whole
+            parsed, _, tail = _read_whole(fd, path)
+            older = _replay(path, parsed, [])
+        else:
+            older = replace(_new_game(path, header, []), entries=found)
+        fields = make(header, last, older)
     entry = _entry(path, fields, last, who)
     _check_follows(fd, path, entry["seq"])
     block = _write_entry(fd, path, entry)
@@ -235,7 +241,11 @@ def _same_file(before: os.stat_result, now: os.stat_result) -> bool:
 
 
 class _NeedsGame(Exception):
-    """Raised by an append's `make` given no game that needs the whole log after all."""
+    """Raised by an append's `make` given no game that needs entry `seq` after all."""
+
+    def __init__(self, seq: int) -> None:
+        super().__init__(seq)
+        self.seq = seq
 
 
 def _read_whole(fd: int, path: Path) -> tuple[_Parsed, int | None, bytes]:

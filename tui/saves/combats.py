@@ -132,11 +132,11 @@ def _check_amends(
 ) -> None:
     """Refuse an amendment of anything but an earlier combat of the same ruleset, or one
     whose dice are not that combat's. Raises _NeedsGame when the entry is not the last and
-    the whole log is not at hand."""
+    `game` (the log, or the entries it holds) is not at hand."""
     if last is not None and last["seq"] == seq:
         amended: dict | None = last
     elif game is None:
-        raise _NeedsGame
+        raise _NeedsGame(seq)
     else:
         amended = next((e for e in game.entries if e["seq"] == seq), None)
     if amended is None:

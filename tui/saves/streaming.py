@@ -299,3 +299,16 @@ def read_game(path: Path, *, keep: int = 0) -> Game:
         return replace(stream.game, entries=list(kept))
 
     return read_again(read)
+
+
+def entries_numbered(fd: int, path: Path, seq: int) -> list[dict[str, Any]] | None:
+    """Entry `seq` (a list of it, or [] when there is none) of the save open as `fd`, whose
+    lock the caller holds, read entry by entry and checked as a load checks it; None when
+    the streamed reader does not read the file as the store writes it (read it whole)."""
+    size = os.fstat(fd).st_size
+    tail_start, tail = _tail(fd, size)
+    reader = _Reader(fd, path, size, tail_start, tail, CHUNK)
+    try:
+        return [read.entry for read in reader.entries() if read.entry["seq"] == seq]
+    except _HandOver:
+        return None
