@@ -4,9 +4,10 @@ special cards, and the two chart layouts."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tui.engine.dice import Roller, check_roll, parse_dice
+from tui.engine.dice import DiceRoll, Roller, check_roll, parse_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
@@ -414,6 +415,46 @@ def after_roll_card(combat: CombatInput, outcome: Outcome, tables: Tables, side:
     if getattr(combat, f"{side}_card"):
         return None
     return cards[0]
+
+
+def logged_roll(entry: Mapping[str, Any]) -> tuple[CombatInput, Outcome]:
+    """A logged combat entry as its combat and the outcome it was logged with (the dice as
+    they came): what a card after its roll reads again, on any desk on the save."""
+    from tui.engine.schema import combat_from_inputs
+
+    combat = combat_from_inputs(entry.get("inputs", {}))
+    outcome = Outcome(
+        ruleset=combat.ruleset,
+        attack_total=entry.get("attack_total"),
+        defense_total=entry.get("defense_total"),
+        odds=entry.get("odds"),
+        column=entry.get("column"),
+        roll=entry.get("roll"),
+        cell=entry.get("cell"),
+        effects=dict(entry.get("effects") or {}),
+        explanation=entry.get("explanation", ""),
+        trace=list(entry.get("trace") or []),
+        dice=[DiceRoll.from_dict(die) for die in entry.get("dice") or []],
+        inputs=dict(entry.get("inputs") or {}),
+        odds_column=entry.get("odds_column"),
+    )
+    return combat, outcome
+
+
+def after_roll_closed(combat: Mapping[str, Any], later: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why no card may be played after the roll of the logged `combat` any more, given the
+    entries logged after it (RULINGS: on the game's last combat, until the next combat is
+    rolled or the turn ends; one such card per combat), or None when one still may."""
+    if combat.get("amends") is not None:
+        return f"entry {combat.get('seq')} is itself a card played after a roll"
+    for entry in later:
+        if entry.get("kind") == "turn":
+            return f"turn {entry.get('turn')} has begun since (entry {entry.get('seq')})"
+        if entry.get("kind") == "combat":
+            if entry.get("amends") == combat.get("seq"):
+                return f"a card was played after its roll already (entry {entry.get('seq')})"
+            return f"the next combat has been rolled since (entry {entry.get('seq')})"
+    return None
 
 
 def hero_site_draw(roller: Roller, manual: int | None = None) -> int:
