@@ -64,7 +64,7 @@ RULESET_COMMANDS: tuple[Command, ...] = (
         "next_turn",
         "ctrl+s",
         "Turn",
-        "Start the next turn: every timed marker counts down, the expired ones are lifted",
+        "Start the next turn (asks first): every timed marker counts down, the expired ones are lifted",
         show=False,
     ),
     Command(

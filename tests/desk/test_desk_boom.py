@@ -128,7 +128,7 @@ async def test_battery_shot_marker_counts_down_until_the_turn_the_ruling_names(
         assert markers(app) == [("0712", 2)]
         # Placed in turn 1 for 2 turns: closed through turn 3, lifted when turn 4 begins.
         for turn, left in ((2, [("0712", 1)]), (3, [("0712", 0)]), (4, [])):
-            await pilot.press("ctrl+s")
+            await pilot.press("ctrl+s", "y")
             await settle(pilot)
             assert (app.game.turn, markers(app)) == (turn, left)
             assert screen.sub_title.startswith(f"Turn {turn} ")
@@ -156,7 +156,7 @@ async def test_an_all_interdiction_never_expires(desk: Desk) -> None:
         await hand_dice(pilot, "1", "1")
         assert markers(app) == [("0911", None)]
         for _ in range(4):
-            await pilot.press("ctrl+s")
+            await pilot.press("ctrl+s", "y")
             await settle(pilot)
         assert app.game.turn == 5
         assert markers(app) == [("0911", None)]

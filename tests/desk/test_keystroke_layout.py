@@ -251,7 +251,7 @@ async def test_a_roll_after_the_first_lays_nothing_out(
             assert f"Logged as entry {seq}" in panel_text(panel)
         assert layouts[0] == 0 and panel.size.height == height
         assert shown == []  # the marker panel: neither turn nor marker changed
-        await pilot.press("ctrl+s")  # the next turn: the panel shows it
+        await pilot.press("ctrl+s", "y")  # the next turn: the panel shows it
         await settle(pilot)
         assert len(shown) == 1 and shown[0][0] == 2
 

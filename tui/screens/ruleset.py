@@ -174,6 +174,26 @@ class RulesetScreen(DeskScreen):
 
     # ------------------------------------------------------------------ turns and markers
     def action_next_turn(self) -> None:
+        """Ask first: a new turn counts the markers down and closes the last combat to cards
+        after its roll. The answer comes back to `start_next_turn` (no worker waits on the
+        dialog)."""
+        from tui.screens.dialogs import ChoiceScreen
+
+        turn = self.desk.game.turn
+        question = (
+            f"End turn {turn} and start turn {turn + 1}? Timed markers count down one, "
+            "and those at 0 are lifted."
+        )
+        choices = [
+            ("n", f"no, stay in turn {turn}", "no"),
+            ("y", f"yes, start turn {turn + 1}", "yes"),
+        ]
+        self.app.push_screen(ChoiceScreen(question, choices), self.start_next_turn)
+
+    def start_next_turn(self, answer: str | None = "yes") -> None:
+        """Start the next turn (logged) when the player said yes."""
+        if answer != "yes":
+            return
         path, who = self.session.path, self.desk.player
         self.log_marker_change(
             lambda notices: saves.advance_turn(path, who=who, notices=notices),
