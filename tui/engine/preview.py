@@ -117,6 +117,7 @@ def _defence_note(effects: dict) -> str | None:
     if not obstacle:
         return None
     return (
-        f"The {obstacle['kind']} obstacle is the defence (CDF {obstacle['cdf']}): "
-        "the defender rows are not read"
+        f"The {obstacle['kind']} obstacle defends (CDF {obstacle['cdf']}, not the units "
+        f"below): the defender's line is its own, a loss of {obstacle['cdf']} or more "
+        "clears it, anything less leaves it in place"
     )

@@ -104,6 +104,14 @@ def _s(value: Any) -> str:
 
 
 def describe_side(name: str, effects: dict[str, Any]) -> str:
+    if "obstacle" in effects:  # an Ultra obstacle's line: what happens to it
+        lost = effects.get("factors_lost")
+        loss = "all factors" if lost == "all" else f"{lost}"
+        if effects["obstacle"] == "cleared":
+            return f"{name} is cleared (a loss of {loss})."
+        return (
+            f"{name} stays in place ({f'a loss of {loss}, under its CDF' if lost else 'no loss'})."
+        )
     phrases = [_PHRASES[k](v) for k, v in effects.items() if k in _PHRASES]
     if not phrases:
         return f"{name}: no effect."
@@ -118,7 +126,8 @@ def explain(effects: dict[str, Any]) -> str:
         pass
     elif attacker or defender:
         parts.append(describe_side("Attacker", attacker))
-        parts.append(describe_side("Defender", defender))
+        # What the defender's line names where no unit defends (an Ultra obstacle).
+        parts.append(describe_side(effects.get("defender_name", "Defender"), defender))
     elif not parts:
         parts.append("No effect on either side.")
     parts.extend(effects.get("notes", []))

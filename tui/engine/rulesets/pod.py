@@ -274,6 +274,8 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             f"Margaret Stanfill (#19, {who}) cancels the result: nothing happens."
         ]
         trace.append(f"Margaret Stanfill played by the {who}: the result is cancelled")
+    if obstacle_cdf is not None and not effects.get("cancelled"):
+        _obstacle_fate(str(combat.obstacle), obstacle_cdf, effects, trace)
     return finish(
         combat,
         attack_total=attack,
@@ -285,6 +287,29 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects=effects,
         trace=trace,
         ratio=ratio,
+    )
+
+
+def _obstacle_fate(kind: str, cdf: int, effects: dict[str, Any], trace: list[str]) -> None:
+    """RULINGS "Obstacles": the defender's line tells what happens to the obstacle. A loss
+    of at least its CDF (or all) clears it; a smaller loss, and any retreat, leave it in
+    place (an obstacle neither retreats nor advances)."""
+    line = effects["defender"]
+    lost = line.get("factors_lost", 0)
+    cleared = lost == "all" or (isinstance(lost, int) and lost >= cdf)
+    fate: dict[str, Any] = {"factors_lost": lost} if lost else {}
+    fate["obstacle"] = "cleared" if cleared else "stays"
+    effects["defender"] = fate
+    effects["defender_name"] = f"The {kind} obstacle (CDF {cdf})"
+    why = (
+        f"a loss of {lost}, at least its CDF {cdf}"
+        if cleared
+        else (f"a loss of {lost}, less than its CDF {cdf}" if lost else "no loss")
+    )
+    moved = " (an obstacle does not move)" if {"retreat", "advance_up_to"} & set(line) else ""
+    trace.append(
+        f"The defender's line is the {kind} obstacle's: {why}, "
+        f"{'it is cleared' if cleared else 'it stays in place'}{moved}"
     )
 
 
