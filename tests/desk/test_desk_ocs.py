@@ -229,3 +229,17 @@ async def test_desk_dice_are_kept_across_the_option_choices(desk: Desk) -> None:
         assert asked >= 1 and asked == sum(
             1 for side in entry["effects"].get("options", {}).values() if side.get("chosen")
         )
+
+
+async def test_supply_is_chosen_in_the_words_of_the_docs_and_the_cli(desk: Desk) -> None:
+    """`on-map`, `internal`, `none`, as `--attacker NAME:...:SUPPLY` and the docs say (the
+    desk said "stocks" for internal): `i` picks it."""
+    from tui.engine.rulesets.ocs_supply import SUPPLY_SOURCES
+
+    async with desk(rulesets=["ocs"]) as (app, pilot):
+        supply = rows(app.screen, "attacker")[0].query_one(".unit-supply", Cycle)
+        supply.focus()
+        await pilot.press("i")
+        await pilot.pause()
+        assert (supply.value, supply.label) == ("internal", "internal")
+        assert [label for label, _ in supply.options] == list(SUPPLY_SOURCES)
