@@ -99,6 +99,17 @@ _PHRASES: dict[str, Any] = {
 }
 
 
+def _option_taken(option: int, taken: dict[str, Any]) -> str:
+    """An OCS option as the side took it (said once, not also as the choice it had)."""
+    if taken.get("ignored"):
+        return f"ignores its option {option} (the attacker {taken.get('because')})"
+    retreat, steps = taken["retreat"], taken["steps"]
+    return (
+        f"takes option {option} as {retreat} hex{'es' if retreat != 1 else ''} retreated "
+        f"and {steps} step{_s(steps)} lost"
+    )
+
+
 def _s(value: Any) -> str:
     return "" if value == 1 else "s"
 
@@ -112,7 +123,12 @@ def describe_side(name: str, effects: dict[str, Any]) -> str:
         return (
             f"{name} stays in place ({f'a loss of {loss}, under its CDF' if lost else 'no loss'})."
         )
-    phrases = [_PHRASES[k](v) for k, v in effects.items() if k in _PHRASES]
+    taken = effects.get("option_taken")
+    phrases = [
+        _option_taken(v, taken) if k == "option" and taken else _PHRASES[k](v)
+        for k, v in effects.items()
+        if k in _PHRASES
+    ]
     if not phrases:
         return f"{name}: no effect."
     return f"{name} " + ", ".join(phrases) + "."
