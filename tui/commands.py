@@ -68,13 +68,6 @@ RULESET_COMMANDS: tuple[Command, ...] = (
         show=False,
     ),
     Command(
-        "frogman",
-        "ctrl+z",
-        "Frogman",
-        "Play Hero #15 Engineer/Frogman on a No-entry hex: its marker is lifted at once",
-        show=False,
-    ),
-    Command(
         "marker_by_hand",
         "ctrl+backslash",
         "Marker",
@@ -104,6 +97,17 @@ COMBAT_COMMANDS: tuple[Command, ...] = (
 # What a combat screen has, in Footer order.
 COMBAT_SCREEN_COMMANDS: tuple[Command, ...] = (
     RULESET_COMMANDS[:1] + COMBAT_COMMANDS + RULESET_COMMANDS[1:]
+)
+
+# Only on the Pair-o-Dice screens (Basic, Super, Ultra and Big Boom): the card is theirs.
+FROGMAN_COMMANDS: tuple[Command, ...] = (
+    Command(
+        "frogman",
+        "ctrl+z",
+        "Frogman",
+        "Play Hero #15 Engineer/Frogman on a No-entry hex: its marker is lifted at once",
+        show=False,
+    ),
 )
 
 # Only on the Pair-o-Dice Basic, Super and Ultra screens.

@@ -84,7 +84,7 @@ async def test_a_marker_of_no_known_kind_is_refused_in_the_dialog(desk: Desk) ->
 
 
 async def test_engineer_frogman_lifts_the_no_entry_marker_it_is_played_on(desk: Desk) -> None:
-    async with desk(rulesets=["ocs"]) as (app, pilot):
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
         path = app.game.path
         saves.add_marker(path, "no-entry", "0712", side="both", turns=2)
         saves.add_marker(path, "no-entry", "0911", side="both")

@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Label
 
 from tui import saves
-from tui.commands import POD_COMMANDS, Command
+from tui.commands import FROGMAN_COMMANDS, POD_COMMANDS, Command
 from tui.screens.combat import CombatScreen, SaveState
 from tui.widgets.combat import Cycle, UnitRow
 
@@ -45,8 +45,10 @@ class PodScreen(CombatScreen):
     )
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
 
-    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + POD_COMMANDS
-    BINDINGS = [c.binding() for c in POD_COMMANDS]
+    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = (
+        CombatScreen.DESK_COMMANDS + FROGMAN_COMMANDS + POD_COMMANDS
+    )
+    BINDINGS = [c.binding() for c in FROGMAN_COMMANDS + POD_COMMANDS]
 
     @property
     def terrains(self) -> tuple[str, ...]:
