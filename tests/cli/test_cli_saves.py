@@ -78,7 +78,9 @@ def test_new_then_resolve_save_then_log(folder: Path, capsys) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "Operation Torch (saves/torch.toml)"
-    assert "turn 1" in lines[1] and "mines_cdf 2" in lines[1]
+    # Big Boom and OCS: the Ultra mines CDF is no option of this game's.
+    assert "turn 1" in lines[1] and lines[1].endswith("options: none")
+    assert "mines_cdf" not in out
     assert lines[2].split()[:5] == ["#", "turn", "when", "(UTC)", "who"]
     row = lines[-1]
     assert row.split()[:2] == ["1", "1"] and len(lines) == 4

@@ -287,8 +287,9 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
     game = saves.new_game(
         path, args.title, args.rulesets, options, who=player_name(), charts=charts
     )
-    shown = ", ".join(f"{k} {v}" for k, v in game.options.items())
-    print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}; {shown})")
+    in_play = saves.options_in_play(game.options, game.rulesets)
+    shown = "".join(f"; {k} {v}" for k, v in in_play.items())
+    print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}{shown})")
     return 0
 
 
@@ -559,7 +560,8 @@ class LogTable:
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The title, the game's line, then the header and a line per row kept."""
-        options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
+        in_play = saves.options_in_play(game.options, game.rulesets)
+        options = ", ".join(f"{k} {v}" for k, v in in_play.items()) or "none"
         yield f"{one_line(game.title)} ({one_line(game.path)})"
         yield (
             f"Rulesets {one_line(', '.join(game.rulesets))}; turn {game.turn}; created "
