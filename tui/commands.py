@@ -122,7 +122,7 @@ POD_COMMANDS: tuple[Command, ...] = (
         "hero_draw",
         "ctrl+y",
         "Hero",
-        "Hero Site won uncontested, loser lacks the Buddy card: roll the card draw",
+        "Hero Site won uncontested by the attacker, loser lacks the Buddy card: roll the draw",
     ),
 )
 

@@ -358,9 +358,16 @@ async def test_hero_draw_asks_before_it_rolls(desk: Desk) -> None:
         await settle(pilot)
         assert app.screen is screen and app.rng.getstate() == before
         assert saves.load_game(app.game.path).entries == []
-        await pilot.press("ctrl+y", "y")
+        # The defender held the site: no draw (it was offered to either victor).
+        await pilot.press("ctrl+y", "d")
         await settle(pilot)
-        assert [e["kind"] for e in saves.load_game(app.game.path).entries] == ["event"]
+        assert app.rng.getstate() == before and saves.load_game(app.game.path).entries == []
+        assert notes(app)[-1].startswith("No draw: the defender held the site, and only an")
+        await pilot.press("ctrl+y", "a")
+        await settle(pilot)
+        entries = saves.load_game(app.game.path).entries
+        assert [e["kind"] for e in entries] == ["event"]
+        assert entries[0]["text"].endswith("the attacker draws one.")
 
 
 async def test_the_palette_switches_rulesets(desk: Desk) -> None:

@@ -102,7 +102,7 @@ async def test_log_review_shows_the_combats_and_the_hero_draw(tmp_path: Path) ->
         screen.query_one("#defenders .factor", Input).value = "2"
         await pilot.pause()
         await pilot.press("ctrl+r")
-        await pilot.press("ctrl+y", "y")
+        await pilot.press("ctrl+y", "a")  # the attacker won the site
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         entries = saves.load_game(folder / "g.toml").entries

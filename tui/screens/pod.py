@@ -196,18 +196,29 @@ class PodScreen(CombatScreen):
 
     @work(exclusive=True, group="hero")
     async def action_hero_draw(self) -> None:
-        """Ask first: the draw rolls a die and logs it."""
+        """Ask first who won the site: the draw rolls a die and logs it, and only for the
+        attacker (RULINGS)."""
+        from tui.engine.rulesets.pod import hero_draw_refusal
         from tui.screens.dialogs import ChoiceScreen
 
         answer = await self.app.push_screen_wait(
             ChoiceScreen(
-                "Hero Site won uncontested and the loser lacks the Buddy card:\n"
-                "roll the desk's die for the draw and log it?",
-                [("n", "No, roll nothing", "no"), ("y", "Yes, roll and log it", "yes")],
+                "A Hero Site won uncontested, the loser lacking the Buddy card: who won it?\n"
+                "The attacker rolls 1d6 for the draw (the desk rolls it and logs it).",
+                [
+                    ("n", "nobody yet: roll nothing", "no"),
+                    ("a", "the attacker: roll and log the draw", "attacker"),
+                    ("d", "the defender: no draw", "defender"),
+                ],
             )
         )
-        if answer == "yes":
-            self.hero_draw()
+        if answer in (None, "no"):
+            return
+        refused = hero_draw_refusal(answer)
+        if refused:
+            self.notify(refused, severity="warning", markup=False)
+            return
+        self.hero_draw()
 
     def hero_draw(self) -> None:
         from tui.engine.dice import Roller

@@ -483,15 +483,26 @@ def after_roll_closed(combat: Mapping[str, Any], later: Iterable[Mapping[str, An
 
 
 def hero_site_draw(roller: Roller, manual: int | None = None) -> int:
-    """Site won uncontested, loser lacks the Buddy card: the victor's 1d6 for the draw."""
+    """Site won uncontested by the attacker, loser lacks the Buddy card: its 1d6 for the draw."""
     return roller.roll("Hero Site card draw", 1, 6, manual)
+
+
+def hero_draw_refusal(winner: str) -> str | None:
+    """Why the side that won a Hero Site draws no Buddy card, or None for the attacker
+    (RULINGS, as both seeds say: "the attacker gains uncontested control")."""
+    if winner == "attacker":
+        return None
+    return (
+        f"No draw: the {winner} held the site, and only an attacker who wins a Hero Site "
+        "uncontested draws a Buddy card."
+    )
 
 
 def hero_site_draw_text(count: int) -> str:
     """What a Hero Site draw of `count` means (RULINGS: the loser offers that many Buddy
-    cards face down, the victor draws one)."""
+    cards face down, the attacker draws one)."""
     return (
         f"Hero Site won uncontested: the desk rolled {count}. "
         f"The loser offers {count} Buddy card{'s' if count != 1 else ''} face down; "
-        "the victor draws one."
+        "the attacker draws one."
     )
