@@ -328,7 +328,7 @@ async def test_ultra_obstacle_disables_the_defender_rows_and_says_why(desk: Desk
         assert defender.disabled
         shown = preview(screen)
         assert "Defence 2" in shown
-        assert "The mines obstacle defends (CDF 2, not the units below)" in shown
+        assert "The mines obstacle defends (CDF 2): a loss of 2+ clears it" in shown
         # A defender added while the obstacle stands is not read either.
         await pilot.press("ctrl+g")
         await pilot.pause()

@@ -15,9 +15,8 @@ def test_an_obstacle_names_itself_as_the_defence() -> None:
     assert shown.defense_total == cdf
     # Not "the defender rows are not read" over results saying "Defender loses 2 factors,
     # must retreat 2 hexes": the defender's line is the obstacle's (RULINGS, "Obstacles").
-    assert shown.defence_note == (
-        f"The mines obstacle defends (CDF {cdf}, not the units below): the defender's line "
-        f"is its own, a loss of {cdf} or more clears it, anything less leaves it in place"
+    assert (
+        shown.defence_note == f"The mines obstacle defends (CDF {cdf}): a loss of {cdf}+ clears it"
     )
     meanings = {row.cell: row.meaning for row in shown.rows}
     assert all("ret" not in meaning for meaning in meanings.values())

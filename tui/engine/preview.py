@@ -116,8 +116,6 @@ def _defence_note(effects: dict) -> str | None:
     obstacle = effects.get("obstacle")
     if not obstacle:
         return None
-    return (
-        f"The {obstacle['kind']} obstacle defends (CDF {obstacle['cdf']}, not the units "
-        f"below): the defender's line is its own, a loss of {obstacle['cdf']} or more "
-        "clears it, anything less leaves it in place"
-    )
+    # Its line is read (not "the defender rows are not read"): the result says its fate.
+    cdf = obstacle["cdf"]
+    return f"The {obstacle['kind']} obstacle defends (CDF {cdf}): a loss of {cdf}+ clears it"
