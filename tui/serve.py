@@ -12,6 +12,7 @@ import ipaddress
 import re
 import secrets
 import shlex
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -117,6 +118,16 @@ def desk_command(folder: Path) -> str:
     return shlex.join([sys.executable, "-m", "tui.startup", "--saves", str(folder.resolve())])
 
 
+def check_port(host: str, port: int) -> None:
+    """Refuse a port this host cannot listen on (taken, or not allowed), in one line, before
+    the start line says where the desk is served."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as err:
+        raise ServeError(f"cannot listen on {host} port {port}: {err.strerror or err}") from err
+
+
 def start_line(host: str, port: int, url: str) -> str:
     if is_local(host):
         return (
@@ -150,6 +161,7 @@ def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
         title="crtdesk",
         public_url=url,
     )
+    check_port(host, port)  # before any line says the desk is served
     print(start_line(host, port, url if token is None else f"{url}/?token={token}"), flush=True)
     try:
         server.serve()
