@@ -97,7 +97,8 @@ async def test_bomber_mission_with_attrition_and_a_half_astray_result(desk: Desk
         [logged] = saves.load_game(app.game.path).entries
         assert logged["inputs"]["chain_rolls"] == [6, 6, 3, 4, 1]
         result = text_of(screen.query_one(ResultPanel))
-        assert "Roll 4 on 8: 8 / 1" in result
+        # The headline names the bomber lost (it said "Attacker: no effect" beside it).
+        assert "Roll 4 on 8: 8 / 1 · 1 bomber lost" in result
         assert "Astray hex: one hex SE of 0712" in result
         assert "1d6 6 (by hand)" in result
         [entry] = saves.load_game(app.game.path).entries

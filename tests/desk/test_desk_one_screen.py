@@ -63,3 +63,18 @@ async def test_below_80x24_the_screen_says_the_size_it_needs(desk: Desk) -> None
         await pilot.resize_terminal(100, 23)  # too short alone is too small as well
         await pilot.pause()
         assert needed.display and "this one is 100x23" in str(needed.content)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "attack", "defence", "head"),
+    [("pod-basic", 12, 1, "AV: no die read"), ("pod-super", 1, 9, "AD: no die read")],
+)
+def test_a_result_that_reads_no_die_is_headed_by_that_result(
+    ruleset: str, attack: int, defence: int, head: str
+) -> None:
+    """Not "Roll -: (no cell)": the result the odds gave, and that no die was read."""
+    from tui.engine import CombatInput, Unit, resolve
+    from tui.widgets.combat import result_head
+
+    outcome = resolve(CombatInput(ruleset, (Unit(attack),), (Unit(defence),)))
+    assert result_head(outcome) == head
