@@ -77,6 +77,8 @@ class CrtDeskApp(App[None]):
     ) -> None:
         super().__init__()
         self.review_on_open = review  # `crtdesk review`: the game's log review first
+        # What the player is told as the desk opens (a saves folder made, and where).
+        self.told: list[str] = []
         # `game_path` already read (by `crtdesk open`): not read a second time.
         self._loaded = game
         self.saves_dir = saves_dir or saves.saves_folder()
@@ -160,6 +162,8 @@ class CrtDeskApp(App[None]):
         # Textual reports the first frame (`on_ready`); should it never, the keys held
         # are given to whatever has the focus after this long rather than kept.
         self.set_timer(KEYS_HELD_AT_MOST, self._release_keys)
+        for text in self.told:  # a saves folder made for this desk, and where
+            self.notify(text, title="Saves folder", markup=False, timeout=15)
         if self.game_path is not None and self.review_on_open:
             # `crtdesk review NAME`: the game (its ruleset screens, the markers, the live
             # watch) is read behind the review, off the UI thread.
@@ -367,11 +371,17 @@ def _games_beside(saves_dir: Path) -> Path:
 
 
 def run_desk(
-    file: str | None, saves_dir: str | None, review: bool = False, games_dir: str | None = None
+    file: str | None,
+    saves_dir: str | None,
+    review: bool = False,
+    games_dir: str | None = None,
+    create: bool = False,
 ) -> int:
     """Open the desk on the saves folder, or directly on one save file (on its log review
-    with `review`)."""
-    folder = saves.saves_folder(saves_dir)
+    with `review`). A folder named by --saves or $CRTDESK_SAVES must exist unless `create`;
+    a folder made is said in the desk, with where."""
+    told: list[str] = []
+    folder = saves.saves_folder(saves_dir, make=create, said=told.append)
     game_path = None
     if file:
         # The save commands' own check: a path that is not a crtdesk save is refused in one
@@ -391,5 +401,6 @@ def run_desk(
     app = CrtDeskApp(
         saves_dir=folder, game_path=game_path, review=review, game=game, games_dir=games
     )
+    app.told = [text[:1].upper() + text[1:] + "." for text in told]
     app.run()
     return 0

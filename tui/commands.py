@@ -64,14 +64,7 @@ RULESET_COMMANDS: tuple[Command, ...] = (
         "next_turn",
         "ctrl+s",
         "Turn",
-        "Start the next turn: every timed marker counts down, the expired ones are lifted",
-        show=False,
-    ),
-    Command(
-        "frogman",
-        "ctrl+z",
-        "Frogman",
-        "Play Hero #15 Engineer/Frogman on a No-entry hex: its marker is lifted at once",
+        "Start the next turn (asks first): every timed marker counts down, the expired ones are lifted",
         show=False,
     ),
     Command(
@@ -106,6 +99,17 @@ COMBAT_SCREEN_COMMANDS: tuple[Command, ...] = (
     RULESET_COMMANDS[:1] + COMBAT_COMMANDS + RULESET_COMMANDS[1:]
 )
 
+# Only on the Pair-o-Dice screens (Basic, Super, Ultra and Big Boom): the card is theirs.
+FROGMAN_COMMANDS: tuple[Command, ...] = (
+    Command(
+        "frogman",
+        "ctrl+z",
+        "Frogman",
+        "Play Hero #15 Engineer/Frogman on a No-entry hex: its marker is lifted at once",
+        show=False,
+    ),
+)
+
 # Only on the Pair-o-Dice Basic, Super and Ultra screens.
 POD_COMMANDS: tuple[Command, ...] = (
     Command(
@@ -118,7 +122,7 @@ POD_COMMANDS: tuple[Command, ...] = (
         "hero_draw",
         "ctrl+y",
         "Hero",
-        "Hero Site won uncontested, loser lacks the Buddy card: roll the card draw",
+        "Hero Site won uncontested by the attacker, loser lacks the Buddy card: roll the draw",
     ),
 )
 

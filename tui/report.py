@@ -244,7 +244,8 @@ def _game_lines(
     game: saves.Game, tables: Tables, counts: Mapping[str, int], players: set[str]
 ) -> list[str]:
     what = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
-    options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
+    in_play = saves.options_in_play(game.options, game.rulesets)
+    options = ", ".join(f"{k} {v}" for k, v in in_play.items()) or "none"
     rulesets = ", ".join(
         f"{md_code(r)} ({md_text(_title(r, tables))})"
         if r in tables.data or r.startswith("game:")

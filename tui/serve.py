@@ -12,6 +12,7 @@ import ipaddress
 import re
 import secrets
 import shlex
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,6 +56,11 @@ def register(subparsers: Subcommands) -> None:
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )
     serve.add_argument(
+        "--create",
+        action="store_true",
+        help="make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist",
+    )
+    serve.add_argument(
         "--max-desks",
         metavar="N",
         default=str(DEFAULT_MAX_DESKS),
@@ -96,10 +102,12 @@ def public_url(text: str | None, host: str, port: int) -> str:
     return text.strip().rstrip("/")
 
 
-def saves_dir(text: str | None) -> Path:
+def saves_dir(text: str | None, create: bool = False) -> Path:
     if text is not None and text.startswith("-"):
         raise ServeError(f"--saves {text!r}: a folder name may not start with '-' (write ./{text})")
-    return saves.saves_folder(text)
+    from tui.cli.saves import said_on_stderr
+
+    return saves.saves_folder(text, make=create, said=said_on_stderr)
 
 
 def is_local(host: str) -> bool:
@@ -115,6 +123,16 @@ def is_local(host: str) -> bool:
 def desk_command(folder: Path) -> str:
     """The shell command each browser tab runs: the desk on the saves folder, no file."""
     return shlex.join([sys.executable, "-m", "tui.startup", "--saves", str(folder.resolve())])
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse a port this host cannot listen on (taken, or not allowed), in one line, before
+    the start line says where the desk is served."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as err:
+        raise ServeError(f"cannot listen on {host} port {port}: {err.strerror or err}") from err
 
 
 def start_line(host: str, port: int, url: str) -> str:
@@ -135,7 +153,7 @@ def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
     host = host_name(args.host)
     url = public_url(args.public_url, host, port)
     most = max_desks(args.max_desks)
-    folder = saves_dir(args.saves)
+    folder = saves_dir(args.saves, args.create)
     from tui.served import DeskServer, allowed_origins
 
     # Beyond localhost anyone who reaches the port would get a desk: ask for a token.
@@ -150,6 +168,7 @@ def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
         title="crtdesk",
         public_url=url,
     )
+    check_port(host, port)  # before any line says the desk is served
     print(start_line(host, port, url if token is None else f"{url}/?token={token}"), flush=True)
     try:
         server.serve()

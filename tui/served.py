@@ -74,6 +74,10 @@ class DeskServer(Server):
         self.token = token
         self.desks = 0
 
+    async def on_startup(self, app: web.Application) -> None:
+        """No banner of textual-serve's ("Serving ..."): `crtdesk serve` says where the
+        desk is served once it knows it can listen."""
+
     def _has_token(self, given: str | None) -> bool:
         return self.token is None or (
             given is not None and hmac.compare_digest(given.encode(), self.token.encode())

@@ -28,7 +28,11 @@ def test_per_unit_resolve_prints_the_supply_and_executes_the_choices(capsys) -> 
     assert "combat: 2d6 8 (by hand) +1 DRM: row 9" in out
     assert "Supply: attacker 5T, defender 1T" in out
     assert "marked for exploitation: 21 Pz" in out
-    assert "The defender takes option 2 as 2 hexes retreated and 0 steps lost." in out
+    # Each option said once, as taken (it was also said as "2 hexes retreated or steps lost,
+    # in any mix", the choice the side had).
+    assert "Defender loses 1 step, takes option 2 as 2 hexes retreated and 0 steps lost" in out
+    said = out.split("Trace:")[0]
+    assert said.count("option 2") == 1 and "in any mix" not in said
     assert "Markers: exploitation on 21 Pz; DG on 2 NZ." in out
     code, out, _ = run(
         capsys, *["resolve", "ocs", *UNITS, *DICE, "--attacker-retreat", "1", "--json"]

@@ -78,7 +78,9 @@ def test_new_then_resolve_save_then_log(folder: Path, capsys) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "Operation Torch (saves/torch.toml)"
-    assert "turn 1" in lines[1] and "mines_cdf 2" in lines[1]
+    # Big Boom and OCS: the Ultra mines CDF is no option of this game's.
+    assert "turn 1" in lines[1] and lines[1].endswith("options: none")
+    assert "mines_cdf" not in out
     assert lines[2].split()[:5] == ["#", "turn", "when", "(UTC)", "who"]
     row = lines[-1]
     assert row.split()[:2] == ["1", "1"] and len(lines) == 4
@@ -242,14 +244,32 @@ def test_option_is_logged(folder: Path, capsys) -> None:
 
 
 def test_saves_folder_from_flag_and_environment(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A folder named by CRTDESK_SAVES or --saves that does not exist is refused with its
+    path, in one line, unless --create; a folder made is said, with where (a mistyped name
+    made a new folder and a game in it without a word)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(saves.SAVES_ENV, str(tmp_path / "env"))
-    new(capsys, "a")
-    assert (tmp_path / "env" / "a.toml").is_file()
-    code, _, _ = run(
-        capsys, "new", "b", "--title", "B", "--ruleset", "ocs", "--saves", str(tmp_path / "flag")
+    b = ["new", "b", "--title", "B", "--ruleset", "ocs"]
+    code, out, err = run(capsys, *b)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and not (tmp_path / "env").exists()
+    assert err == (
+        f"crtdesk: saves folder {tmp_path / 'env'} (CRTDESK_SAVES) does not exist: "
+        f"{tmp_path / 'env'}; check the name, or add --create to make it\n"
     )
-    assert code == 0 and (tmp_path / "flag" / "b.toml").is_file()
+    code, _, err = run(capsys, *b, "--create")
+    assert code == 0 and (tmp_path / "env" / "b.toml").is_file()
+    assert err == f"crtdesk: made the saves folder {tmp_path / 'env'}\n"
+    code, _, err = run(capsys, *b, "--saves", "flg")
+    assert code == 2 and "saves folder flg (--saves) does not exist: " in err
+    assert err.endswith(f"{tmp_path / 'flg'}; check the name, or add --create to make it\n")
+    code, _, err = run(capsys, *b, "--saves", str(tmp_path / "flag"), "--create")
+    assert code == 0 and (tmp_path / "flag" / "b.toml").is_file() and "made the" in err
+    # No folder named: ./saves is made, and said (not started silently in another folder).
+    monkeypatch.delenv(saves.SAVES_ENV)
+    code, _, err = run(capsys, *b)
+    assert code == 0 and err == f"crtdesk: made the saves folder {tmp_path / 'saves'}\n"
+    code, _, err = run(capsys, "new", "c", "--title", "C", "--ruleset", "ocs")
+    assert code == 0 and err == ""  # said once, when made
     code, out, _ = run(capsys, "log", "b", "--saves", str(tmp_path / "flag"))
     assert code == 0 and out.startswith("B (")
 
@@ -379,7 +399,16 @@ def test_every_save_command_takes_a_path_to_an_existing_save(folder: Path, capsy
     new(capsys)
     elsewhere = folder.parent / "elsewhere"
     code, _, err = run(
-        capsys, "new", "far", "--title", "Far", "--ruleset", "ocs", "--saves", str(elsewhere)
+        capsys,
+        "new",
+        "far",
+        "--title",
+        "Far",
+        "--ruleset",
+        "ocs",
+        "--saves",
+        str(elsewhere),
+        "--create",
     )
     assert code == 0, err
     boom = [a if a != "torch" else "saves/torch.toml" for a in BOOM_CRT_SAVED]
@@ -498,3 +527,17 @@ def test_the_desk_still_imports_player_name_from_the_app() -> None:
     from tui.app import player_name as desk_player_name
 
     assert desk_player_name is player_name
+
+
+def test_the_desk_refuses_a_saves_folder_that_does_not_exist(tmp_path: Path) -> None:
+    """`crtdesk --saves typo` says so in one line, before any screen, and makes nothing."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--saves", str(tmp_path / "typo")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"crtdesk: saves folder {tmp_path / 'typo'} (--saves) does not")
+    assert not (tmp_path / "typo").exists() and not (tmp_path / "saves").exists()

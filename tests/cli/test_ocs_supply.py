@@ -26,7 +26,8 @@ def test_half_strength_defence_reads_the_exact_ratio() -> None:
 
 def test_half_strength_combat_round_trips_through_a_save(tmp_path: Path, capsys) -> None:
     folder = tmp_path / "saves"
-    assert cli.main(["new", "g", "--title", "G", "--ruleset", "ocs", "--saves", str(folder)]) == 0
+    argv = ["new", "g", "--title", "G", "--ruleset", "ocs", "--saves", str(folder), "--create"]
+    assert cli.main(argv) == 0
     args = ["resolve", "ocs", "--attack", "5", "--defense", "3", "--defender-unsupplied"]
     args += ["--surprise-roll", "7", "--roll", "7", "--save", "g", "--saves", str(folder)]
     assert cli.main(args) == 0

@@ -9,7 +9,8 @@ from tui import cli, saves
 
 def test_boom_no_entry_marker_lands_on_the_target_hex(tmp_path: Path, capsys) -> None:
     folder = str(tmp_path / "saves")
-    assert cli.main(["new", "g", "--title", "G", "--ruleset", "pod-boom", "--saves", folder]) == 0
+    argv = ["new", "g", "--title", "G", "--ruleset", "pod-boom", "--saves", folder, "--create"]
+    assert cli.main(argv) == 0
     args = ["resolve", "pod-boom", "--step", "crt", "--caf", "9", "--roll", "3"]
     assert (
         cli.main(

@@ -97,7 +97,8 @@ async def test_bomber_mission_with_attrition_and_a_half_astray_result(desk: Desk
         [logged] = saves.load_game(app.game.path).entries
         assert logged["inputs"]["chain_rolls"] == [6, 6, 3, 4, 1]
         result = text_of(screen.query_one(ResultPanel))
-        assert "Roll 4 on 8: 8 / 1" in result
+        # The headline names the bomber lost (it said "Attacker: no effect" beside it).
+        assert "Roll 4 on 8: 8 / 1 · 1 bomber lost" in result
         assert "Astray hex: one hex SE of 0712" in result
         assert "1d6 6 (by hand)" in result
         [entry] = saves.load_game(app.game.path).entries
@@ -128,7 +129,7 @@ async def test_battery_shot_marker_counts_down_until_the_turn_the_ruling_names(
         assert markers(app) == [("0712", 2)]
         # Placed in turn 1 for 2 turns: closed through turn 3, lifted when turn 4 begins.
         for turn, left in ((2, [("0712", 1)]), (3, [("0712", 0)]), (4, [])):
-            await pilot.press("ctrl+s")
+            await pilot.press("ctrl+s", "y")
             await settle(pilot)
             assert (app.game.turn, markers(app)) == (turn, left)
             assert screen.sub_title.startswith(f"Turn {turn} ")
@@ -156,7 +157,7 @@ async def test_an_all_interdiction_never_expires(desk: Desk) -> None:
         await hand_dice(pilot, "1", "1")
         assert markers(app) == [("0911", None)]
         for _ in range(4):
-            await pilot.press("ctrl+s")
+            await pilot.press("ctrl+s", "y")
             await settle(pilot)
         assert app.game.turn == 5
         assert markers(app) == [("0911", None)]

@@ -18,17 +18,35 @@ async def test_turn_key_counts_markers_down_and_the_header_shows_the_turn(desk: 
         app.session.take_game(saves.load_game(app.game.path))
         app.screen.refresh_header()
         assert "DG 1.1 on 21st Panzer (Axis, 1 turn left)" in panel_text(app)
-        await pilot.press("ctrl+s")
+        await pilot.press("ctrl+s", "y")
         await settle(pilot)
         assert app.screen.sub_title.startswith("Turn 2 ")
         assert "Turn 2 · 1 marker in play" in panel_text(app)
         assert "(Axis, through this turn)" in panel_text(app)
-        await pilot.press("ctrl+s")
+        await pilot.press("ctrl+s", "y")
         await settle(pilot)
         assert app.screen.sub_title.startswith("Turn 3 ")
         assert "no markers in play" in panel_text(app)
         assert app.game == saves.load_game(app.game.path)
         assert [e["kind"] for e in app.game.entries] == ["place-marker", "turn", "turn"]
+
+
+async def test_the_turn_key_asks_before_the_next_turn(desk: Desk) -> None:
+    from tui.screens.dialogs import ChoiceScreen
+
+    async with desk(rulesets=["rivets"]) as (app, pilot):
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        assert app.screen.question.startswith("End turn 1 and start turn 2?")
+        # No, Esc, and Enter on the first choice ("no") each leave the turn as it was.
+        await pilot.press("n", "ctrl+s", "escape", "ctrl+s", "enter")
+        await settle(pilot)
+        assert app.game.turn == 1 and saves.load_game(app.game.path).entries == []
+        assert not isinstance(app.screen, ChoiceScreen)
+        await pilot.press("ctrl+s", "down", "enter")
+        await settle(pilot)
+        assert app.game.turn == 2 and app.screen.sub_title.startswith("Turn 2 ")
 
 
 async def test_place_and_lift_a_marker_by_hand(desk: Desk) -> None:
@@ -66,7 +84,7 @@ async def test_a_marker_of_no_known_kind_is_refused_in_the_dialog(desk: Desk) ->
 
 
 async def test_engineer_frogman_lifts_the_no_entry_marker_it_is_played_on(desk: Desk) -> None:
-    async with desk(rulesets=["ocs"]) as (app, pilot):
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
         path = app.game.path
         saves.add_marker(path, "no-entry", "0712", side="both", turns=2)
         saves.add_marker(path, "no-entry", "0911", side="both")

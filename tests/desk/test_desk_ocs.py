@@ -103,7 +103,8 @@ async def test_regular_attack_with_surprise_step_loss_and_exploitation(desk: Des
         shown = result(screen)
         assert "Roll 8 on 7:1: Ao1 e4 DL1o2" in shown
         assert "Surprise to the attacker: 1 column its way, 5:1 to 7:1." in shown
-        assert "The attacker takes option 1 as 0 hexes retreated and 1 step lost." in shown
+        assert "Attacker takes option 1 as 0 hexes retreated and 1 step lost" in shown
+        assert shown.count("option 1") == 1 and "in any mix" not in shown  # said once
         assert "Exploit" in str(
             rows(screen, "attacker")[0].query_one(".unit-markers", Static).content
         )
@@ -229,3 +230,17 @@ async def test_desk_dice_are_kept_across_the_option_choices(desk: Desk) -> None:
         assert asked >= 1 and asked == sum(
             1 for side in entry["effects"].get("options", {}).values() if side.get("chosen")
         )
+
+
+async def test_supply_is_chosen_in_the_words_of_the_docs_and_the_cli(desk: Desk) -> None:
+    """`on-map`, `internal`, `none`, as `--attacker NAME:...:SUPPLY` and the docs say (the
+    desk said "stocks" for internal): `i` picks it."""
+    from tui.engine.rulesets.ocs_supply import SUPPLY_SOURCES
+
+    async with desk(rulesets=["ocs"]) as (app, pilot):
+        supply = rows(app.screen, "attacker")[0].query_one(".unit-supply", Cycle)
+        supply.focus()
+        await pilot.press("i")
+        await pilot.pause()
+        assert (supply.value, supply.label) == ("internal", "internal")
+        assert [label for label, _ in supply.options] == list(SUPPLY_SOURCES)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.containers import VerticalScroll
 
-from tests.conftest import SIZE
+from tests.conftest import SIZE, Desk
 from tests.snapshots.test_snapshots import ROLLED, _marked_game, _rolled
 from tui.widgets.combat import OddsPreview, ResultLines, ResultPanel
 from tui.widgets.markers import MarkerPanel
@@ -44,3 +44,37 @@ async def test_the_result_and_five_chances_are_on_screen_after_a_roll(
         assert not isinstance(side, VerticalScroll)
         panes = [w for w in screen.focus_chain if isinstance(w, VerticalScroll)]
         assert panes == []
+
+
+async def test_below_80x24_the_screen_says_the_size_it_needs(desk: Desk) -> None:
+    from textual.widgets import Static
+
+    async with desk(rulesets=["pod-super"], size=(60, 20)) as (app, pilot):
+        screen = app.screen
+        needed = screen.query_one("#size-needed", Static)
+        assert needed.display and needed.region.height > 0
+        assert "needs a terminal of at least 80x24" in str(needed.content)
+        assert "this one is 60x20" in str(needed.content)
+        assert not screen.query_one(".combat-body").display
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not needed.display and screen.query_one(".combat-body").display
+        assert screen.query_one(OddsPreview).region.height > 0
+        await pilot.resize_terminal(100, 23)  # too short alone is too small as well
+        await pilot.pause()
+        assert needed.display and "this one is 100x23" in str(needed.content)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "attack", "defence", "head"),
+    [("pod-basic", 12, 1, "AV: no die read"), ("pod-super", 1, 9, "AD: no die read")],
+)
+def test_a_result_that_reads_no_die_is_headed_by_that_result(
+    ruleset: str, attack: int, defence: int, head: str
+) -> None:
+    """Not "Roll -: (no cell)": the result the odds gave, and that no die was read."""
+    from tui.engine import CombatInput, Unit, resolve
+    from tui.widgets.combat import result_head
+
+    outcome = resolve(CombatInput(ruleset, (Unit(attack),), (Unit(defence),)))
+    assert result_head(outcome) == head

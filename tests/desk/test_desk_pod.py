@@ -187,7 +187,65 @@ async def test_joker_after_the_roll_swaps_the_lines(desk: Desk) -> None:
         await pilot.press("f9")
         await pilot.pause()
         assert isinstance(app.screen, type(screen))
-        assert "No card can be played after this roll." in notes(app)[-1]
+        assert notes(app)[-1] == (
+            "No card can be played after the roll of entry 1: "
+            "a card was played after its roll already (entry 2)."
+        )
+
+
+def logged_elsewhere(app: CrtDeskApp, entry: dict) -> None:
+    """An entry another player's desk logged, as this desk's watcher brings it in."""
+    assert app.session is not None
+    app.session.take_entries([entry])
+
+
+async def test_the_defenders_desk_plays_the_joker_on_the_attackers_last_roll(
+    desk: Desk,
+) -> None:
+    """RULINGS: the card is played on the game's last combat from either player's desk (F9
+    here said "No roll yet" after the other player's roll)."""
+    from tui.engine import CombatInput, Unit, resolve
+
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        combat = CombatInput("pod-super", (Unit(6),), (Unit(2),), roll=8)
+        theirs = saves.append_combat(app.game.path, combat, resolve(combat), who="alice")
+        logged_elsewhere(app, theirs)
+        await pilot.press("f9")
+        await pilot.pause()
+        await pilot.press("d")
+        await settle(pilot)
+        entry = last_entry(app)
+        assert (entry["amends"], entry["who"]) == (theirs["seq"], "tester")
+        assert entry["dice"] == theirs["dice"] and entry["cell"] == theirs["cell"]
+        assert entry["effects"]["attacker"] == theirs["effects"]["defender"]
+        assert entry["note"] == "Joker played by the defender after the roll of entry 1"
+        assert "swapped" in result(app.screen)
+
+
+async def test_a_card_after_the_next_roll_or_the_turn_is_refused(desk: Desk) -> None:
+    from tui.engine import CombatInput, Unit, resolve
+
+    async with desk(rulesets=["pod-super", "pod-basic"]) as (app, pilot):
+        set_factors(app.screen, "6", "2")
+        await pilot.press("ctrl+t", "8", "enter")
+        await settle(pilot)
+        # The other player rolls the next combat, on another screen: entry 1 is closed.
+        basic = CombatInput("pod-basic", (Unit(8),), (Unit(2),), roll=2)
+        logged_elsewhere(app, saves.append_combat(app.game.path, basic, resolve(basic)))
+        await pilot.press("f9")
+        await pilot.pause()
+        assert notes(app)[-1] == (
+            "The game's last combat (entry 2) is a Pair-o-Dice, Basic game combat: "
+            "F9 on its screen plays a card after it."
+        )
+        # The turn ends: the last combat is closed to cards too.
+        logged_elsewhere(app, saves.advance_turn(app.game.path))
+        await pilot.press("f9")
+        await pilot.pause()
+        assert notes(app)[-1] == (
+            "No card can be played after the roll of entry 2: turn 2 has begun since (entry 3)."
+        )
+        assert len(saves.load_game(app.game.path).entries) == 3
 
 
 async def test_stanfill_after_the_roll_cancels_a_basic_result(desk: Desk) -> None:
@@ -270,7 +328,7 @@ async def test_ultra_obstacle_disables_the_defender_rows_and_says_why(desk: Desk
         assert defender.disabled
         shown = preview(screen)
         assert "Defence 2" in shown
-        assert "The mines obstacle is the defence (CDF 2): the defender rows are not read" in shown
+        assert "The mines obstacle defends (CDF 2): a loss of 2+ clears it" in shown
         # A defender added while the obstacle stands is not read either.
         await pilot.press("ctrl+g")
         await pilot.pause()
@@ -300,9 +358,16 @@ async def test_hero_draw_asks_before_it_rolls(desk: Desk) -> None:
         await settle(pilot)
         assert app.screen is screen and app.rng.getstate() == before
         assert saves.load_game(app.game.path).entries == []
-        await pilot.press("ctrl+y", "y")
+        # The defender held the site: no draw (it was offered to either victor).
+        await pilot.press("ctrl+y", "d")
         await settle(pilot)
-        assert [e["kind"] for e in saves.load_game(app.game.path).entries] == ["event"]
+        assert app.rng.getstate() == before and saves.load_game(app.game.path).entries == []
+        assert notes(app)[-1].startswith("No draw: the defender held the site, and only an")
+        await pilot.press("ctrl+y", "a")
+        await settle(pilot)
+        entries = saves.load_game(app.game.path).entries
+        assert [e["kind"] for e in entries] == ["event"]
+        assert entries[0]["text"].endswith("the attacker draws one.")
 
 
 async def test_the_palette_switches_rulesets(desk: Desk) -> None:

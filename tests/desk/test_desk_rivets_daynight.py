@@ -230,10 +230,13 @@ async def test_help_and_footer_list_only_this_screens_keys(desk: Desk) -> None:
     async with desk(rulesets=["rivets", "pod-basic"]) as (app, pilot):
         keys = set(app.screen._bindings.key_to_bindings)
         assert "ctrl+r" in keys and "f9" not in keys and "ctrl+y" not in keys
+        # Hero #15 Engineer/Frogman is a Pair-o-Dice card: not a key on Rivets.
+        assert "ctrl+z" not in keys
         await pilot.press("f1")
         await pilot.pause()
         text = screen_text(app)
         assert "ctrl+r" in text and "f9" not in text and "ctrl+y" not in text
+        assert "ctrl+z" not in text and "Frogman" not in text
 
 
 def big_save(folder: Path, count: int) -> Path:

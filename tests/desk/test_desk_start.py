@@ -13,7 +13,7 @@ from tui.app import CrtDeskApp
 from tui.commands import COMBAT_SCREEN_COMMANDS, POD_COMMANDS
 from tui.screens.pod import PodScreen
 from tui.screens.review import ReviewScreen
-from tui.screens.start import StartScreen
+from tui.screens.start import COLUMNS, StartScreen
 
 SIZE = (80, 24)
 
@@ -40,6 +40,9 @@ async def test_start_screen_lists_saves_newest_first_and_opens_one(tmp_path: Pat
         # The game with an entry comes first; the broken file is listed last, not fatal.
         assert rows[0][1] == "New campaign"
         assert rows[-1][0] == "broken" and "unreadable" in rows[-1][2]
+        # Every cell fits its column at 80 columns ("unreadable (Enter: w" was cut short).
+        widths = [width for _, width in COLUMNS]
+        assert all(len(str(c)) <= w for row in rows for c, w in zip(row, widths, strict=True))
         assert rows[0][0] == "new" and rows[0][2] == "Super OCS" and rows[0][3] == "2"
         # A long file name and title are cut short with an ellipsis, and every column
         # header still shows in 80 columns.
@@ -102,7 +105,7 @@ async def test_log_review_shows_the_combats_and_the_hero_draw(tmp_path: Path) ->
         screen.query_one("#defenders .factor", Input).value = "2"
         await pilot.pause()
         await pilot.press("ctrl+r")
-        await pilot.press("ctrl+y", "y")
+        await pilot.press("ctrl+y", "a")  # the attacker won the site
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         entries = saves.load_game(folder / "g.toml").entries

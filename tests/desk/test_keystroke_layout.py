@@ -115,6 +115,10 @@ async def test_a_preview_taller_than_its_pane_keeps_its_likeliest_rows(
 ) -> None:
     """The side pane does not scroll: a preview taller than it is cut at the bottom, where
     the least likely results are; its height is held, so a shorter one lays nothing out."""
+    from tui.screens.ruleset import RulesetScreen
+
+    # A pane shorter than any at 80x24, where the screen would say the size it needs.
+    monkeypatch.setattr(RulesetScreen, "VERTICAL_BREAKPOINTS", [(0, "-short"), (12, "-tall")])
     async with desk(rulesets=["pod-basic"], size=(80, 12)) as (app, pilot):
         await quick(pilot, "5", "2")  # 2-1: every result's chance
         await settle(pilot)
@@ -251,7 +255,7 @@ async def test_a_roll_after_the_first_lays_nothing_out(
             assert f"Logged as entry {seq}" in panel_text(panel)
         assert layouts[0] == 0 and panel.size.height == height
         assert shown == []  # the marker panel: neither turn nor marker changed
-        await pilot.press("ctrl+s")  # the next turn: the panel shows it
+        await pilot.press("ctrl+s", "y")  # the next turn: the panel shows it
         await settle(pilot)
         assert len(shown) == 1 and shown[0][0] == 2
 

@@ -136,6 +136,8 @@ def test_a_port_already_taken_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith(f"crtdesk: cannot listen on 127.0.0.1 port {port}: ")
     assert done.stderr.count("\n") == 1, done.stderr
+    # Nothing said the desk was served first (the start line and a "Serving ..." banner did).
+    assert done.stdout == "", done.stdout
 
 
 def test_the_desk_in_a_browser(tmp_path: Path) -> None:

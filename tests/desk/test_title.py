@@ -21,7 +21,7 @@ async def test_the_title_follows_the_screen_and_is_centred(tmp_path: Path) -> No
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         line = title_line(app)
-        assert line.startswith(" ⭘ ") and len(line) == 80
+        assert line.startswith(" ● ") and len(line) == 80
         title = "Bastogne — Turn 1 · tester · Pair-o-Dice, Basic game"
         # Centred between the icon's 8 cells and the clock's 10, as the Header put it.
         assert line[8:70].strip() == title
@@ -49,3 +49,15 @@ async def test_a_click_on_the_icon_opens_the_command_palette(tmp_path: Path) -> 
         await pilot.click(TitleBar, offset=(1, 0))
         await settle(pilot)
         assert isinstance(app.screen, CommandPalette)
+
+
+# The Geometric Shapes of Windows Glyph List 4, the set the common fonts cover.
+WGL4_SHAPES = {0x25A0, 0x25A1, 0x25AA, 0x25AB, 0x25AC, 0x25B2, 0x25BA, 0x25BC, 0x25C4}
+WGL4_SHAPES |= {0x25CA, 0x25CB, 0x25CF, 0x25D8, 0x25D9, 0x25E6}
+
+
+def test_the_icon_is_a_glyph_common_fonts_have() -> None:
+    """The icon "⭘" (U+2B58) showed as a box in the browser: now one of WGL4's shapes."""
+    from tui.widgets.title import ICON
+
+    assert len(ICON) == 1 and ord(ICON) in WGL4_SHAPES

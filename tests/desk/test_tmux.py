@@ -36,6 +36,7 @@ def test_a_combat_typed_in_tmux_lands_in_the_save_file(tmp_path: Path) -> None:
     assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
     assert CRTDESK.exists(), f"{CRTDESK} is not installed"
     folder = tmp_path / "saves"
+    folder.mkdir()
     session = f"crtdesk-{uuid.uuid4().hex[:8]}"
     env = {"CRTDESK_SAVES": str(folder), "CRTDESK_PLAYER": "tmux-tester", "TERM": "xterm-256color"}
     command = (

@@ -349,6 +349,22 @@ def test_luck_text_shows_bars_a_sparkline_and_the_numbers(known: Path) -> None:
     assert bars and max(len(line) for line in bars) <= 60
 
 
+@pytest.mark.parametrize("width", [40, 60, 76])
+def test_luck_text_breaks_its_lines_between_words_to_fit_the_pane(known: Path, width) -> None:
+    """Every line fits `width` (the review's pane broke longer ones mid-word), and what was
+    said is said in the same words."""
+    report = luck_report(saves.load_game(known).entries)
+    text, wide = luck_text(report, width), luck_text(report, 400)
+    assert max(len(line) for line in text.splitlines()) <= width
+    marks = set("▁▂▃▄▅▆▇█▏▎▍▌▋▊▉")  # bars and sparklines are drawn to the width
+
+    def words(said: str) -> list[str]:
+        return [word for word in said.split() if not marks & set(word)]
+
+    assert words(text) == words(wide)
+    assert "Luck against the odds. Percentile: P(worse) + P(same)/2 of the result" in wide
+
+
 def test_entries_edited_by_hand_are_left_out_not_a_crash(known: Path) -> None:
     entries = saves.load_game(known).entries
     first = entries[0]

@@ -13,9 +13,13 @@ def test_an_obstacle_names_itself_as_the_defence() -> None:
     combat = CombatInput(ruleset="pod-ultra", attackers=(Unit(9),), obstacle="mines")
     shown = preview(combat, tables)
     assert shown.defense_total == cdf
-    assert shown.defence_note == (
-        f"The mines obstacle is the defence (CDF {cdf}): the defender rows are not read"
+    # Not "the defender rows are not read" over results saying "Defender loses 2 factors,
+    # must retreat 2 hexes": the defender's line is the obstacle's (RULINGS, "Obstacles").
+    assert (
+        shown.defence_note == f"The mines obstacle defends (CDF {cdf}): a loss of {cdf}+ clears it"
     )
+    meanings = {row.cell: row.meaning for row in shown.rows}
+    assert all("ret" not in meaning for meaning in meanings.values())
     plain = CombatInput(ruleset="pod-ultra", attackers=(Unit(9),), defenders=(Unit(3),))
     assert preview(plain, tables).defence_note is None
 

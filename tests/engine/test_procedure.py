@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -186,6 +187,18 @@ def test_ocs_the_defender_is_asked_to_ignore_its_options_after_an_attacker_retre
     )
     assert fields(asked)[-1] == "defender_option_retreat"
     assert combat.defender_option_retreat == 1
+
+
+def test_ocs_asks_no_option_of_a_defender_its_losses_wiped_out() -> None:
+    """Row 9 at 7:1 is "Ao1 e4 DL1o2": a 1-step defender is gone with its L1, so only the
+    attacker is asked (the desk offered the dead defender "how? 0/1/2")."""
+    one_step = replace(OCS, defenders=(replace(OCS.defenders[0], steps=1),))
+    asked, combat, outcome = drive(one_step, [hand(7), hand(8)], {"attacker_option_retreat": 0})
+    assert fields(asked) == ["surprise_roll", "roll", "attacker_option_retreat"]
+    assert outcome.effects["defender"] == {"steps_lost": 1, "eliminated": True}
+    assert "defender" not in outcome.effects["options"]
+    assert "Defender loses 1 step, is eliminated." in outcome.explanation
+    assert "still chooses" not in outcome.explanation
 
 
 def test_ocs_choices_left_open_stay_open() -> None:

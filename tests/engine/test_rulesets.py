@@ -433,6 +433,30 @@ def test_ultra_obstacles(obstacle, mines_cdf, attack, column):
     assert outcome.column == column
 
 
+@pytest.mark.parametrize(
+    ("obstacle", "roll", "fate", "said"),
+    [
+        # Roll 8 at 3-1 is "D 2 -3": a loss of 2 clears mines (CDF 2), and nothing retreats.
+        ("mines", 8, "cleared", "The mines obstacle (CDF 2) is cleared (a loss of 2)."),
+        # Roll 9 at 3-1 is "D 1 -2": a loss of 1 is under the mines' CDF 2, and no retreat.
+        ("mines", 9, "stays", "The mines obstacle (CDF 2) stays in place (a loss of 1, under"),
+        ("beach", 3, "cleared", "The beach obstacle (CDF 1) is cleared (a loss of 1)."),
+    ],
+)
+def test_an_obstacles_result_says_what_happens_to_it(obstacle, roll, fate, said):
+    """RULINGS "Obstacles": the defender's line is the obstacle's; a loss of at least its CDF
+    clears it, a smaller loss or a retreat leaves it (it said "Defender loses 2 factors, must
+    retreat 3 hexes")."""
+    attack = 6 if obstacle == "mines" else 3
+    combat = CombatInput("pod-ultra", attackers=units(attack), obstacle=obstacle, roll=roll)
+    outcome = resolve(combat)
+    assert outcome.column == "3-1"
+    assert outcome.effects["defender"]["obstacle"] == fate
+    assert "retreat" not in outcome.effects["defender"]
+    assert said in outcome.explanation and "Defender" not in outcome.explanation
+    assert "obstacle's" in outcome.trace[-1]
+
+
 def test_obstacles_are_ultra_only():
     with pytest.raises(InputError):
         resolve(CombatInput("pod-super", attackers=units(3), obstacle="mines", roll=7))

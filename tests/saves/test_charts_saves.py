@@ -70,6 +70,8 @@ def test_cli_plays_a_chart_into_a_save_and_names_a_changed_file(
     shelf: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["new", "raid", "--title", "Raid", "--ruleset", "game:hill-203"]) == 0
+    # The first save makes ./saves, and says where.
+    assert capsys.readouterr().err.startswith("crtdesk: made the saves folder ")
     argv = ["resolve", "hill-203", "--attack", "6", "--defense", "2", "--save", "raid"]
     assert main([*argv, "--roll", "4"]) == 0
     out, err = capsys.readouterr()

@@ -96,7 +96,7 @@ async def test_two_shots_on_a_hex_leave_one_marker_and_the_frogman_opens_it(desk
     async with desk(rulesets=["pod-boom"]) as (app, pilot):
         await fill(pilot, ["9"], mission="batteries")
         await hand_dice(pilot, "1", "2")  # all on target; CAF 9 roll 2: interdiction 2
-        await pilot.press("ctrl+s")
+        await pilot.press("ctrl+s", "y")
         await settle(pilot)
         assert boom_markers(app) == [("0712", 1)]
         await hand_dice(pilot, "1", "2")  # struck again while closed: 2 turns from now

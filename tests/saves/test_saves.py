@@ -525,8 +525,10 @@ def test_saves_folder_override_env_default(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.delenv(saves.SAVES_ENV, raising=False)
     assert saves.saves_folder() == Path("saves") and (tmp_path / "saves").is_dir()
     monkeypatch.setenv(saves.SAVES_ENV, str(tmp_path / "env"))
-    assert saves.saves_folder() == tmp_path / "env" and (tmp_path / "env").is_dir()
-    assert saves.saves_folder(str(tmp_path / "given")) == tmp_path / "given"
+    made: list[str] = []
+    assert saves.saves_folder(make=True, said=made.append) == tmp_path / "env"
+    assert (tmp_path / "env").is_dir() and made == [f"made the saves folder {tmp_path / 'env'}"]
+    assert saves.saves_folder(str(tmp_path / "given"), make=True) == tmp_path / "given"
     (tmp_path / "file").write_text("")
     with pytest.raises(SaveError, match="not a folder"):
         saves.saves_folder(str(tmp_path / "file"))
@@ -535,7 +537,7 @@ def test_saves_folder_override_env_default(tmp_path: Path, monkeypatch: pytest.M
 def test_files_are_shared_with_the_group(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
-        folder = saves.saves_folder(str(tmp_path / "shared"))
+        folder = saves.saves_folder(str(tmp_path / "shared"), make=True)
         path = folder / "g.toml"
         saves.new_game(path, "G", ["pod-boom"])
         saves.append_combat(path, *boom())

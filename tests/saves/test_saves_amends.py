@@ -64,6 +64,44 @@ def test_an_older_combat_can_be_amended_past_other_entries(game: Path) -> None:
     assert [e.get("amends") for e in saves.load_game(game).entries] == [None, None, 1]
 
 
+@pytest.mark.parametrize(
+    ("between", "reason"),
+    [
+        ("combat", "the next combat has been rolled since (entry 2)"),
+        ("turn", "turn 2 has begun since (entry 2)"),
+        ("card", "a card was played after its roll already (entry 2)"),
+    ],
+)
+def test_a_card_after_the_next_roll_or_turn_is_refused(
+    game: Path, between: str, reason: str
+) -> None:
+    """RULINGS: the card is played on the game's last combat, until the next combat is
+    rolled or the turn ends (Stanfill was taken in turn 3 against a turn-1 combat)."""
+    saves.append_combat(game, SUPER, rolled(SUPER))
+    if between == "combat":
+        saves.append_combat(game, SUPER, rolled(SUPER))
+    elif between == "turn":
+        saves.advance_turn(game)
+    else:
+        saves.append_combat(game, *with_joker(SUPER, rolled(SUPER)), amends=1)
+    before = game.read_bytes()
+    amended, again = with_joker(SUPER, rolled(SUPER))
+    with pytest.raises(SaveError) as caught:
+        saves.append_combat(game, amended, again, amends=1)
+    assert f"amends 1, but {reason}: a card after the roll is played on the game's last" in str(
+        caught.value
+    )
+    assert game.read_bytes() == before
+
+
+def test_an_amending_entry_is_not_amended_again(game: Path) -> None:
+    saves.append_combat(game, SUPER, rolled(SUPER))
+    amended, again = with_joker(SUPER, rolled(SUPER))
+    saves.append_combat(game, amended, again, amends=1)
+    with pytest.raises(SaveError, match="entry 2 is itself a card played after a roll"):
+        saves.append_combat(game, amended, again, amends=2)
+
+
 def test_desk_dice_are_kept_with_their_source(game: Path) -> None:
     by_desk = replace(SUPER, roll=None)
     outcome = rolled(by_desk, seed=5)
@@ -180,7 +218,8 @@ def test_amending_the_last_entry_reads_only_the_ends(
     amended, again = with_joker(SUPER, rolled(SUPER))
     saves.append_combat(game, amended, again, amends=1)
     assert whole_reads == [] and streamed == []  # the last entry amended: only the ends
+    saves.append_combat(game, SUPER, rolled(SUPER))
     saves.add_marker(game, "DG", "0101")
-    saves.append_combat(game, amended, again, amends=1)
+    saves.append_combat(game, amended, again, amends=3)
     # An older entry: the log is read once, entry by entry, never held whole.
-    assert whole_reads == [] and streamed == [1]
+    assert whole_reads == [] and streamed == [3]

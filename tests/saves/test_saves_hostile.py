@@ -123,7 +123,8 @@ def test_the_cli_refuses_a_save_name_that_is_a_link_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["new", "mine", "--title", "Mine", "--ruleset", "pod-boom", "--saves", "a"]) == 0
+    argv = ["new", "mine", "--title", "Mine", "--ruleset", "pod-boom", "--saves", "a", "--create"]
+    assert main(argv) == 0
     real = tmp_path / "a" / "mine.toml"
     before = real.read_bytes()
     (tmp_path / "b").mkdir()
@@ -194,7 +195,7 @@ async def test_the_reviews_w_writes_the_report_without_following_a_link(
 def test_under_umask_000_nothing_crtdesk_makes_is_world_writable(tmp_path: Path) -> None:
     old = os.umask(0)
     try:
-        folder = saves.saves_folder(str(tmp_path / "shared" / "saves"))
+        folder = saves.saves_folder(str(tmp_path / "shared" / "saves"), make=True)
         path = folder / "g.toml"
         saves.new_game(path, "G", ["pod-boom"])
         saves.append_combat(path, *boom())
@@ -228,7 +229,7 @@ def test_a_saves_folder_name_too_long_is_refused_in_one_line(
     monkeypatch.chdir(tmp_path)
     name = "s" * 300
     with pytest.raises(SaveError, match="cannot be used"):
-        saves.saves_folder(name)
+        saves.saves_folder(name, make=True)
     code = main(["log", "g", "--saves", name])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1

@@ -140,7 +140,7 @@ async def test_a_long_save_opened_from_the_list_shows_at_once_and_fills_in(
         panel = screen.query_one(MarkerPanel)
         assert "reading the markers" in str(panel.content)
         # A turn asked for while the save is read waits for the read, then follows it.
-        await pilot.press("ctrl+s")
+        await pilot.press("ctrl+s", "y")
         await pilot.pause()
         assert app.game is not None and app.game.entries == []
         checked.set()

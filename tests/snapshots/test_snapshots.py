@@ -251,3 +251,54 @@ def test_after_a_roll_with_eight_markers(snap_compare, folder: Path, ruleset: st
 def test_a_combat_screen_at_120x40(snap_compare, folder: Path) -> None:
     app = _marked_game(folder)
     assert snap_compare(app, terminal_size=(120, 40), run_before=_rolled("pod-super"))
+
+
+# Each dialog (and help) over the screen it is asked from, at 80x24: (ruleset, attack,
+# defence, the keys that open it; "settle" waits for the roll's save).
+DIALOGS = {
+    "hand-dice": ("pod-super", "6", "2", ["ctrl+t"]),
+    "next-turn": ("pod-super", "6", "2", ["ctrl+s"]),
+    "after-roll": ("pod-super", "6", "2", ["ctrl+t", "8", "enter", "settle", "f9"]),
+    "trace": ("pod-super", "6", "2", ["ctrl+t", "8", "enter", "settle", "ctrl+f"]),
+    "note": ("pod-super", "6", "2", ["ctrl+t", "8", "enter", "settle", "f12"]),
+    "marker-by-hand": ("rivets", "7", "4", ["ctrl+backslash"]),
+    "place-marker": ("rivets", "7", "4", ["ctrl+backslash", "p"]),
+    "frogman-pick": ("pod-super", "6", "2", ["ctrl+z"]),
+    "eng-reserve": ("daynight", "8", "3", ["ctrl+t", "5", "enter"]),
+    "help": ("ocs", "6", "2", ["f1"]),
+}
+
+
+@pytest.mark.parametrize("dialog", list(DIALOGS))
+def test_dialog(snap_compare, folder: Path, dialog: str) -> None:
+    """Each dialog says its keys in its last line; the screen under it stays as it was."""
+    ruleset, attack, defense, keys = DIALOGS[dialog]
+
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        app.show_ruleset(ruleset)
+        await pilot.pause()
+        app.screen.query_one("#attackers .factor", Input).value = attack
+        app.screen.query_one("#defenders .factor", Input).value = defense
+        for key in keys:
+            await (settle(pilot) if key == "settle" else pilot.press(key))
+        # The dialog's worker waits for an answer: settled without waiting for workers.
+        for field in app.screen.query(Input).results(Input):
+            field.cursor_blink = False
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+
+    app = _marked_game(folder)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_new_game_dialog(snap_compare, folder: Path) -> None:
+    saves.new_game(folder / "kasserine.toml", "Kasserine Pass", ["ocs", "daynight"], {})
+
+    async def run_before(pilot: Pilot) -> None:
+        await pilot.press("n")
+        await steady(pilot)
+
+    app = CrtDeskApp(saves_dir=Path("saves"), rng=random.Random(1), player="tester")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

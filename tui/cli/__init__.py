@@ -145,11 +145,18 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
         help="the games folder of players' charts (default games/ beside the saves folder, "
         "or $CRTDESK_GAMES)",
     )
+    parser.add_argument(
+        "--create",
+        action="store_true",
+        help="make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist",
+    )
     args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
     if args.games is not None:
         from tui.cli.games import folder_given
 
         folder_given(args.games)  # a folder named must be one
     if review:
-        return run_desk(args.file, args.saves, review=True, games_dir=args.games)
-    return run_desk(args.file, args.saves, games_dir=args.games)
+        return run_desk(
+            args.file, args.saves, review=True, games_dir=args.games, create=args.create
+        )
+    return run_desk(args.file, args.saves, games_dir=args.games, create=args.create)

@@ -76,6 +76,11 @@ def register(subparsers: Subcommands) -> None:
     new.add_argument(
         "--games", metavar="DIR", help="the games folder a game:NAME ruleset is read from"
     )
+    new.add_argument(
+        "--create",
+        action="store_true",
+        help="make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist",
+    )
     new.set_defaults(func=_cmd_new)
 
     log = subparsers.add_parser("log", help="print a save's log, or its markers")
@@ -211,7 +216,7 @@ def save_file(name: str, saves_dir: str | None) -> Path:
     return _path(name, saves_dir)
 
 
-def _path(name: str, saves_dir: str | None, *, existing: bool = True) -> Path:
+def _path(name: str, saves_dir: str | None, *, existing: bool = True, make: bool = False) -> Path:
     """The file a save named on the command line is in.
 
     A name is a file in the saves folder. A path (what shell completion types) names an
@@ -221,7 +226,13 @@ def _path(name: str, saves_dir: str | None, *, existing: bool = True) -> Path:
     if existing and any(sep and sep in name for sep in ("/", "\\", os.sep, os.altsep)):
         return _existing_save(name)
     # A save that must exist is looked for; only a new one makes the folder.
-    return saves.save_path(name, saves.saves_folder(saves_dir, create=not existing))
+    folder = saves.saves_folder(saves_dir, create=not existing, make=make, said=said_on_stderr)
+    return saves.save_path(name, folder)
+
+
+def said_on_stderr(text: str) -> None:
+    """A line the player is told beside the command's output (a saves folder made)."""
+    print(f"crtdesk: {one_line(text)}", file=sys.stderr)
 
 
 def _existing_save(name: str) -> Path:
@@ -283,12 +294,13 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
             raise InputError("rulesets", ruleset, "one of " + allowed)
     charts = kept_copies(args.rulesets, args.games, args.saves)
     options = dict(_option_pair(text) for text in args.option)
-    path = _path(args.file, args.saves, existing=False)
+    path = _path(args.file, args.saves, existing=False, make=args.create)
     game = saves.new_game(
         path, args.title, args.rulesets, options, who=player_name(), charts=charts
     )
-    shown = ", ".join(f"{k} {v}" for k, v in game.options.items())
-    print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}; {shown})")
+    in_play = saves.options_in_play(game.options, game.rulesets)
+    shown = "".join(f"; {k} {v}" for k, v in in_play.items())
+    print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}{shown})")
     return 0
 
 
@@ -559,7 +571,8 @@ class LogTable:
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The title, the game's line, then the header and a line per row kept."""
-        options = ", ".join(f"{k} {v}" for k, v in game.options.items()) or "none"
+        in_play = saves.options_in_play(game.options, game.rulesets)
+        options = ", ".join(f"{k} {v}" for k, v in in_play.items()) or "none"
         yield f"{one_line(game.title)} ({one_line(game.path)})"
         yield (
             f"Rulesets {one_line(', '.join(game.rulesets))}; turn {game.turn}; created "

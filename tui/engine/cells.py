@@ -48,6 +48,7 @@ _SHORT = {
     "disorganized": lambda v: "DG",
     "engaged": lambda v: "engaged",
     "bombers_removed": lambda v: f"-{v} bombers",
+    "obstacle": lambda v: "cleared" if v == "cleared" else "stays",
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from importlib import import_module
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = [
     "check_limits",
     "check_ruleset",
     "distribution",
+    "play_after_roll",
     "plain",
     "resolve",
     "resolve_with",
@@ -148,6 +150,23 @@ def resolve_with(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome
     outcome.dice = list(roller.rolls)
     outcome.inputs = combat.to_dict()
     return outcome
+
+
+def play_after_roll(
+    combat: CombatInput, outcome: Outcome, side: str, tables: Tables
+) -> tuple[CombatInput, Outcome]:
+    """The roll read again with the card `side` may play after it (`after_roll_card`): the
+    same roll on the same chart, and the same dice as they came. Raises InputError when
+    the side has no such card."""
+    from tui.engine.rulesets.pod import after_roll_card
+
+    card = after_roll_card(combat, outcome, tables, side)
+    if card is None:
+        raise InputError(f"{side}_card", None, "a card the side may still play after the roll")
+    amended = replace(combat, **{f"{side}_card": card}, roll=int(outcome.roll or 0))
+    again = resolve(amended, tables)
+    again.dice = list(outcome.dice)
+    return amended, again
 
 
 def _column_order(label: str | None) -> tuple[int, Fraction]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from itertools import product
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tui.engine.errors import InputError
 
@@ -42,6 +42,19 @@ class DiceRoll:
         if self.row is not None:
             out["row"] = self.row
         return out
+
+    @classmethod
+    def from_dict(cls, logged: Mapping[str, Any]) -> DiceRoll:
+        """A roll as `to_dict` logged it."""
+        return cls(
+            purpose=str(logged.get("purpose", "")),
+            dice=str(logged.get("dice", "")),
+            values=tuple(logged.get("values") or ()),
+            total=int(logged.get("total", 0)),
+            source=str(logged.get("source", "")),
+            modifier=int(logged.get("modifier", 0)),
+            row=logged.get("row"),
+        )
 
 
 def parse_dice(text: str) -> tuple[int, int]:

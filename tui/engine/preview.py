@@ -116,7 +116,6 @@ def _defence_note(effects: dict) -> str | None:
     obstacle = effects.get("obstacle")
     if not obstacle:
         return None
-    return (
-        f"The {obstacle['kind']} obstacle is the defence (CDF {obstacle['cdf']}): "
-        "the defender rows are not read"
-    )
+    # Its line is read (not "the defender rows are not read"): the result says its fate.
+    cdf = obstacle["cdf"]
+    return f"The {obstacle['kind']} obstacle defends (CDF {cdf}): a loss of {cdf}+ clears it"

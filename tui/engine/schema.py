@@ -254,7 +254,7 @@ _ALL: tuple[Field, ...] = (
         "Obstacle",
         "--obstacle",
         "choice",
-        "an obstacle defends (the defender rows are not read)",
+        "an obstacle defends, not units: its CDF is the defence, its line says if it is cleared",
         choices=_obstacles,
         metavar="KIND",
         not_read="no obstacle: obstacles are Ultra only (pod-ultra)",

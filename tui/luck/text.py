@@ -6,6 +6,7 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from tui.luck.stats import CombatFigures, FaceCounts, LuckGroup, LuckReport
@@ -122,7 +123,7 @@ def luck_text(report: LuckReport, width: int = 80) -> str:
     player with bars per die face, a sparkline of combat percentiles and a ruleset table."""
     width = max(width, 30)
     lines = [
-        "Luck against the odds. Percentile: P(worse) + P(same)/2 of the result obtained, for",
+        "Luck against the odds. Percentile: P(worse) + P(same)/2 of the result obtained, for "
         "the attacker (the player who logged the combat); 0.5 on average with fair dice.",
         "Sparkline: one mark per combat in log order, low = worse than the odds promised.",
         "",
@@ -140,4 +141,14 @@ def luck_text(report: LuckReport, width: int = 80) -> str:
         shown = ", ".join(f"#{seq}" for seq, _ in report.skipped[:12])
         more = f" and {len(report.skipped) - 12} more" if len(report.skipped) > 12 else ""
         lines += ["", f"Not judged: {shown}{more} (no dice, amendments, unreadable inputs)"]
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join(wrapped for line in lines for wrapped in _wrap(line.rstrip(), width))
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    """A line in `width` columns, broken between words (a pane narrower than a sentence
+    broke it mid-word), its continuation indented under its text; bars and sparklines fit
+    by construction."""
+    if len(line) <= width:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [""]

@@ -40,7 +40,7 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 from tui.saves.appending import _now, _who
-from tui.saves.checking import DEFAULT_OPTIONS, ENTRY_KINDS, KNOWN_OPTIONS
+from tui.saves.checking import DEFAULT_OPTIONS, ENTRY_KINDS, KNOWN_OPTIONS, options_in_play
 from tui.saves.combats import UNSPECIFIED_TARGET, append_combat
 from tui.saves.creating import new_game
 from tui.saves.decoding import _fast_json, _json_or_toml, _torn_cut, _verified_body, no_gc
@@ -78,6 +78,7 @@ __all__ = [
     "FILE_MODE",
     "FORMAT_VERSION",
     "KNOWN_OPTIONS",
+    "options_in_play",
     "MARKER_KINDS",
     "SAVES_ENV",
     "UNSPECIFIED_TARGET",

@@ -15,6 +15,20 @@ from tui.saves.errors import SaveError
 # Per-game options this desk reads, with the values each allows (None: any scalar).
 KNOWN_OPTIONS: dict[str, tuple[object, ...] | None] = {"mines_cdf": (2, 3)}
 DEFAULT_OPTIONS: dict[str, object] = {"mines_cdf": 2}
+# The ruleset each known option is read by: shown only for a game that plays it.
+OPTION_RULESETS: dict[str, str] = {"mines_cdf": "pod-ultra"}
+
+
+def options_in_play(options: dict[str, object], rulesets: list[str]) -> dict[str, object]:
+    """A game's options that mean something in it: an option of a ruleset the game does not
+    play (the Ultra mines CDF in a Rivets game) is left out; an unknown one is kept."""
+    return {
+        key: value
+        for key, value in options.items()
+        if OPTION_RULESETS.get(key) is None or OPTION_RULESETS[key] in rulesets
+    }
+
+
 ENTRY_KINDS = ("combat", "event", "place-marker", "remove-marker", "turn", "option", "note")
 
 

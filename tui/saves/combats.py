@@ -158,6 +158,15 @@ def _check_amends(
             f"than its own ({_dice_words(amended.get('dice', []))}); an amendment keeps "
             "the roll it reads again"
         )
+    from tui.engine.rulesets.pod import after_roll_closed
+
+    later = [] if game is None else [e for e in game.entries if e["seq"] > seq]
+    closed = after_roll_closed(amended, later)
+    if closed is not None:
+        raise SaveError(
+            f"{path}: not saved: amends {seq}, but {closed}: a card after the roll is "
+            "played on the game's last combat, before the next combat or turn"
+        )
 
 
 def _dice_words(dice: list[dict[str, Any]]) -> str:

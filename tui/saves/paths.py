@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from tui.saves.errors import SaveError
@@ -14,18 +15,36 @@ FILE_MODE = 0o660
 _NAME_MAX = 120
 
 
-def saves_folder(override: str | None = None, *, create: bool = True) -> Path:
+def saves_folder(
+    override: str | None = None,
+    *,
+    create: bool = True,
+    make: bool = False,
+    said: Callable[[str], None] | None = None,
+) -> Path:
     """The saves folder: `override`, else $CRTDESK_SAVES, else ./saves; unless `create` is
     False (a command that only reads), created if missing, group-shared and never
-    world-writable (whatever the umask)."""
-    text = override or os.environ.get(SAVES_ENV) or "saves"
+    world-writable (whatever the umask). A folder named by `override` or $CRTDESK_SAVES
+    that does not exist is refused (a mistyped name made a new folder without a word),
+    unless `make` (the player's --create); a folder made is told to `said`, with where."""
+    explicit = override or os.environ.get(SAVES_ENV)
+    text = explicit or "saves"
     shown = one_line(text)
     try:
         folder = Path(text).expanduser()
         if folder.exists() and not folder.is_dir():
             raise SaveError(f"saves folder {shown} is not a folder")
         if create and not folder.exists():
+            where = one_line(str(folder.absolute()))
+            if explicit and not make:
+                named = "--saves" if override else SAVES_ENV
+                raise SaveError(
+                    f"saves folder {shown} ({named}) does not exist: {where}; check the name, "
+                    "or add --create to make it"
+                )
             _make_folder(folder)
+            if said is not None:
+                said(f"made the saves folder {where}")
     except OSError as err:
         raise SaveError(f"saves folder {shown} cannot be used: {err.strerror or err}") from err
     return folder

@@ -302,13 +302,23 @@ def read_game(path: Path, *, keep: int = 0) -> Game:
 
 
 def entries_numbered(fd: int, path: Path, seq: int) -> list[dict[str, Any]] | None:
-    """Entry `seq` (a list of it, or [] when there is none) of the save open as `fd`, whose
-    lock the caller holds, read entry by entry and checked as a load checks it; None when
-    the streamed reader does not read the file as the store writes it (read it whole)."""
+    """Entry `seq` and those after it, up to the first later combat or turn (what decides
+    whether a card may still be played after its roll), of the save open as `fd`, whose
+    lock the caller holds, read entry by entry and checked as a load checks it ([] when
+    there is none); None when the streamed reader does not read the file as the store
+    writes it (read it whole)."""
     size = os.fstat(fd).st_size
     tail_start, tail = _tail(fd, size)
     reader = _Reader(fd, path, size, tail_start, tail, CHUNK)
+    found: list[dict[str, Any]] = []
     try:
-        return [read.entry for read in reader.entries() if read.entry["seq"] == seq]
+        for read in reader.entries():
+            entry = read.entry
+            if entry["seq"] < seq:
+                continue
+            found.append(entry)
+            if entry["seq"] > seq and entry.get("kind") in ("combat", "turn"):
+                break
+        return found
     except _HandOver:
         return None

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
+from tui.commands import FROGMAN_COMMANDS, Command
 from tui.engine import CombatInput, InputError, Outcome
 from tui.engine.cells import cell_text
 from tui.engine.rulesets.boom import (
@@ -100,6 +101,8 @@ class BoomScreen(CombatScreen):
         {"no-entry", "obstacle", "hero-site", "buddy-card"}
     )
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
+    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + FROGMAN_COMMANDS
+    BINDINGS = [c.binding() for c in FROGMAN_COMMANDS]
 
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("CAF", "AA")
     SECTION_LABELS: ClassVar[tuple[str, str]] = (

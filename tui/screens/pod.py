@@ -3,7 +3,6 @@ and after the roll, the Hero Site draw, and Ultra obstacles."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -11,15 +10,14 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Label
 
-from tui import engine, saves
-from tui.commands import POD_COMMANDS, Command
+from tui import saves
+from tui.commands import FROGMAN_COMMANDS, POD_COMMANDS, Command
 from tui.screens.combat import CombatScreen, SaveState
 from tui.widgets.combat import Cycle, UnitRow
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from tui.engine import CombatInput, Outcome
     from tui.engine.schema import Field as SchemaField
 
 # The Pair-o-Dice rules (tui.engine.rulesets.pod) are imported at the first roll.
@@ -47,8 +45,10 @@ class PodScreen(CombatScreen):
     )
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
 
-    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + POD_COMMANDS
-    BINDINGS = [c.binding() for c in POD_COMMANDS]
+    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = (
+        CombatScreen.DESK_COMMANDS + FROGMAN_COMMANDS + POD_COMMANDS
+    )
+    BINDINGS = [c.binding() for c in FROGMAN_COMMANDS + POD_COMMANDS]
 
     @property
     def terrains(self) -> tuple[str, ...]:
@@ -122,18 +122,49 @@ class PodScreen(CombatScreen):
         }
         return {side: card for side, card in offers.items() if card}
 
-    def after_roll_offers(self) -> dict[str, str]:
-        """Side -> the card it may still play after the last roll (only a saved roll)."""
-        return self.card_offers() if self.save_state.status == "saved" else {}
+    def logged_target(self) -> tuple[dict[str, Any] | None, str | None]:
+        """The game's last combat, as any desk on the save has it (a card after the roll is
+        played on it, from either player's desk), and why no card may be played after it
+        (None: one may). (None, None) when the game has no combat."""
+        from tui.engine.rulesets.pod import after_roll_closed
 
-    def no_card_reason(self) -> str:
-        if self.last is None:
-            return "No roll yet: F9 plays a card after a roll."
+        game = self.session.game
+        entries = game.entries if game is not None else []
+        for at in range(len(entries) - 1, -1, -1):
+            entry = entries[at]
+            if entry.get("kind") != "combat" or entry.get("amends") is not None:
+                continue
+            closed = after_roll_closed(entry, entries[at + 1 :])
+            return entry, closed
+        return None, None
+
+    def after_roll_offers(self) -> dict[str, str]:
+        """Side -> the card it may still play after the game's last combat (a saved roll)."""
+        return self.after_roll_reading()[0]
+
+    def after_roll_reading(self) -> tuple[dict[str, str], str]:
+        """The cards each side may play after the game's last combat, or why none may."""
         if self.save_state.status == "saving":
-            return "The last roll is being saved: F9 plays a card once it is logged."
-        if self.save_state.status != "saved":
-            return "The last roll was not saved: no card can be played after it."
-        return "No card can be played after this roll."
+            return {}, "The last roll is being saved: F9 plays a card once it is logged."
+        if self.save_state.status == "failed":
+            return {}, "The last roll was not saved: no card can be played after it."
+        entry, closed = self.logged_target()
+        if entry is None:
+            return {}, "No roll yet: F9 plays a card after a roll."
+        if closed is not None:
+            return {}, f"No card can be played after the roll of entry {entry['seq']}: {closed}."
+        if entry.get("ruleset") != self.ruleset:
+            title = self.tables.title(entry.get("ruleset", ""))
+            return {}, (
+                f"The game's last combat (entry {entry['seq']}) is a {title} combat: "
+                "F9 on its screen plays a card after it."
+            )
+        from tui.engine.rulesets.pod import SIDES, after_roll_card, logged_roll
+
+        combat, outcome = logged_roll(entry)
+        offers = {side: after_roll_card(combat, outcome, self.tables, side) for side in SIDES}
+        found = {side: card for side, card in offers.items() if card}
+        return found, "" if found else "No card can be played after this roll."
 
     def after_roll_hint(self) -> str:
         # Shown with the roll while it is saved, so the result panel keeps its height.
@@ -141,45 +172,53 @@ class PodScreen(CombatScreen):
         return f"F9: play {' or '.join(cards)}" if cards else ""
 
     def action_after_roll(self, side: str | None = None) -> None:
+        """A card after the game's last roll, whichever desk rolled it (the other player's
+        comes through the shared save): the same dice read again, logged as amending it."""
         from tui.screens.dialogs import AfterRollScreen
 
-        offers = self.after_roll_offers()
+        offers, why_not = self.after_roll_reading()
         if not offers:
-            self.notify(self.no_card_reason(), severity="warning", markup=False)
+            self.notify(why_not, severity="warning", markup=False)
             return
         if side is None:
             self.app.push_screen(AfterRollScreen(offers), self.action_after_roll)
             return
-        if side not in offers or self.last_combat is None or self.last is None:
+        entry, _ = self.logged_target()
+        if side not in offers or entry is None:
             return
-        card = offers[side]
-        amended = replace(self.last_combat, **{f"{side}_card": card}, roll=int(self.last.roll or 0))
-        seq = (self.save_state.entry or {}).get("seq")
-        note = f"{card.title()} played by the {side} after the roll of entry {seq}"
-        outcome = self.resolve_again(amended)
-        self.show_outcome(amended, outcome, note, amends=seq)
+        from tui.engine.combat import play_after_roll
+        from tui.engine.rulesets.pod import logged_roll
 
-    def resolve_again(self, combat: CombatInput) -> Outcome:
-        """The last roll read again with a card after it: the same dice, as they came."""
-        outcome = engine.resolve(combat, self.tables, self.desk.rng)
-        if self.last is not None:
-            outcome.dice = list(self.last.dice)
-        return outcome
+        amended, outcome = play_after_roll(*logged_roll(entry), side, self.tables)
+        seq = entry["seq"]
+        note = f"{offers[side].title()} played by the {side} after the roll of entry {seq}"
+        self.show_outcome(amended, outcome, note, amends=seq)
 
     @work(exclusive=True, group="hero")
     async def action_hero_draw(self) -> None:
-        """Ask first: the draw rolls a die and logs it."""
+        """Ask first who won the site: the draw rolls a die and logs it, and only for the
+        attacker (RULINGS)."""
+        from tui.engine.rulesets.pod import hero_draw_refusal
         from tui.screens.dialogs import ChoiceScreen
 
         answer = await self.app.push_screen_wait(
             ChoiceScreen(
-                "Hero Site won uncontested and the loser lacks the Buddy card:\n"
-                "roll the desk's die for the draw and log it?",
-                [("n", "No, roll nothing", "no"), ("y", "Yes, roll and log it", "yes")],
+                "A Hero Site won uncontested, the loser lacking the Buddy card: who won it?\n"
+                "The attacker rolls 1d6 for the draw (the desk rolls it and logs it).",
+                [
+                    ("n", "nobody yet: roll nothing", "no"),
+                    ("a", "the attacker: roll and log the draw", "attacker"),
+                    ("d", "the defender: no draw", "defender"),
+                ],
             )
         )
-        if answer == "yes":
-            self.hero_draw()
+        if answer in (None, "no"):
+            return
+        refused = hero_draw_refusal(answer)
+        if refused:
+            self.notify(refused, severity="warning", markup=False)
+            return
+        self.hero_draw()
 
     def hero_draw(self) -> None:
         from tui.engine.dice import Roller

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static
@@ -39,6 +39,10 @@ class RulesetScreen(DeskScreen):
     # The marker kinds this screen's game uses (None: every kind), and the marker keys.
     MARKER_KINDS: ClassVar[frozenset[str] | None] = None
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^\\ markers"
+    # The smallest terminal that shows the form, the last roll and the chances together:
+    # below it, the screen says so in place of its body (a breakpoint class, see app.tcss).
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (80, "-wide")]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (24, "-tall")]
 
     BINDINGS = (
         [c.binding() for c in RULESET_COMMANDS]
@@ -81,6 +85,27 @@ class RulesetScreen(DeskScreen):
 
     def compose_body(self) -> ComposeResult:
         yield from ()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below 80x24 the body would hide the chances: the screen says the size it needs
+        (shown by the breakpoint classes; made the first time the terminal is too small)."""
+        width, height = event.size
+        (need_width, _), (need_height, _) = (
+            self.HORIZONTAL_BREAKPOINTS[-1],
+            self.VERTICAL_BREAKPOINTS[-1],
+        )
+        if width >= need_width and height >= need_height:
+            return
+        text = (
+            f"This desk needs a terminal of at least {need_width}x{need_height} to show "
+            f"the form, the last roll and the chances together; this one is "
+            f"{width}x{height}. Make the window larger (the game is as you left it)."
+        )
+        found = self.query("#size-needed")
+        if found:
+            found.first(Static).update(text)
+        else:
+            self.mount(Static(text, id="size-needed", markup=False), before=self.query_one(Footer))
 
     def strip_text(self) -> str:
         parts = []
@@ -174,6 +199,26 @@ class RulesetScreen(DeskScreen):
 
     # ------------------------------------------------------------------ turns and markers
     def action_next_turn(self) -> None:
+        """Ask first: a new turn counts the markers down and closes the last combat to cards
+        after its roll. The answer comes back to `start_next_turn` (no worker waits on the
+        dialog)."""
+        from tui.screens.dialogs import ChoiceScreen
+
+        turn = self.desk.game.turn
+        question = (
+            f"End turn {turn} and start turn {turn + 1}? Timed markers count down one, "
+            "and those at 0 are lifted."
+        )
+        choices = [
+            ("n", f"no, stay in turn {turn}", "no"),
+            ("y", f"yes, start turn {turn + 1}", "yes"),
+        ]
+        self.app.push_screen(ChoiceScreen(question, choices), self.start_next_turn)
+
+    def start_next_turn(self, answer: str | None = "yes") -> None:
+        """Start the next turn (logged) when the player said yes."""
+        if answer != "yes":
+            return
         path, who = self.session.path, self.desk.player
         self.log_marker_change(
             lambda notices: saves.advance_turn(path, who=who, notices=notices),

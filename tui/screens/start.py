@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 # (label, width): fits 80 columns with the table's cell padding and scrollbar. A long title
 # or ruleset list is cut short, never a column.
 COLUMNS = (("file", 13), ("title", 18), ("rulesets", 20), ("turn", 4), ("last (UTC)", 11))
+# A save the list cannot read: Enter says why, r repairs it.
+UNREADABLE = "unreadable: Enter"
 
 
 def fit(text: str, width: int) -> str:
@@ -64,9 +66,8 @@ class StartScreen(DeskScreen):
         for game in self.games:
             file = fit(game.path.stem, COLUMNS[0][1])
             if game.error:
-                table.add_row(
-                    file, fit(game.title, COLUMNS[1][1]), "unreadable (Enter: why)", "-", "-"
-                )
+                # Within the rulesets column at 80 columns ("unreadable (Enter: w" was cut).
+                table.add_row(file, fit(game.title, COLUMNS[1][1]), UNREADABLE, "-", "-")
                 continue
             rulesets = " ".join(SHORT_NAMES.get(r, r) for r in game.rulesets)
             last = when_text(game.last_entry)[5:] if game.last_entry else "-"

@@ -12,11 +12,12 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label, Static
 
 from tui.engine.preview import Preview
-from tui.engine.rulesets.ocs_supply import OcsPreview
+from tui.engine.rulesets.ocs_supply import SUPPLY_SOURCES, OcsPreview
 from tui.widgets.combat import Cycle, FixedInput, OddsPreview, UnitRow, bar
 
 TYPES = [("combat", "combat"), ("HQ", "hq"), ("DAK bde", "dak-brigade")]
-SUPPLIES = [("on-map", "on-map"), ("stocks", "internal"), ("none", "none")]
+# Shown in the words the CLI, the log and the docs use (it said "stocks" for "internal").
+SUPPLIES = [(source, source) for source in SUPPLY_SOURCES]
 
 
 class OcsUnitRow(UnitRow):

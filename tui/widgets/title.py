@@ -8,7 +8,8 @@ from textual.widget import Widget
 
 from tui.text import one_line
 
-ICON = "⭘"
+# A glyph browsers' common fonts draw (in WGL4): "⭘" showed as a box in the browser.
+ICON = "●"
 # Where Textual's Header puts its parts: the icon's cell at the left, the title centred
 # between them, and the clock's room at the right (empty: the desk shows no clock).
 ICON_WIDTH, CLOCK_WIDTH = 8, 10

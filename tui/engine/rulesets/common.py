@@ -99,12 +99,36 @@ _PHRASES: dict[str, Any] = {
 }
 
 
+def _option_taken(option: int, taken: dict[str, Any]) -> str:
+    """An OCS option as the side took it (said once, not also as the choice it had)."""
+    if taken.get("ignored"):
+        return f"ignores its option {option} (the attacker {taken.get('because')})"
+    retreat, steps = taken["retreat"], taken["steps"]
+    return (
+        f"takes option {option} as {retreat} hex{'es' if retreat != 1 else ''} retreated "
+        f"and {steps} step{_s(steps)} lost"
+    )
+
+
 def _s(value: Any) -> str:
     return "" if value == 1 else "s"
 
 
 def describe_side(name: str, effects: dict[str, Any]) -> str:
-    phrases = [_PHRASES[k](v) for k, v in effects.items() if k in _PHRASES]
+    if "obstacle" in effects:  # an Ultra obstacle's line: what happens to it
+        lost = effects.get("factors_lost")
+        loss = "all factors" if lost == "all" else f"{lost}"
+        if effects["obstacle"] == "cleared":
+            return f"{name} is cleared (a loss of {loss})."
+        return (
+            f"{name} stays in place ({f'a loss of {loss}, under its CDF' if lost else 'no loss'})."
+        )
+    taken = effects.get("option_taken")
+    phrases = [
+        _option_taken(v, taken) if k == "option" and taken else _PHRASES[k](v)
+        for k, v in effects.items()
+        if k in _PHRASES
+    ]
     if not phrases:
         return f"{name}: no effect."
     return f"{name} " + ", ".join(phrases) + "."
@@ -118,7 +142,8 @@ def explain(effects: dict[str, Any]) -> str:
         pass
     elif attacker or defender:
         parts.append(describe_side("Attacker", attacker))
-        parts.append(describe_side("Defender", defender))
+        # What the defender's line names where no unit defends (an Ultra obstacle).
+        parts.append(describe_side(effects.get("defender_name", "Defender"), defender))
     elif not parts:
         parts.append("No effect on either side.")
     parts.extend(effects.get("notes", []))

@@ -353,6 +353,7 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
     destroyed = attacker_destroyed(combat, effects)
     if destroyed:
         effects["attacker"]["eliminated"] = True
+        effects["attacker"].pop("option", None)
         trace.append("The attacker's step losses destroy it before it takes any option")
         option = None
     if option is not None:
@@ -365,11 +366,20 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
         else:
             attacker_retreat = chosen
             options["attacker"] = _option_taken("attacker", option, chosen, trace)
+            effects["attacker"]["option_taken"] = options["attacker"]
     elif combat.attacker_option_retreat is not None:
         trace.append("The attacker takes no option in this result: its choice is not used")
-    # Then the defender; it may ignore its options after an attacker retreat.
+    # Then the defender; it may ignore its options after an attacker retreat. A defender
+    # its step losses destroy has no option to take.
     defender_retreat = 0
     option = effects["defender"].get("option")
+    if defender_destroyed(combat, effects):
+        effects["defender"]["eliminated"] = True
+        effects["defender"].pop("option", None)  # not said as a choice it still has
+        trace.append("The defender's step losses destroy it: it has no option to take")
+        option = None
+        if combat.defender_option_retreat is not None or combat.defender_ignores_options:
+            trace.append("The defender has no option in this result: its choice is not used")
     if option is not None:
         may_waive = attacker_retreat > 0 or destroyed
         chosen = combat.defender_option_retreat
@@ -384,6 +394,7 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
                 "because": why,
             }
             trace.append(f"The attacker {why}: the defender ignores its option {option} (RULINGS)")
+            effects["defender"]["option_taken"] = options["defender"]
         else:
             if combat.defender_ignores_options:
                 trace.append(
@@ -398,6 +409,9 @@ def execute(combat: CombatInput, effects: dict[str, Any], tables: Tables, trace:
             else:
                 defender_retreat = chosen
                 options["defender"] = _option_taken("defender", option, chosen, trace)
+                effects["defender"]["option_taken"] = options["defender"]
+    elif "eliminated" in effects["defender"]:
+        pass
     elif combat.defender_option_retreat is not None or combat.defender_ignores_options:
         trace.append("The defender has no option in this result: its choice is not used")
     if options:
@@ -462,22 +476,8 @@ def executed_lines(
 ) -> list[str]:
     """The result as carried out, in plain words, one sentence per step."""
     paid = f"{attacker_t}T" if attacker_t is not None else "not known"
+    # An option taken is said once, in its side's sentence (`describe_side`).
     lines = [f"Supply paid: attacker {paid}, defender {defender_t}T."]
-    for side in ("attacker", "defender"):
-        taken = effects.get("options", {}).get(side)
-        if not taken or not taken["chosen"]:
-            continue
-        if taken.get("ignored"):
-            lines.append(
-                f"The defender ignores its option {taken['option']} "
-                f"(the attacker {taken['because']})."
-            )
-            continue
-        steps = taken["steps"]
-        lines.append(
-            f"The {side} takes option {taken['option']} as {_hexes(taken['retreat'])} retreated "
-            f"and {steps} step{'s' if steps != 1 else ''} lost."
-        )
     exploitation = effects.get("exploitation")
     if exploitation:
         if exploitation["void"]:
@@ -503,6 +503,16 @@ def attacker_destroyed(combat: CombatInput, effects: dict[str, Any]) -> bool:
     steps known), so it is destroyed before taking options (RULINGS)."""
     lost = effects["attacker"].get("steps_lost")
     steps = [u.steps for u in combat.attackers]
+    if not lost or not steps or any(s is None for s in steps):
+        return False
+    return lost >= sum(steps)  # type: ignore[arg-type]
+
+
+def defender_destroyed(combat: CombatInput, effects: dict[str, Any]) -> bool:
+    """True when the result's defender step losses take every defending step (the units'
+    steps known): it is wiped out, and no option is left for it to take."""
+    lost = effects["defender"].get("steps_lost")
+    steps = [u.steps for u in combat.defenders]
     if not lost or not steps or any(s is None for s in steps):
         return False
     return lost >= sum(steps)  # type: ignore[arg-type]

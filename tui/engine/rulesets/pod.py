@@ -4,9 +4,10 @@ special cards, and the two chart layouts."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tui.engine.dice import Roller, check_roll, parse_dice
+from tui.engine.dice import DiceRoll, Roller, check_roll, parse_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
@@ -273,6 +274,8 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
             f"Margaret Stanfill (#19, {who}) cancels the result: nothing happens."
         ]
         trace.append(f"Margaret Stanfill played by the {who}: the result is cancelled")
+    if obstacle_cdf is not None and not effects.get("cancelled"):
+        _obstacle_fate(str(combat.obstacle), obstacle_cdf, effects, trace)
     return finish(
         combat,
         attack_total=attack,
@@ -284,6 +287,29 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         effects=effects,
         trace=trace,
         ratio=ratio,
+    )
+
+
+def _obstacle_fate(kind: str, cdf: int, effects: dict[str, Any], trace: list[str]) -> None:
+    """RULINGS "Obstacles": the defender's line tells what happens to the obstacle. A loss
+    of at least its CDF (or all) clears it; a smaller loss, and any retreat, leave it in
+    place (an obstacle neither retreats nor advances)."""
+    line = effects["defender"]
+    lost = line.get("factors_lost", 0)
+    cleared = lost == "all" or (isinstance(lost, int) and lost >= cdf)
+    fate: dict[str, Any] = {"factors_lost": lost} if lost else {}
+    fate["obstacle"] = "cleared" if cleared else "stays"
+    effects["defender"] = fate
+    effects["defender_name"] = f"The {kind} obstacle (CDF {cdf})"
+    why = (
+        f"a loss of {lost}, at least its CDF {cdf}"
+        if cleared
+        else (f"a loss of {lost}, less than its CDF {cdf}" if lost else "no loss")
+    )
+    moved = " (an obstacle does not move)" if {"retreat", "advance_up_to"} & set(line) else ""
+    trace.append(
+        f"The defender's line is the {kind} obstacle's: {why}, "
+        f"{'it is cleared' if cleared else 'it stays in place'}{moved}"
     )
 
 
@@ -416,16 +442,67 @@ def after_roll_card(combat: CombatInput, outcome: Outcome, tables: Tables, side:
     return cards[0]
 
 
+def logged_roll(entry: Mapping[str, Any]) -> tuple[CombatInput, Outcome]:
+    """A logged combat entry as its combat and the outcome it was logged with (the dice as
+    they came): what a card after its roll reads again, on any desk on the save."""
+    from tui.engine.schema import combat_from_inputs
+
+    combat = combat_from_inputs(entry.get("inputs", {}))
+    outcome = Outcome(
+        ruleset=combat.ruleset,
+        attack_total=entry.get("attack_total"),
+        defense_total=entry.get("defense_total"),
+        odds=entry.get("odds"),
+        column=entry.get("column"),
+        roll=entry.get("roll"),
+        cell=entry.get("cell"),
+        effects=dict(entry.get("effects") or {}),
+        explanation=entry.get("explanation", ""),
+        trace=list(entry.get("trace") or []),
+        dice=[DiceRoll.from_dict(die) for die in entry.get("dice") or []],
+        inputs=dict(entry.get("inputs") or {}),
+        odds_column=entry.get("odds_column"),
+    )
+    return combat, outcome
+
+
+def after_roll_closed(combat: Mapping[str, Any], later: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why no card may be played after the roll of the logged `combat` any more, given the
+    entries logged after it (RULINGS: on the game's last combat, until the next combat is
+    rolled or the turn ends; one such card per combat), or None when one still may."""
+    if combat.get("amends") is not None:
+        return f"entry {combat.get('seq')} is itself a card played after a roll"
+    for entry in later:
+        if entry.get("kind") == "turn":
+            return f"turn {entry.get('turn')} has begun since (entry {entry.get('seq')})"
+        if entry.get("kind") == "combat":
+            if entry.get("amends") == combat.get("seq"):
+                return f"a card was played after its roll already (entry {entry.get('seq')})"
+            return f"the next combat has been rolled since (entry {entry.get('seq')})"
+    return None
+
+
 def hero_site_draw(roller: Roller, manual: int | None = None) -> int:
-    """Site won uncontested, loser lacks the Buddy card: the victor's 1d6 for the draw."""
+    """Site won uncontested by the attacker, loser lacks the Buddy card: its 1d6 for the draw."""
     return roller.roll("Hero Site card draw", 1, 6, manual)
+
+
+def hero_draw_refusal(winner: str) -> str | None:
+    """Why the side that won a Hero Site draws no Buddy card, or None for the attacker
+    (RULINGS, as both seeds say: "the attacker gains uncontested control")."""
+    if winner == "attacker":
+        return None
+    return (
+        f"No draw: the {winner} held the site, and only an attacker who wins a Hero Site "
+        "uncontested draws a Buddy card."
+    )
 
 
 def hero_site_draw_text(count: int) -> str:
     """What a Hero Site draw of `count` means (RULINGS: the loser offers that many Buddy
-    cards face down, the victor draws one)."""
+    cards face down, the attacker draws one)."""
     return (
         f"Hero Site won uncontested: the desk rolled {count}. "
         f"The loser offers {count} Buddy card{'s' if count != 1 else ''} face down; "
-        "the victor draws one."
+        "the attacker draws one."
     )
