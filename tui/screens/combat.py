@@ -10,6 +10,11 @@ answered with the desk's dice or dialogs -> one entry appended by the game sessi
 
 The engine's model, resolvers and preview are imported when a form first holds a combat
 (`tui.engine` gives its names on demand): a new screen's empty form is drawn without them.
+
+About 680 lines, one class: the form (made from the schema, read into one reactive
+reading) and the roll (the procedure's questions answered, the result shown, the entry
+recorded) share that reading, the result panel and the save's state; split into mixins,
+each half would reach into the other's attributes. Every ruleset screen subclasses it.
 """
 
 from __future__ import annotations

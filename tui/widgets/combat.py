@@ -2,6 +2,11 @@
 
 Every table text and user text is shown literally (markup off): Textual markup would eat
 a result code like `[DR]`.
+
+About 550 lines: the widgets one combat screen composes, each small (the longest,
+`LinesInPlace`, redraws only the lines that changed so a keystroke costs a few hundred
+bytes); kept together because the screens, their tests and the bench import them as one
+set.
 """
 
 from __future__ import annotations

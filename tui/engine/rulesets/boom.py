@@ -1,5 +1,9 @@
 """Pair-o-Dice Big Boom: bomber attrition, Boom Accuracy, Direction and the Batteries,
-Bombers and Ship Guns CRT, one step at a time or as the whole chain."""
+Bombers and Ship Guns CRT, one step at a time or as the whole chain.
+
+About 550 lines: the chain's steps are resolved, previewed and given their exact
+distribution by the same small readers of the four charts (attrition, accuracy, direction,
+CRT); apart, the preview would need the resolver's private readers."""
 
 from __future__ import annotations
 

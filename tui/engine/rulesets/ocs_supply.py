@@ -2,7 +2,10 @@
 who may attack, internal stocks (Low, then Exhausted), the action-rating unit, the chances
 of surprise, and the execution of a result: options taken attacker first (a retreat voids
 exploitation and lets the defender ignore its options), DG from the result and from a
-retreat of 2+ hexes, and the units an e# result marks for exploitation."""
+retreat of 2+ hexes, and the units an e# result marks for exploitation.
+
+About 530 lines, some 150 of them `execute`, which carries out a result in the rules'
+order (options, retreats, DG, exploitation) on the effects the resolver decoded."""
 
 from __future__ import annotations
 
