@@ -118,7 +118,7 @@ async def test_a_preview_taller_than_its_pane_keeps_its_likeliest_rows(
     from tui.screens.ruleset import RulesetScreen
 
     # A pane shorter than any at 80x24, where the screen would say the size it needs.
-    monkeypatch.setattr(RulesetScreen, "VERTICAL_BREAKPOINTS", [(0, "-short"), (12, "-tall")])
+    monkeypatch.setattr(RulesetScreen, "LEAST_SIZE", (80, 12))
     async with desk(rulesets=["pod-basic"], size=(80, 12)) as (app, pilot):
         await quick(pilot, "5", "2")  # 2-1: every result's chance
         await settle(pilot)

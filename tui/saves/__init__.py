@@ -30,7 +30,8 @@ The package, by role:
 - `appending` (the one append path), and the entries by kind: `creating` (a new save),
   `combats`, `markers` (and turns), `notes` (and events), `options`.
 
-This module re-exports the public names: `from tui import saves; saves.load_game(...)`.
+This module gives the public names, each imported from its module when first asked for (a
+desk that only loads a save imports no appending or repair code): `saves.load_game(...)`.
 A test that replaces a store function patches it where it is used (the low-level reads and
 writes, `files._read_range` and `files._write_all`, are always called through `files`).
 
@@ -39,38 +40,62 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
-from tui.saves.appending import _now, _who
-from tui.saves.checking import DEFAULT_OPTIONS, ENTRY_KINDS, KNOWN_OPTIONS, options_in_play
-from tui.saves.combats import UNSPECIFIED_TARGET, append_combat
-from tui.saves.creating import new_game
-from tui.saves.decoding import _fast_json, _json_or_toml, _torn_cut, _verified_body, no_gc
-from tui.saves.encoding import FORMAT_VERSION, _block
-from tui.saves.errors import SaveError
-from tui.saves.files import write_beside
-from tui.saves.loading import (
-    GameSummary,
-    StaleOffset,
-    has_games,
-    list_games,
-    load_game,
-    read_new_entries,
-)
-from tui.saves.locking import require_save
-from tui.saves.markers import add_marker, advance_turn, remove_marker
-from tui.saves.notes import append_event, append_note
-from tui.saves.options import set_option
-from tui.saves.paths import FILE_MODE, SAVES_ENV, save_path, saves_folder
-from tui.saves.repair import Repaired, repair_save
-from tui.saves.replay import MARKER_KINDS, Game, Marker, apply_entry, canonical_kind
-from tui.saves.streaming import (
-    EntryStream,
-    Place,
-    Read,
-    read_again,
-    read_entries,
-    read_entry,
-    read_game,
-)
+from importlib import import_module
+from typing import Any
+
+# Each public name and the module of the package it lives in: imported when first asked
+# for, so a desk that only loads a save imports no appending, repair or marker code.
+_HOMES: dict[str, str] = {
+    "_now": "appending",
+    "_who": "appending",
+    "DEFAULT_OPTIONS": "checking",
+    "ENTRY_KINDS": "checking",
+    "KNOWN_OPTIONS": "checking",
+    "options_in_play": "checking",
+    "append_combat": "combats",
+    "UNSPECIFIED_TARGET": "combats",
+    "new_game": "creating",
+    "_fast_json": "decoding",
+    "_json_or_toml": "decoding",
+    "no_gc": "decoding",
+    "_torn_cut": "decoding",
+    "_verified_body": "decoding",
+    "_block": "encoding",
+    "FORMAT_VERSION": "encoding",
+    "SaveError": "errors",
+    "write_beside": "files",
+    "GameSummary": "loading",
+    "has_games": "loading",
+    "list_games": "loading",
+    "load_game": "loading",
+    "read_new_entries": "loading",
+    "StaleOffset": "loading",
+    "require_save": "locking",
+    "add_marker": "markers",
+    "advance_turn": "markers",
+    "remove_marker": "markers",
+    "append_event": "notes",
+    "append_note": "notes",
+    "set_option": "options",
+    "FILE_MODE": "paths",
+    "save_path": "paths",
+    "SAVES_ENV": "paths",
+    "saves_folder": "paths",
+    "repair_save": "repair",
+    "Repaired": "repair",
+    "apply_entry": "replay",
+    "canonical_kind": "replay",
+    "Game": "replay",
+    "Marker": "replay",
+    "MARKER_KINDS": "replay",
+    "EntryStream": "streaming",
+    "Place": "streaming",
+    "Read": "streaming",
+    "read_again": "streaming",
+    "read_entries": "streaming",
+    "read_entry": "streaming",
+    "read_game": "streaming",
+}
 
 __all__ = [
     "DEFAULT_OPTIONS",
@@ -109,5 +134,22 @@ __all__ += ["StaleOffset", "read_new_entries"]
 __all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry", "read_game"]
 __all__ += ["no_gc", "write_beside"]
 
-# Internals the tests and the benchmark read (never patch: see the docstring above).
-_INTERNALS = (_block, _fast_json, _json_or_toml, _now, _torn_cut, _verified_body, _who)
+
+def __getattr__(name: str) -> Any:
+    """A public name (or one of the internals the tests and the benchmark read) from its
+    module, imported on first use; a submodule by its name (`saves.streaming`)."""
+    home = _HOMES.get(name)
+    if home is None:
+        try:
+            return import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])

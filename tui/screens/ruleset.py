@@ -40,9 +40,8 @@ class RulesetScreen(DeskScreen):
     MARKER_KINDS: ClassVar[frozenset[str] | None] = None
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^\\ markers"
     # The smallest terminal that shows the form, the last roll and the chances together:
-    # below it, the screen says so in place of its body (a breakpoint class, see app.tcss).
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (80, "-wide")]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (24, "-tall")]
+    # below it, the screen says so in place of its body (the class "-too-small", app.tcss).
+    LEAST_SIZE: ClassVar[tuple[int, int]] = (80, 24)
 
     BINDINGS = (
         [c.binding() for c in RULESET_COMMANDS]
@@ -87,25 +86,26 @@ class RulesetScreen(DeskScreen):
         yield from ()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Below 80x24 the body would hide the chances: the screen says the size it needs
-        (shown by the breakpoint classes; made the first time the terminal is too small)."""
+        """Below 80x24 the body would hide the chances: the screen says the size it needs.
+        Its class changes only when the terminal is or was too small, so a screen started
+        at 80x24 or more is not styled again for it."""
         width, height = event.size
-        (need_width, _), (need_height, _) = (
-            self.HORIZONTAL_BREAKPOINTS[-1],
-            self.VERTICAL_BREAKPOINTS[-1],
-        )
-        if width >= need_width and height >= need_height:
-            return
-        text = (
-            f"This desk needs a terminal of at least {need_width}x{need_height} to show "
-            f"the form, the last roll and the chances together; this one is "
-            f"{width}x{height}. Make the window larger (the game is as you left it)."
-        )
-        found = self.query("#size-needed")
-        if found:
-            found.first(Static).update(text)
-        else:
-            self.mount(Static(text, id="size-needed", markup=False), before=self.query_one(Footer))
+        need_width, need_height = self.LEAST_SIZE
+        too_small = width < need_width or height < need_height
+        if too_small:
+            text = (
+                f"This desk needs a terminal of at least {need_width}x{need_height} to show "
+                f"the form, the last roll and the chances together; this one is "
+                f"{width}x{height}. Make the window larger (the game is as you left it)."
+            )
+            found = self.query("#size-needed")
+            if found:
+                found.first(Static).update(text)
+            else:
+                needed = Static(text, id="size-needed", markup=False)
+                self.mount(needed, before=self.query_one(Footer))
+        if too_small != self.has_class("-too-small"):
+            self.set_class(too_small, "-too-small")
 
     def strip_text(self) -> str:
         parts = []
