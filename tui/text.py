@@ -77,6 +77,13 @@ def _die_text(die: _Die | Mapping[str, Any]) -> str:
 
     Takes the engine's DiceRoll or its dict form as kept in a save file.
     """
+    dice, rolled, source, read = _die_parts(die)
+    return f"{dice} {rolled} ({source}){read}"
+
+
+def _die_parts(die: _Die | Mapping[str, Any]) -> tuple[str, str, str, str]:
+    """A roll's dice ("2d6"), what they showed ("4+6=10"), who rolled them ("desk") and
+    the row the desk read where a modifier changed it (" +1 DRM: row 10", else "")."""
     if isinstance(die, Mapping):
         dice, values = die.get("dice", "?"), die.get("values") or []
         total, source = die.get("total"), die.get("source")
@@ -87,17 +94,32 @@ def _die_text(die: _Die | Mapping[str, Any]) -> str:
     rolled = str(total)
     if isinstance(values, list | tuple) and len(values) > 1:
         rolled = "+".join(map(str, values)) + "=" + rolled
-    text = f"{dice} {rolled} ({'desk' if source == 'desk' else 'by hand'})"
+    read = ""
     if isinstance(modifier, int) and modifier:
-        text += f" {modifier:+d} DRM"
+        read += f" {modifier:+d} DRM"
     if row is not None and (modifier or str(row) != str(total)):
-        text += f": row {row}"
-    return text
+        read += f": row {row}"
+    return str(dice), rolled, "desk" if source == "desk" else "by hand", read
 
 
 def dice_text(dice: Sequence[_Die | Mapping[str, Any]]) -> str:
     """Every roll of a combat, in the order rolled."""
     return ", ".join(die_text(die) for die in dice)
+
+
+def dice_brief(dice: Sequence[_Die | Mapping[str, Any]]) -> str:
+    """Every roll of a combat in fewer words, for the result box: who rolled them said
+    once where one did, and a die of the kind before it by its value alone ("1d6 2, 3, 4
+    (desk)"); each roll as `die_text` has it where they were rolled differently."""
+    parts = [_die_parts(die) for die in dice]
+    if len({source for _, _, source, _ in parts}) != 1:
+        return dice_text(dice)
+    shown: list[str] = []
+    kind = None
+    for name, rolled, _, read in parts:
+        shown.append(one_line((rolled if name == kind else f"{name} {rolled}") + read))
+        kind = name
+    return f"{', '.join(shown)} ({parts[0][2]})"
 
 
 def when_text(when: str) -> str:

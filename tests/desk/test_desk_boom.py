@@ -100,7 +100,7 @@ async def test_bomber_mission_with_attrition_and_a_half_astray_result(desk: Desk
         # The headline names the bomber lost (it said "Attacker: no effect" beside it).
         assert "Roll 4 on 8: 8 / 1 · 1 bomber lost" in result
         assert "Astray hex: one hex SE of 0712" in result
-        assert "1d6 6 (by hand)" in result
+        assert "Dice: 1d6 6, 6, 3, 4, 1 (by hand)" in result
         [entry] = saves.load_game(app.game.path).entries
         assert entry["effects"]["attacker"] == {"bombers_removed": 1}
         assert entry["effects"]["defender"] == {"factors_lost": 8}

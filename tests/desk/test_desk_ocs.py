@@ -103,7 +103,10 @@ async def test_regular_attack_with_surprise_step_loss_and_exploitation(desk: Des
         shown = result(screen)
         assert "Roll 8 on 7:1: Ao1 e4 DL1o2" in shown
         assert "Surprise to the attacker: 1 column its way, 5:1 to 7:1." in shown
-        assert "Attacker takes option 1 as 0 hexes retreated and 1 step lost" in shown
+        # In the box's fewer words (the log keeps "as 0 hexes retreated and 1 step lost").
+        assert "Attacker takes option 1: 0 hexes back, 1 step lost" in shown
+        assert "Options are taken attacker first" not in shown
+        assert "Options are taken attacker first" in entry["explanation"]
         assert shown.count("option 1") == 1 and "in any mix" not in shown  # said once
         assert "Exploit" in str(
             rows(screen, "attacker")[0].query_one(".unit-markers", Static).content

@@ -69,3 +69,49 @@ def test_a_combat_typed_in_tmux_lands_in_the_save_file(tmp_path: Path) -> None:
     assert entry["kind"] == "combat" and entry["ruleset"] == "pod-basic"
     assert entry["column"] == "4-1" and entry["roll"] == roll
     assert entry["who"] == "tmux-tester"
+
+
+def box_text(screen: str) -> str:
+    """The "Last roll" box's text as the terminal shows it (its rows joined by spaces)."""
+    rows = screen.splitlines()
+    top = next(i for i, row in enumerate(rows) if "╭─ Last roll" in row)
+    bottom = next(i for i in range(top, len(rows)) if "╰" in rows[i])
+    inside = [row.split("│")[1].strip() for row in rows[top + 1 : bottom] if row.count("│") >= 2]
+    return " ".join(inside)
+
+
+def test_each_roll_in_turn_shows_its_own_result_whole_in_tmux(tmp_path: Path) -> None:
+    """Rolls whose texts take as many rows as the one before (5, 4 and 6 at 4-1 by hand,
+    then three desk rolls): the box shows each one's result, whole, as `crtdesk log` has it
+    (it kept the first roll's text, and cut the retreat off)."""
+    assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    session = f"crtdesk-{uuid.uuid4().hex[:8]}"
+    env = {"CRTDESK_SAVES": str(folder), "CRTDESK_PLAYER": "tmux-tester", "TERM": "xterm-256color"}
+    command = (
+        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + f" {shlex.quote(str(CRTDESK))}"
+    )
+    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    seen: list[str] = []
+    try:
+        wait_for(session, "Attackers")
+        tmux("send-keys", "-t", session, "8", "Enter", "2")
+        wait_for(session, "odds 4-1")
+        keys = [("C-t", "5", "Enter"), ("C-t", "4", "Enter"), ("C-t", "6", "Enter")]
+        keys += [("C-r",)] * 3
+        for seq, typed in enumerate(keys, start=1):
+            for key in typed:
+                tmux("send-keys", "-t", session, key)
+                time.sleep(0.15)
+            seen.append(box_text(wait_for(session, f"Logged as entry {seq} ")))
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    files = list(folder.glob("*.toml"))
+    entries = saves.load_game(files[0]).entries
+    assert [e["roll"] for e in entries[:3]] == ["5", "4", "6"]
+    for entry, box in zip(entries, seen, strict=True):
+        head = f"Roll {entry['roll']} on 4-1: {' / '.join(entry['cell'])}"
+        assert box.startswith(head), (box, entry["seq"])
+        # Every word of the result, retreats included, as the log has it.
+        assert entry["explanation"] in box, (box, entry["seq"])

@@ -170,9 +170,10 @@ def _effects_problem(effects: dict[str, Any]) -> tuple[str, str] | None:
             return f"'effects.{side}' must be a table", "effects"
     if not isinstance(effects.get("summary", ""), str):
         return "'effects.summary' must be text", "effects"
-    notes = effects.get("notes", [])
-    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
-        return "'effects.notes' must be an array of text", "effects"
+    for said in ("notes", "reminders"):
+        notes = effects.get(said, [])
+        if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+            return f"'effects.{said}' must be an array of text", "effects"
     markers = effects.get("markers", [])
     if not isinstance(markers, list) or not all(isinstance(m, dict) for m in markers):
         return "'effects.markers' must be an array of tables", "effects"

@@ -24,11 +24,11 @@ from tui.engine.rulesets.boom import (
     over_half_range,
     printed_results,
 )
-from tui.engine.rulesets.common import parse_unit
+from tui.engine.rulesets.common import explain, parse_unit
 from tui.engine.tables import Tables
 from tui.screens.combat import CombatScreen, FormReading
 from tui.screens.pod import choice, field
-from tui.text import dice_text
+from tui.text import dice_brief
 from tui.widgets.combat import Cycle, FixedInput, OddsPreview, bar
 
 MISSIONS = [
@@ -225,16 +225,16 @@ class BoomScreen(CombatScreen):
         return f"{bombers}: none bombed"
 
     def result_effects(self, outcome: Outcome) -> str:
-        """The result, then each step of the chain with its roll (the trace past the
-        units), and where the astray units struck, named from the target hex."""
-        lines = [outcome.effects.get("cell_summary") or outcome.explanation]
-        lines += [f"· {step}" for step in outcome.trace[1:]]
+        """The whole mission's result in brief, where the astray units struck (named from the
+        target hex), then the dice. The accuracy roll and each step of the chain are on
+        ctrl+f: with them the box outgrew the screen at 80x24."""
+        lines = [explain(outcome.effects, brief=True)]
         astray = outcome.effects.get("astray")
         if astray:
             lines.append(
                 f"Astray hex: one hex {astray['direction']} of {self.target or 'the target'}"
             )
-        lines.append(f"Dice: {dice_text(outcome.dice)}")
+        lines.append(f"Dice: {dice_brief(outcome.dice)}")
         return "\n".join(lines)
 
     def marker_targets(self) -> dict[str, Any]:

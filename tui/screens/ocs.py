@@ -6,7 +6,7 @@ option); this screen shows the units' markers and the OCS preview."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,12 +16,14 @@ from textual.widgets import Label
 from tui.engine import InputError, Unit
 from tui.engine.preview import preview
 from tui.engine.rulesets import ocs_supply
-from tui.engine.rulesets.ocs import (
-    TERRAIN_IDS,
-)
+from tui.engine.rulesets.ocs import TERRAIN_IDS, result_words
 from tui.screens.combat import CombatScreen, FormReading, SaveState
+from tui.text import dice_brief
 from tui.widgets.combat import Cycle, OddsPreview
 from tui.widgets.ocs import OcsOddsPreview, OcsUnitRow
+
+if TYPE_CHECKING:
+    from tui.engine import Outcome
 
 # Save marker kinds shown on a unit row, as the row shows them.
 SHOWN_MARKERS = {"low": "Low", "exhausted": "Exhausted", "DG": "DG", "exploitation": "Exploit"}
@@ -152,3 +154,9 @@ class OcsScreen(CombatScreen):
         super().recorded(state)
         # The markers just placed (Low, Exhausted, DG) show on the rows.
         self.reading = self.read_form()
+
+    def result_effects(self, outcome: Outcome) -> str:
+        """The result as carried out, without the rules' reminders (on ctrl+f and in the
+        log), so the whole of it fits the box at 80x24; then the dice."""
+        words = result_words(outcome.effects, outcome.odds_column, outcome.column, brief=True)
+        return f"{words}\nDice: {dice_brief(outcome.dice)}"

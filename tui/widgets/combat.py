@@ -32,7 +32,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from tui.text import cell_text, dice_text
+from tui.text import cell_text, dice_brief
 
 if TYPE_CHECKING:
     from tui.engine import Outcome
@@ -326,6 +326,9 @@ class LinesInPlace(Static):
         rows = max(len(self._rows), self.reserve)
         if rows > self.size.height:
             self.styles.min_height = rows  # taller than laid out: grows, one layout
+            # Asked for whether or not the least height changed: where the height laid out
+            # stayed short of it, setting the same value again redrew nothing.
+            self.refresh(layout=True)
             return True
         # Read by the next layout, whatever asks for it (a roll shown, markers placed).
         self.styles.set_rule("min_height", Scalar(float(rows), Unit.CELLS, Unit.HEIGHT))
@@ -459,8 +462,8 @@ def preview_chances(preview: Preview | None) -> list[str]:
 
 
 class ResultLines(LinesInPlace):
-    """The result panel's text: the cell (bold) and its meaning, in three rows at most (the
-    whole text and the dice on ctrl+f)."""
+    """The result panel's text: the cell (bold) and its meaning, every row of it (the box
+    grows to the whole result; the trace is on ctrl+f)."""
 
     PARTS: ClassVar[dict[str, str | None]] = {
         "result-cell": "result-lines--cell",
@@ -468,7 +471,7 @@ class ResultLines(LinesInPlace):
     }
     COMPONENT_CLASSES: ClassVar[set[str]] = {"result-lines--cell"}
     DEFAULT_CSS = """
-    ResultLines { height: auto; max-height: 3; }
+    ResultLines { height: auto; }
     ResultLines > .result-lines--cell { text-style: bold; }
     """
 
@@ -529,7 +532,7 @@ class ResultPanel(Vertical):
         head = head or result_head(outcome)
         if effects is None:
             lines = [outcome.explanation]
-            dice = dice_text(outcome.dice)
+            dice = dice_brief(outcome.dice)
             if dice:
                 lines.append(f"Dice: {dice}")
             effects = "\n".join(lines)

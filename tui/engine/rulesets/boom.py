@@ -148,8 +148,13 @@ def _crt_effects(
                 if turns is None
                 else f"for {turns} turn{'s' if turns != 1 else ''}"
             )
-            + f" ({tables.data['pod-boom']['repair_card']} repairs it at once)."
+            + "."
         )
+        # Said once, however many hexes the mission closed.
+        repair = f"{tables.data['pod-boom']['repair_card']} repairs a No-entry hex at once."
+        reminders = effects.setdefault("reminders", [])
+        if repair not in reminders:
+            reminders.append(repair)
 
 
 # What each step reads (None: the whole chain); anything else given is refused.

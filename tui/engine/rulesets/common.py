@@ -99,22 +99,34 @@ _PHRASES: dict[str, Any] = {
 }
 
 
-def _option_taken(option: int, taken: dict[str, Any]) -> str:
+# The same effects in fewer words, where the full phrase carries a rule's reminder (the
+# result box at 80x24 shows these; the log and the trace keep the full phrase).
+_BRIEF_PHRASES: dict[str, Any] = {
+    "option": lambda v: f"takes option {v} (retreat or steps, any mix)",
+    "retreat_or_steps": lambda v: (
+        f"retreats {v} hex{'es' if v != 1 else ''} (or steps lost, in a hold hex)"
+    ),
+    "exploit_min_ar": lambda v: f"marks AR {v}+ units for exploitation",
+}
+
+
+def _option_taken(option: int, taken: dict[str, Any], brief: bool = False) -> str:
     """An OCS option as the side took it (said once, not also as the choice it had)."""
     if taken.get("ignored"):
         return f"ignores its option {option} (the attacker {taken.get('because')})"
     retreat, steps = taken["retreat"], taken["steps"]
-    return (
-        f"takes option {option} as {retreat} hex{'es' if retreat != 1 else ''} retreated "
-        f"and {steps} step{_s(steps)} lost"
-    )
+    hexes = f"{retreat} hex{'es' if retreat != 1 else ''}"
+    if brief:
+        return f"takes option {option}: {hexes} back, {steps} step{_s(steps)} lost"
+    return f"takes option {option} as {hexes} retreated and {steps} step{_s(steps)} lost"
 
 
 def _s(value: Any) -> str:
     return "" if value == 1 else "s"
 
 
-def describe_side(name: str, effects: dict[str, Any]) -> str:
+def describe_side(name: str, effects: dict[str, Any], brief: bool = False) -> str:
+    """A side's effects in a sentence; `brief`: without the rules' reminders."""
     if "obstacle" in effects:  # an Ultra obstacle's line: what happens to it
         lost = effects.get("factors_lost")
         loss = "all factors" if lost == "all" else f"{lost}"
@@ -124,29 +136,34 @@ def describe_side(name: str, effects: dict[str, Any]) -> str:
             f"{name} stays in place ({f'a loss of {loss}, under its CDF' if lost else 'no loss'})."
         )
     taken = effects.get("option_taken")
+    words = _PHRASES | _BRIEF_PHRASES if brief else _PHRASES
     phrases = [
-        _option_taken(v, taken) if k == "option" and taken else _PHRASES[k](v)
+        _option_taken(v, taken, brief) if k == "option" and taken else words[k](v)
         for k, v in effects.items()
-        if k in _PHRASES
+        if k in words
     ]
     if not phrases:
         return f"{name}: no effect."
     return f"{name} " + ", ".join(phrases) + "."
 
 
-def explain(effects: dict[str, Any]) -> str:
+def explain(effects: dict[str, Any], brief: bool = False) -> str:
+    """The result in plain words: each side, then the notes, then the rules' reminders
+    (`brief`: the sides in fewer words, without the reminders)."""
     parts: list[str] = []
     parts.extend(effects.get("headline", []))
     attacker, defender = effects.get("attacker", {}), effects.get("defender", {})
     if effects.get("cancelled"):
         pass
     elif attacker or defender:
-        parts.append(describe_side("Attacker", attacker))
+        parts.append(describe_side("Attacker", attacker, brief))
         # What the defender's line names where no unit defends (an Ultra obstacle).
-        parts.append(describe_side(effects.get("defender_name", "Defender"), defender))
+        parts.append(describe_side(effects.get("defender_name", "Defender"), defender, brief))
     elif not parts:
         parts.append("No effect on either side.")
     parts.extend(effects.get("notes", []))
+    if not brief:
+        parts.extend(effects.get("reminders", []))
     return " ".join(parts)
 
 

@@ -82,7 +82,14 @@ def surprise(
 
 def decode(cell: str, tables: Tables) -> dict[str, Any]:
     """Split a printed OCS cell into per-side effects and markers."""
-    effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+    # Notes say what this result does; reminders, the rules every such result follows.
+    effects: dict[str, Any] = {
+        "attacker": {},
+        "defender": {},
+        "markers": [],
+        "notes": [],
+        "reminders": [],
+    }
     side: str | None = None
     codes = tokenize(cell, tables.data["ocs"]["crt"]["tokens"]) or []
     for code in codes:
@@ -99,13 +106,13 @@ def decode(cell: str, tables: Tables) -> dict[str, Any]:
     exploit = effects["attacker"].get("exploit_min_ar")
     if exploit is not None:
         effects["markers"].append({"kind": "exploitation", "side": "attacker", "min_ar": exploit})
-        effects["notes"].append(
+        effects["reminders"].append(
             "No exploitation from an attack from 3+ hexes or two non-adjacent hexsides."
         )
     if effects["defender"].get("disorganized"):
         effects["markers"].append({"kind": "DG", "side": "defender"})
     if any("option" in effects[s] for s in ("attacker", "defender")):
-        effects["notes"].append(
+        effects["reminders"].append(
             "Options are taken attacker first; a unit retreating 2+ hexes is DG on entering the second hex."
         )
     return effects
@@ -277,11 +284,30 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     )
     # What the cell means, then how it was carried out (supply, options, markers).
     effects["cell_summary"] = outcome.explanation
+    outcome.explanation = result_words(effects, odds_column, column)
+    return outcome
+
+
+def result_words(
+    effects: dict[str, Any], odds_column: str | None, column: str | None, brief: bool = False
+) -> str:
+    """The surprise, what the cell means, then how it was carried out (supply, options,
+    markers). `brief`, for the result box: without the rules' reminders, and exploitation
+    said once, as carried out."""
+    surprise = effects.get("surprise")
     surprised = []
-    if side:
+    if isinstance(surprise, dict) and surprise.get("side"):
+        shift = surprise.get("shift")
         surprised.append(
-            f"Surprise to the {side}: {abs(shift)} column{'s' if abs(shift) != 1 else ''} "
+            f"Surprise to the {surprise.get('side')}: {shift} column{'s' if shift != 1 else ''} "
             f"its way, {odds_column} to {column}."
         )
-    outcome.explanation = " ".join([*surprised, outcome.explanation, *effects.get("executed", [])])
-    return outcome
+    if brief:
+        said = dict(effects)
+        if effects.get("exploitation"):
+            attacker = effects.get("attacker", {})
+            said["attacker"] = {k: v for k, v in attacker.items() if k != "exploit_min_ar"}
+        meaning = explain(said, brief=True)
+    else:
+        meaning = effects.get("cell_summary") or explain(effects)
+    return " ".join([*surprised, meaning, *effects.get("executed", [])])
