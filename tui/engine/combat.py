@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from fractions import Fraction
 from importlib import import_module
 from typing import Any
 
 from tui.engine.cells import cell_text, plain
-from tui.engine.dice import Roller, enumerate_dice
+from tui.engine.dice import DiceRoll, Roller, enumerate_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome, Unit
 from tui.engine.odds import label_ratio
-from tui.engine.schema import check_ranges, check_read
+from tui.engine.schema import check_ranges, check_read, combat_from_inputs
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "check_limits",
     "check_ruleset",
     "distribution",
+    "logged_roll",
     "play_after_roll",
     "plain",
     "resolve",
@@ -167,6 +168,31 @@ def play_after_roll(
     again = resolve(amended, tables)
     again.dice = list(outcome.dice)
     return amended, again
+
+
+def logged_roll(entry: Mapping[str, Any]) -> tuple[CombatInput, Outcome]:
+    """A logged combat entry as its combat and the outcome it was logged with (the dice as
+    they came): what a card after its roll reads again, and what a desk shows of a combat
+    logged by another, on any desk on the save. Raises InputError for inputs no ruleset
+    reads (a hand-edited entry)."""
+    combat = combat_from_inputs(entry.get("inputs", {}))
+    outcome = Outcome(
+        ruleset=combat.ruleset,
+        attack_total=entry.get("attack_total"),
+        defense_total=entry.get("defense_total"),
+        odds=entry.get("odds"),
+        column=entry.get("column"),
+        roll=entry.get("roll"),
+        cell=entry.get("cell"),
+        effects=dict(entry.get("effects") or {}),
+        explanation=entry.get("explanation", ""),
+        trace=list(entry.get("trace") or []),
+        dice=[DiceRoll.from_dict(die) for die in entry.get("dice") or []],
+        inputs=dict(entry.get("inputs") or {}),
+        odds_column=entry.get("odds_column"),
+        ratio=entry.get("ratio"),
+    )
+    return combat, outcome
 
 
 def _column_order(label: str | None) -> tuple[int, Fraction]:

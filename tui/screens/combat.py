@@ -41,6 +41,7 @@ from tui.compat import use_pane_compositor
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
 from tui.screens.ruleset import RulesetScreen, SaveState
+from tui.text import one_line
 from tui.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
 
 if TYPE_CHECKING:
@@ -246,6 +247,7 @@ class CombatScreen(RulesetScreen):
         load_ruleset(self.ruleset)
         self.result_panel  # noqa: B018 - mounted hidden, so a roll lays nothing out
         self.prepared = True
+        self.show_latest()  # a game opened again shows its last combat here
         # What preparing laid out drawn too: the save opened from the list is read now.
         self.call_after_refresh(self.desk.screen_drawn)
 
@@ -580,6 +582,7 @@ class CombatScreen(RulesetScreen):
         reads again (a card played after its roll)."""
         self.last_combat = combat
         self.last = outcome
+        self.save_state = SaveState("saving")  # what F9 offers is this roll's, from now
         panel = self.result_panel
         panel.display = True
         panel.show(
@@ -638,8 +641,65 @@ class CombatScreen(RulesetScreen):
             self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
         else:
             assert state.entry is not None
-            text = f"Logged as entry {state.entry.get('seq')}"
-            panel.saved(text, offer=self.after_roll_hint())
+            panel.saved(self.logged_text(state.entry), offer=self.after_roll_hint())
+            # Another desk's combat logged while this one was saved is the game's latest.
+            self.show_latest()
+
+    def logged_text(self, entry: dict[str, Any]) -> str:
+        """The result box's last line for a logged combat: its entry, and who logged it
+        where another player did."""
+        who = entry.get("who")
+        by = f" by {one_line(who)}" if isinstance(who, str) and who != self.desk.player else ""
+        return f"Logged as entry {entry.get('seq')}{by}"
+
+    def latest_logged(self) -> dict[str, Any] | None:
+        """The game's latest combat on this screen's ruleset, whichever desk logged it
+        (a card played after a roll is the combat as it now stands); None before any."""
+        game = self.session.game
+        if game is None or not self.session.loaded:
+            return None
+        for entry in reversed(game.entries):
+            if entry.get("kind") == "combat" and entry.get("ruleset") == self.ruleset:
+                return entry
+        return None
+
+    def show_latest(self) -> None:
+        """The result box shows the game's latest combat here, on every desk open on the
+        save: another player's roll or card, read from the log, in place of what this desk
+        rolled before it; and what may still be played after it."""
+        if not self.prepared or self.save_state.status == "saving":
+            return  # this desk's own roll is shown, and being logged
+        entry = self.latest_logged()
+        if entry is None:
+            return
+        shown = self.save_state.entry
+        panel = self.result_panel
+        if shown is None or shown.get("seq") != entry.get("seq"):
+            from tui.engine.combat import logged_roll
+
+            try:
+                combat, outcome = logged_roll(entry)
+            except InputError:
+                return  # a hand-edited combat the engine cannot read: the log shows it
+            self.last_combat, self.last = combat, outcome
+            self.save_state = SaveState("saved", entry=entry)
+            panel.display = True
+            effects = self.result_effects(outcome)
+            panel.show(outcome, effects, head=self.result_head(outcome))
+        # The same combat: what may be played after it may have changed (a card played
+        # from the other desk, a turn begun).
+        panel.saved(self.logged_text(entry), offer=self.after_roll_hint())
+
+    def entries_applied(self, entries: list[dict[str, Any]]) -> None:
+        self.show_latest()
+
+    def game_was_read(self) -> None:
+        super().game_was_read()
+        self.show_latest()
+
+    def on_screen_resume(self) -> None:
+        # Entries logged while another screen was shown (this screen heard nothing).
+        self.show_latest()
         # No refresh_bindings: no command's availability depends on a roll (it would
         # rebuild the footer, a layout of the whole screen, on every roll).
 

@@ -159,7 +159,8 @@ class PodScreen(CombatScreen):
                 f"The game's last combat (entry {entry['seq']}) is a {title} combat: "
                 "F9 on its screen plays a card after it."
             )
-        from tui.engine.rulesets.pod import SIDES, after_roll_card, logged_roll
+        from tui.engine.combat import logged_roll
+        from tui.engine.rulesets.pod import SIDES, after_roll_card
 
         combat, outcome = logged_roll(entry)
         offers = {side: after_roll_card(combat, outcome, self.tables, side) for side in SIDES}
@@ -167,8 +168,13 @@ class PodScreen(CombatScreen):
         return found, "" if found else "No card can be played after this roll."
 
     def after_roll_hint(self) -> str:
-        # Shown with the roll while it is saved, so the result panel keeps its height.
-        cards = sorted({card.title() for card in self.card_offers().values()})
+        """The cards F9 may play after the last roll: while it is being saved, those its
+        result allows (so the box keeps its height); once logged, those the game still
+        allows after it, whichever desk rolled it (none once a card is played, the next
+        combat rolled or the turn ended, from either desk)."""
+        saving = self.save_state.status == "saving"
+        offers = self.card_offers() if saving else self.after_roll_offers()
+        cards = sorted({card.title() for card in offers.values()})
         return f"F9: play {' or '.join(cards)}" if cards else ""
 
     def action_after_roll(self, side: str | None = None) -> None:
@@ -186,8 +192,7 @@ class PodScreen(CombatScreen):
         entry, _ = self.logged_target()
         if side not in offers or entry is None:
             return
-        from tui.engine.combat import play_after_roll
-        from tui.engine.rulesets.pod import logged_roll
+        from tui.engine.combat import logged_roll, play_after_roll
 
         amended, outcome = play_after_roll(*logged_roll(entry), side, self.tables)
         seq = entry["seq"]

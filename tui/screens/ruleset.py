@@ -137,12 +137,17 @@ class RulesetScreen(DeskScreen):
         if message.path != self.session.path:
             return  # a review's note to another save
         self.refresh_header()
+        self.entries_applied(message.entries)
         if self.is_current:
             others = [e for e in message.entries if e.get("who") != self.desk.player]
             for entry in others[-3:]:
                 what, text = entry_text(entry)
                 who = one_line(entry["who"])
                 self.notify(f"{who} logged entry {entry['seq']} ({what}): {text}", markup=False)
+
+    def entries_applied(self, entries: list[dict[str, Any]]) -> None:
+        """What a screen shows of entries appended to its game, by any desk (a combat
+        screen: the latest combat in its result box)."""
 
     def refresh_header(self) -> None:
         game = self.desk.game

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tui.engine.dice import DiceRoll, Roller, check_roll, parse_dice
+from tui.engine.dice import Roller, check_roll, parse_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
@@ -440,30 +440,6 @@ def after_roll_card(combat: CombatInput, outcome: Outcome, tables: Tables, side:
     if getattr(combat, f"{side}_card"):
         return None
     return cards[0]
-
-
-def logged_roll(entry: Mapping[str, Any]) -> tuple[CombatInput, Outcome]:
-    """A logged combat entry as its combat and the outcome it was logged with (the dice as
-    they came): what a card after its roll reads again, on any desk on the save."""
-    from tui.engine.schema import combat_from_inputs
-
-    combat = combat_from_inputs(entry.get("inputs", {}))
-    outcome = Outcome(
-        ruleset=combat.ruleset,
-        attack_total=entry.get("attack_total"),
-        defense_total=entry.get("defense_total"),
-        odds=entry.get("odds"),
-        column=entry.get("column"),
-        roll=entry.get("roll"),
-        cell=entry.get("cell"),
-        effects=dict(entry.get("effects") or {}),
-        explanation=entry.get("explanation", ""),
-        trace=list(entry.get("trace") or []),
-        dice=[DiceRoll.from_dict(die) for die in entry.get("dice") or []],
-        inputs=dict(entry.get("inputs") or {}),
-        odds_column=entry.get("odds_column"),
-    )
-    return combat, outcome
 
 
 def after_roll_closed(combat: Mapping[str, Any], later: Iterable[Mapping[str, Any]]) -> str | None:
