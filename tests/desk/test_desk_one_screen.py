@@ -85,3 +85,18 @@ def test_a_result_that_reads_no_die_is_headed_by_that_result(
 
     outcome = resolve(CombatInput(ruleset, (Unit(attack),), (Unit(defence),)))
     assert result_head(outcome) == head
+
+
+async def test_a_window_enlarged_to_80x24_takes_keys_in_the_first_factor(desk: Desk) -> None:
+    """Started too small, then enlarged: the first attacker's factor has the focus (no
+    field had it, and keys were dropped until Tab)."""
+    from textual.widgets import Input
+
+    async with desk(rulesets=["pod-basic"], size=(60, 20)) as (app, pilot):
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.press("8", "enter", "2")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#attackers .factor", Input).value == "8"
+        assert screen.query_one("#defenders .factor", Input).value == "2"

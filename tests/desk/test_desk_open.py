@@ -125,3 +125,65 @@ async def test_keys_typed_later_are_not_held(tmp_path: Path) -> None:
         assert app._held_keys is None
         await pilot.press("7")
         assert app.screen.focused is not None and app.screen.focused.value == "7"
+
+
+async def test_a_game_opened_again_shows_its_last_combat_in_the_form_and_the_box(
+    tmp_path: Path,
+) -> None:
+    """Esc to the saves list and Enter again: each screen's form is as its last combat left
+    it (the inputs are in the log) and its box shows that combat (both were empty)."""
+    from textual.widgets import Input
+
+    from tui.widgets.combat import Cycle, ResultPanel
+    from tui.widgets.ocs import OcsUnitRow
+
+    folder = tmp_path / "saves"
+    app = make_app(folder, rulesets=["pod-super", "ocs"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("6", "ctrl+n", "3", "enter", "2")
+        await pilot.pause()
+        terrain = screen.query("#attackers Cycle.terrain").last(Cycle)
+        terrain.value = "town"
+        await pilot.press("ctrl+t", "8", "enter")
+        await settle(pilot)
+        await pilot.press("f3")  # OCS: a named unit with steps and AR against a plain one
+        await settle(pilot)
+        ocs = app.screen
+        attacker = ocs.query("#attackers OcsUnitRow").first(OcsUnitRow)
+        for key, value in (("unit-name", "21 Pz"), ("factor", "9"), ("steps", "3"), ("ar", "4")):
+            attacker.field(key).value = value
+        ocs.query("#defenders OcsUnitRow").first(OcsUnitRow).field("factor").value = "2"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        while not isinstance(app.screen, type(ocs)):  # the options, as first offered
+            await pilot.press("enter")
+            await pilot.pause()
+        await settle(pilot)
+        logged = saves.load_game(folder / "game.toml").entries
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        again = app.screen
+        assert again is not screen and again.ruleset == "pod-super"
+        factors = [f.value for f in again.query("#attackers .factor").results(Input)]
+        assert factors == ["6", "3"]
+        assert again.query("#attackers Cycle.terrain").last(Cycle).value == "town"
+        assert again.query_one("#defenders .factor", Input).value == "2"
+        assert f"odds {logged[0]['odds']}" in str(again.query_one("#preview").content)
+        box = again.query_one(ResultPanel)
+        assert box.display and str(box.lines.content).startswith(
+            f"Roll 8 on {logged[0]['column']}: "
+        )
+        await pilot.press("f3")
+        await settle(pilot)
+        row = app.screen.query("#attackers OcsUnitRow").first(OcsUnitRow)
+        typed = {key: row.field(key).value for key in ("unit-name", "factor", "steps", "ar")}
+        assert typed == {"unit-name": "21 Pz", "factor": "9", "steps": "3", "ar": "4"}
+        assert f"Roll {logged[-1]['roll']} on" in str(
+            app.screen.query_one(ResultPanel).lines.content
+        )

@@ -15,7 +15,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
 from tui.commands import FROGMAN_COMMANDS, Command
-from tui.engine import CombatInput, InputError, Outcome
+from tui.engine import CombatInput, InputError, Outcome, Unit
 from tui.engine.cells import cell_text
 from tui.engine.rulesets.boom import (
     ChainPreview,
@@ -157,6 +157,12 @@ class BoomScreen(CombatScreen):
         await super().action_add_defender()
 
     # ------------------------------------------------------------------ the form
+    def logged_units(self, combat: CombatInput, side: str) -> tuple[Any, ...]:
+        """The bombers' units, and the route's AA as one AA unit (the log keeps its sum)."""
+        if side == "attacker":
+            return combat.attackers
+        return (Unit(combat.aaf),) if combat.aaf else ()
+
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
         if side == "attacker":
             return super().read_units(side, problems)

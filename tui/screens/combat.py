@@ -106,6 +106,8 @@ class CombatScreen(RulesetScreen):
         self._typed: dict[Input, str] = {}
         # Whether the screen's first frame is drawn, and what follows it ready (`prepare`).
         self.drawn = self.prepared = False
+        # Whether the form was filled from the game's last combat here (once, on opening).
+        self.restored = False
 
     @property
     def tables(self) -> Tables:
@@ -248,6 +250,7 @@ class CombatScreen(RulesetScreen):
         self.result_panel  # noqa: B018 - mounted hidden, so a roll lays nothing out
         self.prepared = True
         self.show_latest()  # a game opened again shows its last combat here
+        self.restore_form()
         # What preparing laid out drawn too: the save opened from the list is read now.
         self.call_after_refresh(self.desk.screen_drawn)
 
@@ -696,6 +699,74 @@ class CombatScreen(RulesetScreen):
     def game_was_read(self) -> None:
         super().game_was_read()
         self.show_latest()
+        self.restore_form()
+
+    # ------------------------------------------------------------------ opened again
+    def restore_form(self) -> None:
+        """A game opened again shows the form as its last combat on this screen left it
+        (the inputs are in the log), once, and only over a form nothing was typed in."""
+        if self.restored or not self.prepared or not self.session.loaded:
+            return
+        self.restored = True
+        rows = [*self.unit_rows("attacker"), *self.unit_rows("defender")]
+        if any(row.factor_text.strip() for row in rows):
+            return
+        game = self.session.game
+        assert game is not None
+        for entry in reversed(game.entries):
+            # The combat as rolled: a card played after the roll is not a form's choice.
+            if (
+                entry.get("kind") == "combat"
+                and entry.get("ruleset") == self.ruleset
+                and entry.get("amends") is None
+            ):
+                break
+        else:
+            return
+        from tui.engine.combat import logged_roll
+
+        try:
+            combat, _ = logged_roll(entry)
+        except InputError:
+            return  # a hand-edited combat: the form starts empty
+        self.fill_form(combat)
+
+    @work(exclusive=True, group="fill")
+    async def fill_form(self, combat: CombatInput) -> None:
+        """Show a logged combat in the form: its units (rows added as needed) and each of
+        the form's fields."""
+        for side in ("attacker", "defender"):
+            units = self.logged_units(combat, side)
+            box = self.query_one(f"#{side}s", Vertical)
+            rows = self.unit_rows(side)
+            for number in range(len(rows) + 1, len(units) + 1):
+                row = self.make_unit_row(side, number)
+                await box.mount(row)
+                rows.append(row)
+            for row, unit in zip(rows, units, strict=False):
+                row.fill(unit)
+        self.forget_fields()
+        from tui.widgets.combat import set_choice
+        from tui.widgets.ticks import Tick
+
+        for found in self.form_inputs:
+            value = self.logged_value(combat, found)
+            widget = self.form_field(f"#{found.widget_id}")
+            if isinstance(widget, Cycle):
+                set_choice(widget, "" if value is None else value)
+            elif isinstance(widget, Tick):
+                widget.value = bool(value)
+            elif isinstance(widget, Input):
+                widget.value = "" if value in (None, 0) else str(value)
+        self.form_changed()
+
+    def logged_units(self, combat: CombatInput, side: str) -> tuple[Any, ...]:
+        """A side's units as the form shows them, from a logged combat."""
+        return combat.attackers if side == "attacker" else combat.defenders
+
+    def logged_value(self, combat: CombatInput, found: SchemaField) -> Any:
+        """A form field's value in a logged combat."""
+        return getattr(combat, found.name, None)
 
     def on_screen_resume(self) -> None:
         # Entries logged while another screen was shown (this screen heard nothing).

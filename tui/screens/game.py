@@ -89,6 +89,10 @@ class GameChartScreen(CombatScreen):
                 self.notify, said, severity="warning", markup=False, timeout=15
             )
 
+    def logged_value(self, combat: Any, found: Any) -> Any:
+        """A modifier's value in a logged combat (kept by name in its `modifiers`)."""
+        return dict(combat.modifiers).get(found.name)
+
     def combat_fields(
         self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
     ) -> dict[str, Any]:

@@ -106,6 +106,19 @@ class RulesetScreen(DeskScreen):
                 self.mount(needed, before=self.query_one(Footer))
         if too_small != self.has_class("-too-small"):
             self.set_class(too_small, "-too-small")
+            if not too_small and self.focused is None:
+                # The form was hidden, and its focus with it: keys go to its first field
+                # again (they were dropped until Tab).
+                self.call_after_refresh(self.focus_first_field)
+
+    def focus_first_field(self) -> None:
+        """Focus where the screen starts (its AUTO_FOCUS), when nothing has the focus."""
+        if self.focused is None and self.AUTO_FOCUS:
+            found = self.query(self.AUTO_FOCUS)
+            for widget in found.results():
+                if widget.focusable:
+                    widget.focus()
+                    return
 
     def strip_text(self) -> str:
         parts = []

@@ -192,6 +192,15 @@ class Cycle(Widget, can_focus=True):
             self.post_message(self.Changed(self, self.value))
 
 
+def set_choice(cycle: Cycle, value: Any) -> None:
+    """Show `value` on a choice where it is one of its options (a value logged by an
+    older desk, or a hand-edited save, is left as the choice shows)."""
+    try:
+        cycle.value = value
+    except ValueError:
+        pass
+
+
 class UnitRow(Horizontal):
     """One unit: its factor and, where terrain counts, the terrain of its hex."""
 
@@ -244,6 +253,12 @@ class UnitRow(Horizontal):
     @property
     def factor_input(self) -> Input:
         return self._factor
+
+    def fill(self, unit: Any) -> None:
+        """Show a logged unit (tui.engine.Unit): its factor and its hex's terrain."""
+        self.factor_input.value = str(unit.factor)
+        if self._terrain is not None and unit.terrain:
+            set_choice(self._terrain, unit.terrain)
 
     @property
     def factor_text(self) -> str:

@@ -13,7 +13,7 @@ from textual.widgets import Input, Label, Static
 
 from tui.engine.preview import Preview
 from tui.engine.rulesets.ocs_supply import SUPPLY_SOURCES, OcsPreview
-from tui.widgets.combat import Cycle, FixedInput, OddsPreview, UnitRow, bar
+from tui.widgets.combat import Cycle, FixedInput, OddsPreview, UnitRow, bar, set_choice
 
 TYPES = [("combat", "combat"), ("HQ", "hq"), ("DAK bde", "dak-brigade")]
 # Shown in the words the CLI, the log and the docs use (it said "stocks" for "internal").
@@ -67,6 +67,27 @@ class OcsUnitRow(UnitRow):
 
     def field(self, name: str) -> Input:
         return self.inputs[name]
+
+    def fill(self, unit: Any) -> None:
+        """Show a logged unit: its name, strength, steps, AR, and its type and supply (an
+        attacker) or size in RE (a defender)."""
+        # A row left unnamed is logged by its label ("A1"): it stays unnamed.
+        name_typed = None if unit.name == self.label else unit.name
+        for name, value in (
+            ("unit-name", name_typed),
+            ("factor", unit.factor),
+            ("steps", unit.steps),
+            ("ar", unit.ar),
+            ("re", unit.re),
+        ):
+            if name in self.inputs:
+                shown = "" if value is None else str(value)
+                if isinstance(value, float) and value.is_integer():
+                    shown = str(int(value))
+                self.inputs[name].value = shown
+        for name, value in (("type", unit.kind), ("supply", unit.supply)):
+            if name in self.cycles and value is not None:
+                set_choice(self.cycles[name], value)
 
     @property
     def factor_input(self) -> Input:
