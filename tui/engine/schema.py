@@ -643,7 +643,9 @@ def schema(ruleset: str) -> tuple[Field, ...]:
     if ruleset.startswith("game:"):
         return game_fields(ruleset)
     if ruleset not in RULESETS:
-        raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
+        raise InputError(
+            "ruleset", ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
+        )
     changes = _RELABELLED.get(ruleset, {})
     return tuple(
         replace(FIELDS[n], **changes[n]) if n in changes else FIELDS[n] for n in RULESETS[ruleset]
