@@ -174,8 +174,7 @@ class GameSession:
         if self.read_only:
             self.app.notify(
                 # The file's name starts it, as it is on disk (never capitalized).
-                f"{self.read_only}; rolling is refused. Make the file writable "
-                "and open it again.",
+                f"{self.read_only}; rolling is refused. Make the file writable and open it again.",
                 title="Read-only save",
                 severity="warning",
                 markup=False,
