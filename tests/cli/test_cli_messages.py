@@ -152,3 +152,20 @@ def test_a_name_far_from_every_choice_gets_no_guess(capsys: pytest.CaptureFixtur
     status, _, err = run(capsys, "odds", "chess", "--attack", "1", "--defense", "1")
     assert status == 2
     assert err == f"crtdesk: RULESET: 'chess' is not allowed; expected one of {ALL_RULESETS}\n"
+
+
+def test_a_mistyped_marker_kind_or_option_is_answered_with_the_nearest(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    saves = ["--saves", str(tmp_path)]
+    assert run(capsys, "new", "g", "--title", "G", "--ruleset", "pod-ultra", *saves)[0] == 0
+    status, out, err = run(capsys, "marker", "g", "add", "disorganzed", "0712", *saves)
+    assert (status, out) == (2, "")
+    assert err.startswith("crtdesk: unknown marker kind 'disorganzed'; expected one of ")
+    assert err.endswith("; did you mean disorganized?\n")
+    status, out, err = run(capsys, "option", "g", "mines_cfd", "3", *saves)
+    assert (status, out) == (2, "")
+    assert err == (
+        "crtdesk: unknown option 'mines_cfd'; known options: mines_cdf (2 or 3); "
+        "did you mean mines_cdf?\n"
+    )
