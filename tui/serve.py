@@ -167,6 +167,8 @@ def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
         port=port,
         title="crtdesk",
         public_url=url,
+        # textual-serve's page with the font it carries, asked of no other host.
+        templates_path=Path(__file__).with_name("served_page"),
     )
     check_port(host, port)  # before any line says the desk is served
     print(start_line(host, port, url if token is None else f"{url}/?token={token}"), flush=True)

@@ -52,7 +52,7 @@ def unwritable(path: Path) -> str | None:
         return f"{path.name} cannot be written ({err.strerror}): nothing can be logged to it"
     lock = path.with_name(path.name + ".lock")
     if not lock.exists() and not os.access(path.parent, os.W_OK | os.X_OK):
-        return f"the folder of {path.name} is read-only: nothing can be logged to it"
+        return f"{path.name} is in a read-only folder: nothing can be logged to it"
     return None
 
 
@@ -173,8 +173,8 @@ class GameSession:
         self.read_only = unwritable(self.path)
         if self.read_only:
             self.app.notify(
-                f"{self.read_only.capitalize()}; rolling is refused. Make the file writable "
-                "and open it again.",
+                # The file's name starts it, as it is on disk (never capitalized).
+                f"{self.read_only}; rolling is refused. Make the file writable and open it again.",
                 title="Read-only save",
                 severity="warning",
                 markup=False,

@@ -146,3 +146,31 @@ async def test_a_read_only_save_is_named_so_and_refuses_the_roll_before_dice(
             assert app.screen is screen and not screen.result_panel.display
             assert notes(app)[-1].startswith("Not rolled: game.toml cannot be written")
         assert saves.load_game(app.game_path).entries == []
+
+
+async def test_the_read_only_notice_names_the_file_as_it_is_on_disk(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    path = folder / "duel.toml"
+    saves.new_game(path, "Duel", ["pod-basic"], {})
+    app = CrtDeskApp(saves_dir=folder, game_path=path, player="tester")
+    with unwritable_file(path):
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await pilot.pause()
+            (notice,) = [note for note in notes(app) if "cannot be written" in note]
+            assert notice.startswith("duel.toml cannot be written (")
+            assert "Duel.toml" not in notice
+
+
+def test_a_read_only_folder_is_said_with_the_file_as_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui import session
+
+    path = tmp_path / "duel.toml"
+    saves.new_game(path, "Duel", ["pod-basic"], {})
+    path.with_name("duel.toml.lock").unlink()  # no lock file: it would be made in the folder
+    assert session.unwritable(path) is None
+    monkeypatch.setattr(session.os, "access", lambda *args: False)  # as for a user, not root
+    said = session.unwritable(path)
+    assert said is not None and said.startswith("duel.toml is in a read-only folder")

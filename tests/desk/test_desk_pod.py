@@ -468,3 +468,45 @@ async def test_a_card_after_a_desk_roll_names_the_entry_it_amends_and_keeps_its_
         assert amended["dice"] == rolled["dice"]
         assert {die["source"] for die in amended["dice"]} == {"desk"}
         assert "entry 1" in amended["note"]
+
+
+async def test_a_form_with_several_problems_names_every_one(desk: Desk) -> None:
+    """Two factors beyond the game's range and a morale that is no number: the preview
+    shows a line for each, and ctrl+r's refusal names all three; nothing is logged."""
+    from tests.desk.test_keystroke_layout import shown_rows
+
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, PodScreen)
+        await pilot.press(*"1000", "enter", *"2000")
+        screen.query_one("#morale-attack", Input).focus()
+        await pilot.press("x")
+        await settle(pilot)
+        said = [
+            "Attackers: 1000 is not allowed; expected a whole number from 0 to 999 per unit",
+            "Defenders: 2000 is not allowed; expected a whole number from 0 to 999 per unit",
+            "Morale A: 'x' is not a whole number (+ or -)",
+        ]
+        odds = screen.query_one(OddsPreview)
+        rows = shown_rows(odds)  # the pane is narrow: a line wraps at its spaces
+        assert rows[0] == "Odds: waiting for a valid form"
+        assert all(line in " ".join(rows[1:]) for line in said)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        refusal = notes(app)[-1]
+        assert refusal.startswith("Fix the form first: ")
+        assert all(line in refusal for line in said)
+        assert saves.load_game(app.game.path).entries == []
+        # The morale put right: the two factors are still named, each.
+        await pilot.press("backspace")
+        await settle(pilot)
+        drawn = " ".join(shown_rows(odds)[1:])
+        assert said[0] in drawn and said[1] in drawn and "Morale" not in drawn
+        # Both factors put right: the odds are shown and the roll is made.
+        units(screen, "attacker")[0].query_one(".factor", Input).value = "8"
+        units(screen, "defender")[0].query_one(".factor", Input).value = "2"
+        await settle(pilot)
+        assert shown_rows(odds)[0] == "Attack 8 · Defence 2 · odds 4-1"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(saves.load_game(app.game.path).entries) == 1

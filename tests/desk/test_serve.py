@@ -4,17 +4,20 @@ runs, and the desk itself in Debian's Chromium driven by Playwright."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Route, sync_playwright
 
+import tui.serve
 from tui import saves
 from tui.cli import main
 from tui.serve import desk_command, is_local, public_url, start_line
@@ -140,6 +143,69 @@ def test_a_port_already_taken_is_one_line(tmp_path: Path) -> None:
     assert done.stdout == "", done.stdout
 
 
+# What a page asks its browser to fetch: src= and href= attributes, CSS url() and @import.
+_FETCHED = re.compile(
+    r"""(?:src|href)\s*=\s*["']([^"']+)["']|url\(\s*["']?([^"')]+)|@import\s+["']([^"']+)"""
+)
+# An address written in the page that is a name, not a request (the logo's SVG namespace).
+_NAMESPACES = ("http://www.w3.org/2000/svg",)
+
+
+def test_the_served_page_asks_no_other_host_for_its_font(tmp_path: Path) -> None:
+    """Offline, a page that asks a font host on the internet waits for it: the page, and
+    every stylesheet it loads, fetch only from the desk's own address, and the font the
+    terminal names is one the desk serves itself."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "serve", "--port", str(port), "--saves", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    own = f"http://127.0.0.1:{port}/"
+    try:
+        wait_listening(port, server)
+
+        def fetch(url: str) -> tuple[int, bytes]:
+            with urllib.request.urlopen(url, timeout=20) as answer:
+                return answer.status, answer.read()
+
+        status, body = fetch(own)
+        page = body.decode()
+        assert status == 200 and "data-session-websocket-url" in page
+        written = set(re.findall(r"https?://[^\s\"'<>)]+", page)) - set(_NAMESPACES)
+        assert all(url.startswith(own) for url in written), written
+        asked = [next(g for g in found if g) for found in _FETCHED.findall(page)]
+        asked = [url for url in asked if url not in _NAMESPACES]
+        assert any(url.endswith(".ttf") for url in asked), asked  # a font it carries
+        for url in asked:
+            full = url if url.startswith("http") else own + url.lstrip("/")
+            assert full.startswith(own), url
+            status, body = fetch(full)
+            assert status == 200 and body, url
+            if url.endswith(".css"):  # a stylesheet asks no other host either
+                css = body.decode()
+                assert not re.search(r"@import|url\(\s*[\"']?https?://", css), url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=20)
+
+
+def test_the_served_page_is_textual_serves_with_the_font_it_carries() -> None:
+    """The desk serves textual-serve's page with one change, its font: a newer
+    textual-serve's page is brought in by hand, and this says when."""
+    import textual_serve
+
+    theirs = (Path(textual_serve.__file__).parent / "templates" / "app_index.html").read_text()
+    ours = (Path(tui.serve.__file__).with_name("served_page") / "app_index.html").read_text()
+    font_host = re.compile(
+        r'    <link\n      rel="stylesheet"\n      href="https://fonts[^"]*"\n    />\n'
+    )
+    own_font = re.compile(r"    \{#.*?#\}\n    <style>\n      @font-face.*?</style>\n", re.S)
+    assert len(font_host.findall(theirs)) == 1 and len(own_font.findall(ours)) == 1
+    assert font_host.sub("", theirs) == own_font.sub("", ours)
+
+
 def test_the_desk_in_a_browser(tmp_path: Path) -> None:
     folder = tmp_path / "saves"
     folder.mkdir()
@@ -164,15 +230,18 @@ def test_the_desk_in_a_browser(tmp_path: Path) -> None:
             assert "listening on 127.0.0.1 only" in first
             page = browser.new_page(viewport={"width": 1000, "height": 640})
             page.add_init_script(CATCH_TERMINAL)
-            # Only the server's own pages: the page's web font is not needed offline.
-            page.route(
-                "**/*",
-                lambda route: (
+            # Only the server's own pages are fetched: the page asks no other host (its
+            # font included), which is checked once the desk is shown.
+            elsewhere: list[str] = []
+
+            def own_only(route: Route) -> None:
+                if route.request.url.startswith(f"http://127.0.0.1:{port}/"):
                     route.continue_()
-                    if route.request.url.startswith(f"http://127.0.0.1:{port}/")
-                    else route.abort()
-                ),
-            )
+                else:
+                    elsewhere.append(route.request.url)
+                    route.abort()
+
+            page.route("**/*", own_only)
             page.goto(f"http://127.0.0.1:{port}/")
 
             def screen_shows(*texts: str) -> str:
@@ -195,6 +264,7 @@ def test_the_desk_in_a_browser(tmp_path: Path) -> None:
             after = screen_shows("4-1")
             assert after != before
             page.screenshot(path=shot)
+            assert elsewhere == []
             assert len(desks_on(folder.resolve())) == 1  # this tab's desk
             browser.close()
         # Closing the tab ends its desk.

@@ -115,3 +115,31 @@ def test_each_roll_in_turn_shows_its_own_result_whole_in_tmux(tmp_path: Path) ->
         assert box.startswith(head), (box, entry["seq"])
         # Every word of the result, retreats included, as the log has it.
         assert entry["explanation"] in box, (box, entry["seq"])
+
+
+def test_a_first_run_in_an_empty_folder_says_where_it_made_saves() -> None:
+    """`crtdesk` in an empty folder makes `saves/` there and its first screen says where,
+    in the words the README quotes."""
+    import re
+    import tempfile
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    quoted = re.search(r'"(Made the saves folder )(/\S+?)(/saves\.)"', readme)
+    assert quoted, "the README quotes what the first screen says"
+    # A short folder name: the notice draws the whole path on one line.
+    where = Path(tempfile.mkdtemp(prefix="crt"))
+    session = f"crtdesk-{uuid.uuid4().hex[:8]}"
+    command = (
+        f"cd {shlex.quote(str(where))} && env -u CRTDESK_SAVES -u CRTDESK_GAMES "
+        f"CRTDESK_PLAYER=ann {shlex.quote(str(CRTDESK))}"
+    )
+    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    try:
+        screen = wait_for(session, "Made the saves folder")
+        shown = " ".join(row.split("▌", 1)[1].strip() for row in screen.splitlines() if "▌" in row)
+        said = f"{quoted[1]}{where}{quoted[3]}"
+        assert said in shown, shown
+        assert (where / "saves").is_dir()
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        shutil.rmtree(where, ignore_errors=True)

@@ -98,7 +98,9 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
     from tui.engine.rulesets.common import parse_unit
 
     if args.ruleset not in RULESET_IDS:
-        raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
+        raise InputError(
+            "ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
+        )
     values: dict[str, Any] = {}
     for field, _ in schema.cli_fields():
         raw = getattr(args, _dest(field.flag), None)
@@ -262,7 +264,9 @@ def _cmd_rulesets(args: argparse.Namespace, tables: Tables) -> int:
 
 def _cmd_table(args: argparse.Namespace, tables: Tables) -> int:
     if args.ruleset not in RULESET_IDS:
-        raise InputError("ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS))
+        raise InputError(
+            "ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
+        )
     if args.json:
         print(json.dumps(table_json(args.ruleset, tables), indent=2, ensure_ascii=False))
     else:

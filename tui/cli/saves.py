@@ -291,7 +291,7 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
     for ruleset in args.rulesets:
         if ruleset not in RULESET_IDS and not ruleset.startswith("game:"):
             allowed = ", ".join(RULESET_IDS) + ", or game:NAME (a chart in the games folder)"
-            raise InputError("rulesets", ruleset, "one of " + allowed)
+            raise InputError("rulesets", ruleset, "one of " + allowed, choices=RULESET_IDS)
     charts = kept_copies(args.rulesets, args.games, args.saves)
     options = dict(_option_pair(text) for text in args.option)
     path = _path(args.file, args.saves, existing=False, make=args.create)
@@ -307,7 +307,9 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
 def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     turn = _whole_number("turn", args.turn, 1)
     if args.ruleset is not None and args.ruleset not in RULESET_IDS:
-        raise InputError("ruleset_filter", args.ruleset, "one of " + ", ".join(RULESET_IDS))
+        raise InputError(
+            "ruleset_filter", args.ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
+        )
     path = _path(args.file, args.saves)
     if args.markers:
         game = saves.read_game(path)

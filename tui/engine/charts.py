@@ -94,7 +94,7 @@ class Modifier:
         elif self.input == "choice":
             names = [name for name, _ in self.values]
             if value not in names:
-                raise InputError(self.name, value, "one of " + ", ".join(names))
+                raise InputError(self.name, value, "one of " + ", ".join(names), choices=names)
         elif (
             isinstance(value, bool)
             or not isinstance(value, int)
@@ -156,9 +156,8 @@ class PlayerChart:
         for found in self.modifiers:
             if found.name == name:
                 return found
-        raise InputError(
-            "modifier", name, "one of " + (", ".join(m.name for m in self.modifiers) or "none")
-        )
+        names = [m.name for m in self.modifiers]
+        raise InputError("modifier", name, "one of " + (", ".join(names) or "none"), choices=names)
 
     def meaning(self, code: str) -> str | None:
         """What a code means (a number in place of #), or None: not a code of the chart."""

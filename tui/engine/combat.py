@@ -76,7 +76,9 @@ def check_ruleset(ruleset: str) -> None:
         known(ruleset)
         return
     if ruleset not in RULESET_IDS:
-        raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
+        raise InputError(
+            "ruleset", ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
+        )
 
 
 _POD = ("pod-basic", "pod-super", "pod-ultra")

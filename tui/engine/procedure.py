@@ -320,7 +320,9 @@ def check_answer(question: ChoiceQuestion | NumberQuestion, value: Any) -> None:
     if isinstance(question, ChoiceQuestion):
         allowed = [o.value for o in question.options]
         if value not in allowed:
-            raise InputError(question.field, value, "one of " + ", ".join(map(str, allowed)))
+            raise InputError(
+                question.field, value, "one of " + ", ".join(map(str, allowed)), choices=allowed
+            )
     elif value is not None and (
         isinstance(value, bool) or not isinstance(value, int) or value < question.low
     ):

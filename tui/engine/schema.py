@@ -643,7 +643,9 @@ def schema(ruleset: str) -> tuple[Field, ...]:
     if ruleset.startswith("game:"):
         return game_fields(ruleset)
     if ruleset not in RULESETS:
-        raise InputError("ruleset", ruleset, "one of " + ", ".join(RULESET_IDS))
+        raise InputError(
+            "ruleset", ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
+        )
     changes = _RELABELLED.get(ruleset, {})
     return tuple(
         replace(FIELDS[n], **changes[n]) if n in changes else FIELDS[n] for n in RULESETS[ruleset]
@@ -756,21 +758,33 @@ def check_read(combat: CombatInput) -> None:
 
 
 def check_ranges(combat: CombatInput, tables: Tables) -> None:
-    """Refuse a number beyond what a game could reach, naming the allowed range. A value
-    below a field's floor, or not a whole number, is left to the resolver."""
-    for found in schema(combat.ruleset):
+    """Refuse a number beyond what a game could reach, naming the allowed range (the first
+    such number). A value below a field's floor, or not a whole number, is left to the
+    resolver."""
+    values = {found.name: getattr(combat, found.name) for found in schema(combat.ruleset)}
+    errors = range_errors(combat.ruleset, values, tables)
+    if errors:
+        raise errors[0]
+
+
+def range_errors(ruleset: str, values: Mapping[str, Any], tables: Tables) -> list[InputError]:
+    """Every number among `values` (a combat's fields by name; one not given is passed
+    over) beyond what a game could reach, in the form's order: a form names them all."""
+    errors = []
+    for found in schema(ruleset):
         low, high = found.bounds(tables)
         if high is None or found.kind not in ("units", "whole", "signed"):
             continue
-        value = getattr(combat, found.name)
-        values = [u.factor for u in value] if found.kind == "units" else [value]
-        for number in values:
+        value = values.get(found.name)
+        numbers = [u.factor for u in value or ()] if found.kind == "units" else [value]
+        for number in numbers:
             if isinstance(number, bool) or not isinstance(number, int):
                 continue
             if number > high or (low is not None and low < 0 and number < low):
                 text = found.allowed or "a whole number from {low} to {high}"
                 name = found.aliases[0] if found.aliases else found.name
-                raise InputError(name, number, text.format(low=low, high=high))
+                errors.append(InputError(name, number, text.format(low=low, high=high)))
+    return errors
 
 
 # --- reading a logged combat back -------------------------------------------------------------

@@ -351,7 +351,11 @@ def _option_problem(key: Any, value: Any, known_only: bool = False) -> str | Non
         known = ", ".join(
             f"{name} ({_allowed_text(allowed)})" for name, allowed in KNOWN_OPTIONS.items()
         )
-        return f"unknown option {key!r}; known options: {known}"
+        from tui.engine.errors import nearest
+
+        near = nearest(key, KNOWN_OPTIONS)
+        hint = f"; did you mean {near}?" if near else ""
+        return f"unknown option {key!r}; known options: {known}{hint}"
     if not isinstance(value, str | int | float | bool):
         return f"option {key} must be text, a number or true/false, not {_type_name(value)}"
     allowed = KNOWN_OPTIONS.get(key)

@@ -70,7 +70,13 @@ def canonical_kind(kind: str) -> str:
     key = re.sub(r"[\s_]+", "-", str(kind).strip()).lower()
     if key in _KIND_ALIASES:
         return _KIND_ALIASES[key]
-    raise SaveError(f"unknown marker kind {kind!r}; expected one of {', '.join(MARKER_KINDS)}")
+    from tui.engine.errors import nearest
+
+    near = nearest(key, _KIND_ALIASES)
+    hint = f"; did you mean {_KIND_ALIASES[near]}?" if near else ""
+    raise SaveError(
+        f"unknown marker kind {kind!r}; expected one of {', '.join(MARKER_KINDS)}{hint}"
+    )
 
 
 def _marker_from(entry_seq: int, stored: dict[str, Any]) -> Marker:

@@ -353,6 +353,11 @@ class CombatScreen(RulesetScreen):
         attackers = self.read_units("attacker", problems)
         defenders = self.read_units("defender", problems)
         fields = self.combat_fields(attackers, defenders, problems)
+        # Numbers beyond the game's range, each named beside what could not be read.
+        from tui.engine.schema import range_errors
+
+        for err in range_errors(self.ruleset, fields, self.tables):
+            problems.append(err.message(self.field_label(err.field)))
         if problems:
             return FormReading(None, tuple(problems))
         return FormReading(engine.CombatInput(ruleset=self.ruleset, **fields))

@@ -180,16 +180,28 @@ def _check_step_inputs(combat: CombatInput) -> None:
         if value not in (None, (), False) and name not in reads:
             shown = value[0].factor if name == "attackers" else value
             shown = shown[0] if name == "chain_rolls" else shown
-            steps = [s or "the whole chain" for s, r in _STEP_READS.items() if name in r]
-            what = f"--step {combat.step}" if combat.step else "the whole chain"
-            raise InputError(field, shown, f"nothing for {what}: read by {' and '.join(steps)}")
+            steps = [
+                f"with --step {s}" if s else "with no --step (the whole chain)"
+                for s, r in _STEP_READS.items()
+                if name in r
+            ]
+            from tui.engine.schema import flag  # the schema imports the rulesets
+
+            raise InputError(
+                field,
+                shown,
+                f"{flag(field)} only {' or '.join(steps)}",
+                context=f" with --step {combat.step}"
+                if combat.step
+                else " for the whole chain (no --step)",
+            )
 
 
 def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     trace: list[str] = []
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
     if combat.step is not None and combat.step not in STEPS:
-        raise InputError("step", combat.step, "one of " + ", ".join(STEPS))
+        raise InputError("step", combat.step, "one of " + ", ".join(STEPS), choices=STEPS)
     if combat.column is not None:
         raise InputError(
             "column", combat.column, "no --column in pod-boom: the CAF or AA total picks it"

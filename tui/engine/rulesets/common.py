@@ -38,7 +38,7 @@ def require_defense(units: tuple[Unit, ...]) -> None:
 def pick_column(columns: tuple[str, ...], given: str | None, trace: list[str]) -> int:
     """The index of a column named by the player (--column)."""
     if given not in columns:
-        raise InputError("column", given, "one of " + ", ".join(columns))
+        raise InputError("column", given, "one of " + ", ".join(columns), choices=columns)
     trace.append(f"Column {given} given by the player: the odds are not computed")
     return columns.index(given)
 

@@ -51,14 +51,16 @@ ATTACKER_MAY_RETREAT = ("A1", "A1X", "A2X")
 def table_name(time: str | None) -> str:
     key = (time or "day").lower()
     if key not in TIMES:
-        raise InputError("time", time, "day or night")
+        raise InputError("time", time, "day or night", choices=TIMES)
     return key
 
 
 def terrain_name(terrain: str | None) -> str:
     key = (terrain or "clear").lower()
     if key not in TERRAIN_IDS:
-        raise InputError("terrain", terrain, "one of " + ", ".join(TERRAIN_IDS))
+        raise InputError(
+            "terrain", terrain, "one of " + ", ".join(TERRAIN_IDS), choices=TERRAIN_IDS
+        )
     return TERRAIN_IDS[key]
 
 

@@ -32,7 +32,9 @@ TERRAIN_IDS = {t.lower().replace(" ", "-"): t for t in OCS_TERRAINS}
 def terrain_name(terrain: str | None) -> str:
     key = (terrain or "open").lower().replace(" ", "-")
     if key not in TERRAIN_IDS:
-        raise InputError("terrain", terrain, "one of " + ", ".join(TERRAIN_IDS))
+        raise InputError(
+            "terrain", terrain, "one of " + ", ".join(TERRAIN_IDS), choices=TERRAIN_IDS
+        )
     return TERRAIN_IDS[key]
 
 

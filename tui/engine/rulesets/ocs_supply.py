@@ -75,7 +75,7 @@ def check_units(combat: CombatInput) -> None:
 
 def _one_of(field: str, value: str | None, allowed: dict[str, str]) -> None:
     if value is not None and value not in allowed:
-        raise InputError(field, value, "one of " + ", ".join(allowed))
+        raise InputError(field, value, "one of " + ", ".join(allowed), choices=allowed)
 
 
 # ---------------------------------------------------------------------- action rating

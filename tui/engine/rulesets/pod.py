@@ -47,6 +47,7 @@ def _terrain_totals(
                 "attack" if side == "attacker" else "defense",
                 unit.terrain,
                 "a terrain of " + ", ".join(modifiers),
+                choices=modifiers,
             )
     attack = units_total("attack", combat.attackers)
     defense = units_total("defense", defenders)
@@ -90,7 +91,9 @@ def _morale(total: int, change: int, side: str, trace: list[str]) -> int:
 def _card_ok(ruleset: str, tables: Tables, field: str, card: str | None) -> None:
     allowed = tables.data[ruleset]["special_cards"]
     if card is not None and card not in allowed:
-        raise InputError(field, card, "one of " + ", ".join(allowed) + f" in {ruleset}")
+        raise InputError(
+            field, card, "one of " + ", ".join(allowed) + f" in {ruleset}", choices=allowed
+        )
 
 
 def _cards_together_ok(combat: CombatInput) -> None:
@@ -120,7 +123,7 @@ def _cards_together_ok(combat: CombatInput) -> None:
 
 def _side_ok(field: str, value: str | None) -> None:
     if value is not None and value not in SIDES:
-        raise InputError(field, value, "attacker or defender")
+        raise InputError(field, value, "attacker or defender", choices=SIDES)
 
 
 def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int | None:
@@ -131,7 +134,9 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
         return None
     obstacles = tables.data["pod-ultra"]["obstacles"]
     if combat.obstacle not in obstacles:
-        raise InputError("obstacle", combat.obstacle, "one of " + ", ".join(obstacles))
+        raise InputError(
+            "obstacle", combat.obstacle, "one of " + ", ".join(obstacles), choices=obstacles
+        )
     if combat.defenders:
         raise InputError(
             "defense",
