@@ -531,3 +531,40 @@ def test_luck_read_entry_by_entry_from_the_save_is_the_loaded_games(known: Path)
     streamed = luck_report(read.entry for read in saves.read_entries(known, 200))
     assert streamed == luck_report(saves.load_game(known).entries)
     assert streamed.players and streamed.combats
+
+
+# --- a side that loses all it has ---------------------------------------------------------------
+
+
+def test_results_that_wipe_out_the_defender_rank_alike_whatever_else_its_line_says(
+    tmp_path: Path,
+) -> None:
+    # Basic 4-1, 8 v 2: rolls 1 and 4 read DLX / -, 2 DL2 / DR1, 3 - / DR1, 5 DL2 / DR2 and
+    # 6 DL2 / -. Every DL2 wipes out the 2-factor defender as DLX does: nothing is left to
+    # retreat, so the five rank alike and only - / DR1 is worse.
+    combat = CombatInput("pod-basic", (Unit(8),), (Unit(2),))
+    path = tmp_path / "wipe.toml"
+    saves.new_game(path, "Wipe", ["pod-basic"])
+    for face in range(1, 7):
+        logged(path, combat, [face], "alice")
+    entries = saves.load_game(path).entries
+    assert [plain(e["cell"]) for e in entries] == [
+        ["DLX", "-"],
+        ["DL2", "DR1"],
+        ["-", "DR1"],
+        ["DLX", "-"],
+        ["DL2", "DR2"],
+        ["DL2", "-"],
+    ]
+    ranks = [result_rank("pod-basic", e["cell"], e["effects"], 8, 2) for e in entries]
+    assert ranks[0] == ranks[1] == ranks[3] == ranks[4] == ranks[5] > ranks[2]
+    report = luck_report(entries)
+    top = Fraction(1, 6) + Fraction(5, 12)  # one result worse, five the same
+    assert [c.percentile for c in report.combats] == [top, top, Fraction(1, 12), top, top, top]
+    # A 3-factor defender is not wiped out by a DL2: its retreat still counts.
+    three = [
+        result_rank("pod-basic", e["cell"], e["effects"], 8, 3)
+        for e in entries
+        if plain(e["cell"]) in (["DL2", "DR2"], ["DL2", "-"])
+    ]
+    assert three[0] > three[1]

@@ -63,8 +63,12 @@ _ELIMINATED = 10**6  # a loss of every unit, when the side's total is not known
 _ACCURACY = {"miss": 0, "half": 1, "all": 2}
 
 
+def _known(total: float | None) -> bool:
+    return isinstance(total, int | float) and not isinstance(total, bool) and total > 0
+
+
 def _loss(side: Mapping[str, Any], total: float | None) -> float:
-    whole = total if isinstance(total, int | float) and total > 0 else _ELIMINATED
+    whole = total if _known(total) else _ELIMINATED
     if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
         return whole
     lost = 0
@@ -73,6 +77,14 @@ def _loss(side: Mapping[str, Any], total: float | None) -> float:
         if isinstance(value, int | float) and not isinstance(value, bool):
             lost += value
     return min(lost, whole)
+
+
+def _gone(side: Mapping[str, Any], total: float | None) -> bool:
+    """A side that loses all it has (its total known, or its line says so): nothing is left
+    of it to retreat, be disorganized, advance or exploit, whatever else its line says."""
+    if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
+        return True
+    return _known(total) and _loss(side, total) >= total  # type: ignore[operator]
 
 
 def _moved(side: Mapping[str, Any]) -> float:
@@ -98,7 +110,9 @@ def result_rank(
     ruleset compares, in turn: the defender's losses less the attacker's (factors, steps or
     bombers; an eliminated side loses its whole total), the hexes the defender must give up
     less the attacker's (retreats and options; Big Boom's No-entry turns count for the
-    bomber), then DG, exploitation and advances, and Big Boom's accuracy.
+    bomber), then DG, exploitation and advances, and Big Boom's accuracy. A side that loses
+    all it has (eliminated, or losses of its whole total) keeps nothing else of its line:
+    nothing is left of it to retreat, advance or exploit, so results that end the same tie.
     """
     if ruleset == "daynight" and isinstance(cell, str) and cell in DAYNIGHT_ORDER:
         return (float(len(DAYNIGHT_ORDER) - DAYNIGHT_ORDER.index(cell)),)
@@ -108,6 +122,12 @@ def result_rank(
     attacker = effects.get("attacker") or {}
     defender = effects.get("defender") or {}
     losses = _loss(defender, defense_total) - _loss(attacker, attack_total)
+    # A side wiped out keeps none of the rest of its line: a DL2 that takes a 2-factor
+    # defender's all ends as a DLX does, its retreat on top of it worth nothing.
+    if _gone(defender, defense_total):
+        defender = {}
+    if _gone(attacker, attack_total):
+        attacker = {}
     moved = _moved(defender) - _moved(attacker)
     for marker in effects.get("markers") or ():
         if marker.get("kind") == "no-entry":
@@ -218,6 +238,22 @@ def _chances(
     return p_worse, p_same, variance, by_cell
 
 
+def _steps(units: Iterable[Any]) -> int | None:
+    steps = [unit.steps for unit in units]
+    if not steps or any(not isinstance(s, int) for s in steps):
+        return None
+    return sum(steps)
+
+
+def _wholes(combat: CombatInput, entry: Mapping[str, Any]) -> tuple[Any, Any]:
+    """What each side has to lose, as its losses are counted: an OCS side loses steps, so
+    its units' steps (None where one's are not known, as OCS itself reads them); every other
+    ruleset the logged totals of factors."""
+    if combat.ruleset == "ocs":
+        return _steps(combat.attackers), _steps(combat.defenders)
+    return entry.get("attack_total"), entry.get("defense_total")
+
+
 def combat_luck(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
@@ -242,7 +278,7 @@ def combat_luck(
                 cache[key] = found
     except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
         return f"its inputs cannot be read again: {one_line(err)}"
-    attack, defense = entry.get("attack_total"), entry.get("defense_total")
+    attack, defense = _wholes(combat, entry)
     cell = entry.get("cell")
     # The same chances, totals and result judge the same: worked out once (a long campaign
     # fights the same combats again and again).
