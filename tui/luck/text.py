@@ -138,10 +138,23 @@ def luck_text(report: LuckReport, width: int = 80) -> str:
         if table:
             lines += ["  By ruleset (desk dice; p of the faces' chi-square):", *table]
     if report.skipped:
-        shown = ", ".join(f"#{seq}" for seq, _ in report.skipped[:12])
-        more = f" and {len(report.skipped) - 12} more" if len(report.skipped) > 12 else ""
-        lines += ["", f"Not judged: {shown}{more} (no dice, amendments, unreadable inputs)"]
+        lines += ["", "Not judged:", *_left_out(report.skipped)]
     return "\n".join(wrapped for line in lines for wrapped in _wrap(line.rstrip(), width))
+
+
+def _left_out(skipped: Sequence[tuple[int, str]], shown: int = 12) -> list[str]:
+    """The combats left out, by reason (the words of the JSON's `why`), in the order each
+    reason first came: "  #2, #6: no dice were read (an automatic result)". A reason many
+    combats share names the first `shown` of them and counts the rest."""
+    by_why: dict[str, list[int]] = {}
+    for seq, why in skipped:
+        by_why.setdefault(why, []).append(seq)
+    lines = []
+    for why, seqs in by_why.items():
+        named = ", ".join(f"#{seq}" for seq in seqs[:shown])
+        more = f" and {len(seqs) - shown} more" if len(seqs) > shown else ""
+        lines.append(f"  {named}{more}: {one_line(why)}")
+    return lines
 
 
 def _wrap(line: str, width: int) -> list[str]:
