@@ -476,7 +476,8 @@ def whole_list_report(entries: list[dict[str, Any]]) -> LuckReport:
             d for e in counted if mine(str(e.get("who", "")), e.get("ruleset")) for d in _rolls(e)
         ]
         desk, _ = faces([d for d in rolls if d.get("source") == "desk"])
-        manual, faceless = faces([d for d in rolls if d.get("source") != "desk"])
+        seeded, _ = faces([d for d in rolls if d.get("source") == "seed"])
+        manual, faceless = faces([d for d in rolls if d.get("source") not in ("desk", "seed")])
         chosen = [c for c in combats if mine(c.player, c.ruleset)]
         return LuckGroup(
             player,
@@ -485,7 +486,9 @@ def whole_list_report(entries: list[dict[str, Any]]) -> LuckReport:
             manual,
             faceless,
             CombatFigures(tuple(c for c in chosen if c.source == "desk")),
-            CombatFigures(tuple(c for c in chosen if c.source != "desk")),
+            CombatFigures(tuple(c for c in chosen if c.source == "manual")),
+            seeded,
+            CombatFigures(tuple(c for c in chosen if c.source == "seed")),
         )
 
     players = sorted({str(e.get("who", "")) for e in counted} | {c.player for c in combats})

@@ -6,7 +6,8 @@ Two figures, both from a save's log entries:
 - Dice faces against uniform. Every die the desk rolled counts one face; a chi-square test
   against equal chances gives a p-value (the chance that fair dice stray this far or
   further). Dice entered by hand are counted apart, and only where a face is known (one
-  die, not a modified total).
+  die, not a modified total); so are dice the desk rolled from a seed a player gave (the
+  same seed gives the same dice, so a player could try seeds and keep a good one).
 - Each combat's result against its exact distribution at the odds fought. The result
   obtained gets a mid-rank percentile, P(a worse result) + P(the same result) / 2, with
   results ordered by how good they are for the attacker (see `result_rank`). With fair
@@ -35,6 +36,7 @@ from typing import Any
 
 from tui.engine import schema
 from tui.engine.combat import CombatInput, Distribution, distribution, plain
+from tui.engine.dice import DESK, MANUAL, SEED
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables, TablesError, default_tables
 from tui.luck.chi_square import chi_square_p
@@ -153,7 +155,9 @@ class CombatLuck:
     turn: int
     player: str
     ruleset: str
-    source: str  # "desk": every die rolled by the desk; "manual": some entered by hand
+    # "desk": every die rolled by the desk; "seed": rolled by the desk from a player's seed;
+    # "manual": some entered by hand.
+    source: str
     odds: str | None
     cell: Any
     p_worse: Fraction
@@ -292,19 +296,27 @@ def combat_luck(
     p_worse, p_same, variance, _ = chances
     if p_same == 1:
         return "every result the dice could give was as good as this one"
-    manual = any(d.get("source") != "desk" for d in dice)
     return CombatLuck(
         seq=int(entry["seq"]),
         turn=int(entry.get("turn", 0)),
         player=str(entry.get("who", "")),
         ruleset=combat.ruleset,
-        source="manual" if manual else "desk",
+        source=_source(dice),
         odds=entry.get("odds"),
         cell=cell,
         p_worse=p_worse,
         p_same=p_same,
         variance=variance,
     )
+
+
+def _source(dice: Iterable[Mapping[str, Any]]) -> str:
+    """A combat's dice as one source: "desk" when the desk rolled them all, "seed" when it
+    rolled some from a player's seed, "manual" when any was entered by hand."""
+    sources = {die.get("source") for die in dice}
+    if sources <= {DESK}:
+        return DESK
+    return SEED if sources <= {DESK, SEED} else MANUAL
 
 
 # --- dice faces ------------------------------------------------------------------------------
@@ -437,6 +449,9 @@ class LuckGroup:
     manual_totals: int  # rolls entered by hand that show no face (2d6 totals, modified)
     desk: CombatFigures
     manual: CombatFigures
+    # Dice the desk rolled from a player's seed, and the combats they decided: apart too.
+    seed_faces: tuple[FaceCounts, ...] = ()
+    seed: CombatFigures = field(default_factory=lambda: CombatFigures(()))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -447,6 +462,8 @@ class LuckGroup:
             "manual_dice": [f.to_dict() for f in self.manual_faces],
             "manual_totals_without_faces": self.manual_totals,
             "manual_combats": self.manual.to_dict(),
+            "seed_dice": [f.to_dict() for f in self.seed_faces],
+            "seed_combats": self.seed.to_dict(),
         }
 
 
@@ -490,17 +507,19 @@ class _Tally:
 
     desk: dict[int, list[int]] = field(default_factory=dict)
     manual: dict[int, list[int]] = field(default_factory=dict)
+    seed: dict[int, list[int]] = field(default_factory=dict)
     faceless: int = 0  # rolls entered by hand that show no face
 
     def count(self, rolls: Iterable[Mapping[str, Any]]) -> None:
         for die in rolls:
-            desk = die.get("source") == "desk"
+            source = die.get("source")
             found = _faces(die)
             if found is None:
-                self.faceless += 0 if desk else 1
+                self.faceless += 0 if source in (DESK, SEED) else 1
                 continue
             sides, values = found
-            tally = (self.desk if desk else self.manual).setdefault(sides, [0] * sides)
+            kept = self.desk if source == DESK else self.seed if source == SEED else self.manual
+            tally = kept.setdefault(sides, [0] * sides)
             for value in values:
                 tally[value - 1] += 1
 
@@ -596,8 +615,10 @@ class LuckTally:
             desk_faces=_faces_of(t.desk for t in tallies),
             manual_faces=_faces_of(t.manual for t in tallies),
             manual_totals=sum(t.faceless for t in tallies),
-            desk=CombatFigures(tuple(c for c in chosen if c.source == "desk")),
-            manual=CombatFigures(tuple(c for c in chosen if c.source != "desk")),
+            desk=CombatFigures(tuple(c for c in chosen if c.source == DESK)),
+            manual=CombatFigures(tuple(c for c in chosen if c.source == MANUAL)),
+            seed_faces=_faces_of(t.seed for t in tallies),
+            seed=CombatFigures(tuple(c for c in chosen if c.source == SEED)),
         )
 
     def report(self) -> LuckReport:
