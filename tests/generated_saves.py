@@ -53,6 +53,8 @@ def logs(draw: st.DrawFn, most: int = 25) -> list[tuple[dict[str, Any], str]]:
         elif kind == "event":
             face = draw(st.integers(1, 6))
             die = {"dice": "1d6", "values": [face], "total": face, "source": "desk"}
+            if draw(st.booleans()):  # rolled from a seed a player gave: kept with it
+                die |= {"source": "seed", "seed": draw(st.integers(-(2**63), 2**63 - 1))}
             entry = common | {
                 "kind": "event",
                 "event": "hero-site-draw",

@@ -154,8 +154,8 @@ def _percentile_words(luck: CombatLuck | None) -> str:
     shown = f"{float(luck.percentile):.2f}"
     how = {"0.50": "as the odds' middle"}.get(shown)
     how = how or ("better" if shown > "0.50" else "worse") + " than the odds' middle"
-    by_hand = ", dice by hand" if luck.source != "desk" else ""
-    return f" Luck: percentile {shown} for the attacker ({how}{by_hand})."
+    apart = {"desk": "", "seed": ", seeded dice"}.get(luck.source, ", dice by hand")
+    return f" Luck: percentile {shown} for the attacker ({how}{apart})."
 
 
 def combat_words(entry: Mapping[str, Any]) -> str:
@@ -318,7 +318,8 @@ def _luck_lines(report: LuckReport) -> list[str]:
         "Each combat's *percentile* is P(a worse result) + P(the same result) / 2 at the odds "
         "fought, for the attacker (the player who logged it): 0.5 on average with fair dice. "
         "The p-value is the chi-square test of the desk's die faces against equal chances. "
-        "Dice entered by hand are counted apart.",
+        "Dice entered by hand are counted apart, and so are dice rolled from a seed a player "
+        "gave (the same seed gives the same dice).",
         "",
     ]
     rows = []
@@ -329,6 +330,7 @@ def _luck_lines(report: LuckReport) -> list[str]:
         where = "all" if group.ruleset is None else md_code(group.ruleset)
         faces = group.desk_faces[0] if group.desk_faces else None
         hand = sum(f.dice for f in group.manual_faces) + group.manual_totals
+        seeded = sum(f.dice for f in group.seed_faces)
         rows.append(
             (
                 who,
@@ -337,9 +339,13 @@ def _luck_lines(report: LuckReport) -> list[str]:
                 p_text(faces.p_value if faces else None),
                 md_text(combats_summary(group.desk)),
                 f"{hand} {'die' if hand == 1 else 'dice'}; {md_text(combats_summary(group.manual))}",
+                f"{seeded} {'die' if seeded == 1 else 'dice'}; {md_text(combats_summary(group.seed))}",
             )
         )
-    header = ("Player", "Ruleset", "Desk dice", "Faces p", "Desk combats", "By hand")
+    header = ("Player", "Ruleset", "Desk dice", "Faces p", "Desk combats", "By hand", "Seeded")
+    if not (report.everyone.seed_faces or report.everyone.seed.count):
+        # Seeded dice get their column only in a game that has some.
+        header, rows = header[:-1], [row[:-1] for row in rows]
     lines += _table(header, rows)
     lines += ["", md_fenced(luck_text(report, 72))]
     return lines

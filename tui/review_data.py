@@ -79,10 +79,14 @@ def _number(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+_SOURCE_MARKS = {"desk": "", "seed": "s"}
+
+
 def _dice_short(dice: Iterable[Mapping[str, Any]]) -> str:
-    """The totals rolled, an "h" after one entered by hand: "7", "3h", "9,4"."""
+    """The totals rolled, an "h" after one entered by hand and an "s" after one the desk
+    rolled from a player's seed: "7", "3h", "5s", "9,4"."""
     return ",".join(
-        f"{d.get('total')}{'' if d.get('source') == 'desk' else 'h'}" for d in dice or []
+        f"{d.get('total')}{_SOURCE_MARKS.get(d.get('source'), 'h')}" for d in dice or []
     )
 
 

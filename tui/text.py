@@ -64,6 +64,7 @@ class _Die(Protocol):
     source: str
     modifier: int
     row: str | None
+    seed: int | None
 
 
 def die_text(die: _Die | Mapping[str, Any]) -> str:
@@ -72,8 +73,9 @@ def die_text(die: _Die | Mapping[str, Any]) -> str:
 
 
 def _die_text(die: _Die | Mapping[str, Any]) -> str:
-    """One roll: "1d6 3 (by hand)", "2d6 4+6=10 (desk)", and where the desk added a
-    modifier, the row read: "2d6 9 (by hand) +1 DRM: row 10".
+    """One roll: "1d6 3 (by hand)", "2d6 4+6=10 (desk)", "1d6 2 (seed 3)" (rolled by the
+    desk from the seed a player gave), and where the desk added a modifier, the row read:
+    "2d6 9 (by hand) +1 DRM: row 10".
 
     Takes the engine's DiceRoll or its dict form as kept in a save file.
     """
@@ -82,15 +84,16 @@ def _die_text(die: _Die | Mapping[str, Any]) -> str:
 
 
 def _die_parts(die: _Die | Mapping[str, Any]) -> tuple[str, str, str, str]:
-    """A roll's dice ("2d6"), what they showed ("4+6=10"), who rolled them ("desk") and
-    the row the desk read where a modifier changed it (" +1 DRM: row 10", else "")."""
+    """A roll's dice ("2d6"), what they showed ("4+6=10"), who rolled them ("desk", "seed
+    3", "by hand") and the row the desk read where a modifier changed it (" +1 DRM: row
+    10", else "")."""
     if isinstance(die, Mapping):
         dice, values = die.get("dice", "?"), die.get("values") or []
         total, source = die.get("total"), die.get("source")
-        modifier, row = die.get("modifier") or 0, die.get("row")
+        modifier, row, seed = die.get("modifier") or 0, die.get("row"), die.get("seed")
     else:
         dice, values, total, source = die.dice, die.values, die.total, die.source
-        modifier, row = die.modifier, die.row
+        modifier, row, seed = die.modifier, die.row, die.seed
     rolled = str(total)
     if isinstance(values, list | tuple) and len(values) > 1:
         rolled = "+".join(map(str, values)) + "=" + rolled
@@ -99,7 +102,17 @@ def _die_parts(die: _Die | Mapping[str, Any]) -> tuple[str, str, str, str]:
         read += f" {modifier:+d} DRM"
     if row is not None and (modifier or str(row) != str(total)):
         read += f": row {row}"
-    return str(dice), rolled, "desk" if source == "desk" else "by hand", read
+    return str(dice), rolled, source_text(source, seed), read
+
+
+def source_text(source: Any, seed: Any = None) -> str:
+    """Who rolled a die, in a word or two: "desk", "seed 3" (the desk, from the seed a
+    player gave), "by hand"."""
+    if source == "desk":
+        return "desk"
+    if source == "seed":
+        return f"seed {seed}" if type(seed) is int else "seed"
+    return "by hand"
 
 
 def dice_text(dice: Sequence[_Die | Mapping[str, Any]]) -> str:

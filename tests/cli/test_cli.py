@@ -148,7 +148,9 @@ def test_resolve_with_a_seed_repeats(capsys):
     _, first, _ = run(capsys, *argv)
     _, second, _ = run(capsys, *argv)
     assert json.loads(first)["cell"] == json.loads(second)["cell"]
-    assert json.loads(first)["dice"][0]["source"] == "desk"
+    # Logged as seeded, with its seed: the same seed gives the same dice.
+    assert json.loads(first)["dice"][0]["source"] == "seed"
+    assert json.loads(first)["dice"][0]["seed"] == 11
 
 
 @pytest.mark.parametrize("ruleset", RULESET_IDS)

@@ -474,3 +474,29 @@ def test_modifiers_leave_out_the_dice_and_ticks_that_are_off() -> None:
         "rerolls": [1],
     }
     assert modifier_words(inputs) == ["overrun", "hedgehog 2"]
+
+
+async def test_a_seeded_roll_shows_as_seeded_in_the_review(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A roll from `crtdesk resolve --seed 3`, then the desk's own: the review tells them apart.
+    basic = ["resolve", "pod-basic", "--attack", "8", "--defense", "2", "--save", "g"]
+    assert main(["new", "g", "--title", "G", "--ruleset", "pod-basic", "--saves", str(folder)]) == 0
+    assert main([*basic, "--seed", "3", "--saves", str(folder)]) == 0
+    assert main([*basic, "--saves", str(folder)]) == 0
+    capsys.readouterr()
+    path = folder / "g.toml"
+    seeded, desk = (e["dice"][0]["total"] for e in saves.load_game(path).entries)
+    app = review_app(folder, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        dice = [row.cells_by_key()["dice"] for row in screen.loaded.rows]
+        assert dice == [f"{seeded}s", str(desk)]
+        await pilot.press("up")  # the seeded roll's entry in full
+        await settle(pilot)
+        assert f"Dice: 1d6 {seeded} (seed 3)" in detail(screen)
+        await pilot.press("down")
+        await settle(pilot)
+        assert f"Dice: 1d6 {desk} (desk)" in detail(screen)

@@ -384,7 +384,10 @@ def test_entries_edited_by_hand_are_left_out_not_a_crash(known: Path) -> None:
     before = luck_report(entries).everyone.desk_faces[0].counts
     after = report.everyone.desk_faces[0].counts
     assert after == (*before[:5], before[5] + 3)
-    assert "Not judged: #101, #102, #103, #104" in luck_text(report)
+    # The text names each one with the reason its JSON gives.
+    left_out = luck_text(report, 400).partition("\nNot judged:\n")[2].splitlines()
+    for seq, reason in why.items():
+        assert any(f"#{seq}" in line and line.endswith(f": {reason}") for line in left_out)
 
 
 def test_an_empty_log_has_no_figures() -> None:
@@ -473,7 +476,8 @@ def whole_list_report(entries: list[dict[str, Any]]) -> LuckReport:
             d for e in counted if mine(str(e.get("who", "")), e.get("ruleset")) for d in _rolls(e)
         ]
         desk, _ = faces([d for d in rolls if d.get("source") == "desk"])
-        manual, faceless = faces([d for d in rolls if d.get("source") != "desk"])
+        seeded, _ = faces([d for d in rolls if d.get("source") == "seed"])
+        manual, faceless = faces([d for d in rolls if d.get("source") not in ("desk", "seed")])
         chosen = [c for c in combats if mine(c.player, c.ruleset)]
         return LuckGroup(
             player,
@@ -482,7 +486,9 @@ def whole_list_report(entries: list[dict[str, Any]]) -> LuckReport:
             manual,
             faceless,
             CombatFigures(tuple(c for c in chosen if c.source == "desk")),
-            CombatFigures(tuple(c for c in chosen if c.source != "desk")),
+            CombatFigures(tuple(c for c in chosen if c.source == "manual")),
+            seeded,
+            CombatFigures(tuple(c for c in chosen if c.source == "seed")),
         )
 
     players = sorted({str(e.get("who", "")) for e in counted} | {c.player for c in combats})
@@ -531,3 +537,57 @@ def test_luck_read_entry_by_entry_from_the_save_is_the_loaded_games(known: Path)
     streamed = luck_report(read.entry for read in saves.read_entries(known, 200))
     assert streamed == luck_report(saves.load_game(known).entries)
     assert streamed.players and streamed.combats
+
+
+# --- a side that loses all it has ---------------------------------------------------------------
+
+
+def test_results_that_wipe_out_the_defender_rank_alike_whatever_else_its_line_says(
+    tmp_path: Path,
+) -> None:
+    # Basic 4-1, 8 v 2: rolls 1 and 4 read DLX / -, 2 DL2 / DR1, 3 - / DR1, 5 DL2 / DR2 and
+    # 6 DL2 / -. Every DL2 wipes out the 2-factor defender as DLX does: nothing is left to
+    # retreat, so the five rank alike and only - / DR1 is worse.
+    combat = CombatInput("pod-basic", (Unit(8),), (Unit(2),))
+    path = tmp_path / "wipe.toml"
+    saves.new_game(path, "Wipe", ["pod-basic"])
+    for face in range(1, 7):
+        logged(path, combat, [face], "alice")
+    entries = saves.load_game(path).entries
+    assert [plain(e["cell"]) for e in entries] == [
+        ["DLX", "-"],
+        ["DL2", "DR1"],
+        ["-", "DR1"],
+        ["DLX", "-"],
+        ["DL2", "DR2"],
+        ["DL2", "-"],
+    ]
+    ranks = [result_rank("pod-basic", e["cell"], e["effects"], 8, 2) for e in entries]
+    assert ranks[0] == ranks[1] == ranks[3] == ranks[4] == ranks[5] > ranks[2]
+    report = luck_report(entries)
+    top = Fraction(1, 6) + Fraction(5, 12)  # one result worse, five the same
+    assert [c.percentile for c in report.combats] == [top, top, Fraction(1, 12), top, top, top]
+    # A 3-factor defender is not wiped out by a DL2: its retreat still counts.
+    three = [
+        result_rank("pod-basic", e["cell"], e["effects"], 8, 3)
+        for e in entries
+        if plain(e["cell"]) in (["DL2", "DR2"], ["DL2", "-"])
+    ]
+    assert three[0] > three[1]
+
+
+def test_an_ocs_side_is_weighed_by_its_steps() -> None:
+    # OCS losses are steps: luck weighs a side's losses against its units' steps (where each
+    # unit's are given, as OCS itself reads them), not its factors.
+    from tui.luck.stats import _wholes
+
+    logged = {"attack_total": 4, "defense_total": 1}
+    known = CombatInput("ocs", (Unit(4, steps=2),), (Unit(1, steps=3), Unit(0, steps=1)))
+    assert _wholes(known, logged) == (2, 4)
+    assert _wholes(CombatInput("ocs", (Unit(4, steps=2),), (Unit(1),)), logged) == (2, None)
+    assert _wholes(CombatInput("pod-basic", (Unit(4),), (Unit(1),)), logged) == (4, 1)
+    effects = {"attacker": {"option": 1}, "defender": {"steps_lost": 1, "option": 1}}
+    # One step of a 1-factor, 3-step defender: it is still there, and its option counts.
+    assert result_rank("ocs", "Ao1 DL1o1", effects, 2, 3) == (1, 0, 0, 0, 0, 0)
+    # Its only step: it is gone, and the option its line adds is nothing.
+    assert result_rank("ocs", "Ao1 DL1o1", effects, 2, 1) == (1, -1, 0, 0, 0, 0)

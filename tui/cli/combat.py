@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.parsing import Subcommands, UsageError, integer_value
+from tui.cli.parsing import Subcommands, UsageError, integer_value, seed_value
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
@@ -285,7 +284,7 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     from tui.engine.procedure import answer_from, run
 
     combat = combat_from_args(args)
-    seed = integer_value("seed", args.seed)
+    seed = seed_value(args.seed)
     if args.save:
         from tui.cli import saves as cli_saves
 
@@ -293,8 +292,8 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
         combat = cli_saves.combat_for_game(args.save, args.saves, combat, tables)
     # The one procedure the desk follows too: the dice no flag gave are rolled, each choice
     # is answered by its flag (or left open, and the result says who still chooses).
-    rng = random.Random(seed) if seed is not None else None
-    combat, outcome = run(combat, tables, answer_from(combat, rng))
+    # Dice from a seed are logged as seeded, with it: the same seed gives the same dice.
+    combat, outcome = run(combat, tables, answer_from(combat, None, seed))
     saved = None
     if args.save:
         from tui.cli import saves as cli_saves

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.parsing import Parser, Subcommands, UsageError, integer_value
+from tui.cli.parsing import Parser, Subcommands, UsageError, integer_value, seed_value
 from tui.engine.tables import RULESET_IDS, Tables
 from tui.text import cell_text, one_line
 
@@ -100,11 +99,11 @@ def run(argv: Sequence[str], tables: Tables) -> int:
         raise UsageError(
             "resolve: give --roll (dice rolled by hand) or --seed (the desk's dice), not both"
         )
-    seed = integer_value("seed", args.seed)
+    seed = seed_value(args.seed)
     if args.save:
         _use_the_games_copy(args.save, args.saves, chart)
-    rng = random.Random(seed) if seed is not None else None
-    combat, outcome = run_procedure(combat, tables, answer_from(combat, rng))
+    # Dice from a seed are logged as seeded, with it: the same seed gives the same dice.
+    combat, outcome = run_procedure(combat, tables, answer_from(combat, None, seed))
     saved = None
     if args.save:
         from tui.cli.saves import record_combat

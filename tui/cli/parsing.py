@@ -80,6 +80,19 @@ def flag_for(field: str, value: object = None) -> str:
     return flag(field, value)
 
 
+# A seed is kept with the dice it rolled (a save's whole numbers are 64-bit, as TOML's are).
+SEED_RANGE = (-(2**63), 2**63 - 1)
+
+
+def seed_value(text: str | None) -> int | None:
+    """`--seed`: a whole number a save can keep with the dice it rolls."""
+    seed = integer_value("seed", text)
+    if seed is not None and not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
+        low, high = SEED_RANGE
+        raise InputError("seed", text, f"a whole number from {low} to {high}")
+    return seed
+
+
 def integer_value(field: str, text: str | None, low: int | None = None) -> int | None:
     if text is None:
         return None

@@ -15,6 +15,11 @@ from tui.engine.errors import InputError
 T = TypeVar("T")
 
 
+# The sources of dice the desk rolled: luck counts "manual" (by hand) and "seed" dice apart.
+DESK, SEED, MANUAL = "desk", "seed", "manual"
+ROLLED = (DESK, SEED)
+
+
 @dataclass(frozen=True)
 class DiceRoll:
     """One roll as used: what it was for, the dice, the total, and who rolled it."""
@@ -23,11 +28,20 @@ class DiceRoll:
     dice: str
     values: tuple[int, ...]
     total: int
-    source: str  # "desk" (rolled by crtdesk) or "manual" (physical dice entered by hand)
+    # "desk" (rolled by crtdesk), "seed" (rolled by crtdesk from a seed the player gave:
+    # the same seed gives the same dice, so it is kept) or "manual" (physical dice entered
+    # by hand).
+    source: str
     # The modifier the desk added to the dice (a DRM), and the row it read (after any clamp
     # to the printed rows): only where a chart reads a modified total (OCS, Day/Night).
     modifier: int = 0
     row: str | None = None
+    seed: int | None = None  # the seed a "seed" die was rolled from
+
+    @property
+    def rolled(self) -> bool:
+        """Rolled by the desk (from a seed or not), not entered by hand."""
+        return self.source in ROLLED
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -41,6 +55,8 @@ class DiceRoll:
             out["modifier"] = self.modifier
         if self.row is not None:
             out["row"] = self.row
+        if self.seed is not None:
+            out["seed"] = self.seed
         return out
 
     @classmethod
@@ -54,6 +70,7 @@ class DiceRoll:
             source=str(logged.get("source", "")),
             modifier=int(logged.get("modifier", 0)),
             row=logged.get("row"),
+            seed=logged.get("seed") if type(logged.get("seed")) is int else None,
         )
 
 

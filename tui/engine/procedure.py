@@ -21,7 +21,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tui.engine.dice import DiceRoll, Roller, check_roll
+from tui.engine.dice import DESK, SEED, DiceRoll, Roller, check_roll
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.tables import Tables
@@ -83,10 +83,13 @@ Question = DiceQuestion | ChoiceQuestion | NumberQuestion
 Procedure = Generator[Question, Any, tuple[CombatInput, Outcome]]
 
 
-def desk_dice(question: DiceQuestion, rng: random.Random) -> DiceRoll:
-    """The desk rolls the dice a question asks for."""
+def desk_dice(question: DiceQuestion, rng: random.Random, seed: int | None = None) -> DiceRoll:
+    """The desk rolls the dice a question asks for; from `rng` seeded with `seed` (the
+    player's), they are logged as seeded, with it."""
     values = tuple(rng.randint(1, question.sides) for _ in range(question.count))
-    return DiceRoll(question.purpose, question.dice, values, sum(values), "desk")
+    if seed is not None:
+        return DiceRoll(question.purpose, question.dice, values, sum(values), SEED, seed=seed)
+    return DiceRoll(question.purpose, question.dice, values, sum(values), DESK)
 
 
 def hand_dice(question: DiceQuestion, total: int) -> DiceRoll:
@@ -155,7 +158,7 @@ def procedure(combat: CombatInput, tables: Tables) -> Procedure:
         if isinstance(question, DiceQuestion):
             if not isinstance(answer, DiceRoll):
                 raise TypeError(f"a DiceRoll answers {question}, not {answer!r}")
-            if answer.source == "desk":
+            if answer.rolled:
                 kept.append(answer)
                 rolled_for.add(question.field)
             elif question.field in rolled_for:
@@ -195,12 +198,13 @@ def run(
         return done.value
 
 
-def rolled_by(rng: random.Random | None) -> Callable[[Question], Any]:
-    """Answers every die with the desk's dice and leaves every choice as the combat has it."""
-    dice = rng if rng is not None else random.Random()
+def rolled_by(rng: random.Random | None, seed: int | None = None) -> Callable[[Question], Any]:
+    """Answers every die with the desk's dice and leaves every choice as the combat has it.
+    With a `seed` the dice are rolled from it (and logged as seeded)."""
+    dice = rng if rng is not None else random.Random(seed) if seed is not None else random.Random()
 
     def answer(question: Question) -> Any:
-        return desk_dice(question, dice) if isinstance(question, DiceQuestion) else None
+        return desk_dice(question, dice, seed) if isinstance(question, DiceQuestion) else None
 
     return answer
 
@@ -299,10 +303,13 @@ def _daynight(
 _CHOICES: dict[str, Asker] = {"ocs": _ocs, "daynight": _daynight}
 
 
-def answer_from(combat: CombatInput, rng: random.Random | None) -> Callable[[Question], Any]:
-    """The CLI's answers: the desk's dice for every die no flag gave, and each choice as its
-    flag set it (left open where none did)."""
-    roll = rolled_by(rng)
+def answer_from(
+    combat: CombatInput, rng: random.Random | None, seed: int | None = None
+) -> Callable[[Question], Any]:
+    """The CLI's answers: the desk's dice for every die no flag gave (from `seed`, where the
+    player gave one: logged as seeded), and each choice as its flag set it (left open where
+    none did)."""
+    roll = rolled_by(rng, seed)
 
     def answer(question: Question) -> Any:
         if isinstance(question, DiceQuestion):

@@ -6,7 +6,8 @@ Two figures, both from a save's log entries:
 - Dice faces against uniform. Every die the desk rolled counts one face; a chi-square test
   against equal chances gives a p-value (the chance that fair dice stray this far or
   further). Dice entered by hand are counted apart, and only where a face is known (one
-  die, not a modified total).
+  die, not a modified total); so are dice the desk rolled from a seed a player gave (the
+  same seed gives the same dice, so a player could try seeds and keep a good one).
 - Each combat's result against its exact distribution at the odds fought. The result
   obtained gets a mid-rank percentile, P(a worse result) + P(the same result) / 2, with
   results ordered by how good they are for the attacker (see `result_rank`). With fair
@@ -35,6 +36,7 @@ from typing import Any
 
 from tui.engine import schema
 from tui.engine.combat import CombatInput, Distribution, distribution, plain
+from tui.engine.dice import DESK, MANUAL, SEED
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables, TablesError, default_tables
 from tui.luck.chi_square import chi_square_p
@@ -63,8 +65,12 @@ _ELIMINATED = 10**6  # a loss of every unit, when the side's total is not known
 _ACCURACY = {"miss": 0, "half": 1, "all": 2}
 
 
+def _known(total: float | None) -> bool:
+    return isinstance(total, int | float) and not isinstance(total, bool) and total > 0
+
+
 def _loss(side: Mapping[str, Any], total: float | None) -> float:
-    whole = total if isinstance(total, int | float) and total > 0 else _ELIMINATED
+    whole = total if _known(total) else _ELIMINATED
     if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
         return whole
     lost = 0
@@ -73,6 +79,14 @@ def _loss(side: Mapping[str, Any], total: float | None) -> float:
         if isinstance(value, int | float) and not isinstance(value, bool):
             lost += value
     return min(lost, whole)
+
+
+def _gone(side: Mapping[str, Any], total: float | None) -> bool:
+    """A side that loses all it has (its total known, or its line says so): nothing is left
+    of it to retreat, be disorganized, advance or exploit, whatever else its line says."""
+    if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
+        return True
+    return _known(total) and _loss(side, total) >= total  # type: ignore[operator]
 
 
 def _moved(side: Mapping[str, Any]) -> float:
@@ -98,7 +112,9 @@ def result_rank(
     ruleset compares, in turn: the defender's losses less the attacker's (factors, steps or
     bombers; an eliminated side loses its whole total), the hexes the defender must give up
     less the attacker's (retreats and options; Big Boom's No-entry turns count for the
-    bomber), then DG, exploitation and advances, and Big Boom's accuracy.
+    bomber), then DG, exploitation and advances, and Big Boom's accuracy. A side that loses
+    all it has (eliminated, or losses of its whole total) keeps nothing else of its line:
+    nothing is left of it to retreat, advance or exploit, so results that end the same tie.
     """
     if ruleset == "daynight" and isinstance(cell, str) and cell in DAYNIGHT_ORDER:
         return (float(len(DAYNIGHT_ORDER) - DAYNIGHT_ORDER.index(cell)),)
@@ -108,6 +124,12 @@ def result_rank(
     attacker = effects.get("attacker") or {}
     defender = effects.get("defender") or {}
     losses = _loss(defender, defense_total) - _loss(attacker, attack_total)
+    # A side wiped out keeps none of the rest of its line: a DL2 that takes a 2-factor
+    # defender's all ends as a DLX does, its retreat on top of it worth nothing.
+    if _gone(defender, defense_total):
+        defender = {}
+    if _gone(attacker, attack_total):
+        attacker = {}
     moved = _moved(defender) - _moved(attacker)
     for marker in effects.get("markers") or ():
         if marker.get("kind") == "no-entry":
@@ -133,7 +155,9 @@ class CombatLuck:
     turn: int
     player: str
     ruleset: str
-    source: str  # "desk": every die rolled by the desk; "manual": some entered by hand
+    # "desk": every die rolled by the desk; "seed": rolled by the desk from a player's seed;
+    # "manual": some entered by hand.
+    source: str
     odds: str | None
     cell: Any
     p_worse: Fraction
@@ -218,6 +242,22 @@ def _chances(
     return p_worse, p_same, variance, by_cell
 
 
+def _steps(units: Iterable[Any]) -> int | None:
+    steps = [unit.steps for unit in units]
+    if not steps or any(not isinstance(s, int) for s in steps):
+        return None
+    return sum(steps)
+
+
+def _wholes(combat: CombatInput, entry: Mapping[str, Any]) -> tuple[Any, Any]:
+    """What each side has to lose, as its losses are counted: an OCS side loses steps, so
+    its units' steps (None where one's are not known, as OCS itself reads them); every other
+    ruleset the logged totals of factors."""
+    if combat.ruleset == "ocs":
+        return _steps(combat.attackers), _steps(combat.defenders)
+    return entry.get("attack_total"), entry.get("defense_total")
+
+
 def combat_luck(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
@@ -242,7 +282,7 @@ def combat_luck(
                 cache[key] = found
     except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
         return f"its inputs cannot be read again: {one_line(err)}"
-    attack, defense = entry.get("attack_total"), entry.get("defense_total")
+    attack, defense = _wholes(combat, entry)
     cell = entry.get("cell")
     # The same chances, totals and result judge the same: worked out once (a long campaign
     # fights the same combats again and again).
@@ -256,19 +296,27 @@ def combat_luck(
     p_worse, p_same, variance, _ = chances
     if p_same == 1:
         return "every result the dice could give was as good as this one"
-    manual = any(d.get("source") != "desk" for d in dice)
     return CombatLuck(
         seq=int(entry["seq"]),
         turn=int(entry.get("turn", 0)),
         player=str(entry.get("who", "")),
         ruleset=combat.ruleset,
-        source="manual" if manual else "desk",
+        source=_source(dice),
         odds=entry.get("odds"),
         cell=cell,
         p_worse=p_worse,
         p_same=p_same,
         variance=variance,
     )
+
+
+def _source(dice: Iterable[Mapping[str, Any]]) -> str:
+    """A combat's dice as one source: "desk" when the desk rolled them all, "seed" when it
+    rolled some from a player's seed, "manual" when any was entered by hand."""
+    sources = {die.get("source") for die in dice}
+    if sources <= {DESK}:
+        return DESK
+    return SEED if sources <= {DESK, SEED} else MANUAL
 
 
 # --- dice faces ------------------------------------------------------------------------------
@@ -401,6 +449,9 @@ class LuckGroup:
     manual_totals: int  # rolls entered by hand that show no face (2d6 totals, modified)
     desk: CombatFigures
     manual: CombatFigures
+    # Dice the desk rolled from a player's seed, and the combats they decided: apart too.
+    seed_faces: tuple[FaceCounts, ...] = ()
+    seed: CombatFigures = field(default_factory=lambda: CombatFigures(()))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -411,6 +462,8 @@ class LuckGroup:
             "manual_dice": [f.to_dict() for f in self.manual_faces],
             "manual_totals_without_faces": self.manual_totals,
             "manual_combats": self.manual.to_dict(),
+            "seed_dice": [f.to_dict() for f in self.seed_faces],
+            "seed_combats": self.seed.to_dict(),
         }
 
 
@@ -454,17 +507,19 @@ class _Tally:
 
     desk: dict[int, list[int]] = field(default_factory=dict)
     manual: dict[int, list[int]] = field(default_factory=dict)
+    seed: dict[int, list[int]] = field(default_factory=dict)
     faceless: int = 0  # rolls entered by hand that show no face
 
     def count(self, rolls: Iterable[Mapping[str, Any]]) -> None:
         for die in rolls:
-            desk = die.get("source") == "desk"
+            source = die.get("source")
             found = _faces(die)
             if found is None:
-                self.faceless += 0 if desk else 1
+                self.faceless += 0 if source in (DESK, SEED) else 1
                 continue
             sides, values = found
-            tally = (self.desk if desk else self.manual).setdefault(sides, [0] * sides)
+            kept = self.desk if source == DESK else self.seed if source == SEED else self.manual
+            tally = kept.setdefault(sides, [0] * sides)
             for value in values:
                 tally[value - 1] += 1
 
@@ -560,8 +615,10 @@ class LuckTally:
             desk_faces=_faces_of(t.desk for t in tallies),
             manual_faces=_faces_of(t.manual for t in tallies),
             manual_totals=sum(t.faceless for t in tallies),
-            desk=CombatFigures(tuple(c for c in chosen if c.source == "desk")),
-            manual=CombatFigures(tuple(c for c in chosen if c.source != "desk")),
+            desk=CombatFigures(tuple(c for c in chosen if c.source == DESK)),
+            manual=CombatFigures(tuple(c for c in chosen if c.source == MANUAL)),
+            seed_faces=_faces_of(t.seed for t in tallies),
+            seed=CombatFigures(tuple(c for c in chosen if c.source == SEED)),
         )
 
     def report(self) -> LuckReport:

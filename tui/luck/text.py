@@ -87,10 +87,15 @@ def _group_lines(group: LuckGroup, width: int) -> list[str]:
     if hand or group.manual.count:
         lines.append(f"  By hand (apart): {'; '.join(hand) or 'no faces'}")
         lines.append(f"    {combats_summary(group.manual)}")
+    seeded = [faces_summary(f) for f in group.seed_faces]
+    if seeded or group.seed.count:
+        lines.append(f"  Seeded (apart): {'; '.join(seeded) or 'no faces'}")
+        lines.append(f"    {combats_summary(group.seed)}")
     return lines
 
 
 def _ruleset_table(report: LuckReport, player: str) -> list[str]:
+    groups = [g for g in report.groups if g.player == player and g.ruleset is not None]
     rows = [
         (
             g.ruleset or "",
@@ -101,12 +106,31 @@ def _ruleset_table(report: LuckReport, player: str) -> list[str]:
             str(sum(f.dice for f in g.manual_faces) + g.manual_totals),
             str(g.manual.count),
         )
-        for g in report.groups
-        if g.player == player and g.ruleset is not None
+        for g in groups
     ]
     if not rows:
         return []
     header = ("ruleset", "dice", "p", "combats", "mean", "by hand", "combats")
+    lines = ["  By ruleset (desk dice; p of the faces' chi-square):", *_table(header, rows)]
+    # Dice from a player's seed, apart, in a table of their own where a player has some.
+    seeded = [g for g in groups if g.seed_faces or g.seed.count]
+    if seeded:
+        rows = [
+            (
+                g.ruleset or "",
+                str(sum(f.dice for f in g.seed_faces)),
+                p_text(g.seed_faces[0].p_value) if g.seed_faces else "-",
+                str(g.seed.count),
+                "-" if g.seed.mean is None else f"{g.seed.mean:.2f}",
+            )
+            for g in seeded
+        ]
+        lines += ["  Seeded dice by ruleset (apart):", *_table(header[:5], rows)]
+    return lines
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    """Columns lined up: the first to the left, the numbers to the right."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return [
         "    "
@@ -134,14 +158,25 @@ def luck_text(report: LuckReport, width: int = 80) -> str:
         group = report.group(player)
         assert group is not None
         lines += ["", f"Player {one_line(player)}", *_group_lines(group, width)]
-        table = _ruleset_table(report, player)
-        if table:
-            lines += ["  By ruleset (desk dice; p of the faces' chi-square):", *table]
+        lines += _ruleset_table(report, player)
     if report.skipped:
-        shown = ", ".join(f"#{seq}" for seq, _ in report.skipped[:12])
-        more = f" and {len(report.skipped) - 12} more" if len(report.skipped) > 12 else ""
-        lines += ["", f"Not judged: {shown}{more} (no dice, amendments, unreadable inputs)"]
+        lines += ["", "Not judged:", *_left_out(report.skipped)]
     return "\n".join(wrapped for line in lines for wrapped in _wrap(line.rstrip(), width))
+
+
+def _left_out(skipped: Sequence[tuple[int, str]], shown: int = 12) -> list[str]:
+    """The combats left out, by reason (the words of the JSON's `why`), in the order each
+    reason first came: "  #2, #6: no dice were read (an automatic result)". A reason many
+    combats share names the first `shown` of them and counts the rest."""
+    by_why: dict[str, list[int]] = {}
+    for seq, why in skipped:
+        by_why.setdefault(why, []).append(seq)
+    lines = []
+    for why, seqs in by_why.items():
+        named = ", ".join(f"#{seq}" for seq in seqs[:shown])
+        more = f" and {len(seqs) - shown} more" if len(seqs) > shown else ""
+        lines.append(f"  {named}{more}: {one_line(why)}")
+    return lines
 
 
 def _wrap(line: str, width: int) -> list[str]:

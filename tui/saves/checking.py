@@ -141,6 +141,22 @@ def _die_problem(die: Any) -> str | None:
         return "a die's 'row' must be text or a whole number"
     if "purpose" in die and not isinstance(die["purpose"], str):
         return "a die's 'purpose' must be text"
+    return _seed_problem(die)
+
+
+def _seed_problem(die: dict[str, Any]) -> str | None:
+    """A die the desk rolled from a player's seed keeps it (`source = "seed"`, `seed = 3`);
+    no other die has one. Older saves have no seeded dice, and load as they are."""
+    seeded = die["source"] == "seed"
+    if "seed" in die and not _whole(die["seed"]):
+        return f"a die's 'seed' must be a whole number, not {die['seed']!r}"
+    if seeded and "seed" not in die:
+        return "a die rolled from a seed (source \"seed\") must keep its 'seed', a whole number"
+    if "seed" in die and not seeded:
+        return (
+            f"a die with a 'seed' was rolled from it: its 'source' must be \"seed\", "
+            f"not {die['source']!r}"
+        )
     return None
 
 

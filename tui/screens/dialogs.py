@@ -78,7 +78,9 @@ class TraceScreen(ModalScreen[None]):
         outcome = self.outcome
         lines = [f"Result: {cell_text(outcome.cell)}", "", outcome.explanation, ""]
         for roll in outcome.dice:
-            source = "the desk" if roll.source == "desk" else "by hand"
+            source = {"desk": "the desk", "seed": f"the desk, seed {roll.seed}"}.get(
+                roll.source, "by hand"
+            )
             faces = f" {list(roll.values)}" if roll.values else ""
             lines.append(f"Dice for {roll.purpose}: {roll.dice}{faces} = {roll.total} ({source})")
         lines += ["", "Trace:"]
