@@ -74,6 +74,13 @@ RULESET_COMMANDS: tuple[Command, ...] = (
         "Place a marker by hand, or lift one",
         show=False,
     ),
+    Command(
+        "all_markers",
+        "f10",
+        "Markers",
+        "Every marker in play here, one a line, in place of the chances (again: the chances)",
+        show=False,
+    ),
     Command("log", "ctrl+l", "Log", "Review this game's log and markers"),
     Command("back", "escape", "Back", "Back to the saves list"),
 )

@@ -102,3 +102,37 @@ async def test_engineer_frogman_lifts_the_no_entry_marker_it_is_played_on(desk: 
             "2.1",
             "Hero #15 Engineer/Frogman repairs the hex",
         )
+
+
+async def test_f10_lists_every_marker_in_place_of_the_chances(tmp_path, monkeypatch) -> None:
+    """At 80x24 more markers than fit a line were cut short, with no way to read the rest
+    on the combat screen: F10 lists each one on its own line, in place of the chances."""
+    from tests.snapshots.test_snapshots import _marked_game
+    from tui.widgets.combat import OddsPreview
+    from tui.widgets.markers import MarkerPanel
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    app = _marked_game(folder)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        panel = screen.query_one(MarkerPanel)
+        shown = screen.shown_markers(app.game.markers)
+        assert len(shown) == 4
+        lines = str(panel.content).split("\n")
+        assert len(lines) == 3 and "F10 all" in lines[0]
+        await pilot.press("f10")
+        await pilot.pause()
+        lines = str(panel.content).split("\n")
+        assert len(lines) == 2 + len(shown)
+        for marker, line in zip(shown, lines[1:-1], strict=True):
+            assert marker.target in line and marker.kind in line
+        side = screen.query_one(".combat-side")
+        assert panel.region.bottom <= side.region.bottom
+        assert not screen.query_one(OddsPreview).display
+        await pilot.press("f10")
+        await pilot.pause()
+        assert len(str(panel.content).split("\n")) == 3
+        assert screen.query_one(OddsPreview).display

@@ -181,6 +181,14 @@ class RulesetScreen(DeskScreen):
                 else:
                     panel.show_reading(game.turn)
 
+    def action_all_markers(self) -> None:
+        """F10: every marker in play here, one a line, in place of the chances; again, the
+        chances (a line of markers cut short showed no more than its first few)."""
+        expanded = not self.has_class("-all-markers")
+        self.set_class(expanded, "-all-markers")
+        for panel in self.query(MarkerPanel).results(MarkerPanel):
+            panel.expand(expanded)
+
     def compose_markers(self) -> ComposeResult:
         """The marker panel: the turn and the markers in play that this screen's game uses."""
         yield MarkerPanel(self.MARKER_KEYS, classes="marker-panel")

@@ -32,7 +32,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from tui.text import cell_text, dice_brief
+from tui.text import cell_text, dice_brief, shown_lines
 
 if TYPE_CHECKING:
     from tui.engine import Outcome
@@ -551,7 +551,10 @@ class ResultPanel(Vertical):
             if dice:
                 lines.append(f"Dice: {dice}")
             effects = "\n".join(lines)
-        self.lines.show_parts({"result-cell": head, "result-effects": effects})
+        # Shown as text: a combat read from a save (another desk's) may hold anything.
+        self.lines.show_parts(
+            {"result-cell": shown_lines(head), "result-effects": shown_lines(effects)}
+        )
         self.saved_line.show(" · ".join(["Saving…", offer] if offer else ["Saving…"]))
 
     def saved(self, text: str, failed: bool = False, offer: str = "") -> None:

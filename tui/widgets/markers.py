@@ -1,5 +1,6 @@
 """The turn and the markers in play that this screen's game uses: one line each while a
-few, else all of them on one line (the rest on `ctrl+\\`)."""
+few, else all of them on one line, cut short (F10 lists them all, one a line, in place of
+the chances)."""
 
 from __future__ import annotations
 
@@ -37,9 +38,13 @@ class MarkerPanel(Static):
         super().__init__("", markup=False, **kwargs)  # type: ignore[arg-type]
         self.keys = keys
         self._lines_shown = 0  # the number of lines shown (0: none yet)
+        # Every marker listed, one a line (F10), in place of the chances below.
+        self.expanded = False
+        self._shown: tuple[int, list[Marker], int | None] | None = None
 
     def show(self, turn: int, markers: Sequence[Marker], in_game: int | None = None) -> None:
         """`markers` are those this screen shows; `in_game` counts every marker in play."""
+        self._shown = (turn, list(markers), in_game)
         count = len(markers)
         plural = "s" if count != 1 else ""
         if in_game is None or in_game == count:
@@ -51,8 +56,11 @@ class MarkerPanel(Static):
         head = f"Turn {turn} · {head}"
         if count <= LISTED_AT_MOST:
             listed = [f" {marker_text(m)}" for m in markers]
+        elif self.expanded:
+            listed = [f" {marker_short(m)}" for m in markers]
         else:
             listed = [" " + ", ".join(marker_short(m) for m in markers)]
+            head += " · F10 all"
         self.show_lines([head, *listed, self.keys])
         self.set_class(bool(markers), "-some")
 
@@ -67,3 +75,9 @@ class MarkerPanel(Static):
         same = len(lines) == self._lines_shown
         self._lines_shown = len(lines)
         self.update(shown_lines(lines), layout=not same)
+
+    def expand(self, expanded: bool) -> None:
+        """List every marker, one a line (True), or as many as fit one line (False)."""
+        self.expanded = expanded
+        if self._shown is not None:
+            self.show(*self._shown)
