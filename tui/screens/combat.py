@@ -652,6 +652,8 @@ class CombatScreen(RulesetScreen):
             panel.saved(self.logged_text(state.entry), offer=self.after_roll_hint())
             # Another desk's combat logged while this one was saved is the game's latest.
             self.show_latest()
+        # No refresh_bindings: no command's availability depends on a roll (it would
+        # rebuild the footer, a layout of the whole screen, on every roll).
 
     def logged_text(self, entry: dict[str, Any]) -> str:
         """The result box's last line for a logged combat: its entry, and who logged it
@@ -776,8 +778,6 @@ class CombatScreen(RulesetScreen):
     def on_screen_resume(self) -> None:
         # Entries logged while another screen was shown (this screen heard nothing).
         self.show_latest()
-        # No refresh_bindings: no command's availability depends on a roll (it would
-        # rebuild the footer, a layout of the whole screen, on every roll).
 
     def after_roll_hint(self) -> str:
         """A line under the last roll naming what may be played after it once it is saved
