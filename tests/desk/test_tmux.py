@@ -143,3 +143,44 @@ def test_a_first_run_in_an_empty_folder_says_where_it_made_saves() -> None:
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
         shutil.rmtree(where, ignore_errors=True)
+
+
+# The README's sample screen, typed as a player would: two attackers, one on a beach hex,
+# and dice rolled by hand.
+SAMPLE_KEYS = ["4", "Tab", "b", "C-n", "3", "Enter", "2", "C-t", "8", "Enter"]
+
+
+def sample_block(page: Path) -> str:
+    text = page.read_text(encoding="utf-8")
+    return text.split("```text\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_sample_screen_is_the_desk_at_80x24(tmp_path: Path) -> None:
+    """The README's (and docs/desk.md's) sample screen is what the real desk draws at 80x24
+    for the combat the README describes (it showed a 7-line box the desk did not draw)."""
+    assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "bastogne.toml", "Bastogne", ["pod-super", "pod-basic"], {})
+    session = f"crtdesk-{uuid.uuid4().hex[:8]}"
+    env = {"CRTDESK_SAVES": str(folder), "CRTDESK_PLAYER": "alice", "TERM": "xterm-256color"}
+    command = (
+        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        + f" {shlex.quote(str(CRTDESK))} open bastogne"
+    )
+    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    try:
+        wait_for(session, "Attackers")
+        for key in SAMPLE_KEYS:
+            tmux("send-keys", "-t", session, key)
+            time.sleep(0.15)
+        screen = wait_for(session, "Logged as entry 1")
+        time.sleep(0.5)  # the chances drawn too
+        screen = tmux("capture-pane", "-p", "-t", session)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    shown = [row.rstrip() for row in screen.rstrip("\n").split("\n")]
+    root = Path(__file__).parents[2]
+    for page in (root / "README.md", root / "docs" / "desk.md"):
+        sample = [row.rstrip() for row in sample_block(page).rstrip("\n").split("\n")]
+        assert sample == shown, page.name + "\n" + "\n".join(shown)
