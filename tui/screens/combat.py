@@ -705,8 +705,10 @@ class CombatScreen(RulesetScreen):
 
     def game_was_read(self) -> None:
         super().game_was_read()
-        self.show_latest()
-        self.restore_form()
+        # Each after a frame of its own: together they held the desk's loop past a frame
+        # as a long save was opened (the box shown, the form filled, each laid out).
+        self.call_after_refresh(self.show_latest)
+        self.call_after_refresh(self.call_after_refresh, self.restore_form)
 
     # ------------------------------------------------------------------ opened again
     def restore_form(self) -> None:
