@@ -106,8 +106,9 @@ class CombatScreen(RulesetScreen):
         self._typed: dict[Input, str] = {}
         # Whether the screen's first frame is drawn, and what follows it ready (`prepare`).
         self.drawn = self.prepared = False
-        # Whether the form was filled from the game's last combat here (once, on opening).
-        self.restored = False
+        # Whether the form was filled from the game's last combat here (once, on opening),
+        # and whether it is being filled now.
+        self.restored = self.filling = False
 
     @property
     def tables(self) -> Tables:
@@ -300,6 +301,8 @@ class CombatScreen(RulesetScreen):
     def field_typed(self, field: Input, value: str) -> None:
         """A form field's value typed (FixedInput): the form is read at once, and the
         field's Changed message, when it arrives, reads nothing again."""
+        if self.filling:
+            return  # a logged combat being shown: read once it is all in
         self._typed[field] = value
         self.form_changed()
 
@@ -744,6 +747,12 @@ class CombatScreen(RulesetScreen):
     async def fill_form(self, combat: CombatInput) -> None:
         """Show a logged combat in the form: its units (rows added as needed) and each of
         the form's fields."""
+        from textual.widgets import Checkbox
+
+        from tui.widgets.combat import set_choice
+        from tui.widgets.ticks import Tick
+
+        rows_by_side = {}
         for side in ("attacker", "defender"):
             units = self.logged_units(combat, side)
             box = self.query_one(f"#{side}s", Vertical)
@@ -752,21 +761,26 @@ class CombatScreen(RulesetScreen):
                 row = self.make_unit_row(side, number)
                 await box.mount(row)
                 rows.append(row)
-            for row, unit in zip(rows, units, strict=False):
-                row.fill(unit)
+            rows_by_side[side] = zip(rows, units, strict=False)
         self.forget_fields()
-        from tui.widgets.combat import set_choice
-        from tui.widgets.ticks import Tick
-
-        for found in self.form_inputs:
-            value = self.logged_value(combat, found)
-            widget = self.form_field(f"#{found.widget_id}")
-            if isinstance(widget, Cycle):
-                set_choice(widget, "" if value is None else value)
-            elif isinstance(widget, Tick):
-                widget.value = bool(value)
-            elif isinstance(widget, Input):
-                widget.value = "" if value in (None, 0) else str(value)
+        # Read once, when every field is filled (not once a field, as typing reads it).
+        self.filling = True
+        try:
+            with self.prevent(Input.Changed, Cycle.Changed, Checkbox.Changed):
+                for pairs in rows_by_side.values():
+                    for row, unit in pairs:
+                        row.fill(unit)
+                for found in self.form_inputs:
+                    value = self.logged_value(combat, found)
+                    widget = self.form_field(f"#{found.widget_id}")
+                    if isinstance(widget, Cycle):
+                        set_choice(widget, "" if value is None else value)
+                    elif isinstance(widget, Tick):
+                        widget.value = bool(value)
+                    elif isinstance(widget, Input):
+                        widget.value = "" if value in (None, 0) else str(value)
+        finally:
+            self.filling = False
         self.form_changed()
 
     def logged_units(self, combat: CombatInput, side: str) -> tuple[Any, ...]:
