@@ -135,7 +135,9 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
         offered += [(f"{r}  {c.title}", r, False) for r, c in self.charts.items()]
         with Vertical(classes="dialog"):
             yield Label("New game")
-            yield Input(placeholder="Title", id="new-title", compact=True)
+            # Tab back into the title leaves its text alone: selected whole on focus (the
+            # Input's default), a Space typed next replaced it.
+            yield Input(placeholder="Title", id="new-title", compact=True, select_on_focus=False)
             yield Label("Rulesets in play (Up/Down, Space ticks)")
             yield TickList(
                 *[(Content(text), value, ticked) for text, value, ticked in offered],
