@@ -177,3 +177,32 @@ async def test_new_game_dialog_enter_creates_from_anywhere_and_ticks_differ_in_s
         await pilot.pause()
         game = saves.load_game(app.game.path)
         assert game.title == "Bastogne" and set(game.rulesets) == {"rivets", "pod-basic"}
+
+
+async def test_new_game_dialog_keeps_the_title_and_ticks_through_tab_and_space(
+    tmp_path: Path,
+) -> None:
+    """Tab Space, again and again: Tab back into the title once selected all its text, and
+    the Space typed then replaced it. Space only ticks the highlighted ruleset."""
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "other.toml", "Other", ["rivets"], {})
+    app = CrtDeskApp(saves_dir=folder, rng=random.Random(1), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("n", *"Kursk")
+        await pilot.pause()
+        dialog = app.screen
+        title = dialog.query_one("#new-title", Input)
+        ticks = dialog.query_one(SelectionList)
+        every = set(ticks.selected)
+        for _ in range(3):
+            await pilot.press(*["tab", "space"] * 5)  # the title, the list, mines, buttons
+            await pilot.pause()
+            assert dialog is app.screen
+            assert title.value.strip() == "Kursk"
+            # Only the highlighted ruleset (the first) was ticked and unticked.
+            assert every - set(ticks.selected) <= {"pod-basic"}
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)

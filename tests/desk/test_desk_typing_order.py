@@ -70,9 +70,9 @@ async def test_focus_starts_in_the_first_field_and_enter_goes_down(
         screen = app.screen
         (attacker,) = screen.unit_rows("attacker")
         (defender,) = screen.unit_rows("defender")
-        assert screen.focused is row_fields(attacker)[0]
-        if ruleset == "ocs":
-            await pilot.press(*"21 Pz", "tab")  # the name first, as it is printed
+        # The first field is the factor on every screen (on OCS the strength: the name,
+        # optional, comes after it in the row).
+        assert screen.focused is row_fields(attacker)[0] is attacker.factor_input
         if ruleset == "pod-boom":
             screen.query_one("#target", Input).value = "0712"
             screen.query_one("#range", Input).value = "8"
@@ -94,10 +94,11 @@ async def test_ocs_rows_typed_with_tab_only_land_in_their_fields(desk: Desk) -> 
         screen = app.screen
         await pilot.press("ctrl+n")
         await pilot.pause()
-        screen.unit_rows("attacker")[0].field("unit-name").focus()
-        keys = [*"21 Pz", "tab", "6", "tab", "3", "tab", "4", "tab", "tab", "tab"]
-        keys += [*"Ariete", "tab", "4", "tab", "2", "tab", "3", "tab", "tab", "tab"]
-        keys += [*"2 NZ", "tab", "2", "tab", "2", "tab", "3", "tab", "1"]
+        screen.unit_rows("attacker")[0].factor_input.focus()
+        # Strength, steps, AR, name; an attacker's type and supply (two Tabs past them).
+        keys = ["6", "tab", "3", "tab", "4", "tab", *"21 Pz", "tab", "tab", "tab"]
+        keys += ["4", "tab", "2", "tab", "3", "tab", *"Ariete", "tab", "tab", "tab"]
+        keys += ["2", "tab", "2", "tab", "3", "tab", *"2 NZ", "tab", "1"]
         await pilot.press(*keys)
         await settle(pilot)
         typed = [
@@ -123,3 +124,24 @@ async def test_f1_names_tab_and_enter(desk: Desk) -> None:
         shown = "\n".join(str(s.content) for s in app.screen.query(Static).results(Static))
         assert "Enter    in a unit's row: down to the next unit's factor" in shown
         assert "Tab      next field: across a unit's row" in shown
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+async def test_the_quick_entry_logs_one_combat_of_12_against_3(desk: Desk, ruleset: str) -> None:
+    """The README's first combat, typed as printed on every screen: `12 Enter 3 ctrl+r`
+    (on OCS the 12 once went into the unit's name, and the roll was refused)."""
+    async with desk(rulesets=[ruleset]) as (app, pilot):
+        screen = app.screen
+        await pilot.press("1", "2", "enter", "3", "ctrl+r")
+        await pilot.pause()
+        while app.screen is not screen:  # OCS options: the first choice each time
+            await pilot.press("enter")
+            await pilot.pause()
+        await settle(pilot)
+        assert app.game is not None
+        logged = saves.load_game(app.game.path).entries
+        assert [e["kind"] for e in logged] == ["combat"], logged
+        (combat,) = logged
+        # Big Boom's second list is the AA units on the bombers' route: 12 CAF against AA 3.
+        defence = combat["inputs"]["aaf"] if ruleset == "pod-boom" else combat["defense_total"]
+        assert (combat["attack_total"], defence) == (12, 3), combat

@@ -1,4 +1,7 @@
-"""Small typed modals: dice rolled by hand, a new game."""
+"""Small typed modals: dice rolled by hand, a new game, a choice (a card after the roll,
+the next turn, ...), a number, a note. Each answers Esc (cancel: nothing logged) and Enter
+(the highlighted choice, or the text typed), Up/Down where it has choices, and says so in
+its last line."""
 
 from __future__ import annotations
 
@@ -67,7 +70,8 @@ class HandDiceScreen(ModalScreen[int | None]):
 class TraceScreen(ModalScreen[None]):
     """The last roll in full, at the screen's width: cell, effects, dice and every step."""
 
-    BINDINGS = [Binding("escape,q,ctrl+f", "close", "Close")]
+    # Enter closes it too, as it closes every dialog: there is nothing to choose here.
+    BINDINGS = [Binding("escape,enter,q,ctrl+f", "close", "Close", key_display="esc/enter")]
 
     def __init__(self, outcome: Outcome, entry: dict[str, Any] | None) -> None:
         super().__init__(classes="trace-screen")
@@ -93,34 +97,6 @@ class TraceScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-class AfterRollScreen(ModalScreen[str | None]):
-    """Which side plays its card after the roll: a (attacker), d (defender), Esc neither."""
-
-    BINDINGS = [
-        Binding("a", "choose('attacker')", "Attacker"),
-        Binding("d", "choose('defender')", "Defender"),
-        Binding("escape", "choose('')", "Neither"),
-    ]
-
-    def __init__(self, offers: dict[str, str]) -> None:
-        super().__init__(classes="dialog-screen")
-        self.offers = offers  # side -> card
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Label("A card after the roll")
-            for side, card in self.offers.items():
-                yield Label(f"  {side[0]}  the {side} plays {card.title()}")
-            keys = " or ".join(side[0] for side in self.offers)
-            yield Label(f"{keys} plays the card; Esc plays neither", classes="hint")
-
-    def action_choose(self, side: str) -> None:
-        if side and side not in self.offers:
-            self.notify(f"The {side} has no card to play after this roll.", severity="warning")
-            return
-        self.dismiss(side or None)
 
 
 @dataclass(frozen=True)
@@ -161,8 +137,10 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
         offered += [(f"{r}  {c.title}", r, False) for r, c in self.charts.items()]
         with Vertical(classes="dialog"):
             yield Label("New game")
-            yield Input(placeholder="Title", id="new-title", compact=True)
-            yield Label("Rulesets in play (space toggles)")
+            # Tab back into the title leaves its text alone: selected whole on focus (the
+            # Input's default), a Space typed next replaced it.
+            yield Input(placeholder="Title", id="new-title", compact=True, select_on_focus=False)
+            yield Label("Rulesets in play (Up/Down, Space ticks)")
             yield TickList(
                 *[(Content(text), value, ticked) for text, value, ticked in offered],
                 id="new-rulesets",
@@ -185,7 +163,11 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
-            yield Label("Enter creates; Space ticks; Tab moves; Esc cancels", classes="hint")
+            yield Label(
+                "Up/Down picks a ruleset, Space ticks it; Tab next field\n"
+                "Enter creates the game; Esc cancels",
+                classes="hint",
+            )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "create":

@@ -18,7 +18,8 @@ TYPING_KEYS = (
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,f1,q", "close", "Close")]
+    # Enter closes it too, as it closes every dialog: there is nothing to choose here.
+    BINDINGS = [Binding("escape,enter,f1,q", "close", "Close", key_display="esc/enter")]
 
     def __init__(
         self, ruleset: str | None, commands: tuple[Command, ...] = RULESET_COMMANDS

@@ -36,7 +36,7 @@ class MarkerPickScreen(ModalScreen[str | None]):
                 id="marker-pick",
                 compact=True,
             )
-            yield Label("Enter picks, Esc cancels", classes="hint")
+            yield Label("Up/Down Enter picks; Esc cancels", classes="hint")
 
     @on(OptionList.OptionSelected)
     def picked(self, event: OptionList.OptionSelected) -> None:
@@ -75,7 +75,7 @@ class PlaceMarkerScreen(ModalScreen[MarkerRequest | None]):
                 widget.compact = True
                 yield Horizontal(Label(label, classes="field-label"), widget, classes="field")
             yield Static("", markup=False, classes="problems", id="place-problem")
-            yield Label("Enter places it, Esc cancels", classes="hint")
+            yield Label("Tab next field; Enter places it; Esc cancels", classes="hint")
 
     @on(Input.Submitted)
     def submitted(self) -> None:

@@ -35,9 +35,9 @@ class OcsScreen(CombatScreen):
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
 
     def compose_unit_heading(self, side: str) -> ComposeResult:
-        # Over the row's fields (label 3, name 11, strength 5, steps 4, AR): their
+        # Over the row's fields (label 3, strength 5, steps 4, AR 4, name): their
         # placeholders go once a value is typed.
-        yield Label("   name       str  stp AR", classes="unit-heading")
+        yield Label("   str  stp AR  name", classes="unit-heading")
 
     def make_unit_row(self, side: str, number: int) -> OcsUnitRow:
         return OcsUnitRow(side, number)

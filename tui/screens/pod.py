@@ -177,18 +177,28 @@ class PodScreen(CombatScreen):
         cards = sorted({card.title() for card in offers.values()})
         return f"F9: play {' or '.join(cards)}" if cards else ""
 
-    def action_after_roll(self, side: str | None = None) -> None:
+    def action_after_roll(self) -> None:
         """A card after the game's last roll, whichever desk rolled it (the other player's
-        comes through the shared save): the same dice read again, logged as amending it."""
-        from tui.screens.dialogs import AfterRollScreen
+        comes through the shared save): the side is asked in a dialog (Up/Down and Enter,
+        or a/d; Esc plays neither)."""
+        from tui.screens.dialogs import ChoiceScreen
 
         offers, why_not = self.after_roll_reading()
         if not offers:
             self.notify(why_not, severity="warning", markup=False)
             return
+        choices = [
+            (side[0], f"the {side} plays {card.title()}", side) for side, card in offers.items()
+        ]
+        question = "A card after the roll: which side plays it?"
+        self.app.push_screen(ChoiceScreen(question, choices), self.play_after_roll)
+
+    def play_after_roll(self, side: str | None) -> None:
+        """The card `side` chose, played on the game's last roll: the same dice read again,
+        logged as amending it. None (Esc): nothing is played or logged."""
         if side is None:
-            self.app.push_screen(AfterRollScreen(offers), self.action_after_roll)
             return
+        offers, _ = self.after_roll_reading()
         entry, _ = self.logged_target()
         if side not in offers or entry is None:
             return

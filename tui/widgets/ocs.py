@@ -1,6 +1,6 @@
-"""The OCS form's widgets: a unit row of two lines (name,
-strength, steps, AR; then type and supply, or RE, and the markers the save has on the
-unit), and the preview with surprise, supply, exploitation and the final cells."""
+"""The OCS form's widgets: a unit row of two lines (strength,
+steps, AR, name; then type and supply, or RE, and the markers the save has on the unit),
+and the preview with surprise, supply, exploitation and the final cells."""
 
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ SUPPLIES = [(source, source) for source in SUPPLY_SOURCES]
 
 
 class OcsUnitRow(UnitRow):
-    """One OCS unit on two lines: name, strength, steps and AR; then for an attacker its
+    """One OCS unit on two lines: strength, steps, AR and name; then for an attacker its
     type and how it pays supply, for a defender its size in RE; and the markers the save
-    already has on it."""
+    already has on it. The strength comes first, as a factor does on every screen: a
+    number typed first is the first attacker's strength, and the name (optional) after."""
 
     DEFAULT_CSS = """
     OcsUnitRow { height: 2; layout: vertical; }
@@ -42,10 +43,10 @@ class OcsUnitRow(UnitRow):
     def compose(self) -> ComposeResult:
         # Held, not queried: the form is read on every keystroke.
         self.inputs = {
-            "unit-name": FixedInput(placeholder="name", compact=True, classes="unit-name"),
             "factor": FixedInput(placeholder="str", compact=True, classes="factor"),
             "steps": FixedInput(placeholder="stp", compact=True, classes="steps"),
             "ar": FixedInput(placeholder="AR", compact=True, classes="ar"),
+            "unit-name": FixedInput(placeholder="name", compact=True, classes="unit-name"),
         }
         self.cycles: dict[str, Cycle] = {}
         self.markers_shown = Static("", markup=False, classes="unit-markers")
