@@ -126,22 +126,27 @@ async def test_f1_names_tab_and_enter(desk: Desk) -> None:
         assert "Tab      next field: across a unit's row" in shown
 
 
-@pytest.mark.parametrize("ruleset", RULESETS)
-async def test_the_quick_entry_logs_one_combat_of_12_against_3(desk: Desk, ruleset: str) -> None:
+async def test_the_quick_entry_logs_one_combat_of_12_against_3(desk: Desk) -> None:
     """The README's first combat, typed as printed on every screen: `12 Enter 3 ctrl+r`
-    (on OCS the 12 once went into the unit's name, and the roll was refused)."""
-    async with desk(rulesets=[ruleset]) as (app, pilot):
-        screen = app.screen
-        await pilot.press("1", "2", "enter", "3", "ctrl+r")
-        await pilot.pause()
-        while app.screen is not screen:  # OCS options: the first choice each time
-            await pilot.press("enter")
-            await pilot.pause()
-        await settle(pilot)
+    (on OCS the 12 once went into the unit's name, and the roll was refused). One game
+    with every ruleset in play: each screen in turn logs exactly one combat more."""
+    async with desk(rulesets=list(RULESETS)) as (app, pilot):
         assert app.game is not None
-        logged = saves.load_game(app.game.path).entries
-        assert [e["kind"] for e in logged] == ["combat"], logged
-        (combat,) = logged
-        # Big Boom's second list is the AA units on the bombers' route: 12 CAF against AA 3.
-        defence = combat["inputs"]["aaf"] if ruleset == "pod-boom" else combat["defense_total"]
-        assert (combat["attack_total"], defence) == (12, 3), combat
+        for count, ruleset in enumerate(RULESETS, start=1):
+            app.show_ruleset(ruleset)
+            await settle(pilot)
+            screen = app.screen
+            await pilot.press("1", "2", "enter", "3", "ctrl+r")
+            await pilot.pause()
+            while app.screen is not screen:  # OCS options: the first choice each time
+                await pilot.press("enter")
+                await pilot.pause()
+            await settle(pilot)
+            logged = saves.load_game(app.game.path).entries
+            assert [e["kind"] for e in logged] == ["combat"] * count, (ruleset, logged)
+            combat = logged[-1]
+            assert combat["ruleset"] == ruleset
+            # Big Boom's second list is the AA units on the bombers' route: 12 CAF against
+            # AA 3.
+            defence = combat["inputs"]["aaf"] if ruleset == "pod-boom" else combat["defense_total"]
+            assert (combat["attack_total"], defence) == (12, 3), combat

@@ -10,7 +10,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-import pytest
 from rich.cells import cell_len
 from textual.content import Content
 from textual.geometry import Region
@@ -23,7 +22,7 @@ from tui.engine.errors import InputError
 from tui.engine.procedure import ChoiceQuestion, DiceQuestion, desk_dice, run
 from tui.engine.tables import default_tables
 from tui.screens.combat import CombatScreen
-from tui.widgets.combat import ResultLines, ResultPanel
+from tui.widgets.combat import ResultLines, ResultPanel, result_head
 
 ATTACKS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24)
 DEFENCES = (1, 2, 3, 5, 8)
@@ -94,47 +93,45 @@ def _rows(text: str, width: int) -> int:
     )
 
 
-@pytest.mark.parametrize("ruleset", list(ROLLED))
-async def test_the_longest_result_of_each_ruleset_is_read_whole_at_80x24(
-    tmp_path: Path, ruleset: str
-) -> None:
+async def test_the_longest_result_of_each_ruleset_is_read_whole_at_80x24(tmp_path: Path) -> None:
     folder = tmp_path / "saves"
     folder.mkdir()
     os.chdir(tmp_path)
-    app = _marked_game(folder)
+    app = _marked_game(folder)  # every ruleset in play, eight markers placed
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        app.show_ruleset(ruleset)
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, CombatScreen)
-        screen.result_panel.display = True
-        await settle(pilot)
-        lines = screen.query_one(ResultLines)
-        width = lines.content_size.width
+        for ruleset in ROLLED:
+            await _read_the_longest(app, pilot, ruleset)
 
-        def text_of(outcome: Outcome) -> str:
-            from tui.widgets.combat import result_head
 
-            effects = screen.result_effects(outcome)
-            head = screen.result_head(outcome) or result_head(outcome)
-            if effects is None:
-                effects = outcome.explanation
-            return f"{head}\n{effects}"
+async def _read_the_longest(app: Any, pilot: Any, ruleset: str) -> None:
+    app.show_ruleset(ruleset)
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, CombatScreen)
+    screen.result_panel.display = True
+    await settle(pilot)
+    lines = screen.query_one(ResultLines)
+    width = lines.content_size.width
 
-        combat, outcome = max(_outcomes(ruleset), key=lambda p: _rows(text_of(p[1]), width))
-        longest = text_of(outcome)
-        screen.show_outcome(combat, outcome)
-        await settle(pilot)
-        panel = screen.query_one(ResultPanel)
-        side = screen.query_one(".combat-side")
-        # The whole box on the screen, inside its pane, with a row for every row of text.
-        assert panel.region.bottom <= side.region.bottom <= SIZE[1] - 1
-        assert lines.size.height == _rows(str(lines.content), width)
-        drawn = " ".join(
-            strip.text.strip()
-            for strip in lines.render_lines(Region(0, 0, width, lines.size.height))
-        )
-        words = " ".join(longest.split())
-        assert words in " ".join(drawn.split()), (longest, drawn)
-        assert "Logged as entry" in str(panel.saved_line.content)
+    def text_of(outcome: Outcome) -> str:
+        effects = screen.result_effects(outcome)
+        head = screen.result_head(outcome) or result_head(outcome)
+        if effects is None:
+            effects = outcome.explanation
+        return f"{head}\n{effects}"
+
+    combat, outcome = max(_outcomes(ruleset), key=lambda p: _rows(text_of(p[1]), width))
+    longest = text_of(outcome)
+    screen.show_outcome(combat, outcome)
+    await settle(pilot)
+    panel = screen.query_one(ResultPanel)
+    side = screen.query_one(".combat-side")
+    # The whole box on the screen, inside its pane, with a row for every row of text.
+    assert panel.region.bottom <= side.region.bottom <= SIZE[1] - 1, ruleset
+    assert lines.size.height == _rows(str(lines.content), width), ruleset
+    region = Region(0, 0, width, lines.size.height)
+    drawn = " ".join(strip.text.strip() for strip in lines.render_lines(region))
+    words = " ".join(longest.split())
+    assert words in " ".join(drawn.split()), (ruleset, longest, drawn)
+    assert "Logged as entry" in str(panel.saved_line.content), ruleset
