@@ -28,6 +28,7 @@ FIGURES = (
     "open a 20-entry save from the list: the open call",
     "open a 20-entry save from the list: the screen shown",
     "open a 20-entry save from the list: UI blocked while read",
+    "open a 20-entry save from the list: last combat shown",
     "save: append to a new save",
     "save: append to a 20-entry save",
     "review: open a 20-entry save",
