@@ -96,6 +96,13 @@ async def test_the_preview_keeps_its_height_from_the_empty_form_to_the_full_char
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        # Counted from the screen prepared (its hidden result panel mounted, laid out once):
+        # on a loaded machine the count began before that and took its layouts in.
+        for _ in range(100):
+            if app.screen.prepared:
+                break
+            await pilot.pause(0.01)
+        await settle(pilot)
         odds = app.screen.query_one(OddsPreview)
         empty = odds.size.height
         assert odds.texts["chances"] == "" and odds.texts["problems"]  # the empty form
