@@ -579,13 +579,18 @@ def test_results_that_wipe_out_the_defender_rank_alike_whatever_else_its_line_sa
 def test_an_ocs_side_is_weighed_by_its_steps() -> None:
     # OCS losses are steps: luck weighs a side's losses against its units' steps (where each
     # unit's are given, as OCS itself reads them), not its factors.
+    from tui.engine.tables import default_tables
     from tui.luck.stats import _wholes
 
+    tables = default_tables()
+    assert tables.losses_in("ocs") == "steps" and tables.losses_in("pod-basic") == "factors"
     logged = {"attack_total": 4, "defense_total": 1}
     known = CombatInput("ocs", (Unit(4, steps=2),), (Unit(1, steps=3), Unit(0, steps=1)))
-    assert _wholes(known, logged) == (2, 4)
-    assert _wholes(CombatInput("ocs", (Unit(4, steps=2),), (Unit(1),)), logged) == (2, None)
-    assert _wholes(CombatInput("pod-basic", (Unit(4),), (Unit(1),)), logged) == (4, 1)
+    assert _wholes(known, logged, tables) == (2, 4)
+    steps_unknown = CombatInput("ocs", (Unit(4, steps=2),), (Unit(1),))
+    assert _wholes(steps_unknown, logged, tables) == (2, None)
+    plain_units = CombatInput("pod-basic", (Unit(4),), (Unit(1),))
+    assert _wholes(plain_units, logged, tables) == (4, 1)
     effects = {"attacker": {"option": 1}, "defender": {"steps_lost": 1, "option": 1}}
     # One step of a 1-factor, 3-step defender: it is still there, and its option counts.
     assert result_rank("ocs", "Ao1 DL1o1", effects, 2, 3) == (1, 0, 0, 0, 0, 0)

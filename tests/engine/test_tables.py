@@ -200,6 +200,12 @@ BREAKAGES = [
         id="limit-zero",
     ),
     pytest.param(
+        'losses = "steps"\n',
+        'losses = "hexes"\n',
+        ["ocs.losses", "factors, steps"],
+        id="losses-unit",
+    ),
+    pytest.param(
         "format = 1\n",
         "format = 1\n[[[ not toml\n",
         ["not valid TOML"],

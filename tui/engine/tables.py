@@ -92,6 +92,11 @@ class Tables:
     def title(self, ruleset: str) -> str:
         return self.data[ruleset]["title"]
 
+    def losses_in(self, ruleset: str) -> str:
+        """What a ruleset's results count a side's losses in: "steps" or "factors" (the
+        default, and a player's chart's)."""
+        return str(self.data.get(ruleset, {}).get("losses", "factors"))
+
     def chart(self, key: str) -> Chart:
         chart = self.charts[key]
         assert isinstance(chart, Chart)
@@ -333,6 +338,7 @@ _CONSTANTS: dict[str, type] = {
 }
 # Limits the engine checks inputs against: each must be at least 1 (0 would refuse every
 # combat).
+LOSS_UNITS = ("factors", "steps")
 _LIMITS = ("limits.factor_max", "ocs.action_rating_max", "ocs.hedgehog_max", "daynight.drm_max")
 
 
@@ -347,6 +353,8 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
     for ruleset in RULESET_IDS:
         for field in ("title", "seed", "dice"):
             check.get((ruleset, field), str)
+        if "losses" in data.get(ruleset, {}) and data[ruleset]["losses"] not in LOSS_UNITS:
+            check.fail((ruleset, "losses"), f"expected one of {', '.join(LOSS_UNITS)}")
         for i, _ in enumerate(check.get((ruleset, "rulings"), list)):
             check.get((ruleset, "rulings", i), str)
     for key, kind in _CONSTANTS.items():

@@ -249,11 +249,11 @@ def _steps(units: Iterable[Any]) -> int | None:
     return sum(steps)
 
 
-def _wholes(combat: CombatInput, entry: Mapping[str, Any]) -> tuple[Any, Any]:
-    """What each side has to lose, as its losses are counted: an OCS side loses steps, so
-    its units' steps (None where one's are not known, as OCS itself reads them); every other
-    ruleset the logged totals of factors."""
-    if combat.ruleset == "ocs":
+def _wholes(combat: CombatInput, entry: Mapping[str, Any], tables: Tables) -> tuple[Any, Any]:
+    """What each side has to lose, in what the ruleset's results count losses in
+    (`Tables.losses_in`): its units' steps (None where one's are not known), or the logged
+    totals of factors."""
+    if tables.losses_in(combat.ruleset) == "steps":
         return _steps(combat.attackers), _steps(combat.defenders)
     return entry.get("attack_total"), entry.get("defense_total")
 
@@ -282,7 +282,7 @@ def combat_luck(
                 cache[key] = found
     except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
         return f"its inputs cannot be read again: {one_line(err)}"
-    attack, defense = _wholes(combat, entry)
+    attack, defense = _wholes(combat, entry, tables)
     cell = entry.get("cell")
     # The same chances, totals and result judge the same: worked out once (a long campaign
     # fights the same combats again and again).
