@@ -89,3 +89,18 @@ def screen_text(app: CrtDeskApp) -> str:
 def notes(app: CrtDeskApp) -> list[str]:
     """The notifications shown, oldest first."""
     return [str(n.message) for n in app._notifications]
+
+
+def crtdesk_cli(folder: Path, *argv: str, player: str = "alice") -> str:
+    """`crtdesk ARGV --saves FOLDER` in a subprocess, as a player runs it at a shell: its
+    output, once it exited 0 with no traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", *argv, "--saves", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "CRTDESK_PLAYER": player, "COLUMNS": "80"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stdout

@@ -4,28 +4,13 @@ thing about every combat luck leaves out."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
+from tests.conftest import crtdesk_cli as crtdesk
 from tui import saves
 from tui.engine import CombatInput, Unit, resolve
-
-
-def crtdesk(folder: Path, *argv: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", *argv, "--saves", str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "CRTDESK_PLAYER": "alice", "COLUMNS": "80"},
-    )
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
-    return done.stdout
 
 
 def left_out_in_text(text: str) -> dict[int, str]:

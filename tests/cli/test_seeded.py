@@ -4,23 +4,11 @@ seeded with its seed, shown so in the log and the report, and counted apart by l
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-
-def crtdesk(folder: Path, *argv: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", *argv, "--saves", str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "CRTDESK_PLAYER": "alice", "COLUMNS": "80"},
-    )
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
-    return done.stdout
+from tests.conftest import crtdesk_cli as crtdesk
 
 
 def test_a_seeded_roll_is_logged_shown_and_judged_as_seeded(tmp_path: Path) -> None:

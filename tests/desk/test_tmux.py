@@ -32,17 +32,24 @@ def wait_for(session: str, text: str, timeout: float = 15.0) -> str:
     raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
 
 
-def test_a_combat_typed_in_tmux_lands_in_the_save_file(tmp_path: Path) -> None:
+def open_desk(folder: Path, player: str, *args: str) -> str:
+    """The real `crtdesk ARGS` on the saves `folder`, in a new tmux session at 80x24: the
+    session's name."""
     assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
     assert CRTDESK.exists(), f"{CRTDESK} is not installed"
-    folder = tmp_path / "saves"
-    folder.mkdir()
     session = f"crtdesk-{uuid.uuid4().hex[:8]}"
-    env = {"CRTDESK_SAVES": str(folder), "CRTDESK_PLAYER": "tmux-tester", "TERM": "xterm-256color"}
-    command = (
-        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + f" {shlex.quote(str(CRTDESK))}"
+    env = {"CRTDESK_SAVES": str(folder), "CRTDESK_PLAYER": player, "TERM": "xterm-256color"}
+    command = " ".join(
+        [*(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(str(CRTDESK)), *args]
     )
     tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    return session
+
+
+def test_a_combat_typed_in_tmux_lands_in_the_save_file(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    session = open_desk(folder, "tmux-tester")
     try:
         # First run: a default game opens on the Basic screen, the CAF field focused.
         wait_for(session, "Attackers")
@@ -84,15 +91,9 @@ def test_each_roll_in_turn_shows_its_own_result_whole_in_tmux(tmp_path: Path) ->
     """Rolls whose texts take as many rows as the one before (5, 4 and 6 at 4-1 by hand,
     then three desk rolls): the box shows each one's result, whole, as `crtdesk log` has it
     (it kept the first roll's text, and cut the retreat off)."""
-    assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
     folder = tmp_path / "saves"
     folder.mkdir()
-    session = f"crtdesk-{uuid.uuid4().hex[:8]}"
-    env = {"CRTDESK_SAVES": str(folder), "CRTDESK_PLAYER": "tmux-tester", "TERM": "xterm-256color"}
-    command = (
-        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + f" {shlex.quote(str(CRTDESK))}"
-    )
-    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    session = open_desk(folder, "tmux-tester")
     seen: list[str] = []
     try:
         wait_for(session, "Attackers")
@@ -158,17 +159,10 @@ def sample_block(page: Path) -> str:
 def test_the_readme_sample_screen_is_the_desk_at_80x24(tmp_path: Path) -> None:
     """The README's (and docs/desk.md's) sample screen is what the real desk draws at 80x24
     for the combat the README describes (it showed a 7-line box the desk did not draw)."""
-    assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
     folder = tmp_path / "saves"
     folder.mkdir()
     saves.new_game(folder / "bastogne.toml", "Bastogne", ["pod-super", "pod-basic"], {})
-    session = f"crtdesk-{uuid.uuid4().hex[:8]}"
-    env = {"CRTDESK_SAVES": str(folder), "CRTDESK_PLAYER": "alice", "TERM": "xterm-256color"}
-    command = (
-        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        + f" {shlex.quote(str(CRTDESK))} open bastogne"
-    )
-    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    session = open_desk(folder, "alice", "open", "bastogne")
     try:
         wait_for(session, "Attackers")
         for key in SAMPLE_KEYS:
