@@ -9,7 +9,7 @@ What it measures (each a median over several runs):
 - cold start: a fresh `crtdesk` to its start screen, and `crtdesk open NAME` to a combat
   screen, under a pty at 80x24 until the expected text shows, beside a minimal Textual app
   (Header, Static, Input, Footer) started the same way. Setup starts the desk once first, as
-  a player's first start does, so what it keeps between starts is there (`tui.kept`: the
+  a player's first start does, so what it keeps between starts is there (`tui.engine.kept`: the
   checked tables); a first start, with nothing kept, is reported beside them;
 - instructions to the first frame (callgrind, which the machine's load does not move; the
   bench installs valgrind where it is missing and it can): the minimal app, `crtdesk` and
@@ -18,7 +18,7 @@ What it measures (each a median over several runs):
   beside: they move with the machine's load); and per keystroke to the preview on every
   screen (four keys posted to the desk as its terminal driver posts them), each within the
   count measured on 2026-11-25 plus 20%. Not counted in --smoke;
-- keystroke to preview on every ruleset screen with a form (`tui.screens.screen_for`): a
+- keystroke to preview on every ruleset screen with a form (`tui.desk.screens.screen_for`): a
   key typed in a factor field until the preview's headline shows the new totals, beside a
   key echoed by the minimal app's Input; and the engine's share, `tui.engine.preview.preview`
   for a typical combat of every ruleset, and of a player's chart (docs/games/hill-203.toml);
@@ -155,11 +155,11 @@ startup.pause_collector()
 from pathlib import Path
 
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
 
 
 class FirstFrame(CrtDeskApp):
-    CSS_PATH = str(Path(sys.modules["tui.app"].__file__).parent / "app.tcss")
+    CSS_PATH = str(Path(sys.modules["tui.desk.app"].__file__).parent / "app.tcss")
 
     async def on_ready(self):
         os._exit(0)
@@ -189,7 +189,7 @@ from textual import events
 from textual.widgets import Input
 
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
 
 folder, keys, wait = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 setups, rulesets = json.loads(sys.argv[4]), sys.argv[5:]
@@ -457,7 +457,7 @@ class Bench:
     # ------------------------------------------------------------------ cold start
     def desk_starts(self) -> dict[str, tuple[list[str], tuple[str, ...]]]:
         """`crtdesk` and `crtdesk open NAME`, and the text each first screen shows."""
-        from tui.commands import SHORT_NAMES
+        from tui.desk.commands import SHORT_NAMES
 
         first = f"[{SHORT_NAMES[self.rulesets[0]]}]"
         return {
@@ -539,9 +539,9 @@ class Bench:
 
     # ------------------------------------------------------------------ keystrokes
     def keystrokes(self) -> None:
-        from tui.commands import SHORT_NAMES
-        from tui.screens import screen_for
-        from tui.screens.combat import CombatScreen
+        from tui.desk.commands import SHORT_NAMES
+        from tui.desk.screens import screen_for
+        from tui.desk.screens.combat import CombatScreen
 
         term = self.terminal([*self.crtdesk, "open", "desk", "--saves", str(self.desk_saves)])
         term.wait_for(lambda text: "Odds" in text, 0, 30)
@@ -637,7 +637,7 @@ class Bench:
                 "daynight", (Unit(4),), (Unit(2),), terrain="clear", reserve=4, press_on=True
             ),
         }
-        from tui.commands import SHORT_NAMES
+        from tui.desk.commands import SHORT_NAMES
 
         for ruleset in self.rulesets:
             combat = cases.get(ruleset)
@@ -663,9 +663,9 @@ class Bench:
         """The engine's share on a player's chart (docs/games/hill-203.toml): a multiplied
         defence, a column shift and a capped DRM, each call a new combat."""
         from tui.engine import CombatInput, Unit
-        from tui.engine.chart_reading import load_chart
-        from tui.engine.charts import register
         from tui.engine.preview import preview
+        from tui.engine.rulesets.charts.chart import register
+        from tui.engine.rulesets.charts.reading import load_chart
 
         register(load_chart(ROOT / "docs" / "games" / "hill-203.toml"))
         row = self.add(Row(PLAYER_CHART_ROW, budget="< 2 ms"))
@@ -748,9 +748,9 @@ class Bench:
             row.note = f"{missed} roll(s) not recorded: the bench typed no combat"
 
     async def _roll_in_desk(self, path: Path, rolls: int) -> tuple[list[float], int]:
-        from tui.app import CrtDeskApp
-        from tui.live import last_seq
-        from tui.screens.combat import CombatScreen
+        from tui.desk.app import CrtDeskApp
+        from tui.desk.screens.combat import CombatScreen
+        from tui.game.live import last_seq
 
         app = CrtDeskApp(saves_dir=path.parent, game_path=path, rng=random.Random(3))
         held: list[float] = []
@@ -820,9 +820,9 @@ class Bench:
     async def _open_in_desk(
         self, opens: int
     ) -> tuple[list[float], list[float], list[float], list[float]]:
-        from tui.app import CrtDeskApp
-        from tui.screens.combat import CombatScreen
-        from tui.screens.start import StartScreen
+        from tui.desk.app import CrtDeskApp
+        from tui.desk.screens.combat import CombatScreen
+        from tui.desk.screens.start import StartScreen
         from tui.startup import pause_collector
 
         calls: list[float] = []
@@ -945,7 +945,7 @@ class Bench:
         self.key_counts(valgrind)
 
     def key_count_names(self) -> list[str]:
-        from tui.commands import SHORT_NAMES
+        from tui.desk.commands import SHORT_NAMES
 
         return [f"instructions: keystroke to preview: {SHORT_NAMES[r]}" for r in self.rulesets]
 

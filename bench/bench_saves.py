@@ -137,8 +137,8 @@ print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 DESK = """
 import asyncio, sys, time
 from pathlib import Path
-from tui.app import CrtDeskApp
-from tui.session import read_game
+from tui.desk.app import CrtDeskApp
+from tui.game.session import read_game
 
 async def main(kind, path):
     if kind == "open":

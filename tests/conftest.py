@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
 
 SIZE = (80, 24)
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tui.commands import SHORT_NAMES
+from tui.desk.commands import SHORT_NAMES
 from tui.engine.tables import RULESET_IDS
 
 ROOT = Path(__file__).resolve().parents[2]

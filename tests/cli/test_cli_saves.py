@@ -15,7 +15,7 @@ import pytest
 
 from tui import saves
 from tui.cli import main
-from tui.player import PLAYER_ENV, player_name
+from tui.game.player import PLAYER_ENV, player_name
 
 
 @pytest.fixture
@@ -524,7 +524,7 @@ def test_player_name_without_a_login_name(monkeypatch) -> None:
 
 
 def test_the_desk_still_imports_player_name_from_the_app() -> None:
-    from tui.app import player_name as desk_player_name
+    from tui.desk.app import player_name as desk_player_name
 
     assert desk_player_name is player_name
 

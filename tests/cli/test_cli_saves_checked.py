@@ -163,7 +163,7 @@ def test_an_empty_save_says_it_is_empty(folder: Path, capsys, argv: list[str]) -
 @pytest.fixture
 def desk_runs(monkeypatch: pytest.MonkeyPatch) -> list[Path | None]:
     """The save each desk that `crtdesk open` would start is opened on (no desk starts)."""
-    from tui import app
+    from tui.desk import app
 
     started: list[Path | None] = []
     monkeypatch.setattr(app.CrtDeskApp, "run", lambda self: started.append(self.game_path))

@@ -25,9 +25,16 @@ def headless_modules() -> list[str]:
 
 
 # The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
-CLI_MODULES = ("tui.cli", "tui.cli.saves", "tui.text", "tui.player", "tui.luck", "tui.report")
+CLI_MODULES = (
+    "tui.cli",
+    "tui.cli.saves",
+    "tui.engine.text",
+    "tui.game.player",
+    "tui.reports.luck",
+    "tui.reports.report",
+)
 # The review's rows and reading, and the command names they show.
-CLI_MODULES += ("tui.review_data", "tui.review_rows", "tui.commands")
+CLI_MODULES += ("tui.reports.review_data", "tui.reports.review_rows", "tui.desk.commands")
 
 
 MODULES = headless_modules()

@@ -21,8 +21,8 @@ from tests.review_save import campaign as long_campaign
 from tui import saves
 from tui.cli import main
 from tui.engine import CombatInput, Unit, resolve
-from tui.player import PLAYER_ENV
-from tui.report import md_code, md_text, report_markdown, save_report_markdown
+from tui.game.player import PLAYER_ENV
+from tui.reports.report import md_code, md_text, report_markdown, save_report_markdown
 
 RIVETS_1_1 = CombatInput("rivets", (Unit(3),), (Unit(2),))  # odds 1-1: AX AR NE NE DR DX
 NASTY = "**bold** _it_ [link](http://x) <b>html</b> | pipe `code` # not a heading"

@@ -11,11 +11,11 @@ import pytest
 
 from tests.conftest import settle
 from tui import saves
-from tui.app import CrtDeskApp
 from tui.cli import main
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.review import ReviewScreen
 from tui.engine.combat import CombatInput, resolve
-from tui.screens.review import ReviewScreen
-from tui.text import one_line
+from tui.engine.text import one_line
 
 TITLE = "Ops \x1b]0;OWNED\x07\x1b[41mRED \u202eevil"
 RAW = ("\x1b", "\x07", "\u202e", "\u2066")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.app import App
 
-from tui.screens.dialogs import ChoiceScreen
+from tui.desk.screens.dialogs import ChoiceScreen
 
 CHOICES = [("n", "nothing", "none"), ("p", "place a marker", "place"), ("l", "lift", "lift")]
 

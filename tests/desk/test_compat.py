@@ -1,6 +1,6 @@
-"""The private Textual names tui.compat relies on still have the shape it was written
+"""The private Textual names tui.desk.compat relies on still have the shape it was written
 against (Textual 8.2.8), and what each works around is still there. A failure here after a
-Textual upgrade says which piece of tui.compat to look at again."""
+Textual upgrade says which piece of tui.desk.compat to look at again."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tui import compat
+from tui.desk import compat
 
 
 def parameters(function: object) -> list[str]:

@@ -9,10 +9,10 @@ from textual.widgets import Input, Static
 
 from tests.conftest import Desk, screen_text, settle
 from tui import saves
-from tui.screens.boom import BoomScreen
-from tui.screens.dialogs import HandDiceScreen
-from tui.widgets.combat import Cycle, OddsPreview, ResultPanel
-from tui.widgets.markers import MarkerPanel
+from tui.desk.screens.boom import BoomScreen
+from tui.desk.screens.dialogs import HandDiceScreen
+from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel
+from tui.desk.widgets.markers import MarkerPanel
 
 
 def text_of(widget) -> str:
@@ -200,10 +200,10 @@ def test_the_preview_holds_every_line_a_mission_can_show() -> None:
     so typing one never makes the preview grow (and lay the screen out again)."""
     from itertools import product
 
+    from tui.desk.screens.boom import most_preview_lines, preview_text
     from tui.engine import CombatInput, Unit
     from tui.engine.rulesets.boom import chain_preview, most_attrition_losses
     from tui.engine.tables import load_tables
-    from tui.screens.boom import most_preview_lines, preview_text
 
     tables = load_tables()
     most = most_preview_lines(tables)

@@ -12,9 +12,9 @@ from textual.widgets import Input, SelectionList, Static
 
 from tests.conftest import SIZE, screen_text, settle
 from tui import saves
-from tui.app import CrtDeskApp
-from tui.screens.game import GameChartScreen
-from tui.screens.review import ReviewScreen
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.game import GameChartScreen
+from tui.desk.screens.review import ReviewScreen
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 
@@ -87,8 +87,8 @@ async def test_a_players_chart_from_the_dialog_to_the_log_review_and_luck(tmp_pa
 
 async def test_a_chart_file_changed_since_the_game_began_is_named(tmp_path: Path) -> None:
     from tests.conftest import notes
-    from tui.engine.chart_reading import load_chart
-    from tui.engine.charts import register
+    from tui.engine.rulesets.charts.chart import register
+    from tui.engine.rulesets.charts.reading import load_chart
 
     folder, games = tmp_path / "saves", tmp_path / "games"
     folder.mkdir()

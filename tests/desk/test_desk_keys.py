@@ -17,9 +17,9 @@ from tests.conftest import SIZE, Desk, make_app, notes, settle
 from tests.desk.test_desk_ocs import fill, hand_dice, last_entry
 from tests.desk.test_desk_rivets_daynight import open_daynight
 from tui import saves
-from tui.app import CrtDeskApp
-from tui.screens.dialogs import ChoiceScreen, HandDiceScreen, NumberScreen
-from tui.screens.ocs import OcsScreen
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.dialogs import ChoiceScreen, HandDiceScreen, NumberScreen
+from tui.desk.screens.ocs import OcsScreen
 
 
 def logged(app: CrtDeskApp) -> list[dict]:
@@ -165,7 +165,7 @@ async def test_the_read_only_notice_names_the_file_as_it_is_on_disk(tmp_path: Pa
 def test_a_read_only_folder_is_said_with_the_file_as_on_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui import session
+    from tui.game import session
 
     path = tmp_path / "duel.toml"
     saves.new_game(path, "Duel", ["pod-basic"], {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.conftest import Desk, settle
 from tui import saves
-from tui.widgets.markers import MarkerPanel
+from tui.desk.widgets.markers import MarkerPanel
 
 
 def panel_text(app) -> str:
@@ -32,7 +32,7 @@ async def test_turn_key_counts_markers_down_and_the_header_shows_the_turn(desk: 
 
 
 async def test_the_turn_key_asks_before_the_next_turn(desk: Desk) -> None:
-    from tui.screens.dialogs import ChoiceScreen
+    from tui.desk.screens.dialogs import ChoiceScreen
 
     async with desk(rulesets=["rivets"]) as (app, pilot):
         await pilot.press("ctrl+s")
@@ -108,8 +108,8 @@ async def test_f10_lists_every_marker_in_place_of_the_chances(tmp_path, monkeypa
     """At 80x24 more markers than fit a line were cut short, with no way to read the rest
     on the combat screen: F10 lists each one on its own line, in place of the chances."""
     from tests.snapshots.test_snapshots import _marked_game
-    from tui.widgets.combat import OddsPreview
-    from tui.widgets.markers import MarkerPanel
+    from tui.desk.widgets.combat import OddsPreview
+    from tui.desk.widgets.markers import MarkerPanel
 
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "saves"

@@ -10,10 +10,10 @@ from textual.widgets import Input
 
 from tests.conftest import settle
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.pod import PodScreen
+from tui.desk.screens.start import StartScreen
 from tui.engine.combat import plain
-from tui.screens.pod import PodScreen
-from tui.screens.start import StartScreen
 
 KEYS = list("0123456789-x@ ") + [
     *("tab", "shift+tab", "enter", "escape", "backspace", "down", "up", "a", "d"),

@@ -10,12 +10,12 @@ from textual.widgets import Checkbox, Static
 
 from tests.conftest import Desk, settle
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.dialogs import ChoiceScreen, HandDiceScreen
+from tui.desk.screens.ocs import OcsScreen
+from tui.desk.widgets.combat import Cycle
+from tui.desk.widgets.ocs import OcsUnitRow
 from tui.engine import resolve
-from tui.screens.dialogs import ChoiceScreen, HandDiceScreen
-from tui.screens.ocs import OcsScreen
-from tui.widgets.combat import Cycle
-from tui.widgets.ocs import OcsUnitRow
 
 # 21 Pz (AR 4) and Ariete (AR 3) attack 2 NZ (AR 3, 1 RE): 10 vs 2 on Open is 5:1, DRM +1.
 ATTACKERS = [("21 Pz", "6", "3", "4"), ("Ariete", "4", "2", "3")]
@@ -238,7 +238,7 @@ async def test_desk_dice_are_kept_across_the_option_choices(desk: Desk) -> None:
 async def test_supply_is_chosen_in_the_words_of_the_docs_and_the_cli(desk: Desk) -> None:
     """`on-map`, `internal`, `none`, as `--attacker NAME:...:SUPPLY` and the docs say (the
     desk said "stocks" for internal): `i` picks it."""
-    from tui.engine.rulesets.ocs_supply import SUPPLY_SOURCES
+    from tui.engine.rulesets.ocs.supply import SUPPLY_SOURCES
 
     async with desk(rulesets=["ocs"]) as (app, pilot):
         supply = rows(app.screen, "attacker")[0].query_one(".unit-supply", Cycle)

@@ -12,11 +12,11 @@ from textual.widgets import DataTable
 
 from tests.conftest import make_app, notes, settle
 from tui import saves
-from tui.app import CrtDeskApp
-from tui.screens.base import DeskScreen
-from tui.screens.pod import PodScreen
-from tui.screens.rivets import RivetsScreen
-from tui.screens.start import StartScreen
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.base import DeskScreen
+from tui.desk.screens.pod import PodScreen
+from tui.desk.screens.rivets import RivetsScreen
+from tui.desk.screens.start import StartScreen
 
 
 async def test_a_game_opened_directly_builds_no_start_screen_until_esc(tmp_path: Path) -> None:
@@ -134,8 +134,8 @@ async def test_a_game_opened_again_shows_its_last_combat_in_the_form_and_the_box
     it (the inputs are in the log) and its box shows that combat (both were empty)."""
     from textual.widgets import Input
 
-    from tui.widgets.combat import Cycle, ResultPanel
-    from tui.widgets.ocs import OcsUnitRow
+    from tui.desk.widgets.combat import Cycle, ResultPanel
+    from tui.desk.widgets.ocs import OcsUnitRow
 
     folder = tmp_path / "saves"
     app = make_app(folder, rulesets=["pod-super", "ocs"])

@@ -8,10 +8,10 @@ from textual.widgets import Input, Static
 
 from tests.conftest import Desk, notes, screen_text, settle
 from tui import saves
-from tui.app import CrtDeskApp
-from tui.screens.dialogs import ChoiceScreen
-from tui.screens.pod import PodScreen
-from tui.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.dialogs import ChoiceScreen
+from tui.desk.screens.pod import PodScreen
+from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
 
 
 def text_of(screen: PodScreen, selector: str) -> str:

@@ -11,14 +11,14 @@ from textual.widgets import Checkbox, Input, Static
 
 from tests.conftest import Desk, make_app, screen_text, settle
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.combat import CombatScreen
+from tui.desk.screens.daynight import DayNightScreen
+from tui.desk.screens.dialogs import ChoiceScreen, HandDiceScreen, NumberScreen
+from tui.desk.screens.rivets import RivetsScreen
+from tui.desk.widgets.combat import Cycle, ResultPanel
 from tui.engine import CombatInput, Unit, resolve
-from tui.screens.combat import CombatScreen
-from tui.screens.daynight import DayNightScreen
-from tui.screens.dialogs import ChoiceScreen, HandDiceScreen, NumberScreen
-from tui.screens.rivets import RivetsScreen
-from tui.session import KEPT_ENTRIES
-from tui.widgets.combat import Cycle, ResultPanel
+from tui.game.session import KEPT_ENTRIES
 
 
 def preview(screen: CombatScreen) -> str:
@@ -313,7 +313,7 @@ async def test_an_entry_the_watcher_took_first_reads_nothing_again(
 
 
 async def test_the_trace_is_one_key_away_and_full_width(desk: Desk) -> None:
-    from tui.screens.dialogs import TraceScreen
+    from tui.desk.screens.dialogs import TraceScreen
 
     async with desk(rulesets=["rivets"]) as (app, pilot):
         await pilot.press("ctrl+f")

@@ -10,8 +10,8 @@ from textual.pilot import Pilot
 
 from tests.conftest import make_app, notes, settle
 from tui import saves
-from tui.screens.review import ReviewScreen
-from tui.screens.rivets import RivetsScreen
+from tui.desk.screens.review import ReviewScreen
+from tui.desk.screens.rivets import RivetsScreen
 
 
 async def roll_by_hand(pilot: Pilot, attack: str, defense: str, die: str) -> None:

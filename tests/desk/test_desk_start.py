@@ -9,11 +9,11 @@ from pathlib import Path
 from textual.widgets import DataTable, Input, Label, SelectionList, Static
 
 from tui import saves
-from tui.app import CrtDeskApp
-from tui.commands import COMBAT_SCREEN_COMMANDS, POD_COMMANDS
-from tui.screens.pod import PodScreen
-from tui.screens.review import ReviewScreen
-from tui.screens.start import COLUMNS, StartScreen
+from tui.desk.app import CrtDeskApp
+from tui.desk.commands import COMBAT_SCREEN_COMMANDS, POD_COMMANDS
+from tui.desk.screens.pod import PodScreen
+from tui.desk.screens.review import ReviewScreen
+from tui.desk.screens.start import COLUMNS, StartScreen
 
 SIZE = (80, 24)
 

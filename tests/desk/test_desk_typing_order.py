@@ -10,7 +10,7 @@ from textual.widgets import Input
 
 from tests.conftest import Desk, settle
 from tui import saves
-from tui.widgets.combat import UnitRow
+from tui.desk.widgets.combat import UnitRow
 
 RULESETS = ["pod-basic", "pod-super", "pod-ultra", "pod-boom", "ocs", "rivets", "daynight"]
 

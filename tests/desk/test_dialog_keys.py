@@ -18,10 +18,10 @@ from textual.widgets import Footer, OptionList, SelectionList, Static
 
 from tests.conftest import SIZE
 from tui import saves
-from tui.app import CrtDeskApp
-from tui.screens.combat import CombatScreen
-from tui.screens.review import ReviewScreen
-from tui.screens.start import StartScreen
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.combat import CombatScreen
+from tui.desk.screens.review import ReviewScreen
+from tui.desk.screens.start import StartScreen
 
 
 async def calm(pilot: Any) -> None:

@@ -16,10 +16,11 @@ from textual.strip import Strip
 from textual.widgets import Input, Static
 
 from tests.conftest import Desk, notes, settle
-from tui import saves, session
-from tui.session import SaveState
-from tui.widgets.combat import OddsPreview, ResultLines, ResultPanel
-from tui.widgets.markers import MarkerPanel
+from tui import saves
+from tui.desk.widgets.combat import OddsPreview, ResultLines, ResultPanel
+from tui.desk.widgets.markers import MarkerPanel
+from tui.game import session
+from tui.game.session import SaveState
 
 
 def count_layouts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -122,7 +123,7 @@ async def test_a_preview_taller_than_its_pane_keeps_its_likeliest_rows(
 ) -> None:
     """The side pane does not scroll: a preview taller than it is cut at the bottom, where
     the least likely results are; its height is held, so a shorter one lays nothing out."""
-    from tui.screens.ruleset import RulesetScreen
+    from tui.desk.screens.ruleset import RulesetScreen
 
     # A pane shorter than any at 80x24, where the screen would say the size it needs.
     monkeypatch.setattr(RulesetScreen, "LEAST_SIZE", (80, 12))
@@ -347,7 +348,7 @@ async def test_a_roll_is_drawn_before_its_save_is_written(
 async def test_the_ocs_preview_reads_the_exploitation_levels_once(
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.engine.rulesets import ocs_supply
+    from tui.engine.rulesets.ocs import supply as ocs_supply
 
     asked: list[object] = []
     levels = ocs_supply.exploit_levels

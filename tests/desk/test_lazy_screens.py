@@ -10,7 +10,7 @@ START_PROBE = """
 import asyncio, json, sys, tempfile
 from pathlib import Path
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
 
 folder = Path(tempfile.mkdtemp())
 saves.new_game(folder / "g.toml", "G", ["pod-basic"])
@@ -19,7 +19,7 @@ saves.new_game(folder / "g.toml", "G", ["pod-basic"])
 async def main():
     async with CrtDeskApp(saves_dir=folder).run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-    print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.screens."))))
+    print(json.dumps(sorted(m for m in sys.modules if m.startswith("tui.desk.screens."))))
 
 
 asyncio.run(main())
@@ -27,7 +27,7 @@ asyncio.run(main())
 
 DESK_ENGINE_PROBE = """
 import json, sys
-import tui.app
+import tui.desk.app
 import tui.cli
 import tui.cli.saves
 
@@ -38,7 +38,7 @@ START_SCREEN_PROBE = """
 import asyncio, json, sys, tempfile
 from pathlib import Path
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
 from tui.engine.tables import default_tables
 
 folder = Path(tempfile.mkdtemp())
@@ -65,14 +65,14 @@ OPEN_PROBE = """
 import asyncio, json, sys, tempfile
 from pathlib import Path
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
 
 folder = Path(tempfile.mkdtemp())
 saves.new_game(folder / "g.toml", "G", ["pod-basic", "rivets", "daynight"])
 
 
 def screen_modules():
-    return sorted(m for m in sys.modules if m.startswith("tui.screens."))
+    return sorted(m for m in sys.modules if m.startswith("tui.desk.screens."))
 
 
 async def main():
@@ -92,7 +92,7 @@ asyncio.run(main())
 
 def test_the_start_screen_imports_no_ruleset_screen_or_dialog():
     imported = fresh_python(START_PROBE)
-    assert "tui.screens.start" in imported  # the probe sees the screens it does import
+    assert "tui.desk.screens.start" in imported  # the probe sees the screens it does import
     for module in (
         "pod",
         "boom",
@@ -105,15 +105,15 @@ def test_the_start_screen_imports_no_ruleset_screen_or_dialog():
         "review",
         "help",
     ):
-        assert f"tui.screens.{module}" not in imported, module
+        assert f"tui.desk.screens.{module}" not in imported, module
 
 
 FORM_ENGINE_PROBE = """
 import asyncio, json, sys, tempfile
 from pathlib import Path
 from tui import saves
-from tui.app import CrtDeskApp
-from tui.screens.combat import CombatScreen
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.combat import CombatScreen
 
 folder = Path(tempfile.mkdtemp())
 saves.new_game(folder / "g.toml", "G", ["pod-basic"])
@@ -151,14 +151,14 @@ asyncio.run(main())
 def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
     (first, at_open), (second, after_switch) = fresh_python(OPEN_PROBE)
     assert first == "PodScreen"
-    assert "tui.screens.pod" in at_open
-    assert "tui.screens.rivets" not in at_open
-    assert "tui.screens.start" not in at_open  # built when asked for (Esc)
-    assert "tui.screens.dialogs" not in at_open  # imported when a question is first asked
-    assert "tui.screens.daynight" not in at_open
+    assert "tui.desk.screens.pod" in at_open
+    assert "tui.desk.screens.rivets" not in at_open
+    assert "tui.desk.screens.start" not in at_open  # built when asked for (Esc)
+    assert "tui.desk.screens.dialogs" not in at_open  # imported when a question is first asked
+    assert "tui.desk.screens.daynight" not in at_open
     assert second == "RivetsScreen"
-    assert "tui.screens.rivets" in after_switch
-    assert "tui.screens.daynight" not in after_switch
+    assert "tui.desk.screens.rivets" in after_switch
+    assert "tui.desk.screens.daynight" not in after_switch
 
 
 def test_the_start_screen_reads_no_chart_until_a_game_opens():

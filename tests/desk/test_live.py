@@ -16,13 +16,13 @@ from textual.widgets import Static
 
 from tests.conftest import Desk, notes, settle
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.review import ReviewScreen
+from tui.desk.screens.ruleset import RulesetScreen
 from tui.engine.combat import CombatInput, resolve
-from tui.live import SaveWatcher
-from tui.screens.review import ReviewScreen
-from tui.screens.ruleset import RulesetScreen
-from tui.session import GameSession
-from tui.text import entry_text
+from tui.engine.text import entry_text
+from tui.game.live import SaveWatcher
+from tui.game.session import GameSession
 
 COMBAT = CombatInput("pod-boom", step="crt", caf=9)
 
@@ -205,7 +205,7 @@ def test_a_reload_older_than_what_the_watcher_brought_is_not_taken(tmp_path: Pat
 
 
 async def test_only_other_players_entries_are_announced(desk: Desk) -> None:
-    from tui.messages import GameChanged
+    from tui.game.messages import GameChanged
 
     async with desk(rulesets=["rivets"]) as (app, pilot):
         screen = app.screen

@@ -32,7 +32,7 @@ from tui.engine.procedure import (
     procedure,
 )
 from tui.engine.tables import RULESET_IDS, default_tables
-from tui.luck import combat_from_inputs as judged_inputs
+from tui.reports.luck import combat_from_inputs as judged_inputs
 
 TABLES = default_tables()
 
@@ -199,7 +199,7 @@ async def fill_form(pilot: Any, screen: Any, combat: CombatInput) -> None:
     """Type `combat` into the screen's form (values set on its widgets)."""
     from textual.widgets import Input
 
-    from tui.widgets.combat import Cycle
+    from tui.desk.widgets.combat import Cycle
 
     ruleset = combat.ruleset
     boom_batteries = ruleset == "pod-boom" and combat.aaf is None
@@ -248,7 +248,7 @@ async def answer_on_desk(pilot: Any, asked: list[tuple[Question, Any]]) -> None:
     """Answer each dialog the desk shows as the procedure was answered."""
     from textual.widgets import Input
 
-    from tui.screens.dialogs import ChoiceScreen, HandDiceScreen, NumberScreen
+    from tui.desk.screens.dialogs import ChoiceScreen, HandDiceScreen, NumberScreen
 
     await pilot.press("ctrl+t")
     for question, answer in asked:

@@ -11,7 +11,7 @@ from textual._compositor import Compositor
 from textual.geometry import Region
 
 from tests.conftest import Desk, settle
-from tui.compat import PaneCompositor, column_groups
+from tui.desk.compat import PaneCompositor, column_groups
 
 # A cursor move, a colour or style, another escape, or a run of text.
 TOKENS = re.compile(r"\x1b\[(\d+);(\d+)H|(\x1b\[[0-9;]*m)|\x1b\[[0-9;?]*[A-Za-z]|([^\x1b]+)")

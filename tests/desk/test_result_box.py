@@ -16,13 +16,13 @@ from textual.geometry import Region
 
 from tests.conftest import SIZE, settle
 from tests.snapshots.test_snapshots import ROLLED, _marked_game
+from tui.desk.screens.combat import CombatScreen
+from tui.desk.widgets.combat import ResultLines, ResultPanel, result_head
 from tui.engine import CombatInput, Outcome, Unit
 from tui.engine.combat import play_after_roll
 from tui.engine.errors import InputError
 from tui.engine.procedure import ChoiceQuestion, DiceQuestion, desk_dice, run
 from tui.engine.tables import default_tables
-from tui.screens.combat import CombatScreen
-from tui.widgets.combat import ResultLines, ResultPanel, result_head
 
 ATTACKS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24)
 DEFENCES = (1, 2, 3, 5, 8)

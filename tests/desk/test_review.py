@@ -15,12 +15,12 @@ from textual.widgets import Input, Static
 from tests.conftest import notes, settle
 from tests.review_save import campaign
 from tui import saves
-from tui.app import CrtDeskApp
 from tui.cli import main
-from tui.review_data import Filter, parse_filter, shown_columns
-from tui.screens.dialogs import NoteScreen
-from tui.screens.review import ReviewScreen
-from tui.text import cell_text
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.dialogs import NoteScreen
+from tui.desk.screens.review import ReviewScreen
+from tui.engine.text import cell_text
+from tui.reports.review_data import Filter, parse_filter, shown_columns
 
 SIZE = (80, 24)
 
@@ -306,7 +306,7 @@ async def test_f12_notes_the_last_roll_from_a_combat_screen(tmp_path: Path) -> N
 
 
 def test_a_filter_key_keeps_the_other_parts_typed() -> None:
-    from tui.review_data import _quoted
+    from tui.reports.review_data import _quoted
 
     typed = " ".join(_quoted(t) for t in ["player:ann b", "turn:2", "dice odd"])
     wanted, problem = parse_filter(typed)
@@ -346,8 +346,8 @@ async def test_l_on_the_start_screen_reviews_the_highlighted_game(folder: Path) 
 
 async def test_luck_and_the_report_from_the_review(folder: Path) -> None:
     from tui.engine import CombatInput, Unit, resolve
-    from tui.luck import luck_report, luck_text
-    from tui.report import report_markdown
+    from tui.reports.luck import luck_report, luck_text
+    from tui.reports.report import report_markdown
 
     path = folder / "g.toml"
     saves.new_game(path, "Luck", ["rivets"], {})
@@ -377,7 +377,7 @@ async def test_luck_and_the_report_from_the_review(folder: Path) -> None:
 
 
 def test_the_tail_read_from_the_end_is_the_whole_logs_last_entries(folder: Path) -> None:
-    from tui.review_rows import read_for_review, read_tail
+    from tui.reports.review_rows import read_for_review, read_tail
 
     path, _ = campaign(folder, 1_000)
     tail = read_tail(path, 50)
@@ -419,7 +419,7 @@ async def test_crtdesk_review_shows_the_review_first_and_reads_the_game_behind_i
     import threading
 
     path, _ = campaign(folder, 30)
-    from tui import session as session_module
+    from tui.game import session as session_module
 
     gate = threading.Event()
     read_game = session_module.read_game
@@ -463,7 +463,7 @@ async def test_crtdesk_review_of_a_broken_save_names_it_and_esc_reaches_the_save
 
 
 def test_modifiers_leave_out_the_dice_and_ticks_that_are_off() -> None:
-    from tui.review_data import modifier_words
+    from tui.reports.review_data import modifier_words
 
     inputs = {
         "roll": 3,

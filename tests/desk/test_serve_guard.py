@@ -15,7 +15,7 @@ import pytest
 
 from tests.desk.test_serve import free_port, wait_listening
 from tui.cli import main
-from tui.served import allowed_origins, origin_of
+from tui.desk.served import allowed_origins, origin_of
 
 
 def test_an_origin_is_read_as_a_browser_sends_it() -> None:

@@ -21,7 +21,7 @@ from tui import startup
 startup.pause_collector()
 paused = not gc.isenabled()
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
 
 folder = Path(tempfile.mkdtemp())
 saves.new_game(folder / "g.toml", "G", ["pod-basic"])

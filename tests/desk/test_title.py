@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.command import CommandPalette
 
 from tests.conftest import make_app, settle
-from tui.app import CrtDeskApp
-from tui.widgets.title import TitleBar
+from tui.desk.app import CrtDeskApp
+from tui.desk.widgets.title import TitleBar
 
 
 def title_line(app: CrtDeskApp) -> str:
@@ -58,6 +58,6 @@ WGL4_SHAPES |= {0x25CA, 0x25CB, 0x25CF, 0x25D8, 0x25D9, 0x25E6}
 
 def test_the_icon_is_a_glyph_common_fonts_have() -> None:
     """The icon "⭘" (U+2B58) showed as a box in the browser: now one of WGL4's shapes."""
-    from tui.widgets.title import ICON
+    from tui.desk.widgets.title import ICON
 
     assert len(ICON) == 1 and ord(ICON) in WGL4_SHAPES

@@ -11,8 +11,8 @@ from pathlib import Path
 from tests.conftest import settle
 from tests.desk.test_live import shown
 from tui import saves
-from tui.app import CrtDeskApp
-from tui.widgets.combat import ResultPanel
+from tui.desk.app import CrtDeskApp
+from tui.desk.widgets.combat import ResultPanel
 
 
 def box(app: CrtDeskApp) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from tui import saves
 from tui.cli import main
-from tui.player import PLAYER_ENV
+from tui.game.player import PLAYER_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -1,4 +1,4 @@
-"""A player's own chart (tui.engine.charts): Rivets and Pair-o-Dice Basic re-stated in the
+"""A player's own chart (tui.engine.rulesets.charts.chart): Rivets and Pair-o-Dice Basic re-stated in the
 player's format read as the built-in rulesets do; a differential chart and an odds chart
 with every kind of modifier, resolved case by case as a person would by hand."""
 
@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from tui.engine.cells import plain
-from tui.engine.chart_reading import load_chart, parse_chart
-from tui.engine.charts import ChartError, PlayerChart, register
 from tui.engine.combat import CombatInput, Unit, distribution, resolve
 from tui.engine.errors import InputError
-from tui.engine.games import find_chart, games_folder, read_games
 from tui.engine.preview import work_out
+from tui.engine.rulesets.charts.chart import ChartError, PlayerChart, register
+from tui.engine.rulesets.charts.folder import find_chart, games_folder, read_games
+from tui.engine.rulesets.charts.reading import load_chart, parse_chart
 from tui.engine.schema import combat_from_inputs, judged, schema
 from tui.engine.tables import default_tables
 

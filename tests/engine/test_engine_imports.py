@@ -10,19 +10,13 @@ import pkgutil
 from pathlib import Path
 
 import tui.engine
-import tui.engine.rulesets
 from tests.conftest import fresh_python
 
 
 def engine_modules() -> dict[str, Path]:
-    found = {
-        "tui.engine": Path(tui.engine.__file__),
-        "tui.engine.rulesets": Path(tui.engine.rulesets.__file__),
-    }
-    for package in (tui.engine, tui.engine.rulesets):
-        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-            if not info.ispkg:
-                found[info.name] = Path(importlib.util.find_spec(info.name).origin)
+    found = {"tui.engine": Path(tui.engine.__file__)}
+    for info in pkgutil.walk_packages(tui.engine.__path__, "tui.engine."):
+        found[info.name] = Path(importlib.util.find_spec(info.name).origin)
     return found
 
 

@@ -20,7 +20,7 @@ from tui import saves
 from tui.engine import CombatInput, Unit, distribution, resolve, schema
 from tui.engine.cells import plain
 from tui.engine.tables import default_tables
-from tui.luck import (
+from tui.reports.luck import (
     DAYNIGHT_ORDER,
     LuckReport,
     chi_square_p,
@@ -443,7 +443,14 @@ def test_a_card_after_the_roll_amends_the_combat_and_its_dice_count_once(tmp_pat
 def whole_list_report(entries: list[dict[str, Any]]) -> LuckReport:
     """The figures as they were worked out with every entry at hand: each group's dice
     gathered again from the entries (the one-pass tally must give the same)."""
-    from tui.luck.stats import CombatFigures, FaceCounts, LuckGroup, _faces, _rolls, combat_luck
+    from tui.reports.luck.stats import (
+        CombatFigures,
+        FaceCounts,
+        LuckGroup,
+        _faces,
+        _rolls,
+        combat_luck,
+    )
 
     def faces(rolls: list[dict[str, Any]]) -> tuple[tuple[FaceCounts, ...], int]:
         counts: dict[int, list[int]] = {}
@@ -580,7 +587,7 @@ def test_an_ocs_side_is_weighed_by_its_steps() -> None:
     # OCS losses are steps: luck weighs a side's losses against its units' steps (where each
     # unit's are given, as OCS itself reads them), not its factors.
     from tui.engine.tables import default_tables
-    from tui.luck.stats import _wholes
+    from tui.reports.luck.stats import _wholes
 
     tables = default_tables()
     assert tables.losses_in("ocs") == "steps" and tables.losses_in("pod-basic") == "factors"

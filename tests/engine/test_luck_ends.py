@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from tui.engine.cells import plain
-from tui.engine.chart_reading import load_chart
-from tui.engine.charts import register
 from tui.engine.combat import CombatInput, Unit, distribution
+from tui.engine.rulesets.charts.chart import register
+from tui.engine.rulesets.charts.reading import load_chart
 from tui.engine.tables import default_tables
-from tui.luck import result_rank
+from tui.reports.luck import result_rank
 
 HILL = Path(__file__).resolve().parents[2] / "docs" / "games" / "hill-203.toml"
 _LOSSES = ("factors_lost", "steps_lost", "bombers_removed")

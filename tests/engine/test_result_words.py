@@ -6,7 +6,7 @@ from __future__ import annotations
 from tui.engine import CombatInput, Unit, resolve
 from tui.engine.rulesets.common import explain
 from tui.engine.rulesets.ocs import result_words
-from tui.text import dice_brief, dice_text
+from tui.engine.text import dice_brief, dice_text
 
 OPTIONS_RULE = "Options are taken attacker first"
 REPAIR = "Hero #15 Engineer/Frogman repairs a No-entry hex at once."

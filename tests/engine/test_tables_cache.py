@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tui.engine import tables as tables_module
+from tui.engine.kept import cache_folder
 from tui.engine.tables import TablesError, load_tables
-from tui.kept import cache_folder
 
 TABLES_TOML = Path(__file__).resolve().parents[2] / "tables.toml"
 

@@ -1,4 +1,4 @@
-"""tui.text: one reading of a cell, dice, a time stamp, a marker and a log entry, the same
+"""tui.engine.text: one reading of a cell, dice, a time stamp, a marker and a log entry, the same
 for `crtdesk resolve` as for `crtdesk log` (and for the screens once they import it)."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tui.cli
-from tui import saves, text
+from tui import saves
 from tui.cli import main
 from tui.engine import combat as engine_combat
+from tui.engine import text
 from tui.engine.dice import DiceRoll
 from tui.engine.tables import RULESET_IDS, default_tables
 

@@ -11,10 +11,10 @@ import pytest
 
 from tui import saves
 from tui.cli import main
-from tui.engine.chart_reading import load_chart
-from tui.engine.charts import register
 from tui.engine.combat import CombatInput, Unit, resolve
-from tui.luck import luck_report
+from tui.engine.rulesets.charts.chart import register
+from tui.engine.rulesets.charts.reading import load_chart
+from tui.reports.luck import luck_report
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 

@@ -14,7 +14,7 @@ from tests.desk.test_desk_boom import fill, hand_dice
 from tests.desk.test_desk_boom import markers as boom_markers
 from tests.saves.test_saves import boom
 from tui import saves
-from tui.widgets.markers import MarkerPanel
+from tui.desk.widgets.markers import MarkerPanel
 
 
 @pytest.fixture

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tui import saves, text
+from tui import saves
 from tui.cli import main
+from tui.engine import text
 from tui.engine.combat import CombatInput, Unit, resolve
-from tui.player import PLAYER_ENV
+from tui.game.player import PLAYER_ENV
 from tui.saves import SaveError
 
 

@@ -17,14 +17,14 @@ from hypothesis import strategies as st
 from tests.generated_saves import NAMES, logs, write_save
 from tests.review_save import campaign
 from tui import saves
-from tui.review_data import (
+from tui.reports.review_data import (
     Filter,
     Index,
     _search_text,
     detail_text,
     entry_cells,
 )
-from tui.review_rows import read_for_review
+from tui.reports.review_rows import read_for_review
 
 
 def whole_log_index(entries: list[dict[str, Any]]) -> Index:

@@ -15,8 +15,8 @@ from tui.engine import CombatInput, Unit, resolve
 from tui.engine.combat import Outcome
 from tui.engine.rulesets.pod import after_roll_card
 from tui.engine.tables import default_tables
+from tui.engine.text import entry_text
 from tui.saves import SaveError
-from tui.text import entry_text
 
 SUPER = CombatInput("pod-super", (Unit(6),), (Unit(2),), roll=8)
 

@@ -19,10 +19,10 @@ import pytest
 from tests.review_save import campaign
 from tui import saves
 from tui.cli import main
-from tui.luck import luck_report
-from tui.report import _report
-from tui.review_rows import read_for_review
-from tui.session import read_game
+from tui.game.session import read_game
+from tui.reports.luck import luck_report
+from tui.reports.report import _report
+from tui.reports.review_rows import read_for_review
 
 
 class _Null(io.TextIOBase):

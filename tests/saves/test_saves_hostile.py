@@ -174,8 +174,8 @@ async def test_the_reviews_w_writes_the_report_without_following_a_link(
     game: Path, victim: Path
 ) -> None:
     from tests.conftest import settle
-    from tui.app import CrtDeskApp
-    from tui.screens.review import ReviewScreen
+    from tui.desk.app import CrtDeskApp
+    from tui.desk.screens.review import ReviewScreen
 
     report = game.with_name("g-report.md")
     report.symlink_to(victim)

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from tests.generated_saves import logs, write_save
 from tui import saves
 from tui.cli import main
-from tui.review_data import Index, detail_text, entry_cells
-from tui.review_rows import read_for_review
+from tui.reports.review_data import Index, detail_text, entry_cells
+from tui.reports.review_rows import read_for_review
 
 DEEP = "[" * 1000 + "]" * 1000
 # Values a hand edit (or a bad sector) may leave, JSON text the fast reader might take.
@@ -187,8 +187,8 @@ async def test_the_start_screen_lists_a_sound_save_beside_a_1000_deep_one(tmp_pa
     import random
 
     from tests.conftest import settle
-    from tui.app import CrtDeskApp
-    from tui.screens.start import StartScreen
+    from tui.desk.app import CrtDeskApp
+    from tui.desk.screens.start import StartScreen
 
     test_a_save_nested_1000_deep_beside_a_sound_one(tmp_path)
     app = CrtDeskApp(saves_dir=tmp_path, rng=random.Random(1), player="tester")
@@ -248,8 +248,8 @@ async def test_the_review_says_why_when_its_reader_fails(
     from textual.widgets import Static
 
     from tests.conftest import settle
-    from tui.app import CrtDeskApp
-    from tui.screens import review
+    from tui.desk.app import CrtDeskApp
+    from tui.desk.screens import review
 
     path = tmp_path / "g.toml"
     saves.new_game(path, "G", ["rivets"])

@@ -113,8 +113,8 @@ def test_a_save_whose_header_cannot_be_read_is_refused_untouched(game: Path) -> 
 
 async def test_the_start_screen_repairs_an_unreadable_save(game: Path) -> None:
     from tests.conftest import settle
-    from tui.app import CrtDeskApp
-    from tui.screens.start import StartScreen
+    from tui.desk.app import CrtDeskApp
+    from tui.desk.screens.start import StartScreen
 
     break_entry(game, 3, b"turn = 1", b'turn = "one"')
     app = CrtDeskApp(saves_dir=game.parent, rng=random.Random(1), player="tester")

@@ -14,12 +14,12 @@ import pytest
 from tests.conftest import Desk, notes, settle
 from tests.review_save import campaign
 from tui import saves
-from tui import session as session_module
-from tui.app import CrtDeskApp
-from tui.screens.rivets import RivetsScreen
-from tui.screens.start import StartScreen
-from tui.session import SaveState
-from tui.widgets.markers import MarkerPanel
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.rivets import RivetsScreen
+from tui.desk.screens.start import StartScreen
+from tui.desk.widgets.markers import MarkerPanel
+from tui.game import session as session_module
+from tui.game.session import SaveState
 
 
 def counted_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -178,8 +178,8 @@ async def test_a_game_option_read_after_the_screen_is_shown_reaches_its_form(
 ) -> None:
     """The saves list does not know a game's options: the form shows the default mines CDF
     until the save is read, then the game's own (and logs nothing for it)."""
-    from tui.screens.pod import PodScreen
-    from tui.widgets.combat import Cycle
+    from tui.desk.screens.pod import PodScreen
+    from tui.desk.widgets.combat import Cycle
 
     folder = tmp_path / "saves"
     folder.mkdir()

@@ -12,7 +12,7 @@ from textual.widgets import Input
 
 from tests.conftest import settle
 from tui import saves
-from tui.app import CrtDeskApp
+from tui.desk.app import CrtDeskApp
 
 SIZE = (80, 24)
 
@@ -113,7 +113,7 @@ def test_ocs_screen(snap_compare, folder: Path) -> None:
     """Two attackers and one defender: the form and the preview's first results fit."""
 
     async def run_before(pilot: Pilot) -> None:
-        from tui.widgets.ocs import OcsUnitRow
+        from tui.desk.widgets.ocs import OcsUnitRow
 
         await pilot.press("ctrl+n")
         await pilot.pause()
@@ -213,7 +213,7 @@ def _marked_game(folder: Path) -> CrtDeskApp:
 
 def _rolled(ruleset: str):
     async def run_before(pilot: Pilot) -> None:
-        from tui.screens.dialogs import ChoiceScreen
+        from tui.desk.screens.dialogs import ChoiceScreen
 
         app = pilot.app
         app.show_ruleset(ruleset)

@@ -1,6 +1,6 @@
 """The headless CLI, a module per group of commands: the combat commands (rulesets, table,
 resolve, odds: `tui.cli.combat`), the save-file commands (new, log, turn, marker, option,
-note, repair, luck, report: `tui.cli.saves`), and `serve` (`tui.serve`); `crtdesk`,
+note, repair, luck, report: `tui.cli.saves`), and `serve` (`tui.desk.serve`); `crtdesk`,
 `crtdesk open` and `crtdesk review` open the desk instead.
 
 Bad input exits with status 2 and one line on stderr naming the flag, the value and what
@@ -18,8 +18,8 @@ from tui.cli.combat import combat_from_args, command_line, outcome_text
 from tui.cli.parsing import EXIT_BAD_INPUT, Parser, UsageError, flag_for
 from tui.engine.errors import InputError
 from tui.engine.tables import TablesError, default_tables
+from tui.engine.text import one_line, table_json, table_text
 from tui.startup import opens_desk
-from tui.text import one_line, table_json, table_text
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.cli import games
 
     games.register(sub)
-    from tui import serve
+    from tui.desk import serve
 
     serve.register(sub)
     return parser
@@ -105,13 +105,13 @@ def _save_errors() -> tuple[type[Exception], ...]:
 
 
 def _chart_errors() -> tuple[type[Exception], ...]:
-    from tui.engine.charts import ChartError
+    from tui.engine.rulesets.charts.chart import ChartError
 
     return (ChartError,)
 
 
 def _serve_errors() -> tuple[type[Exception], ...]:
-    from tui.serve import ServeError
+    from tui.desk.serve import ServeError
 
     return (ServeError,)
 
@@ -120,7 +120,7 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
     """`crtdesk [--saves DIR]`, or `crtdesk open FILE`: the Textual desk; `crtdesk review
     FILE` opens it on that save's log review."""
     try:
-        from tui.app import run_desk
+        from tui.desk.app import run_desk
     except ImportError:
         print(
             "crtdesk: the desk's screens are not built yet; try `crtdesk --help` for the CLI",

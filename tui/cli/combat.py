@@ -13,7 +13,7 @@ from tui.cli.parsing import Subcommands, UsageError, integer_value, seed_value
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
-from tui.text import cell_text, die_text, table_json, table_text
+from tui.engine.text import cell_text, die_text, table_json, table_text
 
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput, Distribution, Outcome, Unit

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from tui.cli.parsing import Parser, Subcommands, UsageError, integer_value, seed_value
 from tui.engine.tables import RULESET_IDS, Tables
-from tui.text import cell_text, one_line
+from tui.engine.text import cell_text, one_line
 
 if TYPE_CHECKING:
-    from tui.engine.charts import PlayerChart
     from tui.engine.model import CombatInput
+    from tui.engine.rulesets.charts.chart import PlayerChart
 
 COMMANDS = ("resolve", "odds", "table")
 GAMES_HELP = "the games folder (default: games beside the saves folder, or $CRTDESK_GAMES)"
@@ -33,7 +33,7 @@ def handles(argv: Sequence[str]) -> bool:
         return True
     if given.startswith("-") or not given.replace("-", "").replace("_", "").isalnum():
         return False
-    from tui.engine.games import games_folder
+    from tui.engine.rulesets.charts.folder import games_folder
 
     folder = games_folder(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))
     return (folder / f"{given}.toml").is_file()
@@ -50,7 +50,7 @@ def _flag_value(argv: Sequence[str], flag: str) -> str | None:
 
 def folder_given(games: str | None, saves: str | None = None) -> Path:
     """The games folder; one named by --games must be a folder."""
-    from tui.engine.games import games_folder
+    from tui.engine.rulesets.charts.folder import games_folder
 
     if games is not None and not Path(games).expanduser().is_dir():
         raise UsageError(f"--games: {games!r} is not a folder; expected the games folder")
@@ -60,7 +60,7 @@ def folder_given(games: str | None, saves: str | None = None) -> Path:
 def kept_copies(rulesets: Sequence[str], games: str | None, saves: str | None) -> dict[str, str]:
     """The text of each player's chart (game:NAME) among `rulesets`, read from the games
     folder: the copies a new save keeps."""
-    from tui.engine.games import find_chart
+    from tui.engine.rulesets.charts.folder import find_chart
 
     found = [r for r in rulesets if r.startswith("game:")]
     if not found and games is None:
@@ -71,7 +71,7 @@ def kept_copies(rulesets: Sequence[str], games: str | None, saves: str | None) -
 
 def run(argv: Sequence[str], tables: Tables) -> int:
     """`crtdesk resolve|odds|table CHART ...` on a player's chart."""
-    from tui.engine.games import find_chart
+    from tui.engine.rulesets.charts.folder import find_chart
 
     folder = folder_given(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))
     chart = find_chart(argv[1], folder)
@@ -125,7 +125,7 @@ def _use_the_games_copy(save: str, saves_dir: str | None, chart: PlayerChart) ->
 
     from tui import saves
     from tui.cli.saves import save_file
-    from tui.engine.charts import known
+    from tui.engine.rulesets.charts.chart import known
     from tui.saves.charts import changed_chart
 
     game = saves.load_game(save_file(save, saves_dir))
@@ -140,7 +140,7 @@ def _use_the_games_copy(save: str, saves_dir: str | None, chart: PlayerChart) ->
 
 
 def _parser(command: str, chart: PlayerChart) -> argparse.ArgumentParser:
-    from tui.engine.charts import fields
+    from tui.engine.rulesets.charts.chart import fields
 
     parser = Parser(
         prog=f"crtdesk {command} {chart.name}",
@@ -247,7 +247,7 @@ def chart_json(chart: PlayerChart) -> dict[str, Any]:
 def chart_text(chart: PlayerChart) -> str:
     """The chart as printed text: the grid, the ends, the results and the modifiers; every
     text from the file shown as text."""
-    from tui.engine.charts import effect_text
+    from tui.engine.rulesets.charts.chart import effect_text
 
     texts = [[cell_text(c) for c in row.cells] for row in chart.rows]
     labels = [row.label for row in chart.rows]
@@ -290,14 +290,14 @@ def chart_text(chart: PlayerChart) -> str:
 
 
 def _cmd_check(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.engine.chart_reading import load_chart
+    from tui.engine.rulesets.charts.reading import load_chart
 
     print(one_line(load_chart(args.file).summary()))
     return 0
 
 
 def _cmd_games(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.engine.games import read_games
+    from tui.engine.rulesets.charts.folder import read_games
 
     shelf = read_games(folder_given(args.games))
     if args.json:

@@ -12,7 +12,7 @@ from tui.cli.parsing import Subcommands
 from tui.cli.saves import _FILE_HELP, _SAVES_HELP, _path, _warn, _whole_number
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
-from tui.text import json_shown, one_line
+from tui.engine.text import json_shown, one_line
 
 
 def register(subparsers: Subcommands) -> None:
@@ -34,7 +34,7 @@ def register(subparsers: Subcommands) -> None:
 
 
 def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.luck import LuckReport, luck_report, luck_text
+    from tui.reports.luck import LuckReport, luck_report, luck_text
 
     width = _whole_number("width", args.width, 30)
     path = _path(args.file, args.saves)
@@ -54,7 +54,7 @@ def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_report(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.report import read_report
+    from tui.reports.report import read_report
 
     path = _path(args.file, args.saves)
     read, game = read_report(path, tables)

@@ -30,8 +30,7 @@ from tui import saves
 from tui.cli.parsing import Subcommands
 from tui.engine.errors import InputError
 from tui.engine.tables import RULESET_IDS, Tables
-from tui.player import player_name
-from tui.text import (
+from tui.engine.text import (
     dice_text,
     entry_text,
     json_shown,
@@ -40,6 +39,7 @@ from tui.text import (
     shown_lines,
     when_text,
 )
+from tui.game.player import player_name
 
 if TYPE_CHECKING:
     # The engine's model and OCS supply are imported by the commands that use them:
@@ -152,7 +152,7 @@ def combat_for_game(
     Only such a combat reads the whole save (the game's options are the replay of its log).
     An OCS combat of named units reads their Low and Exhausted markers from the save."""
     if combat.ruleset == "ocs" and any(u.name for u in combat.attackers):
-        from tui.engine.rulesets import ocs_supply
+        from tui.engine.rulesets.ocs import supply as ocs_supply
 
         game = saves.read_game(_path(save, saves_dir))
         return replace(

@@ -55,8 +55,8 @@ _RESOLVER_MODULES = {
 
 
 def _ruleset_module(ruleset: str) -> Any:
-    if ruleset.startswith("game:"):  # a player's chart (tui.engine.charts)
-        return import_module("tui.engine.rulesets.player")
+    if ruleset.startswith("game:"):  # a player's chart (tui.engine.rulesets.charts.chart)
+        return import_module("tui.engine.rulesets.charts.player")
     return import_module(f"tui.engine.rulesets.{_RESOLVER_MODULES[ruleset]}")
 
 
@@ -71,7 +71,7 @@ def _resolver(ruleset: str) -> Resolver:
 
 def check_ruleset(ruleset: str) -> None:
     if isinstance(ruleset, str) and ruleset.startswith("game:"):
-        from tui.engine.charts import known
+        from tui.engine.rulesets.charts.chart import known
 
         known(ruleset)
         return
@@ -90,8 +90,8 @@ def check_inputs(combat: CombatInput) -> None:
     """Refuse inputs the ruleset does not read, so nothing typed is silently ignored."""
     ruleset = combat.ruleset
     if ruleset.startswith("game:"):
-        from tui.engine.charts import known
-        from tui.engine.rulesets.player import check_inputs as check_chart_inputs
+        from tui.engine.rulesets.charts.chart import known
+        from tui.engine.rulesets.charts.player import check_inputs as check_chart_inputs
 
         check_chart_inputs(combat, known(ruleset))
         return

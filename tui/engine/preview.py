@@ -96,7 +96,7 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
         )
     dice = tables.data.get(combat.ruleset, {}).get("dice", "")
     if combat.ruleset.startswith("game:"):
-        from tui.engine.charts import known
+        from tui.engine.rulesets.charts.chart import known
 
         dice = known(combat.ruleset).dice
     return Preview(

@@ -241,7 +241,7 @@ def _ocs(
 
 def _option_question(side: str, size: int, read: str) -> ChoiceQuestion:
     """How a side takes its option: the hexes retreated, the rest in steps lost."""
-    from tui.engine.rulesets.ocs_supply import DG_RETREAT_HEXES
+    from tui.engine.rulesets.ocs.supply import DG_RETREAT_HEXES
 
     options = []
     for hexes in range(size + 1):

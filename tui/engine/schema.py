@@ -1,6 +1,6 @@
 """Each ruleset's inputs, declared once: name, label, CLI flag, kind, allowed range and help.
 
-From these declarations, and nothing else, come the desk's form fields (tui.screens), the
+From these declarations, and nothing else, come the desk's form fields (tui.desk.screens), the
 CLI's flags and their --help (tui.cli), the refusal of an input a ruleset does not read and
 of a number beyond its range (tui.engine.combat), the names in every message, and the
 reading of a logged combat's `inputs` back into a CombatInput (luck, the report, the review).
@@ -652,7 +652,7 @@ def schema(ruleset: str) -> tuple[Field, ...]:
     )
 
 
-# A player's chart (ruleset "game:NAME", tui.engine.charts): its fields, put here when the
+# A player's chart (ruleset "game:NAME", tui.engine.rulesets.charts.chart): its fields, put here when the
 # chart is registered, and what a logged combat on one holds.
 GAME_FIELDS: dict[str, tuple[Field, ...]] = {}
 GAME_READS: tuple[Field, ...] = (

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from tui.kept import cache_folder, read_own, write
+from tui.engine.kept import cache_folder, read_own, write
 
 RULESET_IDS: tuple[str, ...] = (
     "pod-basic",
@@ -487,7 +487,7 @@ def default_path() -> Path:
 def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
     """Read and validate tables.toml; raise TablesError with a one-line message if broken.
 
-    A file that passed is kept parsed in the cache folder (`tui.kept`), with its bytes and
+    A file that passed is kept parsed in the cache folder (`tui.engine.kept`), with its bytes and
     named by checksums of them and of these checks: the same bytes are then read back
     without parsing or checking them again (the parse and the checks took about 15 ms of
     the desk's start)."""

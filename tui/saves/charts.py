@@ -9,8 +9,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tui.engine.chart_reading import parse_chart
-from tui.engine.charts import ChartError, PlayerChart, is_game, known, register
+from tui.engine.rulesets.charts.chart import ChartError, PlayerChart, is_game, known, register
+from tui.engine.rulesets.charts.reading import parse_chart
 from tui.engine.tables import RULESET_IDS
 from tui.saves.errors import SaveError
 

@@ -6,8 +6,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from tui.engine.text import one_line
 from tui.saves.errors import SaveError
-from tui.text import one_line
 
 SAVES_ENV = "CRTDESK_SAVES"
 # Files are shared by the players of one group: owner and group read and write.

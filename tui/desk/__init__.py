@@ -1,0 +1,1 @@
+"""The desk: the Textual app, its screens, widgets and commands, and the one compat module."""

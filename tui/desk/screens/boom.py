@@ -1,0 +1,250 @@
+"""Pair-o-Dice Big Boom: Allied bombers, German batteries or Allied ships against a target
+hex. The preview folds the whole chain (attrition, accuracy, direction, combat) as you
+type; rolling runs it with every die shown, and its No-entry markers go on the target hex
+or on the hex the astray units hit, named from it ("one hex NE of 0712")."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cached_property
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Input, Label
+
+from tui.desk.commands import FROGMAN_COMMANDS, Command
+from tui.desk.screens.combat import CombatScreen, FormReading
+from tui.desk.screens.pod import choice, field
+from tui.desk.widgets.combat import Cycle, FixedInput, OddsPreview, bar
+from tui.engine import CombatInput, InputError, Outcome, Unit
+from tui.engine.cells import cell_text
+from tui.engine.rulesets.boom import (
+    ChainPreview,
+    chain_preview,
+    most_attrition_losses,
+    over_half_range,
+    printed_results,
+)
+from tui.engine.rulesets.common import explain, parse_unit
+from tui.engine.tables import Tables
+from tui.engine.text import dice_brief
+
+MISSIONS = [
+    ("Allied bombers", "bombers"),
+    ("German batteries", "batteries"),
+    ("Allied ships", "ships"),
+]
+
+
+def _percent_row(chance: Fraction, label: str) -> str:
+    value = float(chance)
+    return f"{value * 100:5.1f}% {bar(value)} {label}"
+
+
+def _loss_label(value: str | None) -> str:
+    if value is None:
+        return "no CAF on target"
+    return {"-": "no loss", "All": "every unit"}.get(value, f"lose {value}")
+
+
+def _turns_label(value: str | None) -> str:
+    if value is None:
+        return "no CAF on target"
+    if value == "-":
+        return "none"
+    if value == "All":
+        return "rest of the game"
+    return f"{value} turn{'s' if value != '1' else ''}"
+
+
+def preview_text(
+    chain: ChainPreview, combat: CombatInput, target: str, most_lost: int
+) -> tuple[str, str]:
+    """The preview of one mission: (the head, the chances)."""
+    units = [unit.factor for unit in combat.attackers]
+    head = [f"CAF {sum(units)} in {len(units)} unit{'s' if len(units) != 1 else ''}"]
+    chances: list[str] = []
+    if chain.aa_total is None or combat.aaf is None:
+        head.append("No attrition (batteries and ships)")
+    else:
+        bonus = chain.aa_total - combat.aaf
+        aa = f"AA {combat.aaf} + {bonus} far = {chain.aa_total}" if bonus else f"AA {combat.aaf}"
+        head.append(f"{aa}: attrition column {chain.attrition_column}")
+        lost = dict(chain.units_lost)
+        chances.append("Bombers lost to attrition (1d6):")
+        # Every count up to the chart's most, chance 0 included.
+        for count in range(most_lost + 1):
+            chances.append(_percent_row(lost.get(count, Fraction(0)), f"{count} lost"))
+    where = target or "the target"
+    chances.append(f"Whole mission, loss on {where}:")
+    chances.extend(_percent_row(p, _loss_label(v)) for v, p in chain.losses)
+    chances.append(f"No-entry turns on {where}:")
+    chances.extend(_percent_row(p, _turns_label(v)) for v, p in chain.interdiction)
+    return "\n".join(head), "\n".join(chances)
+
+
+def most_preview_lines(tables: Tables) -> int:
+    """The most lines `preview_text` shows for any mission: its head, every attrition count,
+    and a line for each loss and each interdiction the CRT prints, and for no CAF on target
+    (the preview holds them all, so typing never makes it grow)."""
+    losses, turns = printed_results(tables)
+    head, titles = 2, 3
+    return head + titles + most_attrition_losses(tables) + 1 + len(losses) + len(turns) + 2
+
+
+class BoomScreen(CombatScreen):
+    """Big Boom: the mission's units, its AA and range (bombers), and the target hex."""
+
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(
+        {"no-entry", "obstacle", "hero-site", "buddy-card"}
+    )
+    MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
+    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + FROGMAN_COMMANDS
+    BINDINGS = [c.binding() for c in FROGMAN_COMMANDS]
+
+    FACTOR_NAMES: ClassVar[tuple[str, str]] = ("CAF", "AA")
+    SECTION_LABELS: ClassVar[tuple[str, str]] = (
+        "Units, CAF each (^n add, ^o drop)",
+        "AA units on the route (^g add)",
+    )
+
+    @cached_property
+    def most_lost(self) -> int:
+        """The most bombers the attrition chart removes (read once: the preview shows every
+        count up to it on every key)."""
+        return most_attrition_losses(self.tables)
+
+    def make_preview(self) -> OddsPreview:
+        return OddsPreview(id="preview", reserve=most_preview_lines(self.tables))
+
+    def compose_fields(self) -> ComposeResult:
+        yield field("Target hex", FixedInput(placeholder="e.g. 0712", compact=True, id="target"))
+        yield Horizontal(
+            Label("Bomber range", classes="field-label"),
+            FixedInput(placeholder="hexes", compact=True, id="range", classes="small"),
+            classes="field bombers-only",
+        )
+        # The distance from the nearest Airbase England hex.
+        yield Horizontal(
+            Label("From airbase", classes="field-label"),
+            FixedInput(placeholder="hexes", compact=True, id="distance", classes="small"),
+            classes="field bombers-only",
+        )
+        yield field("Mission", choice(MISSIONS, "bombers", "mission"))
+
+    @property
+    def mission(self) -> str:
+        return self.select_value("#mission") or "bombers"
+
+    @property
+    def target(self) -> str:
+        return self.query_one("#target", Input).value.strip()
+
+    @on(Cycle.Changed, "#mission")
+    def mission_changed(self) -> None:
+        """Batteries and ships skip attrition: their AA, range and distance are hidden."""
+        bombers = self.mission == "bombers"
+        for widget in self.query(".bombers-only, #defenders"):
+            widget.display = bombers
+        self.query(".section").last(Label).display = bombers
+
+    async def action_add_defender(self) -> None:
+        if self.mission != "bombers":
+            self.notify("Only bombers meet AA on their route: batteries and ships skip attrition.")
+            return
+        await super().action_add_defender()
+
+    # ------------------------------------------------------------------ the form
+    def logged_units(self, combat: CombatInput, side: str) -> tuple[Any, ...]:
+        """The bombers' units, and the route's AA as one AA unit (the log keeps its sum)."""
+        if side == "attacker":
+            return combat.attackers
+        return (Unit(combat.aaf),) if combat.aaf else ()
+
+    def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
+        if side == "attacker":
+            return super().read_units(side, problems)
+        if self.mission != "bombers":
+            return ()
+        # AA rows left empty are no AA unit: a mission with no AA on its route is column 0.
+        units = []
+        for row in self.unit_rows("defender"):
+            text = row.factor_input.value.strip()
+            try:
+                units.append(parse_unit(row.label, text) if text else None)
+                row.factor_input.set_class(False, "-invalid")
+            except InputError:
+                problems.append(f"{row.label}: {text!r} is not a whole number >= 0")
+                row.factor_input.set_class(True, "-invalid")
+        return tuple(u for u in units if u is not None)
+
+    def combat_fields(
+        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
+    ) -> dict[str, Any]:
+        if self.mission != "bombers":
+            return {"attackers": attackers}
+        bomber_range = self.whole_number("#range", problems, "Bomber range")
+        distance = self.whole_number("#distance", problems, "From airbase")
+        # Both left empty: a target within half range (no long-range AA bonus), so a quick
+        # mission needs only its units.
+        given_range = bool(self.query_one("#range", Input).value.strip())
+        given_distance = bool(self.query_one("#distance", Input).value.strip())
+        if given_distance and not given_range:
+            problems.append("Bomber range: enter the bombers' range to judge the distance")
+        return {
+            "attackers": attackers,
+            "aaf": sum(unit.factor for unit in defenders),
+            "long_range": given_range and over_half_range(distance, bomber_range),
+        }
+
+    @on(Input.Changed, "#target")
+    def target_changed(self) -> None:
+        self.watch_reading(self.reading)
+
+    def watch_reading(self, reading: FormReading) -> None:
+        problems = list(reading.problems)
+        shown = self.query_one(OddsPreview)
+        combat = reading.combat
+        if combat is not None:
+            units = tuple(unit.factor for unit in combat.attackers)
+            try:
+                chain = chain_preview(units, combat.aaf, combat.long_range, self.tables)
+            except InputError as err:
+                problems.append(err.message(self.field_label(err.field)))
+            else:
+                shown.show_text(
+                    *preview_text(chain, combat, self.target, self.most_lost),
+                    problems,
+                )
+                return
+        shown.show_text("Mission: waiting for a valid form", "", problems)
+
+    def result_head(self, outcome: Outcome) -> str:
+        """The roll on the CAF column and its cell, with the bombers attrition removed."""
+        lost = outcome.effects.get("attacker", {}).get("bombers_removed") or 0
+        bombers = f"{lost} bomber{'s' if lost != 1 else ''} lost"
+        if outcome.roll:
+            head = f"Roll {outcome.roll} on {outcome.column}: {cell_text(outcome.cell)}"
+            return f"{head} · {bombers}" if lost else head
+        return f"{bombers}: none bombed"
+
+    def result_effects(self, outcome: Outcome) -> str:
+        """The whole mission's result in brief, where the astray units struck (named from the
+        target hex), then the dice. The accuracy roll and each step of the chain are on
+        ctrl+f: with them the box outgrew the screen at 80x24."""
+        lines = [explain(outcome.effects, brief=True)]
+        astray = outcome.effects.get("astray")
+        if astray:
+            lines.append(
+                f"Astray hex: one hex {astray['direction']} of {self.target or 'the target'}"
+            )
+        lines.append(f"Dice: {dice_brief(outcome.dice)}")
+        return "\n".join(lines)
+
+    def marker_targets(self) -> dict[str, Any]:
+        return {"target": self.target} if self.target else {}
+
+    def marker_hex(self) -> str:
+        return self.target

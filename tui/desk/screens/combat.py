@@ -1,0 +1,835 @@
+"""The combat screen every ruleset's form is built on: two panes (the form, and the result
+over the live odds preview), unit rows, rolling with the desk's dice or dice entered by
+hand, the trace, and recording in a worker.
+
+A ruleset's form is made from its schema (tui.engine.schema: each input's label, kind and
+range); a screen adds only what is its own (unit rows, a preview, extra commands). Data
+flows one way: form -> one reactive `FormReading` -> one engine call (`preview`) -> the
+preview widget; a roll -> the ruleset's procedure (tui.engine.procedure), its questions
+answered with the desk's dice or dialogs -> one entry appended by the game session.
+
+The engine's model, resolvers and preview are imported when a form first holds a combat
+(`tui.engine` gives its names on demand): a new screen's empty form is drawn without them.
+
+About 680 lines, one class: the form (made from the schema, read into one reactive
+reading) and the roll (the procedure's questions answered, the result shown, the entry
+recorded) share that reading, the result panel and the save's state; split into mixins,
+each half would reach into the other's attributes. Every ruleset screen subclasses it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.reactive import var
+from textual.widget import Widget
+from textual.widgets import Input, Label
+
+from tui import engine, saves
+from tui.desk.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
+from tui.desk.compat import use_pane_compositor
+from tui.desk.screens.ruleset import RulesetScreen, SaveState
+from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
+from tui.engine.errors import InputError
+from tui.engine.tables import Tables
+from tui.engine.text import one_line
+
+if TYPE_CHECKING:
+    from tui.engine import CombatInput, Outcome
+    from tui.engine.preview import Preview
+    from tui.engine.procedure import Question
+    from tui.engine.schema import Field as SchemaField
+
+# A question the player cancelled (Esc in any dialog): nothing is rolled or logged.
+_CANCELLED = object()
+
+# What a form's first combat needs of the engine, besides its ruleset's resolver.
+ENGINE_MODULES = ("tui.engine.model", "tui.engine.preview", "tui.engine.rulesets.common")
+
+# The dialogs (hand dice, the trace, notes, choices) are imported when one is first asked
+# for: a combat screen opens without them.
+
+
+@dataclass(frozen=True)
+class FormReading:
+    """The form as the engine's input, or the problems that stop it."""
+
+    combat: CombatInput | None
+    problems: tuple[str, ...] = ()
+
+
+class CombatScreen(RulesetScreen):
+    """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
+
+    DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
+    BINDINGS = [
+        *(c.binding() for c in COMBAT_COMMANDS),
+        # A priority binding, as Tab is: focus moves before the next key is handed on, so
+        # "8 Enter 2" typed fast puts the 2 in the next unit's factor.
+        Binding("enter", "next_unit", "Next unit", show=False, priority=True),
+    ]
+    # The first attacker's first field has the focus from the first frame. Textual's default
+    # ("*") gave it first to the form's scrolling pane, and restyled the whole form for it.
+    AUTO_FOCUS = "#attackers Input"
+
+    # What a unit's factor is called on this ruleset's counters.
+    FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
+    # The headings over the two unit lists.
+    SECTION_LABELS: ClassVar[tuple[str, str]] = (
+        "Attackers (^n add, ^o drop)",
+        "Defenders (^g add)",
+    )
+
+    reading: var[FormReading] = var(FormReading(None), init=False, always_update=True)
+    save_state: var[SaveState] = var(SaveState("none"), init=False)
+
+    def __init__(self, ruleset: str) -> None:
+        super().__init__(ruleset)
+        use_pane_compositor(self)  # a keystroke's frame drawn a pane at a time
+        # The last roll, and the combat it resolved.
+        self.last: Outcome | None = None
+        self.last_combat: CombatInput | None = None
+        # The form's fields by selector (None: not on this screen), found once: a keystroke
+        # reads every field, and a query walks the whole screen.
+        self._fields: dict[str, Widget | None] = {}
+        # Fields whose typed value the form has read already (`field_typed`).
+        self._typed: dict[Input, str] = {}
+        # Whether the screen's first frame is drawn, and what follows it ready (`prepare`).
+        self.drawn = self.prepared = False
+        # Whether the form was filled from the game's last combat here (once, on opening),
+        # and whether it is being filled now.
+        self.restored = self.filling = False
+
+    @property
+    def tables(self) -> Tables:
+        return self.desk.tables
+
+    @property
+    def rules(self) -> Any:
+        return self.tables.data[self.ruleset]
+
+    # ------------------------------------------------------------------ layout
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(classes="combat-body"):
+            # Neither pane is a focus stop: Tab walks the fields (the form scrolls to the
+            # focused one), and the side is laid out to fit, the result over the chances.
+            with VerticalScroll(classes="combat-form", can_focus=False):
+                yield Label(self.SECTION_LABELS[0], classes="section")
+                yield from self.compose_unit_heading("attacker")
+                with Vertical(id="attackers"):
+                    yield self.make_unit_row("attacker", 1)
+                yield Label(self.SECTION_LABELS[1], classes="section")
+                yield from self.compose_unit_heading("defender")
+                with Vertical(id="defenders"):
+                    yield self.make_unit_row("defender", 1)
+                yield from self.compose_fields()
+            with Vertical(classes="combat-side"):
+                yield from self.compose_markers()
+                # The last roll's panel (ResultPanel), hidden until the first roll, is put
+                # above the preview once the screen is drawn (`prepare`).
+                yield self.make_preview()
+
+    def compose_unit_heading(self, side: str) -> ComposeResult:
+        """Column headings over a side's unit rows, where a row has several fields."""
+        yield from ()
+
+    def make_preview(self) -> OddsPreview:
+        """The live odds preview under the result (a ruleset may show more)."""
+        return OddsPreview(id="preview")
+
+    def compose_fields(self) -> ComposeResult:
+        """The ruleset's own fields, below the unit lists: its schema's form."""
+        yield from self.compose_inputs(self.form_inputs)
+
+    @property
+    def form_inputs(self) -> tuple[SchemaField, ...]:
+        """The schema's fields this screen's form shows."""
+        from tui.engine.schema import form
+
+        return form(self.ruleset, self.tables)
+
+    def field_label(self, name: str) -> str:
+        """What the form calls an input an engine message names."""
+        from tui.engine.schema import label
+
+        return label(self.ruleset, name)
+
+    def compose_inputs(self, inputs: Iterable[SchemaField]) -> ComposeResult:
+        """A line per input (an input `beside` the one before joins its line)."""
+        lines: list[list[SchemaField]] = []
+        for found in inputs:
+            if found.beside and lines:
+                lines[-1].append(found)
+            else:
+                lines.append([found])
+        for line in lines:
+            first, *rest = line
+            if first.kind in ("tick", "maybe") and first.desk_options is None and not rest:
+                yield self.input_widget(first)
+                continue
+            widgets: list[Widget] = [self.input_widget(first)]
+            for other in rest:
+                if other.kind != "tick":
+                    widgets.append(Label(f" {other.form_label} "))
+                widgets.append(self.input_widget(other))
+            yield Horizontal(
+                Label(first.form_label, classes="field-label"), *widgets, classes="field"
+            )
+
+    def input_widget(self, found: SchemaField) -> Widget:
+        """The widget an input is typed, ticked or cycled in, by its kind."""
+        from tui.desk.widgets.combat import FixedInput
+        from tui.desk.widgets.ticks import Tick
+
+        if found.desk_options is not None:
+            return Cycle(list(found.desk_options), id=found.widget_id)
+        if found.kind in ("tick", "maybe"):
+            return Tick(found.form_label, id=found.widget_id, compact=True)
+        if found.kind in ("choice", "text"):
+            offered = found.form_options(self.ruleset, self.tables)
+            options = [(label, value) for value, label in offered]
+            if not found.required:
+                options.insert(0, ("-", ""))
+            value = self.input_default(found)
+            return Cycle(
+                options, value=options[0][1] if value is None else value, id=found.widget_id
+            )
+        low = found.low if isinstance(found.low, int) and found.low > 0 else 0
+        return FixedInput(placeholder=str(low), compact=True, id=found.widget_id, classes="small")
+
+    def input_default(self, found: SchemaField) -> Any:
+        """The value a choice starts with."""
+        if found.desk_default is not None:
+            return found.desk_default
+        return None if found.required else ""
+
+    def input_value(self, found: SchemaField, problems: list[str]) -> Any:
+        """An input's value as the form holds it (a bad number adds to `problems`)."""
+        selector = f"#{found.widget_id}"
+        if found.desk_options is not None:
+            return self.select_value(selector)
+        if found.kind in ("tick", "maybe"):
+            return self.checked(selector)
+        if found.kind in ("choice", "text"):
+            return self.select_value(selector)
+        low = found.low if isinstance(found.low, int) and found.low > 0 else 0
+        signed = found.kind == "signed"
+        return self.whole_number(selector, problems, found.label, signed=signed) or low
+
+    def make_unit_row(self, side: str, number: int) -> UnitRow:
+        attack, defence = self.FACTOR_NAMES
+        return UnitRow(side, number, (), placeholder=attack if side == "attacker" else defence)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.reading = self.read_form()
+        self.query_one("#attackers Input", Input).focus()
+        # An empty form is drawn without the engine or the hidden result panel; both come
+        # once the form is shown, while the player reads it.
+        self.call_after_refresh(self.prepare)
+
+    def prepare(self) -> None:
+        """What the screen needs after its first frame: the engine its first combat reads
+        (the model, the preview and the ruleset's resolver), and the last roll's panel,
+        hidden until the first roll."""
+        self.drawn = True
+        from tui.engine.combat import load_ruleset
+
+        for name in ENGINE_MODULES:
+            import_module(name)
+        load_ruleset(self.ruleset)
+        self.result_panel  # noqa: B018 - mounted hidden, so a roll lays nothing out
+        self.prepared = True
+        self.show_latest()  # a game opened again shows its last combat here
+        self.restore_form()
+        # What preparing laid out drawn too: the save opened from the list is read now.
+        self.call_after_refresh(self.desk.screen_drawn)
+
+    def focused_unit_row(self) -> UnitRow | None:
+        """The unit row whose text field has the focus, if one has."""
+        if not isinstance(self.focused, Input):
+            return None
+        return next((a for a in self.focused.ancestors if isinstance(a, UnitRow)), None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_unit":
+            # Enter keeps its own meaning everywhere but in a unit's text field.
+            return self.focused_unit_row() is not None
+        return super().check_action(action, parameters)
+
+    def action_next_unit(self) -> None:
+        """Enter in a unit's row goes down, as in a spreadsheet: to the next unit's factor
+        (the attackers, then the defenders; after the last, the next field). Tab goes
+        across the row, so "12 Enter 3 ctrl+r" resolves a combat on any ruleset."""
+        row = self.focused_unit_row()
+        rows = [*self.unit_rows("attacker"), *self.unit_rows("defender")]
+        later = rows[rows.index(row) + 1 :] if row in rows else []
+        if later:
+            # At once, not after the messages waiting (as `focus()` would): the next key
+            # typed goes to the new field.
+            self.set_focus(later[0].factor_input)
+        else:
+            self.focus_next()
+
+    # ------------------------------------------------------------------ the form
+    def form_field(self, selector: str) -> Widget | None:
+        """The form's widget matching `selector`, or None when this screen has none; found
+        once (unit rows added or removed are found again)."""
+        if selector not in self._fields:
+            try:
+                # query_one stops at the first match (an id without matching any selector);
+                # a query walked and matched the whole screen, twice.
+                self._fields[selector] = self.query_one(selector)
+            except NoMatches:
+                self._fields[selector] = None
+        return self._fields[selector]
+
+    def forget_fields(self) -> None:
+        """Find the form's fields again (after widgets were mounted or removed)."""
+        self._fields.clear()
+
+    def field_typed(self, field: Input, value: str) -> None:
+        """A form field's value typed (FixedInput): the form is read at once, and the
+        field's Changed message, when it arrives, reads nothing again."""
+        if self.filling:
+            return  # a logged combat being shown: read once it is all in
+        self._typed[field] = value
+        self.form_changed()
+
+    def on_checkbox_changed(self, event: Message) -> None:
+        """A tick (rivets, Day/Night, OCS), named so: Checkbox is imported only by the
+        screens that have one."""
+        self.form_changed(event)
+
+    @on(Input.Changed)
+    @on(Cycle.Changed)
+    def form_changed(self, event: Message | None = None) -> None:
+        if isinstance(event, Input.Changed) and self._typed.get(event.input) == event.value:
+            del self._typed[event.input]
+            return
+        self.reading = self.read_form()
+        panel = self.form_field("#result")
+        if isinstance(panel, ResultPanel):
+            panel.mark_stale()
+
+    @property
+    def result_panel(self) -> ResultPanel:
+        """The last roll's panel (found once: a roll and a keystroke both reach it), put
+        above the preview when first asked for."""
+        panel = self.form_field("#result")
+        if panel is None:
+            panel = ResultPanel(id="result")
+            panel.display = False
+            side = self.form_field(".combat-side")
+            assert isinstance(side, Vertical)
+            side.mount(panel, before=self.form_field("#preview"))
+            self._fields["#result"] = panel
+        assert isinstance(panel, ResultPanel)
+        return panel
+
+    def watch_reading(self, reading: FormReading) -> None:
+        problems = list(reading.problems)
+        shown: Preview | None = None
+        if reading.combat is not None:
+            from tui.engine.preview import preview
+
+            try:
+                shown = preview(reading.combat, self.tables)
+            except InputError as err:
+                problems.append(err.message(self.field_label(err.field)))
+        odds = self.form_field("#preview")
+        if isinstance(odds, OddsPreview):
+            odds.show(shown, problems)
+
+    def read_form(self) -> FormReading:
+        problems: list[str] = []
+        attackers = self.read_units("attacker", problems)
+        defenders = self.read_units("defender", problems)
+        fields = self.combat_fields(attackers, defenders, problems)
+        # Numbers beyond the game's range, each named beside what could not be read.
+        from tui.engine.schema import range_errors
+
+        for err in range_errors(self.ruleset, fields, self.tables):
+            problems.append(err.message(self.field_label(err.field)))
+        if problems:
+            return FormReading(None, tuple(problems))
+        return FormReading(engine.CombatInput(ruleset=self.ruleset, **fields))
+
+    def combat_fields(
+        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
+    ) -> dict[str, Any]:
+        """The ruleset's CombatInput fields from the unit rows and its own fields; a field
+        that cannot be read adds a line to `problems` (and no CombatInput is made)."""
+        from tui.engine.schema import form_values
+
+        values = {f.name: self.input_value(f, problems) for f in self.form_inputs}
+        return form_values(self.ruleset, {"attackers": attackers, "defenders": defenders, **values})
+
+    def unit_rows(self, side: str) -> list[UnitRow]:
+        box = self.form_field(f"#{side}s")
+        return [row for row in box.children if isinstance(row, UnitRow)] if box else []
+
+    def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
+        units = []
+        for row in self.unit_rows(side):
+            field = row.factor_input
+            text = field.value.strip()
+            name = row.label
+            try:
+                if not text:
+                    raise InputError(name, "", "a factor (a whole number >= 0)")
+                from tui.engine.rulesets.common import parse_unit
+
+                unit = parse_unit(name, text)
+            except InputError:
+                what = field.placeholder or "factor"
+                problems.append(
+                    f"{name}: enter {'an' if what[:1] in 'aeiou' else 'a'} {what}"
+                    if not text
+                    else f"{name}: {text!r} is not a whole number >= 0"
+                )
+                field.set_class(bool(text), "-invalid")
+                continue
+            field.set_class(False, "-invalid")
+            units.append(replace(unit, terrain=row.terrain))
+        return tuple(units)
+
+    def whole_number(
+        self, selector: str, problems: list[str], label: str, signed: bool = False
+    ) -> int:
+        """A small number field (empty is 0); a bad one is marked and named."""
+        field = self.form_field(selector)
+        assert isinstance(field, Input), selector
+        text = field.value.strip()
+        value = 0
+        ok = True
+        if text:
+            try:
+                value = int(text)
+            except ValueError:
+                ok = False
+            ok = ok and (signed or value >= 0)
+        if not ok:
+            allowed = "a whole number (+ or -)" if signed else "a whole number >= 0"
+            problems.append(f"{label}: {text!r} is not {allowed}")
+            value = 0
+        field.set_class(not ok, "-invalid")
+        return value
+
+    def select_value(self, selector: str) -> Any:
+        """A choice's value, or None when it shows "-" (or is not on this screen)."""
+        found = self.form_field(selector)
+        if not isinstance(found, Cycle):
+            return None
+        value = found.value
+        return None if value == "" else value
+
+    def checked(self, selector: str) -> bool:
+        """A checkbox's value (False when it is not on this screen)."""
+        from textual.widgets import Checkbox
+
+        found = self.form_field(selector)
+        return isinstance(found, Checkbox) and found.value
+
+    # ------------------------------------------------------------------ units
+    async def _add_unit(self, side: str) -> None:
+        box = self.query_one(f"#{side}s", Vertical)
+        row = self.make_unit_row(side, len(box.children) + 1)
+        await box.mount(row)
+        self.forget_fields()
+        row.factor_input.focus()
+        self.form_changed()
+
+    async def action_add_attacker(self) -> None:
+        await self._add_unit("attacker")
+
+    async def action_add_defender(self) -> None:
+        await self._add_unit("defender")
+
+    async def action_remove_unit(self) -> None:
+        """Remove the focused unit row (the last attacker if no row has focus). Awaited,
+        so keys pressed quickly one after another never remove a side's last row."""
+        row = next((w for w in self.focused_and_ancestors() if isinstance(w, UnitRow)), None)
+        if row is None:
+            row = self.unit_rows("attacker")[-1]
+        box = row.parent
+        assert isinstance(box, Vertical)
+        if len(box.children) == 1:
+            self.notify(
+                "Every combat needs one unit on each side: clear the factor instead.",
+                severity="warning",
+            )
+            return
+        await row.remove()
+        self.forget_fields()
+        for number, unit in enumerate(box.query(UnitRow).results(UnitRow), start=1):
+            unit.renumber(number)
+        self.form_changed()
+        box.query(".factor").last(Input).focus()
+
+    def focused_and_ancestors(self) -> list[Widget]:
+        """The focused widget and its ancestors, nearest first."""
+        chain: list[Widget] = []
+        node = self.focused
+        while isinstance(node, Widget) and node is not self:
+            chain.append(node)
+            node = node.parent  # type: ignore[assignment]
+        return chain
+
+    # ------------------------------------------------------------------ rolling
+    def action_roll(self) -> None:
+        self.roll_flow(by_hand=False)
+
+    def action_hand_dice(self) -> None:
+        self.roll_flow(by_hand=True)
+
+    def before_roll(self) -> None:
+        """What a ruleset keeps before a roll is read (an option still being cycled)."""
+
+    def refuse(self, problems: list[str] | tuple[str, ...]) -> None:
+        self.notify("Fix the form first: " + "; ".join(problems), severity="error", markup=False)
+
+    @work(exclusive=True, group="roll")
+    async def roll_flow(self, by_hand: bool) -> None:
+        """Read the form, roll (asking for hand dice where needed), show and record."""
+        self.before_roll()
+        combat = self.reading.combat
+        if combat is None:
+            self.refuse(self.reading.problems)
+            return
+        if self.session.read_only:
+            # Refused before any die is shown: a roll seen and not logged is no roll.
+            self.notify(f"Not rolled: {self.session.read_only}.", severity="error", markup=False)
+            return
+        try:
+            played = await self.play(combat, by_hand)
+        except InputError as err:
+            self.refuse([err.message(self.field_label(err.field))])
+            return
+        if played is not None:
+            self.show_outcome(*played)
+
+    async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
+        """Resolve the combat by the ruleset's procedure, answering its questions: the
+        desk's dice (or dice by hand), and a dialog for each choice. None if cancelled."""
+        from tui.engine.procedure import DiceQuestion, procedure
+
+        steps = procedure(combat, self.tables)
+        dice_asked = False
+        try:
+            question = next(steps)
+            while True:
+                dice_asked = dice_asked or isinstance(question, DiceQuestion)
+                answer = await self.answer(question, by_hand)
+                if answer is _CANCELLED:
+                    steps.close()
+                    return None
+                question = steps.send(answer)
+        except StopIteration as done:
+            played: tuple[CombatInput, Outcome] = done.value
+        if by_hand and not dice_asked and not await self.confirm_no_dice(played[1]):
+            return None
+        return played
+
+    async def confirm_no_dice(self, outcome: Outcome) -> bool:
+        """Dice by hand on a combat that reads none (AD, AV, an overrun): said, and logged
+        only when the player confirms (the keys typed for a die go to this dialog)."""
+        from tui.desk.screens.dialogs import ChoiceScreen
+        from tui.engine.combat import cell_text
+
+        result = outcome.cell if outcome.cell is not None else outcome.odds
+        question = (
+            f"No die is read: this combat's result is {cell_text(result)} whatever "
+            "the dice. Log it?"
+        )
+        choices = [("y", "yes, log the result", "yes"), ("n", "no, log nothing", "no")]
+        return await self.app.push_screen_wait(ChoiceScreen(question, choices)) == "yes"
+
+    async def answer(self, question: Question, by_hand: bool) -> Any:
+        """One question of the procedure answered: dice rolled (or asked for), a choice or a
+        number asked in a dialog. `_CANCELLED` when the player cancelled."""
+        from tui.desk.screens.dialogs import ChoiceScreen, NumberScreen
+        from tui.engine.procedure import ChoiceQuestion, DiceQuestion, desk_dice, hand_dice
+
+        if isinstance(question, DiceQuestion):
+            if not by_hand:
+                return desk_dice(question, self.desk.rng)
+            dice = (question.dice, question.low, question.high)
+            total = await self.ask_hand_roll(dice, question.prompt)
+            return _CANCELLED if total is None else hand_dice(question, total)
+        if isinstance(question, ChoiceQuestion):
+            values = {option.key: option.value for option in question.options}
+            choices = [(option.key, option.label, option.key) for option in question.options]
+            key = await self.app.push_screen_wait(ChoiceScreen(question.prompt, choices))
+            return _CANCELLED if key is None else values[key]
+        number = NumberScreen(question.prompt, question.empty)
+        value = await self.app.push_screen_wait(number)
+        return _CANCELLED if number.cancelled else value
+
+    async def ask_hand_roll(self, dice: tuple[str, int, int], what: str = "") -> int | None:
+        from tui.desk.screens.dialogs import HandDiceScreen
+
+        name, low, high = dice
+        return await self.app.push_screen_wait(HandDiceScreen(name, low, high, what))
+
+    def show_outcome(
+        self,
+        combat: CombatInput,
+        outcome: Outcome,
+        note: str | None = None,
+        amends: int | None = None,
+    ) -> None:
+        """Show a roll and record it (in a worker); `amends` names the logged combat this one
+        reads again (a card played after its roll)."""
+        self.last_combat = combat
+        self.last = outcome
+        self.save_state = SaveState("saving")  # what F9 offers is this roll's, from now
+        panel = self.result_panel
+        panel.display = True
+        panel.show(
+            outcome,
+            self.result_effects(outcome),
+            offer=self.after_roll_hint(),
+            head=self.result_head(outcome),
+        )
+        self.record(combat, outcome, note, amends)
+
+    def result_head(self, outcome: Outcome) -> str:
+        """The result panel's first row, where a ruleset words it itself ("": the roll, the
+        column and the cell)."""
+        return ""
+
+    def result_effects(self, outcome: Outcome) -> str | None:
+        """The result panel's lines under the cell, where a ruleset words them itself
+        (None: the explanation and the dice)."""
+        return None
+
+    def record(
+        self, combat: CombatInput, outcome: Outcome, note: str | None, amends: int | None = None
+    ) -> None:
+        desk = self.desk
+        path, player = self.session.path, desk.player
+        targets = self.marker_targets()
+        self.save_state = SaveState("saving")
+        # Written once the roll is drawn: the worker's thread would share the frame's time.
+        drawn = threading.Event()
+        self.call_after_refresh(drawn.set)
+        self.session.append(
+            lambda notices: saves.append_combat(
+                path,
+                combat,
+                outcome,
+                note=note,
+                who=player,
+                amends=amends,
+                notices=notices,
+                **targets,
+            ),
+            self.recorded,
+            after=drawn,
+        )
+
+    def marker_targets(self) -> dict[str, Any]:
+        """Where the markers a result places go (`append_combat`'s keywords)."""
+        return {}
+
+    def recorded(self, state: SaveState) -> None:
+        self.save_state = state
+        self.refresh_header()
+        panel = self.result_panel
+        if state.status == "failed":
+            panel.saved(f"Not saved: {state.error}", failed=True)
+            self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
+        else:
+            assert state.entry is not None
+            panel.saved(self.logged_text(state.entry), offer=self.after_roll_hint())
+            # Another desk's combat logged while this one was saved is the game's latest.
+            self.show_latest()
+        # No refresh_bindings: no command's availability depends on a roll (it would
+        # rebuild the footer, a layout of the whole screen, on every roll).
+
+    def logged_text(self, entry: dict[str, Any]) -> str:
+        """The result box's last line for a logged combat: its entry, and who logged it
+        where another player did."""
+        who = entry.get("who")
+        by = f" by {one_line(who)}" if isinstance(who, str) and who != self.desk.player else ""
+        return f"Logged as entry {entry.get('seq')}{by}"
+
+    def latest_logged(self) -> dict[str, Any] | None:
+        """The game's latest combat on this screen's ruleset, whichever desk logged it
+        (a card played after a roll is the combat as it now stands); None before any."""
+        game = self.session.game
+        if game is None or not self.session.loaded:
+            return None
+        for entry in reversed(game.entries):
+            if entry.get("kind") == "combat" and entry.get("ruleset") == self.ruleset:
+                return entry
+        return None
+
+    def show_latest(self) -> None:
+        """The result box shows the game's latest combat here, on every desk open on the
+        save: another player's roll or card, read from the log, in place of what this desk
+        rolled before it; and what may still be played after it."""
+        if not self.prepared or self.save_state.status == "saving":
+            return  # this desk's own roll is shown, and being logged
+        entry = self.latest_logged()
+        if entry is None:
+            return
+        shown = self.save_state.entry
+        panel = self.result_panel
+        if shown is None or shown.get("seq") != entry.get("seq"):
+            from tui.engine.combat import logged_roll
+
+            try:
+                combat, outcome = logged_roll(entry)
+            except InputError:
+                return  # a hand-edited combat the engine cannot read: the log shows it
+            self.last_combat, self.last = combat, outcome
+            self.save_state = SaveState("saved", entry=entry)
+            panel.display = True
+            effects = self.result_effects(outcome)
+            panel.show(outcome, effects, head=self.result_head(outcome))
+        # The same combat: what may be played after it may have changed (a card played
+        # from the other desk, a turn begun).
+        panel.saved(self.logged_text(entry), offer=self.after_roll_hint())
+
+    def entries_applied(self, entries: list[dict[str, Any]]) -> None:
+        self.show_latest()
+
+    def game_was_read(self) -> None:
+        super().game_was_read()
+        # Each after a frame of its own: together they held the desk's loop past a frame
+        # as a long save was opened (the box shown, the form filled, each laid out).
+        self.call_after_refresh(self.show_latest)
+        self.call_after_refresh(self.call_after_refresh, self.restore_form)
+
+    # ------------------------------------------------------------------ opened again
+    def restore_form(self) -> None:
+        """A game opened again shows the form as its last combat on this screen left it
+        (the inputs are in the log), once, and only over a form nothing was typed in."""
+        if self.restored or not self.prepared or not self.session.loaded:
+            return
+        self.restored = True
+        rows = [*self.unit_rows("attacker"), *self.unit_rows("defender")]
+        if any(row.factor_text.strip() for row in rows):
+            return
+        game = self.session.game
+        assert game is not None
+        for entry in reversed(game.entries):
+            # The combat as rolled: a card played after the roll is not a form's choice.
+            if (
+                entry.get("kind") == "combat"
+                and entry.get("ruleset") == self.ruleset
+                and entry.get("amends") is None
+            ):
+                break
+        else:
+            return
+        from tui.engine.combat import logged_roll
+
+        try:
+            combat, _ = logged_roll(entry)
+        except InputError:
+            return  # a hand-edited combat: the form starts empty
+        self.fill_form(combat)
+
+    @work(exclusive=True, group="fill")
+    async def fill_form(self, combat: CombatInput) -> None:
+        """Show a logged combat in the form: its units (rows added as needed) and each of
+        the form's fields."""
+        from textual.widgets import Checkbox
+
+        from tui.desk.widgets.combat import set_choice
+        from tui.desk.widgets.ticks import Tick
+
+        rows_by_side = {}
+        for side in ("attacker", "defender"):
+            units = self.logged_units(combat, side)
+            box = self.query_one(f"#{side}s", Vertical)
+            rows = self.unit_rows(side)
+            for number in range(len(rows) + 1, len(units) + 1):
+                row = self.make_unit_row(side, number)
+                await box.mount(row)
+                rows.append(row)
+            rows_by_side[side] = zip(rows, units, strict=False)
+        self.forget_fields()
+        # Read once, when every field is filled (not once a field, as typing reads it).
+        self.filling = True
+        try:
+            with self.prevent(Input.Changed, Cycle.Changed, Checkbox.Changed):
+                for pairs in rows_by_side.values():
+                    for row, unit in pairs:
+                        row.fill(unit)
+                for found in self.form_inputs:
+                    value = self.logged_value(combat, found)
+                    widget = self.form_field(f"#{found.widget_id}")
+                    if isinstance(widget, Cycle):
+                        set_choice(widget, "" if value is None else value)
+                    elif isinstance(widget, Tick):
+                        widget.value = bool(value)
+                    elif isinstance(widget, Input):
+                        widget.value = "" if value in (None, 0) else str(value)
+        finally:
+            self.filling = False
+        self.form_changed()
+
+    def logged_units(self, combat: CombatInput, side: str) -> tuple[Any, ...]:
+        """A side's units as the form shows them, from a logged combat."""
+        return combat.attackers if side == "attacker" else combat.defenders
+
+    def logged_value(self, combat: CombatInput, found: SchemaField) -> Any:
+        """A form field's value in a logged combat."""
+        return getattr(combat, found.name, None)
+
+    def on_screen_resume(self) -> None:
+        # Entries logged while another screen was shown (this screen heard nothing).
+        self.show_latest()
+
+    def after_roll_hint(self) -> str:
+        """A line under the last roll naming what may be played after it once it is saved
+        (shown from the roll on, so the result panel does not grow when it is saved)."""
+        return ""
+
+    def action_trace(self) -> None:
+        from tui.desk.screens.dialogs import TraceScreen
+
+        if self.last is None:
+            self.notify("No roll yet: ctrl+r rolls, ctrl+t takes dice rolled by hand.")
+            return
+        self.app.push_screen(TraceScreen(self.last, self.save_state.entry))
+
+    @work(exclusive=True, group="note")
+    async def action_note(self) -> None:
+        """Annotate the last roll logged: the note is a new entry naming it."""
+        from tui.desk.screens.dialogs import NoteScreen
+
+        entry = self.save_state.entry if self.save_state.status == "saved" else None
+        if entry is None:
+            self.notify("No roll logged yet: F12 notes the last roll once it is saved.")
+            return
+        seq = entry["seq"]
+        text = await self.app.push_screen_wait(NoteScreen(f"entry {seq}, the last roll logged"))
+        if not text:
+            return
+        path, player = self.session.path, self.desk.player
+
+        def done(state: SaveState) -> None:
+            if state.status == "failed":
+                self.notify(f"Not saved: {state.error}", severity="error", markup=False)
+            else:
+                noted = state.entry.get("seq") if state.entry else "?"
+                self.notify(f"Note on entry {seq} logged as entry {noted}.", markup=False)
+
+        self.session.append(
+            lambda notices: saves.append_note(path, seq, text, who=player, notices=notices), done
+        )

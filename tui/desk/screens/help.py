@@ -1,0 +1,69 @@
+"""F1: the ruleset's legend, its chart and the rulings that apply."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from tui.desk.commands import COMBAT_SCREEN_COMMANDS, RULESET_COMMANDS, Command
+
+# How a combat is typed: the same on every combat screen.
+TYPING_KEYS = (
+    "  Tab      next field: across a unit's row, then the next row; shift+Tab back\n"
+    "  Enter    in a unit's row: down to the next unit's factor (12 Enter 3 ctrl+r)"
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    # Enter closes it too, as it closes every dialog: there is nothing to choose here.
+    BINDINGS = [Binding("escape,enter,f1,q", "close", "Close", key_display="esc/enter")]
+
+    def __init__(
+        self, ruleset: str | None, commands: tuple[Command, ...] = RULESET_COMMANDS
+    ) -> None:
+        super().__init__(classes="help-screen")
+        self.ruleset = ruleset
+        self.commands = commands
+
+    def compose(self) -> ComposeResult:
+        from tui.engine.text import table_text
+
+        tables = self.app.tables  # type: ignore[attr-defined]
+        keys = "\n".join(f"  {c.key:8} {c.help}" for c in self.commands)
+        with VerticalScroll(classes="help-body"):
+            if self.ruleset is None:
+                combat_keys = "\n".join(f"  {c.key:8} {c.help}" for c in COMBAT_SCREEN_COMMANDS)
+                yield Static(
+                    "crtdesk: pick a game and press Enter, or n for a new one.\n"
+                    "On a combat screen type the factors; the odds update as you type.\n\n"
+                    f"Keys here:\n{keys}\n\n"
+                    f"Keys on a combat screen:\n{combat_keys}\n{TYPING_KEYS}\n"
+                    "  F2-F8    switch to the game's 1st..7th ruleset\n"
+                    "  ctrl+p   command palette; ctrl+q quits",
+                    markup=False,
+                )
+            elif self.ruleset.startswith("game:"):  # a player's chart: all from its file
+                from tui.cli.games import chart_text
+                from tui.engine.rulesets.charts.chart import known
+
+                yield Static(chart_text(known(self.ruleset)), markup=False, classes="chart")
+                yield Static(
+                    f"\nKeys:\n{keys}\n{TYPING_KEYS}\n  F2-F8    switch ruleset", markup=False
+                )
+            else:
+                rulings = "\n".join(f"- {r}" for r in tables.data[self.ruleset]["rulings"])
+                yield Static(f"{tables.title(self.ruleset)}\n\nRulings:\n{rulings}", markup=False)
+                yield Static(
+                    f"\nKeys:\n{keys}\n{TYPING_KEYS}\n  F2-F8    switch ruleset\n"
+                    "  space    on a choice (terrain, card, ...): its next value; left the one\n"
+                    "           before; a letter the next value starting with it\n",
+                    markup=False,
+                )
+                yield Static(table_text(self.ruleset, tables), markup=False, classes="chart")
+        yield Footer(compact=True)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,162 @@
+"""OCS (DAK-II): units with steps, action ratings, types and supply, and the schema's form
+(attacking hexes, overrun, hedgehog, the defender's terrain and supply, the AR units). The
+engine's procedure walks 9.2 (surprise, its shift die, the result roll, then each side's
+option); this screen shows the units' markers and the OCS preview."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Label
+
+from tui.desk.screens.combat import CombatScreen, FormReading, SaveState
+from tui.desk.widgets.combat import Cycle, OddsPreview
+from tui.desk.widgets.ocs import OcsOddsPreview, OcsUnitRow
+from tui.engine import InputError, Unit
+from tui.engine.preview import preview
+from tui.engine.rulesets.ocs import TERRAIN_IDS, result_words
+from tui.engine.rulesets.ocs import supply as ocs_supply
+from tui.engine.text import dice_brief
+
+if TYPE_CHECKING:
+    from tui.engine import Outcome
+
+# Save marker kinds shown on a unit row, as the row shows them.
+SHOWN_MARKERS = {"low": "Low", "exhausted": "Exhausted", "DG": "DG", "exploitation": "Exploit"}
+HIGHEST = "(highest)"
+
+
+class OcsScreen(CombatScreen):
+    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(SHOWN_MARKERS)
+    FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
+
+    def compose_unit_heading(self, side: str) -> ComposeResult:
+        # Over the row's fields (label 3, strength 5, steps 4, AR 4, name): their
+        # placeholders go once a value is typed.
+        yield Label("   str  stp AR  name", classes="unit-heading")
+
+    def make_unit_row(self, side: str, number: int) -> OcsUnitRow:
+        return OcsUnitRow(side, number)
+
+    def make_preview(self) -> OddsPreview:
+        return OcsOddsPreview(id="preview")
+
+    def on_mount(self) -> None:
+        # Held, not queried: the form is read on every keystroke.
+        self.boxes = {
+            side: self.query_one(f"#{side}s", Vertical) for side in ("attacker", "defender")
+        }
+        self.cycles = {c.id: c for c in self.query(Cycle).results(Cycle) if c.id}
+        super().on_mount()
+
+    def unit_rows(self, side: str) -> list[Any]:
+        return [row for row in self.boxes[side].children if isinstance(row, OcsUnitRow)]
+
+    @on(Cycle.Changed)
+    def cycle_changed(self) -> None:
+        self.form_changed()
+
+    # ------------------------------------------------------------------ the form
+    def held_markers(self) -> dict[str, list[str]]:
+        """The markers the save has on each unit, by name."""
+        held: dict[str, list[str]] = {}
+        for marker in self.desk.game.markers:
+            shown = SHOWN_MARKERS.get(marker.kind)
+            if shown and shown not in held.get(marker.target, []):
+                held.setdefault(marker.target, []).append(shown)
+        return held
+
+    def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
+        held = self.held_markers()
+        units: list[Unit] = []
+        for row in self.unit_rows(side):
+            assert isinstance(row, OcsUnitRow)
+            name = row.unit_name
+            markers = held.get(name, [])
+            row.show_markers(markers)
+            numbers: dict[str, int] = {}
+            for key, empty in (("factor", None), ("steps", 1), ("ar", 0)):
+                box = row.field(key)
+                text = box.value.strip()
+                ok = text.isdigit() and text.isascii()
+                box.set_class(bool(text) and not ok, "-invalid")
+                if ok:
+                    numbers[key] = int(text)
+                elif text or empty is None:
+                    what = {"factor": "strength", "steps": "steps", "ar": "AR"}[key]
+                    problems.append(
+                        f"{name}: {what} {text!r} is not a whole number >= 0"
+                        if text
+                        else f"{name}: enter a strength"
+                    )
+                else:
+                    numbers[key] = empty
+            size: float | None = None
+            if side == "defender":
+                box = row.field("re")
+                text = box.value.strip()
+                try:
+                    size = float(text) if text else None
+                    ok = size is None or size >= 0
+                except ValueError:
+                    ok = False
+                box.set_class(not ok, "-invalid")
+                if not ok:
+                    problems.append(f"{name}: RE {text!r} is not a number >= 0")
+                    size = None
+            if "factor" not in numbers:
+                continue
+            stocks = "exhausted" if "Exhausted" in markers else "low" if "Low" in markers else None
+            units.append(
+                Unit(
+                    numbers["factor"],
+                    name=name,
+                    steps=numbers.get("steps", 1),
+                    ar=numbers.get("ar", 0),
+                    kind=row.choice("type"),
+                    supply=row.choice("supply"),
+                    re=size,
+                    stocks=stocks if side == "attacker" else None,
+                )
+            )
+        self.refresh_ar_choices(side, units)
+        return tuple(units)
+
+    def refresh_ar_choices(self, side: str, units: list[Unit]) -> None:
+        options = [(HIGHEST, "")] + [(u.name or "", u.name or "") for u in units]
+        self.cycles[f"ar-{side}"].set_options(options)
+
+    @cached_property
+    def exploit_levels(self) -> tuple[int, ...]:
+        """The exploitation levels of the charts (read once: the preview asks on every key)."""
+        return ocs_supply.exploit_levels(self.tables)
+
+    def watch_reading(self, reading: FormReading) -> None:
+        problems = list(reading.problems)
+        shown = extra = None
+        combat = reading.combat
+        if combat is not None:
+            try:
+                extra = ocs_supply.preview_extra(combat, self.tables, self.exploit_levels)
+                # A refused attack still shows its odds and chances, and why it is refused.
+                shown = preview(ocs_supply.for_odds(combat), self.tables)
+            except InputError as err:
+                extra = None
+                problems.append(err.message(self.field_label(err.field)))
+        terrain = TERRAIN_IDS.get(combat.terrain or "open", "Open") if combat else "Open"
+        self.query_one(OcsOddsPreview).show_ocs(shown, extra, problems, terrain)
+
+    def recorded(self, state: SaveState) -> None:
+        super().recorded(state)
+        # The markers just placed (Low, Exhausted, DG) show on the rows.
+        self.reading = self.read_form()
+
+    def result_effects(self, outcome: Outcome) -> str:
+        """The result as carried out, without the rules' reminders (on ctrl+f and in the
+        log), so the whole of it fits the box at 80x24; then the dice."""
+        words = result_words(outcome.effects, outcome.odds_column, outcome.column, brief=True)
+        return f"{words}\nDice: {dice_brief(outcome.dice)}"

@@ -1,0 +1,162 @@
+"""The start screen: the saves folder, newest first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Footer, Static
+
+from tui import saves
+from tui.desk.commands import SHORT_NAMES, START_COMMANDS
+from tui.desk.screens.base import DeskScreen
+from tui.desk.widgets.title import TitleBar
+from tui.engine.text import one_line, when_text
+
+if TYPE_CHECKING:
+    from tui.desk.screens.dialogs import NewGameRequest
+
+# (label, width): fits 80 columns with the table's cell padding and scrollbar. A long title
+# or ruleset list is cut short, never a column.
+COLUMNS = (("file", 13), ("title", 18), ("rulesets", 20), ("turn", 4), ("last (UTC)", 11))
+# A save the list cannot read: Enter says why, r repairs it.
+UNREADABLE = "unreadable: Enter"
+
+
+def fit(text: str, width: int) -> str:
+    """`text` on one line in `width` cells, cut with an ellipsis when longer."""
+    text = one_line(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class StartScreen(DeskScreen):
+    BINDINGS = [c.binding() for c in START_COMMANDS]
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Vertical():
+            yield Static("", markup=False, id="saves-folder")
+            yield DataTable(id="saves-table", cursor_type="row", zebra_stripes=True)
+            yield Static(
+                "Enter opens · n new game · l log · F1 help · q quit", markup=False, classes="hint"
+            )
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "crtdesk"
+        self.sub_title = "saves"
+        table = self.query_one(DataTable)
+        for label, width in COLUMNS:
+            table.add_column(label, width=width)
+
+    def on_screen_resume(self) -> None:
+        # Shown first, and each time the desk comes back to it: the folder read once each.
+        self.reload()
+
+    def reload(self) -> None:
+        desk = self.app
+        folder = desk.saves_dir  # type: ignore[attr-defined]
+        self.games = saves.list_games(folder)
+        self.query_one("#saves-folder", Static).update(f"Saves in {folder}/ ({len(self.games)})")
+        table = self.query_one(DataTable)
+        table.clear()
+        for game in self.games:
+            file = fit(game.path.stem, COLUMNS[0][1])
+            if game.error:
+                # Within the rulesets column at 80 columns ("unreadable (Enter: w" was cut).
+                table.add_row(file, fit(game.title, COLUMNS[1][1]), UNREADABLE, "-", "-")
+                continue
+            rulesets = " ".join(SHORT_NAMES.get(r, r) for r in game.rulesets)
+            last = when_text(game.last_entry)[5:] if game.last_entry else "-"
+            table.add_row(
+                file,
+                fit(game.title, COLUMNS[1][1]),
+                fit(rulesets, COLUMNS[2][1]),
+                str(game.turn),
+                last,
+            )
+        table.focus()
+
+    def _highlighted(self) -> saves.GameSummary | None:
+        table = self.query_one(DataTable)
+        if not self.games or table.cursor_row < 0:
+            return None
+        return self.games[min(table.cursor_row, len(self.games) - 1)]
+
+    @on(DataTable.RowSelected)
+    def row_selected(self) -> None:
+        self.action_open_game()
+
+    def action_open_game(self) -> None:
+        game = self._highlighted()
+        if game is None:
+            self.notify("No saves yet: press n for a new game.")
+            return
+        if game.error:
+            message = f"{game.error} (r repairs it: a copy kept, nothing lost)"
+            self.notify(message, severity="error", markup=False, timeout=10)
+            return
+        self.app.open_game(game)  # type: ignore[attr-defined]
+
+    def action_repair(self) -> None:
+        game = self._highlighted()
+        if game is not None:
+            # The list reads only a save's ends: one broken in the middle is refused on
+            # opening, and repaired from here all the same (a sound one is left as it is).
+            self.repair(game.path)
+
+    @work(thread=True, exclusive=True, group="start-repair", exit_on_error=False)
+    def repair(self, path: Path) -> None:
+        """`crtdesk repair` on the save, in a worker; what it did said, the list read again."""
+        try:
+            done = saves.repair_save(path)
+        except saves.SaveError as err:
+            self.app.call_from_thread(
+                self.notify, f"Not repaired: {err}", severity="error", markup=False, timeout=10
+            )
+            return
+        aside = f"; {len(done.set_aside)} set aside in {done.side_file}" if done.side_file else ""
+        if done.backup is None:
+            self.app.call_from_thread(
+                self.notify, f"{path.name} is sound: nothing to repair.", markup=False
+            )
+            return
+        self.app.call_from_thread(
+            self.notify,
+            f"Repaired {path.name}: {done.entries} entries kept{aside}; the file as it was "
+            f"is in {done.backup}",
+            markup=False,
+            timeout=10,
+        )
+        self.app.call_from_thread(self.reload)
+
+    def action_new_game(self) -> None:
+        from tui.desk.screens.dialogs import NewGameScreen
+
+        app = self.app
+        dialog = NewGameScreen(app.tables, games=app.games_dir)  # type: ignore[attr-defined]
+        app.push_screen(dialog, self._created)
+
+    def _created(self, request: NewGameRequest | None) -> None:
+        if request is not None:
+            self.app.create_game(  # type: ignore[attr-defined]
+                request.title, request.rulesets, request.options, request.charts
+            )
+
+    def action_review_log(self) -> None:
+        from tui.desk.screens.review import ReviewScreen
+
+        game = self._highlighted()
+        if game is not None:
+            self.app.push_screen(ReviewScreen(game.path))
+
+    def action_help(self) -> None:
+        from tui.desk.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(None, START_COMMANDS))
+
+    def action_quit(self) -> None:
+        self.app.exit()

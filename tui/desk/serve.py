@@ -1,0 +1,179 @@
+"""`crtdesk serve`: the desk in a web browser, for players who cannot SSH in.
+
+textual-serve starts one desk process per browser tab, each on the saves folder (never on
+a file named by the browser: the page's address carries only its size). It listens on
+localhost unless told otherwise, and says where it listens in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import re
+import secrets
+import shlex
+import socket
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from tui import saves
+
+if TYPE_CHECKING:
+    from tui.cli.parsing import Subcommands
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+# Each desk is a Python process of some 40 MB: a few players' tabs, not a crowd's.
+DEFAULT_MAX_DESKS = 8
+MOST_DESKS = 100
+_LOCAL_NAMES = ("localhost", "localhost.localdomain")
+_HOST = re.compile(r"[A-Za-z0-9._:]+\Z")
+
+
+class ServeError(Exception):
+    """A serve command line that cannot be run; the message is one line."""
+
+
+def register(subparsers: Subcommands) -> None:
+    serve = subparsers.add_parser(
+        "serve",
+        help="serve the desk to a web browser (localhost only unless --host says otherwise)",
+    )
+    serve.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"the address to listen on (default {DEFAULT_HOST})"
+    )
+    serve.add_argument(
+        "--port", default=str(DEFAULT_PORT), help=f"the port to listen on (default {DEFAULT_PORT})"
+    )
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address players open, when a reverse proxy sits in front (default http://HOST:PORT)",
+    )
+    serve.add_argument(
+        "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
+    )
+    serve.add_argument(
+        "--create",
+        action="store_true",
+        help="make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist",
+    )
+    serve.add_argument(
+        "--max-desks",
+        metavar="N",
+        default=str(DEFAULT_MAX_DESKS),
+        help=f"the most desks (browser tabs, a process each) run at once, 1 to {MOST_DESKS} "
+        f"(default {DEFAULT_MAX_DESKS})",
+    )
+    serve.set_defaults(func=_cmd_serve)
+
+
+def port_number(text: str) -> int:
+    value = text.strip()
+    if not value.isdigit() or not value.isascii() or not 1 <= int(value) <= 65535:
+        raise ServeError(f"--port {text!r}: expected a whole number from 1 to 65535")
+    return int(value)
+
+
+def max_desks(text: str) -> int:
+    value = text.strip()
+    if not value.isdigit() or not value.isascii() or not 1 <= int(value) <= MOST_DESKS:
+        raise ServeError(f"--max-desks {text!r}: expected a whole number from 1 to {MOST_DESKS}")
+    return int(value)
+
+
+def host_name(text: str) -> str:
+    host = text.strip()
+    if not _HOST.match(host) or host.startswith(("-", ".")):
+        raise ServeError(f"--host {text!r}: expected an address such as 127.0.0.1 or a host name")
+    return host
+
+
+def public_url(text: str | None, host: str, port: int) -> str:
+    if text is None:
+        return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServeError(
+            f"--public-url {text!r}: expected an address such as https://desk.example.org"
+        )
+    return text.strip().rstrip("/")
+
+
+def saves_dir(text: str | None, create: bool = False) -> Path:
+    if text is not None and text.startswith("-"):
+        raise ServeError(f"--saves {text!r}: a folder name may not start with '-' (write ./{text})")
+    from tui.cli.saves import said_on_stderr
+
+    return saves.saves_folder(text, make=create, said=said_on_stderr)
+
+
+def is_local(host: str) -> bool:
+    """True when `host` is a loopback address: only this machine can connect."""
+    if host.lower() in _LOCAL_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def desk_command(folder: Path) -> str:
+    """The shell command each browser tab runs: the desk on the saves folder, no file."""
+    return shlex.join([sys.executable, "-m", "tui.startup", "--saves", str(folder.resolve())])
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse a port this host cannot listen on (taken, or not allowed), in one line, before
+    the start line says where the desk is served."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as err:
+        raise ServeError(f"cannot listen on {host} port {port}: {err.strerror or err}") from err
+
+
+def start_line(host: str, port: int, url: str) -> str:
+    if is_local(host):
+        return (
+            f"crtdesk serve: the desk on {url}, listening on {host} only (this machine); "
+            "from another machine use an SSH tunnel or a reverse proxy with a login and TLS"
+        )
+    return (
+        f"crtdesk serve: the desk on {url}, listening on {host}: anyone who can reach port "
+        f"{port} and has this address (its token) gets the desk; without TLS the token "
+        "crosses the network in the clear: put a reverse proxy with TLS in front"
+    )
+
+
+def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
+    port = port_number(args.port)
+    host = host_name(args.host)
+    url = public_url(args.public_url, host, port)
+    most = max_desks(args.max_desks)
+    folder = saves_dir(args.saves, args.create)
+    from tui.desk.served import DeskServer, allowed_origins
+
+    # Beyond localhost anyone who reaches the port would get a desk: ask for a token.
+    token = None if is_local(host) else secrets.token_urlsafe(24)
+    server = DeskServer(
+        desk_command(folder),
+        max_desks=most,
+        origins=allowed_origins(url, host, port),
+        token=token,
+        host=host,
+        port=port,
+        title="crtdesk",
+        public_url=url,
+        # textual-serve's page with the font it carries, asked of no other host.
+        templates_path=Path(__file__).with_name("served_page"),
+    )
+    check_port(host, port)  # before any line says the desk is served
+    print(start_line(host, port, url if token is None else f"{url}/?token={token}"), flush=True)
+    try:
+        server.serve()
+    except OSError as err:
+        raise ServeError(f"cannot listen on {host} port {port}: {err.strerror or err}") from err
+    return 0

@@ -1,0 +1,572 @@
+"""The widgets of a combat form: unit rows, the live odds preview and the result panel.
+
+Every table text and user text is shown literally (markup off): Textual markup would eat
+a result code like `[DR]`.
+
+About 550 lines: the widgets one combat screen composes, each small (the longest,
+`LinesInPlace`, redraws only the lines that changed so a keystroke costs a few hundred
+bytes); kept together because the screens, their tests and the bench import them as one
+set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from time import monotonic
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.css.scalar import Scalar, Unit
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Input, Label, Static
+
+from tui.engine.text import cell_text, dice_brief, shown_lines
+
+if TYPE_CHECKING:
+    from tui.engine import Outcome
+    from tui.engine.preview import Preview
+
+BAR_WIDTH = 10
+# The preview's bars: narrow, so a chance, its cell and some of its meaning share a row.
+CHANCE_BAR_WIDTH = 5
+# Letters typed on a choice within this many seconds of each other spell one name.
+TYPED_TOGETHER = 1.0
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(probability: float, width: int = BAR_WIDTH) -> str:
+    """A bar of `width` cells, in eighths."""
+    eighths = round(probability * width * 8)
+    full, part = divmod(eighths, 8)
+    text = "█" * full + (_EIGHTHS[part] if part else "")
+    return text.ljust(width)
+
+
+class FixedInput(Input):
+    """An Input whose size is fixed by its CSS: a changed value redraws it without
+    laying the screen out again (Textual's Input asks for a layout whenever its text
+    grows or shrinks, to resize its scrolling area). A value typed is handed at once to
+    the screen's `field_typed(field, value)`, where it has one."""
+
+    def validate_value(self, value: str) -> str:
+        if not self.styles.auto_dimensions:
+            # The scrolling area's new width (Input's `content_width` with this value), set
+            # before Input's own watcher and without a layout (it only scrolls the text):
+            # the watcher then finds it unchanged.
+            shown = self.placeholder if self.placeholder and not value else f"{value} "
+            self.set_reactive(Input.virtual_size, Size(cell_len(shown), 1))
+        return value
+
+    def watch_value(self, value: str) -> None:
+        if self.has_focus:
+            # Typed: the form is told now, so the preview is drawn in the same frame as
+            # the key's echo (its Changed message reaches the screen a frame later).
+            answer = getattr(self.screen, "field_typed", None)
+            if answer is not None:
+                answer(self, value)
+
+
+class Cycle(Widget, can_focus=True):
+    """A choice among a few values, on one line, for every form's choices: space, enter or
+    right for the next value, left for the one before, a letter for the next value whose
+    name starts with it, a click for the next. It is a fraction of the cost of Textual's
+    Select (a Select's closed list alone is an OptionList of its own), which took about a
+    tenth of a combat screen's first frame."""
+
+    DEFAULT_CSS = """
+    Cycle { width: auto; min-width: 8; height: 1; padding: 0 1; background: $boost; }
+    Cycle:focus { background: $accent; color: $text; }
+    """
+    BINDINGS = [
+        Binding("space,enter,right", "step(1)", "Next", show=False),
+        Binding("left", "step(-1)", "Previous", show=False),
+    ]
+
+    @dataclass
+    class Changed(Message):
+        cycle: Cycle
+        value: Any
+
+        @property
+        def control(self) -> Cycle:
+            return self.cycle
+
+    def __init__(
+        self, options: Sequence[tuple[str, Any]], value: Any = None, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.options = list(options)
+        self.index = self._index_of(value)
+        # Letters typed together (within TYPED_TOGETHER seconds) and when the last was.
+        self._typed = ""
+        self._typed_at = 0.0
+
+    @property
+    def value(self) -> Any:
+        return self.options[self.index][1]
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        self.select(value)
+
+    @property
+    def label(self) -> str:
+        return self.options[self.index][0]
+
+    def set_options(self, options: Sequence[tuple[str, Any]]) -> None:
+        """New options, keeping the value chosen if it is still one of them."""
+        if list(options) == self.options:
+            return
+        current = self.value
+        self.options = list(options)
+        self.index = self._index_of(current)
+        self.refresh(layout=self.styles.auto_dimensions)
+
+    def select(self, value: Any) -> None:
+        """Choose `value`; a ValueError names it and the values there are."""
+        values = [v for _, v in self.options]
+        if value not in values:
+            raise ValueError(f"{value!r} is not one of {', '.join(map(repr, values))}")
+        self._show(self._index_of(value))
+
+    def _index_of(self, value: Any) -> int:
+        """Where `value` is among the options (the first when it is none of them)."""
+        values = [v for _, v in self.options]
+        return values.index(value) if value in values else 0
+
+    def action_step(self, by: int) -> None:
+        self._show((self.index + by) % len(self.options))
+
+    def on_click(self) -> None:
+        self.action_step(1)
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter or digit: the next value whose name starts with it; typed quickly after
+        the one before, the value whose name starts with both ("to" reaches "town")."""
+        typed = event.character
+        if not typed or len(typed) != 1 or not typed.isalnum():
+            return
+        event.stop()
+        event.prevent_default()
+        now = monotonic()
+        if now - self._typed_at > TYPED_TOGETHER:
+            self._typed = ""
+        self._typed_at = now
+        count = len(self.options)
+        longer = self._typed + typed.lower()
+        for step in range(count):  # the longer name, from the value shown
+            index = (self.index + step) % count
+            if self.options[index][0].lower().startswith(longer):
+                self._typed = longer
+                self._show(index)
+                return
+        self._typed = typed.lower()
+        for step in range(1, count + 1):  # else the letter alone, from the next value
+            index = (self.index + step) % count
+            if self.options[index][0].lower().startswith(self._typed):
+                self._show(index)
+                return
+
+    def render(self) -> Content:
+        return Content(f"{self.label} ▸")
+
+    def _show(self, index: int) -> None:
+        changed = index != self.index
+        self.index = index
+        # Laid out again only where the width follows the name (OCS): the other forms
+        # give it a fixed width, and a choice redraws one line.
+        self.refresh(layout=self.styles.auto_dimensions)
+        if changed:
+            self.post_message(self.Changed(self, self.value))
+
+
+def set_choice(cycle: Cycle, value: Any) -> None:
+    """Show `value` on a choice where it is one of its options (a value logged by an
+    older desk, or a hand-edited save, is left as the choice shows)."""
+    try:
+        cycle.value = value
+    except ValueError:
+        pass
+
+
+class UnitRow(Horizontal):
+    """One unit: its factor and, where terrain counts, the terrain of its hex."""
+
+    DEFAULT_CSS = """
+    UnitRow { height: 1; }
+    UnitRow > Label { width: 4; }
+    UnitRow > Input { width: 8; }
+    UnitRow > Cycle { width: 1fr; }
+    """
+
+    def __init__(
+        self,
+        side: str,
+        number: int,
+        terrains: tuple[str, ...],
+        factor: str = "",
+        placeholder: str = "",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(classes=f"unit-row {side}", **kwargs)
+        self.side = side
+        self.number = number
+        self.terrains = terrains
+        self.initial = factor
+        self.placeholder = placeholder or ("CAF" if side == "attacker" else "CDF")
+        # The row's own fields, held: a keystroke reads every row.
+        self._factor = FixedInput(
+            factor, placeholder=self.placeholder, compact=True, classes="factor"
+        )
+        self._terrain: Cycle | None = None
+        if terrains:
+            self._terrain = Cycle(
+                [(name, name) for name in terrains], value="clear", classes="terrain"
+            )
+
+    @property
+    def label(self) -> str:
+        return f"{'A' if self.side == 'attacker' else 'D'}{self.number}"
+
+    def compose(self) -> ComposeResult:
+        yield Label(self.label, classes="unit-label")
+        yield self._factor
+        if self._terrain is not None:
+            yield self._terrain
+
+    def renumber(self, number: int) -> None:
+        self.number = number
+        self.query_one(".unit-label", Label).update(self.label)
+
+    @property
+    def factor_input(self) -> Input:
+        return self._factor
+
+    def fill(self, unit: Any) -> None:
+        """Show a logged unit (tui.engine.Unit): its factor and its hex's terrain."""
+        self.factor_input.value = str(unit.factor)
+        if self._terrain is not None and unit.terrain:
+            set_choice(self._terrain, unit.terrain)
+
+    @property
+    def factor_text(self) -> str:
+        return self.factor_input.value
+
+    @property
+    def terrain(self) -> str | None:
+        if self._terrain is None:
+            return None
+        value = self._terrain.value
+        return value if isinstance(value, str) else None
+
+
+class LinesInPlace(Static):
+    """Text in named parts, each in its own style, drawn line by line: a new text redraws
+    only the lines that changed, in place, and lays nothing out while it fits the height
+    laid out (a shorter text leaves blank lines below it). Its lines (at least `reserve`)
+    are always its least height: set quietly while they fit, so the next layout keeps them
+    all, and with one layout when they do not. A layout of a combat screen costs more than
+    a frame at 80x24 and redraws the whole pane."""
+
+    # The parts in the order shown, and each one's component class (None: the widget's own
+    # style).
+    PARTS: ClassVar[dict[str, str | None]] = {}
+    # Parts whose lines are cut short at the width ("…") rather than wrapped: one row each.
+    CLIPPED_PARTS: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, reserve: int = 0, **kwargs: Any) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.reserve = reserve
+        if reserve:
+            self.styles.min_height = reserve
+        self._texts: dict[str, str] = dict.fromkeys(self.PARTS, "")
+        # Each line of the texts, in the order shown: (part, text).
+        self._lines: list[tuple[str, str]] = []
+        # The lines as drawn at `_width` (a long one wrapped): (part, line, offset, text).
+        self._rows: list[tuple[str, int, int, str]] = []
+        self._width = 0
+        # Each row's style by (part, offset, line), until the styles change.
+        self._row_styles: dict[tuple[str, int, int], RichStyle] = {}
+        self._own_screen: Screen[Any] | None = None
+
+    def show_parts(self, texts: Mapping[str, str]) -> None:
+        """New text for some of the parts (the others stay as they are)."""
+        texts = self._texts | dict(texts)
+        if texts == self._texts:
+            return
+        self._texts = texts
+        self._lines = [
+            (part, line) for part in self.PARTS if texts[part] for line in texts[part].split("\n")
+        ]
+        width = self.content_size.width
+        if not width:
+            self._width = 0  # wrapped and drawn once laid out
+            self.refresh()
+            return
+        before, self._rows, self._width = self._rows, self._wrap(width), width
+        if self._hold_rows():
+            return
+        changed = [
+            Region(0, y, width, 1)
+            for y in range(max(len(before), len(self._rows)))
+            if y >= len(before) or y >= len(self._rows) or before[y] != self._rows[y]
+        ]
+        if changed:
+            self.refresh(*changed)
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """What each part shows now."""
+        return dict(self._texts)
+
+    @property
+    def content(self) -> str:  # type: ignore[override]
+        """Every line shown, as the player reads it (unwrapped)."""
+        return "\n".join(text for _, text in self._lines)
+
+    def _hold_rows(self) -> bool:
+        """Keep every row as the least height; True if that takes a layout."""
+        rows = max(len(self._rows), self.reserve)
+        if rows > self.size.height:
+            self.styles.min_height = rows  # taller than laid out: grows, one layout
+            # Asked for whether or not the least height changed: where the height laid out
+            # stayed short of it, setting the same value again redrew nothing.
+            self.refresh(layout=True)
+            return True
+        # Read by the next layout, whatever asks for it (a roll shown, markers placed).
+        self.styles.set_rule("min_height", Scalar(float(rows), Unit.CELLS, Unit.HEIGHT))
+        return False
+
+    def on_resize(self) -> None:
+        width = self.content_size.width
+        if width and width != self._width:
+            self._rows, self._width = self._wrap(width), width
+            self.refresh()
+        self._hold_rows()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._wrap(width))
+
+    def _wrap(self, width: int) -> list[tuple[str, int, int, str]]:
+        """Each line as rows of `width` cells, wrapped at words as a Static wraps them."""
+        rows = []
+        for number, (part, text) in enumerate(self._lines):
+            if cell_len(text) <= width:
+                rows.append((part, number, 0, text))
+                continue
+            if part in self.CLIPPED_PARTS:
+                rows.append((part, number, 0, Content(text).truncate(width, ellipsis=True).plain))
+                continue
+            offset = 0
+            for piece in Content(text).wrap(width):
+                offset = text.find(piece.plain, offset)
+                rows.append((part, number, offset, piece.plain))
+                offset += len(piece.plain)
+        return rows
+
+    def on_mount(self) -> None:
+        self._own_screen = self.screen  # asked on every line drawn: found once
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._row_styles.clear()
+
+    def _row_style(self, part: str, offset: int, number: int) -> RichStyle:
+        """A row's style, with where its text starts for selecting it with the mouse."""
+        key = (part, offset, number)
+        style = self._row_styles.get(key)
+        if style is None:
+            component = self.PARTS[part]
+            visual = self.get_visual_style(component) if component else self.visual_style
+            style = self._row_styles[key] = visual.rich_style_with_offset(offset, number)
+        return style
+
+    def render_line(self, y: int) -> Strip:
+        screen = self._own_screen or self.screen
+        if self in screen.selections:
+            return super().render_line(y)  # the whole text as a Static draws it
+        width = self.content_size.width
+        if width != self._width:
+            self._rows, self._width = self._wrap(width), width
+        if y >= len(self._rows):
+            return Strip.blank(width, self.visual_style.rich_style)
+        part, number, offset, text = self._rows[y]
+        return Strip([Segment(text, self._row_style(part, offset, number))], cell_len(text))
+
+    def render(self) -> Content:
+        """The whole text, styled part by part (drawn this way while text is selected)."""
+        pieces = []
+        for part, text in self._lines:
+            component = self.PARTS[part]
+            style = self.get_visual_style(component, partial=True) if component else None
+            pieces.append(Content.styled(text, style) if style else Content(text))
+        return Content("\n").join(pieces)
+
+
+class OddsPreview(LinesInPlace):
+    """Totals, odds, column after each shift (bold), what stops the form (in the error
+    colour), and the chance of every result. It fills the rest of its pane, so the empty
+    form's few lines and the full chart take the same room."""
+
+    PARTS: ClassVar[dict[str, str | None]] = {
+        "odds-head": "odds-preview--head",
+        "problems": "odds-preview--problem",
+        "chances": None,
+    }
+    # A chance per row, the likeliest first: as many as the pane has room for.
+    CLIPPED_PARTS: ClassVar[frozenset[str]] = frozenset({"chances"})
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"odds-preview--head", "odds-preview--problem"}
+    DEFAULT_CSS = """
+    OddsPreview { height: 1fr; }
+    OddsPreview > .odds-preview--head { text-style: bold; }
+    OddsPreview > .odds-preview--problem { color: $error; }
+    """
+
+    def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
+        self.show_text(
+            "\n".join(preview_head(preview)), "\n".join(preview_chances(preview)), problems
+        )
+
+    def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
+        """A preview a ruleset words itself (a chain of tables rather than one column)."""
+        self.show_parts({"odds-head": head, "problems": "\n".join(problems), "chances": chances})
+
+
+def preview_head(preview: Preview | None) -> list[str]:
+    """The preview's first lines: totals and odds, each shift, the column (or the result
+    that needs no dice)."""
+    if preview is None:
+        return ["Odds: waiting for a valid form"]
+    lines = [preview.headline]
+    if preview.defence_note:
+        lines.append(preview.defence_note)
+    if preview.automatic:
+        lines.append(preview.automatic)
+    else:
+        lines.extend(f" {shift}" for shift in preview.shifts)
+        lines.append(f"Column {preview.column}")
+    return lines
+
+
+def preview_chances(preview: Preview | None) -> list[str]:
+    """The chance of every result on the column, the likeliest first, one row each: with a
+    bar, its cell and what it means (cut short where the pane is narrow)."""
+    rows: list[str] = []
+    if preview is None:
+        return rows
+    if preview.rows:
+        rows.append(f"Chances on {preview.column} ({preview.dice}):")
+    for row in preview.rows:
+        chance = float(row.probability)
+        rows.append(
+            f"{chance * 100:5.1f}% {bar(chance, CHANCE_BAR_WIDTH)} {row.cell} · {row.meaning}"
+        )
+    return rows
+
+
+class ResultLines(LinesInPlace):
+    """The result panel's text: the cell (bold) and its meaning, every row of it (the box
+    grows to the whole result; the trace is on ctrl+f)."""
+
+    PARTS: ClassVar[dict[str, str | None]] = {
+        "result-cell": "result-lines--cell",
+        "result-effects": None,
+    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"result-lines--cell"}
+    DEFAULT_CSS = """
+    ResultLines { height: auto; }
+    ResultLines > .result-lines--cell { text-style: bold; }
+    """
+
+
+class SavedLine(Static):
+    """Whether the last roll is logged, and what may be played after it: one row."""
+
+    DEFAULT_CSS = """
+    SavedLine { height: 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    ResultPanel.-save-failed SavedLine { color: $error; text-style: bold; }
+    """
+
+    def show(self, text: str) -> None:
+        if str(self.content) != text:
+            self.update(text, layout=False)  # one row, whatever it says
+
+
+def result_head(outcome: Outcome) -> str:
+    """The result's first row: "Roll 8 on 2-1: A - 1 / D 1 -2", or, where no die was read,
+    the result the odds gave ("AV: no die read")."""
+    on = f" on {outcome.column}" if outcome.column else ""
+    if outcome.roll:
+        return f"Roll {outcome.roll}{on}: {cell_text(outcome.cell)}"
+    if outcome.cell is not None:
+        return f"No roll{on}: {cell_text(outcome.cell)}"
+    return f"{outcome.odds or 'Result'}{on}: no die read"
+
+
+class ResultPanel(Vertical):
+    """The last roll in a few rows: the cell and what it means, then whether it is logged.
+    Marked stale as soon as the form changes. Mounted once; each roll redraws its lines in
+    place. The whole text and trace are on ctrl+f."""
+
+    DEFAULT_CSS = """
+    ResultPanel { height: auto; border: round $accent; padding: 0 1; }
+    ResultPanel.-stale { border: round $panel; color: $text-disabled; }
+    """
+    TITLE = "Last roll (^f all)"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lines = ResultLines()
+        self.saved_line = SavedLine("", markup=False)
+
+    def compose(self) -> ComposeResult:
+        yield self.lines
+        yield self.saved_line
+
+    def show(
+        self, outcome: Outcome, effects: str | None = None, offer: str = "", head: str = ""
+    ) -> None:
+        """A roll, its first row (`head`, else `result_head`), its effects worded by the
+        ruleset (else the explanation and the dice), being saved; `offer` names what may be
+        played after it."""
+        self.set_class(False, "-stale")
+        self.set_class(False, "-save-failed")
+        self._title(self.TITLE)
+        head = head or result_head(outcome)
+        if effects is None:
+            lines = [outcome.explanation]
+            dice = dice_brief(outcome.dice)
+            if dice:
+                lines.append(f"Dice: {dice}")
+            effects = "\n".join(lines)
+        # Shown as text: a combat read from a save (another desk's) may hold anything.
+        self.lines.show_parts(
+            {"result-cell": shown_lines(head), "result-effects": shown_lines(effects)}
+        )
+        self.saved_line.show(" · ".join(["Saving…", offer] if offer else ["Saving…"]))
+
+    def saved(self, text: str, failed: bool = False, offer: str = "") -> None:
+        self.set_class(failed, "-save-failed")
+        self.saved_line.show(" · ".join([text, offer] if offer else [text]))
+
+    def mark_stale(self) -> None:
+        if self.display and not self.has_class("-stale"):
+            self.set_class(True, "-stale")
+            self._title("Last roll (form changed since)")
+
+    def _title(self, title: str) -> None:
+        # Set only when it changes: setting it redraws the whole panel.
+        if self.border_title != title:
+            self.border_title = title

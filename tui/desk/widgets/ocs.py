@@ -1,0 +1,168 @@
+"""The OCS form's widgets: a unit row of two lines (strength,
+steps, AR, name; then type and supply, or RE, and the markers the save has on the unit),
+and the preview with surprise, supply, exploitation and the final cells."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Input, Label, Static
+
+from tui.desk.widgets.combat import Cycle, FixedInput, OddsPreview, UnitRow, bar, set_choice
+from tui.engine.preview import Preview
+from tui.engine.rulesets.ocs.supply import SUPPLY_SOURCES, OcsPreview
+
+TYPES = [("combat", "combat"), ("HQ", "hq"), ("DAK bde", "dak-brigade")]
+# Shown in the words the CLI, the log and the docs use (it said "stocks" for "internal").
+SUPPLIES = [(source, source) for source in SUPPLY_SOURCES]
+
+
+class OcsUnitRow(UnitRow):
+    """One OCS unit on two lines: strength, steps, AR and name; then for an attacker its
+    type and how it pays supply, for a defender its size in RE; and the markers the save
+    already has on it. The strength comes first, as a factor does on every screen: a
+    number typed first is the first attacker's strength, and the name (optional) after."""
+
+    DEFAULT_CSS = """
+    OcsUnitRow { height: 2; layout: vertical; }
+    OcsUnitRow > Horizontal { height: 1; }
+    OcsUnitRow .unit-label, OcsUnitRow .unit-indent { width: 3; }
+    OcsUnitRow .unit-name { width: 11; }
+    OcsUnitRow .factor { width: 5; }
+    OcsUnitRow .steps, OcsUnitRow .ar, OcsUnitRow .re { width: 4; }
+    OcsUnitRow .unit-markers { width: 1fr; color: $warning; padding-left: 1; }
+    OcsUnitRow Cycle { margin-right: 1; }
+    """
+
+    def __init__(self, side: str, number: int, **kwargs: Any) -> None:
+        super().__init__(side, number, (), placeholder="str", **kwargs)
+
+    def compose(self) -> ComposeResult:
+        # Held, not queried: the form is read on every keystroke.
+        self.inputs = {
+            "factor": FixedInput(placeholder="str", compact=True, classes="factor"),
+            "steps": FixedInput(placeholder="stp", compact=True, classes="steps"),
+            "ar": FixedInput(placeholder="AR", compact=True, classes="ar"),
+            "unit-name": FixedInput(placeholder="name", compact=True, classes="unit-name"),
+        }
+        self.cycles: dict[str, Cycle] = {}
+        self.markers_shown = Static("", markup=False, classes="unit-markers")
+        self.marker_text = ""
+        with Horizontal():
+            yield Label(self.label, classes="unit-label")
+            yield from self.inputs.values()
+        with Horizontal():
+            yield Label("", classes="unit-indent")
+            if self.side == "attacker":
+                self.cycles["type"] = Cycle(TYPES, classes="unit-type")
+                self.cycles["supply"] = Cycle(SUPPLIES, classes="unit-supply")
+                yield from self.cycles.values()
+            else:
+                yield Label("RE ", classes="re-label")
+                self.inputs["re"] = FixedInput(placeholder="?", compact=True, classes="re")
+                yield self.inputs["re"]
+            yield self.markers_shown
+
+    def field(self, name: str) -> Input:
+        return self.inputs[name]
+
+    def fill(self, unit: Any) -> None:
+        """Show a logged unit: its name, strength, steps, AR, and its type and supply (an
+        attacker) or size in RE (a defender)."""
+        # A row left unnamed is logged by its label ("A1"): it stays unnamed.
+        name_typed = None if unit.name == self.label else unit.name
+        for name, value in (
+            ("unit-name", name_typed),
+            ("factor", unit.factor),
+            ("steps", unit.steps),
+            ("ar", unit.ar),
+            ("re", unit.re),
+        ):
+            if name in self.inputs:
+                shown = "" if value is None else str(value)
+                if isinstance(value, float) and value.is_integer():
+                    shown = str(int(value))
+                self.inputs[name].value = shown
+        for name, value in (("type", unit.kind), ("supply", unit.supply)):
+            if name in self.cycles and value is not None:
+                set_choice(self.cycles[name], value)
+
+    @property
+    def factor_input(self) -> Input:
+        return self.inputs["factor"]
+
+    def choice(self, name: str) -> str | None:
+        cycle = self.cycles.get(name)
+        return cycle.value if cycle else None
+
+    @property
+    def unit_name(self) -> str:
+        """The name typed, else the row's label ("A1")."""
+        return self.inputs["unit-name"].value.strip() or self.label
+
+    def show_markers(self, kinds: Sequence[str]) -> None:
+        text = " ".join(kinds)
+        if text != self.marker_text:
+            self.marker_text = text
+            self.markers_shown.update(text)
+
+
+class OcsOddsPreview(OddsPreview):
+    """The OCS preview: odds and DRM, the chances of surprise, the supply each side pays,
+    whether the attack is allowed, what an e# would mark, and each final cell's chance."""
+
+    def show_ocs(
+        self,
+        preview: Preview | None,
+        extra: OcsPreview | None,
+        problems: Sequence[str],
+        terrain: str = "Open",
+    ) -> None:
+        problems = list(problems)
+        if extra is not None and extra.refusal:
+            problems.insert(0, f"Not allowed: {extra.refusal}")
+        if preview is None or extra is None:
+            self.show_text("Odds: waiting for a valid form", "", problems)
+            return
+        lines = [
+            f"A {preview.attack_total} : D {preview.defense_total} = {preview.odds}, "
+            f"{terrain} column {preview.column}"
+        ]
+        paid = f"{extra.attacker_supply}T" if extra.attacker_supply is not None else "?"
+        allowed = "refused" if extra.refusal else "allowed"
+        lines.append(
+            f"DRM {extra.drm:+d} · Supply A {paid}, D {extra.defender_supply}T · {allowed}"
+        )
+        lines.append(
+            f"Surprise A {_pct(extra.attacker_surprise)} · D {_pct(extra.defender_surprise)}"
+            f" · none {_pct(extra.no_surprise)}"
+        )
+        if extra.stocks:
+            lines.append("Stocks: " + ", ".join(f"{n} → {s}" for n, s in extra.stocks))
+        if extra.exploitation_bar:
+            lines.append(f"No exploitation: {extra.exploitation_bar}")
+        else:
+            # Levels that mark the same units share one entry: "e3/e2 21 Pz, Ariete".
+            groups: list[tuple[list[int], tuple[str, ...]]] = []
+            for level, names in extra.exploiters:
+                if groups and groups[-1][1] == names:
+                    groups[-1][0].append(level)
+                else:
+                    groups.append(([level], names))
+            marks = [
+                f"{'/'.join(f'e{n}' for n in levels)} {', '.join(names) or '-'}"
+                for levels, names in groups
+            ]
+            lines.append("Exploit: " + "; ".join(marks))
+        rows = ["Final cell, surprise and DRM folded in:"]
+        for row in preview.rows:
+            chance = float(row.probability)
+            rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
+        self.show_text("\n".join(lines), "\n".join(rows), problems)
+
+
+def _pct(value: Any) -> str:
+    return f"{float(value) * 100:.0f}%"

@@ -1,0 +1,324 @@
+"""A player's own combat chart: a TOML file in the games folder, read, checked and resolved.
+
+The format (docs/adding-a-game.md walks through it):
+
+    [game]
+    title = "Ardennes Raid"          # what the desk and the CLI call it
+    dice = "1d6"                     # NdS
+
+    [crt]
+    kind = "odds"                    # or "differential" (attack minus defence)
+    columns = ["1-2", "1-1", "2-1", "3-1"]
+    left = "end"                     # below the first column: "end" (read it) or a code
+    right = "AV"                     # above the last column: "end" or a code (automatic)
+    low = "clamp"                    # a modified roll below the first row: "clamp" or a code
+    high = "clamp"                   # ... above the last row
+
+    [crt.rows]                       # by modified roll: "3", "4-5", "-1"
+    "1" = ["AE", "AR", "EX", "DR"]
+
+    [results]                        # each code and what it means; # stands for a number
+    AE = "Attacker eliminated"
+    "DR#" = "Defender retreats # hexes"
+
+    [[modifiers]]                    # set per combat
+    name = "town"
+    label = "Defender in a town"
+    input = "tick"                   # tick, choice (values) or number (low, high)
+    effect = "multiply"              # multiply or add (a side's total), shift, drm
+    side = "defender"
+    by = 2
+
+    [caps]                           # optional: the most the net shift or DRM may be
+    drm = 2
+
+A chart is checked as a whole when read (tui.engine.rulesets.charts.reading); a broken one raises
+ChartError, one line naming the file, the line where TOML can say it, the key path and what
+is allowed. A chart read is registered here under the ruleset id "game:NAME" (NAME: the
+file's stem) and resolved by the one engine front door (tui.engine.combat) like a built-in
+ruleset, by its family's module (tui.engine.rulesets.charts.player). This module holds what they
+share: the chart as data, the charts known, and each chart's inputs as schema fields (the
+desk's form and the CLI's flags). Never imports textual.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from tui.engine.errors import InputError
+
+PREFIX = "game:"
+
+
+class ChartError(Exception):
+    """A player's chart that cannot be used; the message is one line naming the place."""
+
+
+@dataclass(frozen=True)
+class Modifier:
+    """One thing a player sets per combat, and what it does."""
+
+    name: str
+    label: str
+    input: str  # tick, choice, number
+    effect: str  # multiply, add, shift, drm
+    side: str | None = None  # multiply and add: whose total
+    by: Fraction = Fraction(1)  # tick: the amount when ticked; number: each unit is worth
+    values: tuple[tuple[str, Fraction], ...] = ()  # choice: named values and their amounts
+    low: int | None = None  # number: the range
+    high: int | None = None
+    help: str = ""
+
+    def amount(self, value: Any) -> Fraction | None:
+        """What `value` (as the player set it) does, or None when it does nothing."""
+        if value is None or value is False:
+            return None
+        if self.input == "tick":
+            return self.by
+        if self.input == "choice":
+            return dict(self.values)[value]
+        return self.by * value
+
+    def check(self, value: Any) -> None:
+        """Refuse a value the modifier does not take, naming what it does."""
+        if value is None:
+            return
+        if self.input == "tick":
+            if not isinstance(value, bool):
+                raise InputError(self.name, value, "a tick: true or false")
+        elif self.input == "choice":
+            names = [name for name, _ in self.values]
+            if value not in names:
+                raise InputError(self.name, value, "one of " + ", ".join(names), choices=names)
+        elif (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not (self.low or 0) <= value <= (self.high or 0)
+        ):
+            raise InputError(self.name, value, f"a whole number from {self.low} to {self.high}")
+
+
+@dataclass(frozen=True)
+class Row:
+    low: int
+    high: int
+    cells: tuple[Any, ...]
+
+    @property
+    def label(self) -> str:
+        return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
+
+
+@dataclass(frozen=True)
+class PlayerChart:
+    """A player's chart, checked. `text` is the file as read (a save keeps a copy)."""
+
+    name: str
+    title: str
+    source: str
+    text: str
+    count: int
+    sides: int
+    kind: str
+    columns: tuple[str, ...]
+    values: tuple[Fraction, ...]  # each column's ratio (odds) or difference
+    left: str | None  # None: the end column; else a result code
+    right: str | None
+    low: str | None  # None: clamp; else a result code
+    high: str | None
+    rows: tuple[Row, ...]
+    results: Mapping[str, str]
+    modifiers: tuple[Modifier, ...] = ()
+    drm_cap: int | None = None
+    shift_cap: int | None = None
+    rulings: tuple[str, ...] = ()
+    _patterns: tuple[tuple[re.Pattern[str], str], ...] = field(default=(), repr=False)
+
+    @property
+    def ruleset(self) -> str:
+        return PREFIX + self.name
+
+    @property
+    def dice(self) -> str:
+        return f"{self.count}d{self.sides}"
+
+    @property
+    def digest(self) -> str:
+        """The chart's fingerprint: a save notes it, and a changed file is noticed."""
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+    def modifier(self, name: str) -> Modifier:
+        for found in self.modifiers:
+            if found.name == name:
+                return found
+        names = [m.name for m in self.modifiers]
+        raise InputError("modifier", name, "one of " + (", ".join(names) or "none"), choices=names)
+
+    def meaning(self, code: str) -> str | None:
+        """What a code means (a number in place of #), or None: not a code of the chart."""
+        if code in self.results:
+            return self.results[code]
+        for pattern, code_key in self._patterns:
+            match = pattern.match(code)
+            if match:
+                return self.results[code_key].replace("#", match.group(1))
+        return None
+
+    def row_for(self, modified: int) -> Row | None:
+        for row in self.rows:
+            if row.low <= modified <= row.high:
+                return row
+        return None
+
+    def summary(self) -> str:
+        columns = f"{len(self.columns)} {self.kind} columns {self.columns[0]}..{self.columns[-1]}"
+        rows = f"{len(self.rows)} rows {self.rows[0].low}..{self.rows[-1].high}"
+        mods = len(self.modifiers)
+        return (
+            f"{self.ruleset}: {self.title} ({self.dice}); {columns}; {rows}; "
+            f"{len(self.results)} result codes; {mods} modifier{'s' if mods != 1 else ''}"
+        )
+
+
+# --- the charts known to the engine -------------------------------------------------------------
+
+_KNOWN: dict[str, PlayerChart] = {}
+
+
+def register(chart: PlayerChart) -> str:
+    """Make `chart` the one its ruleset id resolves with (and whose fields the schema
+    gives); returns the id."""
+    from tui.engine.schema import GAME_FIELDS
+
+    _KNOWN[chart.ruleset] = chart
+    GAME_FIELDS[chart.ruleset] = fields(chart)
+    return chart.ruleset
+
+
+def is_game(ruleset: object) -> bool:
+    return isinstance(ruleset, str) and ruleset.startswith(PREFIX)
+
+
+def known(ruleset: str) -> PlayerChart:
+    chart = _KNOWN.get(ruleset)
+    if chart is None:
+        names = ", ".join(_KNOWN) or "none read yet"
+        raise InputError(
+            "ruleset", ruleset, f"a player's chart read from the games folder ({names})"
+        )
+    return chart
+
+
+def known_games() -> tuple[str, ...]:
+    return tuple(_KNOWN)
+
+
+def ruleset_title(ruleset: str, tables: Any) -> str:
+    """A ruleset's title: a built-in's from tables.toml, a player's chart's from its file
+    (its id while no copy of it is read)."""
+    if not is_game(ruleset):
+        return str(tables.title(ruleset))
+    chart = _KNOWN.get(ruleset)
+    return chart.title if chart is not None else ruleset
+
+
+# --- numbers as shown ---------------------------------------------------------------------------
+
+
+def shown_number(value: Fraction) -> int | float:
+    return int(value) if value.denominator == 1 else float(value)
+
+
+def signed(value: Fraction) -> str:
+    text = str(shown_number(value))
+    return text if value < 0 else "+" + text
+
+
+# --- inputs: the chart's fields, and a logged combat read back ------------------------------------
+
+
+def fields(chart: PlayerChart) -> tuple[Any, ...]:
+    """The chart's inputs as schema Fields: the units of each side, the column and the roll,
+    then each modifier (its `name` is the modifier's; its value is kept in
+    CombatInput.modifiers)."""
+    from dataclasses import replace
+
+    from tui.engine.schema import FIELDS
+
+    found = [
+        replace(FIELDS["attackers"], help="an attacking unit's factor (repeat per unit)"),
+        replace(FIELDS["defenders"], help="a defending unit's factor (repeat per unit)"),
+        FIELDS["column"],
+        replace(
+            FIELDS["roll"], help=f"the {chart.dice} rolled by hand, as they lie (before any DRM)"
+        ),
+    ]
+    for mod in chart.modifiers:
+        found.append(modifier_field(mod))
+    return tuple(found)
+
+
+def modifier_field(mod: Modifier) -> Any:
+    """One modifier as a schema Field (kind tick, choice, or signed/whole with its range)."""
+    from tui.engine.schema import Field
+
+    said = effect_text(mod)
+    desk_id = f"modifier-{mod.name}"  # never one of the desk's own widgets' ids
+    # The desk's form gives a choice's or a number's label 14 columns (a tick's is whole).
+    short = mod.label if len(mod.label) <= 14 else mod.label[:13] + "…"
+    if mod.input == "tick":
+        return Field(
+            mod.name, mod.label, f"--{mod.name}", "tick", mod.help or said, desk_id=desk_id
+        )
+    if mod.input == "choice":
+        pairs = tuple((name, name) for name, _ in mod.values)
+        return Field(
+            mod.name,
+            mod.label,
+            f"--{mod.name}",
+            "choice",
+            mod.help or said,
+            choices=lambda ruleset, tables, pairs=pairs: pairs,
+            metavar="NAME",
+            desk_id=desk_id,
+            desk_label=short,
+        )
+    kind = "signed" if (mod.low or 0) < 0 else "whole"
+    return Field(
+        mod.name,
+        mod.label,
+        f"--{mod.name}",
+        kind,
+        mod.help or said,
+        low=mod.low,
+        high=mod.high,
+        allowed="a whole number from {low} to {high}",
+        desk_id=desk_id,
+        desk_label=short,
+    )
+
+
+def effect_text(mod: Modifier) -> str:
+    """What a modifier does, for its help: "defender's total x2", "column shift per value"."""
+    if mod.input == "choice":
+        amounts = ", ".join(f"{n} {_amount_text(mod, a)}" for n, a in mod.values)
+    elif mod.input == "tick":
+        amounts = _amount_text(mod, mod.by)
+    else:
+        amounts = f"{_amount_text(mod, mod.by)} each ({mod.low} to {mod.high})"
+    return f"{mod.label}: {amounts}"
+
+
+def _amount_text(mod: Modifier, amount: Fraction) -> str:
+    if mod.effect == "multiply":
+        return f"{mod.side}'s total x{shown_number(amount)}"
+    if mod.effect == "add":
+        return f"{mod.side}'s total {signed(amount)}"
+    if mod.effect == "shift":
+        return f"{int(amount):+d} column{'s' if abs(amount) != 1 else ''}"
+    return f"DRM {int(amount):+d}"

@@ -1,0 +1,264 @@
+"""A player's chart resolved (the chart's data and the charts known: tui.engine.rulesets.charts.chart):
+the totals with each side's multipliers, the odds or differential column with its shifts
+and what lies beyond each end, the die with its capped DRM and the rows' ends, the cell and
+its meanings; and the chart's inputs as schema fields. Never imports textual."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from tui.engine.dice import Roller, check_roll
+from tui.engine.errors import InputError
+from tui.engine.model import CombatInput, Outcome
+from tui.engine.odds import apply_shifts
+from tui.engine.rulesets.charts.chart import PlayerChart, known, shown_number, signed
+from tui.engine.rulesets.common import finish, pick_column, require_attack, require_defense
+from tui.engine.rulesets.common import units_total as _units_total
+
+# --- resolving ----------------------------------------------------------------------------------
+
+
+def check_inputs(combat: CombatInput, chart: PlayerChart) -> None:
+    """Refuse what a player's chart does not read, and each modifier's value it does not take."""
+    blank = CombatInput(combat.ruleset)
+    for name in CombatInput.__dataclass_fields__:
+        if name in ("ruleset", "attackers", "defenders", "column", "roll", "modifiers"):
+            continue
+        if getattr(combat, name) != getattr(blank, name):
+            raise InputError(
+                name,
+                getattr(combat, name),
+                f"nothing in {combat.ruleset}: a player's chart reads its own modifiers",
+            )
+    for units, side in ((combat.attackers, "attack"), (combat.defenders, "defense")):
+        for unit in units:
+            if unit.terrain is not None or any(
+                getattr(unit, key) is not None
+                for key in ("name", "steps", "ar", "kind", "supply", "re", "stocks")
+            ):
+                shown = f"{unit.factor}@{unit.terrain}" if unit.terrain else unit.factor
+                raise InputError(side, shown, f"a plain factor in {combat.ruleset}")
+    seen = set()
+    for name, value in combat.modifiers:
+        if name in seen:
+            raise InputError(name, value, "one value per modifier")
+        seen.add(name)
+        chart.modifier(name).check(value)
+
+
+def _totals(combat: CombatInput, chart: PlayerChart, trace: list[str]) -> tuple[Fraction, Fraction]:
+    attack = Fraction(_units_total("attack", combat.attackers))
+    defense = Fraction(_units_total("defense", combat.defenders))
+    trace.append(f"Attack total {attack}, defence total {defense}")
+    totals = {"attacker": attack, "defender": defense}
+    set_values = dict(combat.modifiers)
+    for mod in chart.modifiers:
+        if mod.effect not in ("multiply", "add") or mod.side is None:
+            continue
+        amount = mod.amount(set_values.get(mod.name))
+        if amount is None:
+            continue
+        before = totals[mod.side]
+        if mod.effect == "multiply":
+            after = before * amount
+            how = f"x{shown_number(amount)}"
+        else:
+            after = max(Fraction(0), before + amount)
+            how = signed(amount) + (" (never below 0)" if before + amount < 0 else "")
+        totals[mod.side] = after
+        trace.append(
+            f"{mod.label}: {mod.side} {shown_number(before)} {how} -> {shown_number(after)}"
+        )
+    return totals["attacker"], totals["defender"]
+
+
+def _net(
+    chart: PlayerChart, combat: CombatInput, effect: str, cap: int | None, trace: list[str]
+) -> tuple[list[tuple[str, int]], int]:
+    """Each shift or DRM set, and their net within the cap."""
+    set_values = dict(combat.modifiers)
+    found: list[tuple[str, int]] = []
+    for mod in chart.modifiers:
+        if mod.effect != effect:
+            continue
+        amount = mod.amount(set_values.get(mod.name))
+        if amount:
+            found.append((mod.label, int(amount)))
+    net = sum(amount for _, amount in found)
+    if cap is not None and abs(net) > cap:
+        capped = cap if net > 0 else -cap
+        what = "DRM" if effect == "drm" else "shift"
+        trace.append(
+            f"Net {what} {net:+d} capped at {capped:+d} (the chart allows {cap} either way)"
+        )
+        return found, capped
+    return found, net
+
+
+def _column(
+    chart: PlayerChart, attack: Fraction, defense: Fraction, trace: list[str]
+) -> tuple[str, str | None, int | None, str | None]:
+    """(odds as read, ratio, column index or None, the automatic code or None)."""
+    if chart.kind == "differential":
+        difference = math.floor(attack - defense)
+        odds = f"{difference:+d}" if difference else "0"
+        rounded = (
+            " (rounded down, in the defender's favour)" if difference != attack - defense else ""
+        )
+        trace.append(
+            f"Difference {shown_number(attack)} - {shown_number(defense)} = {odds}{rounded}"
+        )
+        value = Fraction(difference)
+        ratio = odds
+    else:
+        if defense == 0:
+            trace.append("Defence total 0: beyond the last column")
+            index, code = _beyond(chart, "right", trace)
+            return "-", None, index, code
+        if attack >= defense:
+            left, right = math.floor(attack / defense), 1
+        else:
+            left, right = 1, math.ceil(defense / attack)
+        separator = ":" if ":" in chart.columns[0] else "-"
+        odds = ratio = f"{left}{separator}{right}"
+        trace.append(
+            f"Ratio {shown_number(attack)}/{shown_number(defense)} = {float(attack / defense):.3f}; "
+            f"odds rounded for the defender: {odds}"
+        )
+        value = Fraction(left, right)
+    if value < chart.values[0]:
+        trace.append(f"{odds} is below the first column {chart.columns[0]}")
+        index, code = _beyond(chart, "left", trace)
+        return odds, ratio, index, code
+    if value > chart.values[-1] and not chart.columns[-1].endswith("+"):
+        trace.append(f"{odds} is beyond the last column {chart.columns[-1]}")
+        index, code = _beyond(chart, "right", trace)
+        return odds, ratio, index, code
+    index = max(i for i, v in enumerate(chart.values) if v <= value)
+    trace.append(f"Column {chart.columns[index]} (the rightmost column not above {odds})")
+    return odds, ratio, index, None
+
+
+def _beyond(chart: PlayerChart, end: str, trace: list[str]) -> tuple[int | None, str | None]:
+    code = chart.left if end == "left" else chart.right
+    if code is None:
+        index = 0 if end == "left" else len(chart.columns) - 1
+        trace.append(f"Read on the end column {chart.columns[index]}")
+        return index, None
+    trace.append(f"Automatic result {code}: {chart.results[code]}")
+    return None, code
+
+
+def _meanings(chart: PlayerChart, cell: Any) -> list[str]:
+    """What a cell means: its code's meaning; each code named where a cell holds several."""
+    if not isinstance(cell, tuple):
+        return [_sentence(str(chart.meaning(cell)))]
+    return [_sentence(f"{code}: {chart.meaning(code)}") for code in cell]
+
+
+def rank(chart: PlayerChart, cell: Any) -> float:
+    """How good a result is for the attacker, for luck: the place of its code in [results]
+    (listed from the attacker's worst to its best); a cell of several codes, their mean."""
+    codes = cell if isinstance(cell, tuple) else (cell,)
+    order = list(chart.results)
+    places = []
+    for code in codes:
+        if code in chart.results:
+            places.append(order.index(code))
+            continue
+        places.extend(order.index(key) for p, key in chart._patterns if p.match(code))
+    return sum(places) / len(places) if places else 0.0
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
+    """One combat on the chart registered for combat.ruleset (`tables` is not read)."""
+    chart = known(combat.ruleset)
+    check_inputs(combat, chart)
+    trace: list[str] = []
+    effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+    if combat.roll is not None:
+        check_roll("roll", combat.roll, chart.count, chart.count * chart.sides, chart.dice)
+    attack: Fraction | None = None
+    defense: Fraction | None = None
+    ratio: str | None = None
+    automatic: str | None = None
+    index: int | None
+    if combat.column is not None:
+        index = pick_column(chart.columns, combat.column, trace)
+        odds: str | None = combat.column
+    else:
+        require_defense(combat.defenders)
+        attack, defense = _totals(combat, chart, trace)
+        require_attack(1 if attack > 0 else 0, combat.attackers)
+        odds, ratio, index, automatic = _column(chart, attack, defense, trace)
+    totals = {
+        "attack_total": None if attack is None else shown_number(attack),
+        "defense_total": None if defense is None else shown_number(defense),
+    }
+    if automatic is not None or index is None:
+        code = automatic or ""
+        if combat.roll is not None:
+            trace.append(f"No dice: {code} needs no roll (the roll {combat.roll} is not read)")
+        effects["result"] = code
+        effects["headline"] = [_sentence(f"{code}: {chart.results.get(code, '')}")]
+        effects["short"] = f"{code} (automatic)"
+        effects["rank"] = rank(chart, code)
+        return finish(
+            combat, cell=None, effects=effects, trace=trace, odds=code, ratio=ratio, **totals
+        )
+    shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace)
+    if net_shift != sum(a for _, a in shifts):
+        shifts = [*shifts, ("cap on the net shift", net_shift - sum(a for _, a in shifts))]
+    moved = apply_shifts(chart.columns, index, shifts)
+    lines = moved.describe()
+    trace.extend(f"Shift: {line}" for line in lines)
+    if lines:
+        effects["shifts"] = lines
+    column = chart.columns[moved.index]
+    drms, drm = _net(chart, combat, "drm", chart.drm_cap, trace)
+    for label, amount in drms:
+        trace.append(f"DRM: {label} {amount:+d}")
+    total = roller.roll("combat", chart.count, chart.sides, combat.roll, modifier=drm)
+    modified = total + drm
+    source = "entered by hand" if combat.roll is not None else "rolled by the desk"
+    said = f"{chart.dice} {total} ({source})" + (f" {drm:+d} DRM = {modified}" if drm else "")
+    row = chart.row_for(modified)
+    read = modified
+    if row is None:
+        below = modified < chart.rows[0].low
+        code = chart.low if below else chart.high
+        if code is None:
+            row = chart.rows[0] if below else chart.rows[-1]
+            read = row.low if below else row.high
+            trace.append(f"{said}: beyond the rows, read on row {row.label} (clamped)")
+        else:
+            roller.read_row(str(modified))
+            trace.append(f"{said}: {'below the first' if below else 'above the last'} row: {code}")
+            cell: Any = code
+    if row is not None:
+        roller.read_row(row.label)
+        cell = row.cells[moved.index]
+        shown = " / ".join(cell) if isinstance(cell, tuple) else cell
+        trace.append(f"{said}; row {row.label}, column {column}: {shown}")
+    meanings = _meanings(chart, cell)
+    effects["headline"] = meanings
+    effects["short"] = "; ".join(m.rstrip(".") for m in meanings)
+    effects["rank"] = rank(chart, cell)
+    return finish(
+        combat,
+        cell=cell,
+        effects=effects,
+        trace=trace,
+        odds=odds,
+        column=column,
+        # The roll read: the modified total, or the end row's where it was clamped to it.
+        roll=str(read),
+        ratio=ratio,
+        **totals,
+    )

@@ -1,0 +1,555 @@
+"""A player's chart file read and checked as a whole (the format: tui.engine.rulesets.charts.chart and
+docs/adding-a-game.md). A broken chart raises ChartError: one line naming the file, the
+line where TOML can say it, the key path and what is allowed. Never imports textual.
+
+About 550 lines: one checking pass over the file, a short function per table (the game,
+the columns, the rows and cells, the results, the modifiers), each needing the reader that
+knows the lines and the key path; about a fifth are the messages themselves."""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from tui.engine.odds import label_ratio
+from tui.engine.rulesets.charts.chart import ChartError, Modifier, PlayerChart, Row
+
+KINDS = ("odds", "differential")
+INPUTS = ("tick", "choice", "number")
+EFFECTS = ("multiply", "add", "shift", "drm")
+SIDES = ("attacker", "defender")
+# The most a chart may hold: enough for any printed chart, few enough to stay quick.
+MOST_COLUMNS = 40
+MOST_ROWS = 60
+MOST_MODIFIERS = 30
+MOST_DICE = 4
+MOST_SIDES = 100
+MOST_BYTES = 256 * 1024
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+_MOD_NAME = re.compile(r"^[a-z][a-z0-9-]{0,29}$")
+# Flags the CLI has of its own: no modifier may take one as its name.
+RESERVED = (
+    "attack",
+    "defense",
+    "column",
+    "roll",
+    "seed",
+    "json",
+    "games",
+    "saves",
+    "save",
+    "target",
+    "note",
+    "help",
+)
+_ROW = re.compile(r"^\s*(-?\d{1,4})\s*(?:(?:-|to)\s*(-?\d{1,4})\s*)?$")
+_DIFF = re.compile(r"^[+-]?\d{1,4}\+?$")
+_DICE = re.compile(r"^\s*(\d{1,2})\s*d\s*(\d{1,3})\s*$", re.IGNORECASE)
+_CODE = re.compile(r"^\S{1,16}$")
+# What no text of a chart may hold: control characters (a terminal's escapes, line breaks),
+# and the marks that reorder text on screen. A chart's text is shown as written.
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+# --- reading and checking ------------------------------------------------------------------
+
+
+def _key(parts: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in parts:
+        if isinstance(part, str):  # a hidden character named, never written out
+            part = _HIDDEN.sub(lambda found: f"\\u{ord(found.group()):04x}", part)
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            text += f".{part}" if text else part
+        else:
+            text += f'."{part}"' if text else f'"{part}"'
+    return text
+
+
+class _Reader:
+    def __init__(self, source: str, text: str) -> None:
+        self.source = source
+        self.lines = text.splitlines()
+
+    def line_of(self, parts: tuple[str | int, ...]) -> int | None:
+        """The line a key is written on, where a plain search can tell: a row of
+        crt.rows, or the nth [[modifiers]] table."""
+        if len(parts) >= 3 and parts[:2] == ("crt", "rows") and isinstance(parts[2], str):
+            inside = False
+            wanted = re.compile(r'^\s*(["\']?)' + re.escape(parts[2]) + r"\1\s*=")
+            for number, line in enumerate(self.lines, 1):
+                if re.match(r"^\s*\[\s*crt\s*\.\s*rows\s*\]", line):
+                    inside = True
+                elif re.match(r"^\s*\[", line):
+                    inside = False
+                elif inside and wanted.match(line):
+                    return number
+        if len(parts) >= 2 and parts[0] == "modifiers" and isinstance(parts[1], int):
+            seen = -1
+            for number, line in enumerate(self.lines, 1):
+                if re.match(r"^\s*\[\[\s*modifiers\s*\]\]", line):
+                    seen += 1
+                    if seen == parts[1]:
+                        return number
+        return None
+
+    def fail(self, parts: tuple[str | int, ...], problem: str) -> ChartError:
+        line = self.line_of(parts)
+        where = f"{self.source}:{line}" if line else self.source
+        return ChartError(f"{where}: {_key(parts)}: {problem}" if parts else f"{where}: {problem}")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _get(
+    reader: _Reader,
+    data: Mapping[str, Any],
+    parts: tuple[str | int, ...],
+    kind: type | tuple[type, ...],
+    what: str,
+    default: Any = ...,
+) -> Any:
+    node: Any = data
+    for i, part in enumerate(parts):
+        if isinstance(part, int) and isinstance(node, list) and part < len(node):
+            node = node[part]
+            continue
+        if not isinstance(node, Mapping) or part not in node:
+            if default is not ...:
+                return default
+            raise reader.fail(parts[: i + 1], f"missing; expected {what}")
+        node = node[part]
+    if not isinstance(node, kind) or (isinstance(node, bool) and bool not in _tuple(kind)):
+        raise reader.fail(parts, f"{_shown(node)} is not allowed; expected {what}")
+    return node
+
+
+def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _number(reader: _Reader, parts: tuple[str | int, ...], value: Any, what: str) -> Fraction:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not -1000 <= value <= 1000
+    ):
+        raise reader.fail(
+            parts, f"{_shown(value)} is not allowed; expected {what} from -1000 to 1000"
+        )
+    return Fraction(value).limit_denominator(1000)
+
+
+_TOP = {"game", "crt", "results", "modifiers", "caps"}
+_GAME_KEYS = {"title", "dice", "rulings"}
+_CRT_KEYS = {"kind", "columns", "left", "right", "low", "high", "rows"}
+_MOD_KEYS = {"name", "label", "input", "effect", "side", "by", "values", "low", "high", "help"}
+
+
+def _unknown_keys(
+    reader: _Reader, table: Mapping[str, Any], allowed: set[str], parts: tuple[str | int, ...]
+) -> None:
+    for key in table:
+        if key not in allowed:
+            raise reader.fail(
+                (*parts, key),
+                "not a key of the format; expected one of " + ", ".join(sorted(allowed)),
+            )
+
+
+def parse_chart(text: str, source: str, name: str) -> PlayerChart:
+    """Check the text of a chart file and build it. Raises ChartError, one line."""
+    reader = _Reader(source, text)
+    if not _NAME.match(name):
+        raise ChartError(
+            f"{source}: the file's name {name!r} is not allowed; expected lower-case letters, "
+            "digits, - or _ (up to 40; it names the game: game:NAME)"
+        )
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise _toml_error(source, err) from None
+    _plain_text(reader, data, ())
+    _unknown_keys(reader, data, _TOP, ())
+    game = _get(reader, data, ("game",), dict, "a [game] table with title and dice")
+    _unknown_keys(reader, game, _GAME_KEYS, ("game",))
+    title = _get(reader, data, ("game", "title"), str, "the game's title, a string").strip()
+    if not title or len(title) > 80:
+        raise reader.fail(("game", "title"), "expected a title of 1 to 80 characters")
+    dice_text = _get(reader, data, ("game", "dice"), str, 'dice such as "1d6" or "2d6"')
+    dice = _DICE.match(dice_text)
+    count, sides = (int(dice.group(1)), int(dice.group(2))) if dice else (0, 0)
+    if not (1 <= count <= MOST_DICE and 2 <= sides <= MOST_SIDES):
+        raise reader.fail(
+            ("game", "dice"),
+            f"{dice_text!r} is not allowed; expected NdS with N from 1 to {MOST_DICE} and "
+            f"S from 2 to {MOST_SIDES} (1d6, 2d6, 1d10)",
+        )
+    rulings = _get(reader, data, ("game", "rulings"), list, "a list of strings", ())
+    for i, ruling in enumerate(rulings):
+        if not isinstance(ruling, str):
+            raise reader.fail(("game", "rulings", i), f"{_shown(ruling)}: expected a string")
+
+    results = _results(reader, data)
+    patterns = tuple(
+        (re.compile("^" + re.escape(code).replace("\\#", "#").replace("#", r"(\d+)") + "$"), code)
+        for code in results
+        if "#" in code
+    )
+
+    crt = _get(reader, data, ("crt",), dict, "a [crt] table")
+    _unknown_keys(reader, crt, _CRT_KEYS, ("crt",))
+    kind = _get(reader, data, ("crt", "kind"), str, "odds or differential")
+    if kind not in KINDS:
+        raise reader.fail(
+            ("crt", "kind"), f"{kind!r} is not allowed; expected odds or differential"
+        )
+    columns, values = _columns(reader, data, kind)
+
+    def code_or(key: str, word: str) -> str | None:
+        value = _get(reader, data, ("crt", key), str, f'"{word}" or a result code', word)
+        if value == word:
+            return None
+        if value not in results:
+            raise reader.fail(
+                ("crt", key),
+                f'{value!r} is not allowed; expected "{word}" or a code of [results] '
+                f"({', '.join(results)})",
+            )
+        return value
+
+    left, right = code_or("left", "end"), code_or("right", "end")
+    low, high = code_or("low", "clamp"), code_or("high", "clamp")
+
+    chart = PlayerChart(
+        name=name,
+        title=title,
+        source=source,
+        text=text,
+        count=count,
+        sides=sides,
+        kind=kind,
+        columns=columns,
+        values=values,
+        left=left,
+        right=right,
+        low=low,
+        high=high,
+        rows=(),
+        results=results,
+        rulings=tuple(rulings),
+        _patterns=patterns,
+    )
+    rows = _rows(reader, data, chart)
+    modifiers = _modifiers(reader, data)
+    caps = _get(reader, data, ("caps",), dict, "a [caps] table with drm and shift", {})
+    _unknown_keys(reader, caps, {"drm", "shift"}, ("caps",))
+    found_caps: dict[str, int | None] = {"drm": None, "shift": None}
+    for key in found_caps:
+        if key in caps:
+            cap = caps[key]
+            if isinstance(cap, bool) or not isinstance(cap, int) or not 0 <= cap <= 99:
+                raise reader.fail(
+                    ("caps", key),
+                    f"{_shown(cap)} is not allowed; expected a whole number from 0 to 99 "
+                    f"(the most the net {key.upper() if key == 'drm' else key} may be either way)",
+                )
+            found_caps[key] = cap
+    return PlayerChart(
+        **{
+            **{f: getattr(chart, f) for f in chart.__dataclass_fields__},
+            "rows": rows,
+            "modifiers": modifiers,
+            "drm_cap": found_caps["drm"],
+            "shift_cap": found_caps["shift"],
+        }
+    )
+
+
+def _plain_text(reader: _Reader, node: Any, parts: tuple[str | int, ...]) -> None:
+    """Refuse a key or a string holding a control character or a reordering mark."""
+    if isinstance(node, str):
+        found = _HIDDEN.search(node)
+        if found:
+            raise reader.fail(
+                parts,
+                f"holds the character U+{ord(found.group()):04X}; expected text on one line "
+                "without control characters",
+            )
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            _plain_text(reader, key, (*parts, key))
+            _plain_text(reader, value, (*parts, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _plain_text(reader, value, (*parts, i))
+
+
+def _toml_error(source: str, err: tomllib.TOMLDecodeError) -> ChartError:
+    """tomllib's message ("Expected '=' ... (at line 3, column 5)") with the line first."""
+    message = str(err)
+    found = re.search(r"\(at line (\d+), column (\d+)\)$", message)
+    if found:
+        problem = message[: found.start()].strip()
+        return ChartError(
+            f"{source}:{found.group(1)}: not TOML: {problem} (column {found.group(2)})"
+        )
+    return ChartError(f"{source}: not TOML: {message}")
+
+
+def _results(reader: _Reader, data: Mapping[str, Any]) -> dict[str, str]:
+    table = _get(reader, data, ("results",), dict, "a [results] table: each code = its meaning")
+    if not table:
+        raise reader.fail(("results",), "empty; expected each result code = what it means")
+    results: dict[str, str] = {}
+    for code, meaning in table.items():
+        if not _CODE.match(code) or code.count("#") > 1:
+            raise reader.fail(
+                ("results", code),
+                "not allowed as a code; expected 1 to 16 characters without spaces, at most one #",
+            )
+        if not isinstance(meaning, str) or not meaning.strip():
+            raise reader.fail(
+                ("results", code), f"{_shown(meaning)}: expected what it means, a string"
+            )
+        results[code] = meaning.strip()
+    return results
+
+
+def _columns(
+    reader: _Reader, data: Mapping[str, Any], kind: str
+) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+    parts: tuple[str | int, ...] = ("crt", "columns")
+    example = '"1-2", "1-1", "2-1"' if kind == "odds" else '"-2", "0", "+3"'
+    labels = _get(reader, data, parts, list, f"a list of column labels ({example})")
+    if not 1 <= len(labels) <= MOST_COLUMNS:
+        raise reader.fail(parts, f"{len(labels)} columns; expected 1 to {MOST_COLUMNS}")
+    values: list[Fraction] = []
+    for i, label in enumerate(labels):
+        if not isinstance(label, str):
+            raise reader.fail(
+                (*parts, i), f"{_shown(label)} is not allowed; expected a label ({example})"
+            )
+        if label in labels[:i]:
+            raise reader.fail((*parts, i), f"{label!r} is a duplicated column; each column once")
+        try:
+            if kind == "odds":
+                value = label_ratio(label)
+                if value == 0:
+                    raise ValueError(label)
+            elif _DIFF.match(label.strip()):
+                value = Fraction(int(label.strip().rstrip("+")))
+            else:
+                raise ValueError(label)
+        except (ValueError, ZeroDivisionError):
+            allowed = (
+                "odds such as 1-2, 3-1 or 3:1"
+                if kind == "odds"
+                else "a difference such as -2, 0, +3"
+            )
+            raise reader.fail(
+                (*parts, i), f"{label!r} is not allowed; expected {allowed}"
+            ) from None
+        if values and value <= values[-1]:
+            raise reader.fail(
+                (*parts, i),
+                f"{label!r} after {labels[i - 1]!r}: columns out of order; expected them left to "
+                "right, each above the one before",
+            )
+        values.append(value)
+    return tuple(labels), tuple(values)
+
+
+def _cell(reader: _Reader, parts: tuple[str | int, ...], cell: Any, chart: PlayerChart) -> Any:
+    codes = cell if isinstance(cell, list) else [cell]
+    if not codes:
+        raise reader.fail(parts, "an empty cell; expected a result code, or a list of codes")
+    for i, code in enumerate(codes):
+        where = (*parts, i) if isinstance(cell, list) else parts
+        if not isinstance(code, str) or chart.meaning(code) is None:
+            raise reader.fail(
+                where,
+                f"{_shown(code)} is not a result code; expected one of [results] "
+                f"({', '.join(chart.results)}; # stands for a number)",
+            )
+    return tuple(cell) if isinstance(cell, list) else cell
+
+
+def _rows(reader: _Reader, data: Mapping[str, Any], chart: PlayerChart) -> tuple[Row, ...]:
+    parts: tuple[str | int, ...] = ("crt", "rows")
+    table = _get(reader, data, parts, dict, 'a [crt.rows] table: "ROLL" = [one cell per column]')
+    if not 1 <= len(table) <= MOST_ROWS:
+        raise reader.fail(parts, f"{len(table)} rows; expected 1 to {MOST_ROWS}")
+    rows: list[Row] = []
+    width = len(chart.columns)
+    for key, cells in table.items():
+        here = (*parts, key)
+        found = _ROW.match(key)
+        if not found:
+            raise reader.fail(
+                here, 'not a roll; expected a modified roll such as "3" or a range "4-5"'
+            )
+        low = int(found.group(1))
+        high = int(found.group(2)) if found.group(2) is not None else low
+        if high < low:
+            raise reader.fail(
+                here, f"a range from {low} down to {high}; expected the low roll first"
+            )
+        if rows and low != rows[-1].high + 1:
+            previous = rows[-1].label
+            problem = (
+                f"overlaps row {previous!r}"
+                if low <= rows[-1].high
+                else f"leaves a gap after row {previous!r}"
+            )
+            raise reader.fail(
+                here,
+                f"{problem}; expected rows in order, each roll once ({rows[-1].high + 1} next)",
+            )
+        if not isinstance(cells, list):
+            raise reader.fail(here, f"{_shown(cells)}: expected a list of cells, one per column")
+        if len(cells) != width:
+            raise reader.fail(here, f"{len(cells)} cells, expected {width} (one per column)")
+        rows.append(
+            Row(low, high, tuple(_cell(reader, (*here, i), c, chart) for i, c in enumerate(cells)))
+        )
+    return tuple(rows)
+
+
+def _modifiers(reader: _Reader, data: Mapping[str, Any]) -> tuple[Modifier, ...]:
+    listed = _get(reader, data, ("modifiers",), list, "[[modifiers]] tables", [])
+    if len(listed) > MOST_MODIFIERS:
+        raise reader.fail(
+            ("modifiers",), f"{len(listed)} modifiers; expected at most {MOST_MODIFIERS}"
+        )
+    found: list[Modifier] = []
+    for i, table in enumerate(listed):
+        at: tuple[str | int, ...] = ("modifiers", i)
+        if not isinstance(table, dict):
+            raise reader.fail(at, "expected a [[modifiers]] table")
+        _unknown_keys(reader, table, _MOD_KEYS, at)
+        name = _get(reader, data, (*at, "name"), str, "a name: lower-case letters, digits and -")
+        if not _MOD_NAME.match(name) or name in RESERVED:
+            raise reader.fail(
+                (*at, "name"),
+                f"{name!r} is not allowed; expected a lower-case letter, then letters, digits "
+                "or - (up to 30; it is the CLI flag --NAME), not " + ", ".join(RESERVED),
+            )
+        if name in [m.name for m in found]:
+            raise reader.fail((*at, "name"), f"{name!r} is a duplicated modifier; each name once")
+        label = _get(
+            reader,
+            data,
+            (*at, "label"),
+            str,
+            "a label, a string",
+            name.replace("-", " ").capitalize(),
+        )
+        help_text = _get(reader, data, (*at, "help"), str, "a string", "")
+        kind = _get(reader, data, (*at, "input"), str, "tick, choice or number")
+        if kind not in INPUTS:
+            raise reader.fail(
+                (*at, "input"), f"{kind!r} is not allowed; expected tick, choice or number"
+            )
+        effect = _get(reader, data, (*at, "effect"), str, "multiply, add, shift or drm")
+        if effect not in EFFECTS:
+            raise reader.fail(
+                (*at, "effect"), f"{effect!r} is not allowed; expected multiply, add, shift or drm"
+            )
+        side = None
+        if effect in ("multiply", "add"):
+            side = _get(reader, data, (*at, "side"), str, "attacker or defender (whose total)")
+            if side not in SIDES:
+                raise reader.fail(
+                    (*at, "side"), f"{side!r} is not allowed; expected attacker or defender"
+                )
+        elif "side" in table:
+            raise reader.fail(
+                (*at, "side"), f"not read by effect {effect}; only multiply and add have a side"
+            )
+        whole = effect in ("shift", "drm")
+        what = "a whole number" if whole else "a number"
+        by = Fraction(1)
+        if kind == "tick" or "by" in table:
+            raw = _get(reader, data, (*at, "by"), (int, float), f"{what}: what a tick does")
+            by = _number(reader, (*at, "by"), raw, what)
+            if (whole and by.denominator != 1) or (effect == "multiply" and by <= 0):
+                allowed = "a whole number" if whole else "a number above 0"
+                raise reader.fail((*at, "by"), f"{_shown(raw)} is not allowed; expected {allowed}")
+        values: tuple[tuple[str, Fraction], ...] = ()
+        low = high = None
+        if kind == "choice":
+            named = _get(
+                reader, data, (*at, "values"), dict, f"a table of named values: name = {what}"
+            )
+            if not named:
+                raise reader.fail((*at, "values"), f"empty; expected named values: name = {what}")
+            pairs = []
+            for value_name, raw in named.items():
+                if not _NAME.match(value_name):
+                    raise reader.fail(
+                        (*at, "values", value_name),
+                        "not allowed as a name; expected lower-case letters, digits, - or _",
+                    )
+                amount = _number(reader, (*at, "values", value_name), raw, what)
+                if (whole and amount.denominator != 1) or (effect == "multiply" and amount <= 0):
+                    allowed = "a whole number" if whole else "a number above 0"
+                    raise reader.fail(
+                        (*at, "values", value_name),
+                        f"{_shown(raw)} is not allowed; expected {allowed}",
+                    )
+                pairs.append((value_name, amount))
+            values = tuple(pairs)
+        elif "values" in table:
+            raise reader.fail((*at, "values"), "only a choice has values")
+        if kind == "number":
+            for key in ("low", "high"):
+                if key not in table:
+                    raise reader.fail(
+                        (*at, key),
+                        "missing; a number needs its range: low and high (whole numbers)",
+                    )
+            low = _get(reader, data, (*at, "low"), int, "a whole number")
+            high = _get(reader, data, (*at, "high"), int, "a whole number")
+            if not -999 <= low <= high <= 999:
+                raise reader.fail(
+                    (*at, "high"),
+                    f"a range {low} to {high}; expected low <= high, both within -999..999",
+                )
+            if effect == "multiply" and low <= 0:
+                raise reader.fail(
+                    (*at, "low"), f"{low}: a multiplier of 0 or less; expected low >= 1"
+                )
+        else:
+            for key in ("low", "high"):
+                if key in table:
+                    raise reader.fail((*at, key), "only a number has a range")
+        found.append(Modifier(name, label, kind, effect, side, by, values, low, high, help_text))
+    return tuple(found)
+
+
+def load_chart(path: str | Path, shown: str | None = None) -> PlayerChart:
+    """Read and check a chart file; `shown` is how messages name it (default: the path)."""
+    path = Path(path)
+    source = shown or str(path)
+    try:
+        raw = path.read_bytes()[: MOST_BYTES + 1]
+    except OSError as err:
+        raise ChartError(f"{source}: cannot be read: {err.strerror or err}") from None
+    if len(raw) > MOST_BYTES:
+        raise ChartError(f"{source}: over {MOST_BYTES // 1024} KiB; a chart file is smaller")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ChartError(f"{source}: not UTF-8 text (byte {err.start})") from None
+    return parse_chart(text, source, path.stem)

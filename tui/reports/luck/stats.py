@@ -1,0 +1,640 @@
+"""Luck against the odds, the statistics: how the dice fell in a save, per player and
+per ruleset.
+
+Two figures, both from a save's log entries:
+
+- Dice faces against uniform. Every die the desk rolled counts one face; a chi-square test
+  against equal chances gives a p-value (the chance that fair dice stray this far or
+  further). Dice entered by hand are counted apart, and only where a face is known (one
+  die, not a modified total); so are dice the desk rolled from a seed a player gave (the
+  same seed gives the same dice, so a player could try seeds and keep a good one).
+- Each combat's result against its exact distribution at the odds fought. The result
+  obtained gets a mid-rank percentile, P(a worse result) + P(the same result) / 2, with
+  results ordered by how good they are for the attacker (see `result_rank`). With fair
+  dice a percentile averages exactly 0.5 whatever the odds, so the mean's distance from
+  0.5 says whether a player's combats went better or worse than the odds promised.
+
+An entry's player is its `who`: the player who logged a combat is taken as its attacker.
+A combat amended by a later entry (a card played after the roll, `amends = N`) is read
+once, as first rolled: the amending entry repeats its dice and adds nothing here.
+
+About 580 lines: the ranking of results, one combat's percentile, the dice faces and the
+running tally kept together, as one statistic; the figures' text is in `tui.reports.luck.text`.
+
+Headless: never imports textual or rich.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+from tui.engine import schema
+from tui.engine.combat import CombatInput, Distribution, distribution, plain
+from tui.engine.dice import DESK, MANUAL, SEED
+from tui.engine.errors import InputError
+from tui.engine.tables import Tables, TablesError, default_tables
+from tui.engine.text import one_line
+from tui.reports.luck.chi_square import chi_square_p
+
+# --- combats read back from the log ----------------------------------------------------------
+
+# A hand-entered total that older saves logged as modified (an OCS 2d6 + DRM, a Day/Night
+# row): the engine's purpose for it said "modified", and it shows no die face.
+_MODIFIED = "modified"
+
+
+def combat_from_inputs(inputs: Mapping[str, Any]) -> CombatInput:
+    """A logged combat's `inputs` as the CombatInput again, with only what decides its
+    chances: not the dice rolled by hand, nor the answers that say how a result is taken
+    (the ruleset's schema says which are which)."""
+    return schema.combat_from_inputs(inputs, keep=schema.judged)
+
+
+# --- ordering results for the attacker -----------------------------------------------------
+
+# Day/Night codes, best for the attacker first: the printed charts read in this order down
+# every column (tests/engine/test_luck.py checks it against tables.toml).
+DAYNIGHT_ORDER = ("D2X", "D2", "D1", "FF", "D1+", "ENG", "BTL", "A1", "A1X", "A2X")
+_ELIMINATED = 10**6  # a loss of every unit, when the side's total is not known
+_ACCURACY = {"miss": 0, "half": 1, "all": 2}
+
+
+def _known(total: float | None) -> bool:
+    return isinstance(total, int | float) and not isinstance(total, bool) and total > 0
+
+
+def _loss(side: Mapping[str, Any], total: float | None) -> float:
+    whole = total if _known(total) else _ELIMINATED
+    if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
+        return whole
+    lost = 0
+    for key in ("factors_lost", "steps_lost", "bombers_removed"):
+        value = side.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            lost += value
+    return min(lost, whole)
+
+
+def _gone(side: Mapping[str, Any], total: float | None) -> bool:
+    """A side that loses all it has (its total known, or its line says so): nothing is left
+    of it to retreat, be disorganized, advance or exploit, whatever else its line says."""
+    if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
+        return True
+    return _known(total) and _loss(side, total) >= total  # type: ignore[operator]
+
+
+def _moved(side: Mapping[str, Any]) -> float:
+    """Hexes a side must give up: retreats, and options (retreat or lose steps)."""
+    moved = 0
+    for key in ("retreat", "option", "retreat_or_steps"):
+        value = side.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            moved += value
+    return moved + (1 if side.get("retreat_or_step") else 0)
+
+
+def result_rank(
+    ruleset: str,
+    cell: Any,
+    effects: Mapping[str, Any],
+    attack_total: float | None = None,
+    defense_total: float | None = None,
+) -> tuple[float, ...]:
+    """How good a result is for the attacker: a larger rank is better, equal ranks tie.
+
+    Day/Night reads its codes in the charts' own order (DAYNIGHT_ORDER). Every other
+    ruleset compares, in turn: the defender's losses less the attacker's (factors, steps or
+    bombers; an eliminated side loses its whole total), the hexes the defender must give up
+    less the attacker's (retreats and options; Big Boom's No-entry turns count for the
+    bomber), then DG, exploitation and advances, and Big Boom's accuracy. A side that loses
+    all it has (eliminated, or losses of its whole total) keeps nothing else of its line:
+    nothing is left of it to retreat, advance or exploit, so results that end the same tie.
+    """
+    if ruleset == "daynight" and isinstance(cell, str) and cell in DAYNIGHT_ORDER:
+        return (float(len(DAYNIGHT_ORDER) - DAYNIGHT_ORDER.index(cell)),)
+    chart_rank = effects.get("rank")  # a player's chart: the order of its [results]
+    if ruleset.startswith("game:") and isinstance(chart_rank, int | float):
+        return (float(chart_rank),)
+    attacker = effects.get("attacker") or {}
+    defender = effects.get("defender") or {}
+    losses = _loss(defender, defense_total) - _loss(attacker, attack_total)
+    # A side wiped out keeps none of the rest of its line: a DL2 that takes a 2-factor
+    # defender's all ends as a DLX does, its retreat on top of it worth nothing.
+    if _gone(defender, defense_total):
+        defender = {}
+    if _gone(attacker, attack_total):
+        attacker = {}
+    moved = _moved(defender) - _moved(attacker)
+    for marker in effects.get("markers") or ():
+        if marker.get("kind") == "no-entry":
+            turns = marker.get("turns")
+            moved += _ELIMINATED if turns is None else turns
+    disorganized = int(bool(defender.get("disorganized"))) - int(bool(attacker.get("disorganized")))
+    exploit = attacker.get("exploit_min_ar")
+    exploiting = 100 - exploit if isinstance(exploit, int) else 0
+    advance = (attacker.get("advance_up_to") or 0) - (defender.get("advance_up_to") or 0)
+    accuracy = _ACCURACY.get(str(effects.get("accuracy")), 0)
+    return (losses, moved, disorganized, exploiting, advance, accuracy)
+
+
+def _cell_key(cell: Any) -> str:
+    return json.dumps(plain(cell), sort_keys=True)
+
+
+@dataclass(frozen=True, slots=True)
+class CombatLuck:
+    """One combat's result against its exact distribution (Fractions are exact)."""
+
+    seq: int
+    turn: int
+    player: str
+    ruleset: str
+    # "desk": every die rolled by the desk; "seed": rolled by the desk from a player's seed;
+    # "manual": some entered by hand.
+    source: str
+    odds: str | None
+    cell: Any
+    p_worse: Fraction
+    p_same: Fraction
+    # The variance of a mid-rank percentile under fair dice: (1 - sum of p^3) / 12, over
+    # the chances p of each distinct rank.
+    variance: Fraction
+
+    @property
+    def percentile(self) -> Fraction:
+        return self.p_worse + self.p_same / 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "turn": self.turn,
+            "player": self.player,
+            "ruleset": self.ruleset,
+            "source": self.source,
+            "odds": self.odds,
+            "cell": plain(self.cell),
+            "p_worse": float(self.p_worse),
+            "p_same": float(self.p_same),
+            "percentile": float(self.percentile),
+        }
+
+
+def same_chances(combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
+    """A combat with the same exact distribution, cheaper to share between combats.
+
+    OCS's distribution (surprise, shift and result dice: up to 726 paths) costs the most,
+    and it reads the units only for the odds column and the action ratings only as their
+    difference: the combat read on its logged odds column, with no units and the smaller
+    rating at 0, has the same chances and is shared by every combat like it.
+    """
+    column = entry.get("odds_column")
+    if combat.ruleset != "ocs" or combat.column is not None or not isinstance(column, str):
+        return combat
+    from tui.engine.rulesets.ocs.supply import with_unit_ars
+
+    # The action ratings its units give, before the units are left out.
+    rated = with_unit_ars(combat)
+    difference = rated.attacker_ar - rated.defender_ar
+    return replace(
+        rated,
+        attackers=(),
+        defenders=(),
+        column=column,
+        defender_unsupplied=False,
+        attacker_ar_unit=None,
+        defender_ar_unit=None,
+        attacker_ar=max(difference, 0),
+        defender_ar=max(-difference, 0),
+    )
+
+
+def _chances(
+    ruleset: str,
+    found: Distribution,
+    cell: Any,
+    entry: Mapping[str, Any],
+    attack: Any,
+    defense: Any,
+) -> tuple[Fraction, Fraction, Fraction, bool]:
+    """P(a worse result), P(the same result) and the percentile's variance of `cell` in
+    `found`, and whether they follow from the cell alone (not from the entry's effects)."""
+    details = found.details or tuple({} for _ in found.outcomes)
+    ranked = [
+        (result_rank(ruleset, outcome, detail, attack, defense), chance, _cell_key(outcome))
+        for (outcome, chance, _), detail in zip(found.outcomes, details, strict=True)
+    ]
+    obtained = next((rank for rank, _, key in ranked if key == _cell_key(cell)), None)
+    by_cell = obtained is not None
+    if obtained is None:
+        obtained = result_rank(ruleset, cell, entry.get("effects") or {}, attack, defense)
+    by_rank: dict[tuple[float, ...], Fraction] = {}
+    for rank, chance, _ in ranked:
+        by_rank[rank] = by_rank.get(rank, Fraction(0)) + chance
+    p_same = by_rank.get(obtained, Fraction(0))
+    p_worse = sum((p for rank, p in by_rank.items() if rank < obtained), Fraction(0))
+    variance = (1 - sum(p**3 for p in by_rank.values())) / 12
+    return p_worse, p_same, variance, by_cell
+
+
+def _steps(units: Iterable[Any]) -> int | None:
+    steps = [unit.steps for unit in units]
+    if not steps or any(not isinstance(s, int) for s in steps):
+        return None
+    return sum(steps)
+
+
+def _wholes(combat: CombatInput, entry: Mapping[str, Any], tables: Tables) -> tuple[Any, Any]:
+    """What each side has to lose, in what the ruleset's results count losses in
+    (`Tables.losses_in`): its units' steps (None where one's are not known), or the logged
+    totals of factors."""
+    if tables.losses_in(combat.ruleset) == "steps":
+        return _steps(combat.attackers), _steps(combat.defenders)
+    return entry.get("attack_total"), entry.get("defense_total")
+
+
+def combat_luck(
+    entry: Mapping[str, Any],
+    tables: Tables | None = None,
+    cache: dict[str, Distribution] | None = None,
+    judged: dict[tuple[str, ...], tuple[Fraction, Fraction, Fraction, bool]] | None = None,
+) -> CombatLuck | str:
+    """A logged combat's percentile, or why it has none (one line)."""
+    tables = tables or default_tables()
+    dice = _rolls(entry)
+    if not dice:
+        return "no dice were read (an automatic result)"
+    if (entry.get("effects") or {}).get("cancelled"):
+        return "its result was cancelled (Margaret Stanfill): nothing happened to judge"
+    try:
+        combat = combat_from_inputs(entry.get("inputs") or {})
+        read = same_chances(combat, entry)
+        key = json.dumps(plain(read.to_dict()), sort_keys=True)
+        found = cache.get(key) if cache is not None else None
+        if found is None:
+            found = distribution(read, tables)
+            if cache is not None:
+                cache[key] = found
+    except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
+        return f"its inputs cannot be read again: {one_line(err)}"
+    attack, defense = _wholes(combat, entry, tables)
+    cell = entry.get("cell")
+    # The same chances, totals and result judge the same: worked out once (a long campaign
+    # fights the same combats again and again).
+    judge_key = (key, repr(attack), repr(defense), _cell_key(cell))
+    if judged is not None and judge_key in judged:
+        chances = judged[judge_key]
+    else:
+        chances = _chances(combat.ruleset, found, cell, entry, attack, defense)
+        if judged is not None and chances[3]:
+            judged[judge_key] = chances
+    p_worse, p_same, variance, _ = chances
+    if p_same == 1:
+        return "every result the dice could give was as good as this one"
+    return CombatLuck(
+        seq=int(entry["seq"]),
+        turn=int(entry.get("turn", 0)),
+        player=str(entry.get("who", "")),
+        ruleset=combat.ruleset,
+        source=_source(dice),
+        odds=entry.get("odds"),
+        cell=cell,
+        p_worse=p_worse,
+        p_same=p_same,
+        variance=variance,
+    )
+
+
+def _source(dice: Iterable[Mapping[str, Any]]) -> str:
+    """A combat's dice as one source: "desk" when the desk rolled them all, "seed" when it
+    rolled some from a player's seed, "manual" when any was entered by hand."""
+    sources = {die.get("source") for die in dice}
+    if sources <= {DESK}:
+        return DESK
+    return SEED if sources <= {DESK, SEED} else MANUAL
+
+
+# --- dice faces ------------------------------------------------------------------------------
+
+
+def _rolls(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """An entry's dice as logged (a roll edited into something else by hand is left out)."""
+    dice = entry.get("dice")
+    return [d for d in dice if isinstance(d, Mapping)] if isinstance(dice, list) else []
+
+
+def _faces(die: Mapping[str, Any]) -> tuple[int, list[int]] | None:
+    """(sides, the faces shown) of one logged roll, or None where no face is known."""
+    count, _, sides_text = str(die.get("dice", "")).lower().partition("d")
+    if not (count.isdigit() and sides_text.isdigit()) or int(sides_text) < 2:
+        return None
+    sides = int(sides_text)
+    values = [v for v in die.get("values") or () if isinstance(v, int)]
+    if values and all(1 <= v <= sides for v in values):
+        return sides, values
+    total = die.get("total")
+    if (
+        int(count) == 1
+        and isinstance(total, int)
+        and 1 <= total <= sides
+        and _MODIFIED not in str(die.get("purpose", ""))
+    ):
+        return sides, [total]
+    return None
+
+
+@dataclass(frozen=True)
+class FaceCounts:
+    """How often each face of one kind of die came up, against equal chances."""
+
+    sides: int
+    counts: tuple[int, ...]  # counts[0] is face 1
+
+    @property
+    def dice(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def expected(self) -> float:
+        return self.dice / self.sides
+
+    @property
+    def chi_square(self) -> float:
+        if not self.dice:
+            return 0.0
+        return sum((c - self.expected) ** 2 for c in self.counts) / self.expected
+
+    @property
+    def df(self) -> int:
+        return self.sides - 1
+
+    @property
+    def p_value(self) -> float | None:
+        return chi_square_p(self.chi_square, self.df) if self.dice else None
+
+    @property
+    def few(self) -> bool:
+        """Fewer than 5 expected per face: the chi-square p-value is only a rough guide."""
+        return self.expected < 5
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "die": f"d{self.sides}",
+            "counts": {str(face): n for face, n in enumerate(self.counts, 1)},
+            "dice": self.dice,
+            "expected_per_face": self.expected,
+            "chi_square": self.chi_square,
+            "df": self.df,
+            "p_value": self.p_value,
+            "few": self.few,
+        }
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CombatFigures:
+    """Percentiles of a set of combats: their mean and how far it is from 0.5."""
+
+    combats: tuple[CombatLuck, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.combats)
+
+    @cached_property
+    def mean(self) -> float | None:
+        if not self.combats:
+            return None
+        return float(sum(c.percentile for c in self.combats) / len(self.combats))
+
+    @property
+    def deviation(self) -> float | None:
+        """The mean percentile less 0.5: above 0 luckier than the odds, below unluckier."""
+        return None if self.mean is None else self.mean - 0.5
+
+    @cached_property
+    def z(self) -> float | None:
+        """The deviation in standard errors of a fair mean (about +-2 happens 1 time in 20)."""
+        spread = sum(c.variance for c in self.combats)
+        if not self.combats or spread == 0:
+            return None
+        assert self.deviation is not None
+        return self.deviation / (math.sqrt(spread) / len(self.combats))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "combats": self.count,
+            "mean_percentile": self.mean,
+            "deviation": self.deviation,
+            "z": self.z,
+            "percentiles": [float(c.percentile) for c in self.combats],
+        }
+
+
+@dataclass(frozen=True)
+class LuckGroup:
+    """The figures of one player (None: everyone) in one ruleset (None: every ruleset)."""
+
+    player: str | None
+    ruleset: str | None
+    desk_faces: tuple[FaceCounts, ...]
+    manual_faces: tuple[FaceCounts, ...]
+    manual_totals: int  # rolls entered by hand that show no face (2d6 totals, modified)
+    desk: CombatFigures
+    manual: CombatFigures
+    # Dice the desk rolled from a player's seed, and the combats they decided: apart too.
+    seed_faces: tuple[FaceCounts, ...] = ()
+    seed: CombatFigures = field(default_factory=lambda: CombatFigures(()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "ruleset": self.ruleset,
+            "desk_dice": [f.to_dict() for f in self.desk_faces],
+            "desk_combats": self.desk.to_dict(),
+            "manual_dice": [f.to_dict() for f in self.manual_faces],
+            "manual_totals_without_faces": self.manual_totals,
+            "manual_combats": self.manual.to_dict(),
+            "seed_dice": [f.to_dict() for f in self.seed_faces],
+            "seed_combats": self.seed.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class LuckReport:
+    """Everyone's figures first, then each player's, then each player's per ruleset."""
+
+    groups: tuple[LuckGroup, ...]
+    combats: tuple[CombatLuck, ...]
+    # Combats not judged, as (entry number, why): automatic results, amending entries.
+    skipped: tuple[tuple[int, str], ...] = field(default_factory=tuple)
+
+    @property
+    def everyone(self) -> LuckGroup:
+        return self.groups[0]
+
+    @property
+    def players(self) -> list[str]:
+        return [g.player for g in self.groups if g.player is not None and g.ruleset is None]
+
+    def group(self, player: str | None, ruleset: str | None = None) -> LuckGroup | None:
+        return next((g for g in self.groups if (g.player, g.ruleset) == (player, ruleset)), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "definition": (
+                "percentile = P(worse result) + P(same result) / 2 for the attacker (the "
+                "player who logged the combat), over the exact distribution at the odds "
+                "fought; 0.5 on average with fair dice"
+            ),
+            "groups": [g.to_dict() for g in self.groups],
+            "combats": [c.to_dict() for c in self.combats],
+            "skipped": [{"seq": seq, "why": why} for seq, why in self.skipped],
+        }
+
+
+@dataclass
+class _Tally:
+    """The dice of the entries of one player in one ruleset (as logged: a ruleset that is not
+    text is kept as None, and so belongs to no ruleset's figures), counted by kind of die."""
+
+    desk: dict[int, list[int]] = field(default_factory=dict)
+    manual: dict[int, list[int]] = field(default_factory=dict)
+    seed: dict[int, list[int]] = field(default_factory=dict)
+    faceless: int = 0  # rolls entered by hand that show no face
+
+    def count(self, rolls: Iterable[Mapping[str, Any]]) -> None:
+        for die in rolls:
+            source = die.get("source")
+            found = _faces(die)
+            if found is None:
+                self.faceless += 0 if source in (DESK, SEED) else 1
+                continue
+            sides, values = found
+            kept = self.desk if source == DESK else self.seed if source == SEED else self.manual
+            tally = kept.setdefault(sides, [0] * sides)
+            for value in values:
+                tally[value - 1] += 1
+
+
+def _faces_of(tallies: Iterable[dict[int, list[int]]]) -> tuple[FaceCounts, ...]:
+    """Face counts per kind of die, over several tallies."""
+    counts: dict[int, list[int]] = {}
+    for tally in tallies:
+        for sides, counted in tally.items():
+            total = counts.setdefault(sides, [0] * sides)
+            for face, n in enumerate(counted):
+                total[face] += n
+    return tuple(FaceCounts(s, tuple(c)) for s, c in sorted(counts.items()))
+
+
+class LuckTally:
+    """Luck worked out one entry at a time (`add`), so a save's entries can be read one by
+    one and let go: it keeps only each combat's figures and the dice counted per player and
+    ruleset. `report()` is `luck_report` of every entry added, in the order added."""
+
+    def __init__(self, tables: Tables | None = None) -> None:
+        self.tables = tables or default_tables()
+        self.combats: list[CombatLuck] = []
+        self.skipped: list[tuple[int, str]] = []
+        self._cache: dict[str, Distribution] = {}
+        self._judged: dict[tuple[str, ...], tuple[Fraction, Fraction, Fraction, bool]] = {}
+        # One copy of each name, odds, cell and chance many combats share: a long campaign's
+        # figures keep one small record per combat.
+        self._shared: dict[Any, Any] = {}
+        self._tallies: dict[tuple[str, str | None], _Tally] = {}
+        # The players whose entries' dice count, and the rulesets those entries name.
+        self._rulesets: dict[str, set[str]] = {}
+
+    def add(self, entry: Mapping[str, Any]) -> CombatLuck | None:
+        """Count one entry; the combat's figures when it is judged."""
+        rolls = _rolls(entry)
+        # Every entry with dice counts them but an amending one (the same dice again).
+        if rolls and entry.get("amends") is None:
+            who, ruleset = entry.get("who"), entry.get("ruleset")
+            player = str(entry.get("who", ""))
+            rulesets = self._rulesets.setdefault(player, set())
+            if ruleset and isinstance(who, str):
+                rulesets.add(str(ruleset))
+            key = (player, ruleset if isinstance(ruleset, str) else None)
+            self._tallies.setdefault(key, _Tally()).count(rolls)
+        if entry.get("kind") != "combat":
+            return None
+        if entry.get("amends") is not None:
+            self.skipped.append(
+                (entry["seq"], f"it amends entry {entry['amends']}, read as rolled")
+            )
+            return None
+        found = combat_luck(entry, self.tables, self._cache, self._judged)
+        if isinstance(found, str):
+            self.skipped.append((entry["seq"], found))
+            return None
+        found = self._compact(found)
+        self.combats.append(found)
+        return found
+
+    def _compact(self, found: CombatLuck) -> CombatLuck:
+        shared = self._shared
+
+        def one(value: Any) -> Any:
+            try:
+                return shared.setdefault((type(value), value), value)
+            except TypeError:  # a cell that is a table (OCS): kept as it is
+                return value
+
+        return replace(
+            found,
+            player=one(found.player),
+            ruleset=one(found.ruleset),
+            source=one(found.source),
+            odds=one(found.odds),
+            cell=one(found.cell),
+            p_worse=one(found.p_worse),
+            p_same=one(found.p_same),
+            variance=one(found.variance),
+        )
+
+    def _group(self, player: str | None, ruleset: str | None) -> LuckGroup:
+        def mine(player_of: str, ruleset_of: str | None) -> bool:
+            return (player is None or player_of == player) and (
+                ruleset is None or ruleset_of == ruleset
+            )
+
+        tallies = [t for (who, where), t in self._tallies.items() if mine(who, where)]
+        chosen = [c for c in self.combats if mine(c.player, c.ruleset)]
+        return LuckGroup(
+            player=player,
+            ruleset=ruleset,
+            desk_faces=_faces_of(t.desk for t in tallies),
+            manual_faces=_faces_of(t.manual for t in tallies),
+            manual_totals=sum(t.faceless for t in tallies),
+            desk=CombatFigures(tuple(c for c in chosen if c.source == DESK)),
+            manual=CombatFigures(tuple(c for c in chosen if c.source == MANUAL)),
+            seed_faces=_faces_of(t.seed for t in tallies),
+            seed=CombatFigures(tuple(c for c in chosen if c.source == SEED)),
+        )
+
+    def report(self) -> LuckReport:
+        players = sorted(set(self._rulesets) | {c.player for c in self.combats})
+        groups = [self._group(None, None)]
+        for player in players:
+            groups.append(self._group(player, None))
+            rulesets = sorted(self._rulesets.get(player, ()))
+            groups += [self._group(player, r) for r in rulesets]
+        return LuckReport(tuple(groups), tuple(self.combats), tuple(self.skipped))
+
+
+def luck_report(entries: Iterable[Mapping[str, Any]], tables: Tables | None = None) -> LuckReport:
+    """The luck figures of a save's entries (as `saves.load_game(path).entries`, or read one
+    by one: they are read once, in order, and not kept)."""
+    tally = LuckTally(tables)
+    for entry in entries:
+        tally.add(entry)
+    return tally.report()

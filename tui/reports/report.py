@@ -1,0 +1,451 @@
+"""An after-action report: a save told as a Markdown page.
+
+The game, then each turn in order: every combat in words (odds, dice, result, how lucky the
+roll was, and the notes on it), the markers placed and lifted, the other entries; then the
+markers over the whole game and the luck summary. Free text (titles, names, notes, targets)
+is escaped so a viewer shows it as typed; cells and dice are code spans.
+
+Headless: never imports textual or rich.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from tui import saves
+from tui.engine.tables import Tables, default_tables
+from tui.engine.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
+from tui.reports.luck import CombatLuck, LuckReport, LuckTally, combats_summary, luck_text, p_text
+
+# --- Markdown text ---------------------------------------------------------------------------
+
+# Characters that can start emphasis, code, links, HTML, tables, headings or entities.
+_INLINE = re.compile(r"([\\`*_{}\[\]<>#|~&!])")
+# What would open a block at the start of a line: a list item, a heading, a thematic break.
+_BLOCK_START = re.compile(r"^(\s*)([-+=>]|\d+(?=[.)]))")
+
+
+def md_text(text: object) -> str:
+    """Free text as Markdown that shows exactly that text, on one line."""
+    escaped = _INLINE.sub(r"\\\1", one_line(text))
+    match = _BLOCK_START.match(escaped)
+    if match and match.group(2)[0].isdigit():
+        number_end = match.end()
+        return escaped[:number_end] + "\\" + escaped[number_end:]
+    if match:
+        return escaped[: match.start(2)] + "\\" + escaped[match.start(2) :]
+    return escaped
+
+
+def md_code(text: object) -> str:
+    """Text as an inline code span (printed cells, dice), whatever backticks it holds."""
+    shown = one_line(text)
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def md_fenced(text: str, info: str = "text") -> str:
+    """A fenced code block that no line of `text` can close."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+# --- the game's markers over time ------------------------------------------------------------
+
+
+@dataclass
+class MarkerLife:
+    """One marker from the entry that placed it to the one that lifted it (if any)."""
+
+    marker: Mapping[str, Any]
+    placed_seq: int
+    placed_turn: int
+    lifted_seq: int | None = None
+    lifted_turn: int | None = None
+    how: str = ""  # "lifted" by hand or a card, "expired" at a new turn
+
+    @property
+    def ident(self) -> str:
+        return str(self.marker["id"])
+
+
+@dataclass
+class _Story:
+    """A save's entries sorted for the report, one entry at a time (`add`)."""
+
+    notes: dict[int, list[Mapping[str, Any]]] = field(default_factory=dict)
+    amended_by: dict[int, list[int]] = field(default_factory=dict)
+    markers: dict[str, MarkerLife] = field(default_factory=dict)
+
+    def add(self, entry: Mapping[str, Any]) -> None:
+        kind, seq, turn = entry.get("kind"), entry["seq"], entry.get("turn", 1)
+        if kind == "note" and isinstance(entry.get("annotates"), int):
+            self.notes.setdefault(entry["annotates"], []).append(entry)
+        if kind == "combat" and isinstance(entry.get("amends"), int):
+            self.amended_by.setdefault(entry["amends"], []).append(seq)
+        placed = entry.get("markers") if kind == "combat" else None
+        if kind == "place-marker":
+            placed = [entry["marker"]]
+        for marker in placed or ():
+            self.markers[str(marker["id"])] = MarkerLife(marker, seq, turn)
+        lifted: list[tuple[str, str]] = []
+        if kind == "remove-marker":
+            lifted = [(str(entry["marker_id"]), "lifted")]
+        elif kind == "turn":
+            lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
+        for ident, how in lifted:
+            life = self.markers.get(ident)
+            if life is not None and life.lifted_seq is None:
+                life.lifted_seq, life.lifted_turn, life.how = seq, turn, how
+
+
+class _Told(NamedTuple):
+    """What the report keeps of an entry to tell it: its turn, number, kind, the entry it
+    annotates, and where its words (a combat's with its luck) lie in the words file."""
+
+    turn: Any
+    seq: int
+    kind: Any
+    annotates: Any
+    at: int
+    size: int
+
+
+class _Words:
+    """The entries' words, kept in a temporary file rather than in memory (a long campaign's
+    report tells every entry): `add` writes them, `read` reads them back."""
+
+    def __init__(self) -> None:
+        self.file = tempfile.TemporaryFile()
+        self.end = 0
+
+    def add(self, words: str) -> tuple[int, int]:
+        data = words.encode("utf-8", "surrogatepass")
+        self.file.write(data)
+        at, self.end = self.end, self.end + len(data)
+        return at, len(data)
+
+    def read(self, told: _Told) -> str:
+        if told.size == 0:
+            return ""
+        self.file.flush()
+        return os.pread(self.file.fileno(), told.size, told.at).decode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        self.file.close()
+
+
+# --- entries in words ------------------------------------------------------------------------
+
+
+def _percentile_words(luck: CombatLuck | None) -> str:
+    if luck is None:
+        return ""
+    shown = f"{float(luck.percentile):.2f}"
+    how = {"0.50": "as the odds' middle"}.get(shown)
+    how = how or ("better" if shown > "0.50" else "worse") + " than the odds' middle"
+    apart = {"desk": "", "seed": ", seeded dice"}.get(luck.source, ", dice by hand")
+    return f" Luck: percentile {shown} for the attacker ({how}{apart})."
+
+
+def combat_words(entry: Mapping[str, Any]) -> str:
+    """One combat as a sentence or three: who attacked at what odds, the dice, the result."""
+    parts = [
+        f"**Combat #{entry['seq']}**, {md_text(entry.get('ruleset', ''))}, by {md_text(entry.get('who', '?'))}"
+    ]
+    if isinstance(entry.get("amends"), int):
+        parts.append(f" (amends combat #{entry['amends']})")
+    parts.append(f", {when_text(str(entry.get('when', '')))} UTC.")
+    attack, defence = entry.get("attack_total"), entry.get("defense_total")
+    if attack is not None and defence is not None:
+        parts.append(f" Attack {attack} against defence {_number(defence)}")
+    elif attack is not None:
+        parts.append(f" Attack {attack}")
+    odds, column = entry.get("odds"), entry.get("column")
+    if odds:
+        parts.append(f"{',' if attack is not None else ''} odds {md_code(odds)}")
+    if column and column != odds:
+        parts.append(f", column {md_code(column)}")
+    if attack is not None or odds or column:
+        parts.append(".")
+    dice = entry.get("dice") or []
+    if dice:
+        parts.append(" Dice: " + _dice_words(dice) + ".")
+    else:
+        parts.append(" No dice were read.")
+    parts.append(
+        f" Result {md_code(cell_text(entry.get('cell')))}: {md_text(entry.get('explanation', ''))}"
+    )
+    if entry.get("target"):
+        parts.append(f" Target {md_text(entry['target'])}.")
+    for marker in entry.get("markers") or ():
+        parts.append(f" Placed {md_text(marker_text(marker))}.")
+    if entry.get("note"):
+        note = md_text(entry["note"])
+        parts.append(f" Note: {note}{'' if note.endswith(('.', '!', '?')) else '.'}")
+    return "".join(parts)
+
+
+def _dice_words(dice: Sequence[Mapping[str, Any]]) -> str:
+    """Each roll with what it was for: "surprise `2d6 2+5=7 (desk)`"."""
+    return ", ".join(
+        f"{md_text(d['purpose'])} {md_code(die_text(d))}"
+        if d.get("purpose")
+        else md_code(die_text(d))
+        for d in dice
+        if isinstance(d, Mapping)
+    )
+
+
+def _number(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def entry_words(entry: Mapping[str, Any]) -> str:
+    """Any other entry on one line: what it is and what it did."""
+    kind, seq = entry.get("kind"), entry["seq"]
+    who = md_text(entry.get("who", "?"))
+    if kind == "note":
+        return f"Note #{seq} by {who} on entry #{entry.get('annotates')}: {md_text(entry.get('text', ''))}"
+    what, happened = entry_text(entry)
+    dice = entry.get("dice") or []
+    rolled = f" Dice: {_dice_words(dice)}." if dice else ""
+    return f"{md_text(what.capitalize())} #{seq} by {who}: {md_text(happened)}{rolled}"
+
+
+def _note_lines(notes: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [
+        f"> **Note** #{n['seq']} by {md_text(n.get('who', '?'))}, "
+        f"{when_text(str(n.get('when', '')))} UTC: {md_text(n.get('text', ''))}"
+        for n in notes
+    ]
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _game_lines(
+    game: saves.Game, tables: Tables, counts: Mapping[str, int], players: set[str]
+) -> list[str]:
+    what = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
+    in_play = saves.options_in_play(game.options, game.rulesets)
+    options = ", ".join(f"{k} {v}" for k, v in in_play.items()) or "none"
+    rulesets = ", ".join(
+        f"{md_code(r)} ({md_text(_title(r, tables))})"
+        if r in tables.data or r.startswith("game:")
+        else md_code(r)
+        for r in game.rulesets
+    )
+    return [
+        f"# After-action report: {md_text(game.title)}",
+        "",
+        f"- **Save:** {md_code(game.path.name)}",
+        f"- **Rulesets:** {rulesets}",
+        f"- **Started:** {when_text(game.created)} UTC",
+        f"- **Turn now:** {game.turn}",
+        f"- **Players:** {', '.join(md_text(p) for p in sorted(players)) or 'none yet'}",
+        f"- **Entries:** {sum(counts.values())} ({md_text(what)})",
+        f"- **Options:** {md_text(options)}",
+    ]
+
+
+def _turn_lines(told: Sequence[_Told], story: _Story, words: _Words) -> Iterator[str]:
+    turn: int | None = None
+    placed_notes = {seq for seq in story.notes}
+    seqs = {e.seq for e in told}
+    for entry in told:
+        if entry.turn != turn:
+            turn = entry.turn
+            yield from ("", f"## Turn {turn}", "")
+        kind, seq = entry.kind, entry.seq
+        if kind == "note" and entry.annotates in seqs:
+            continue  # shown under the entry it annotates
+        if kind == "combat":
+            text = words.read(entry)
+            later = story.amended_by.get(seq)
+            if later:
+                text += " Amended by " + ", ".join(f"#{n}" for n in later) + "."
+            yield from (text, "")
+        else:
+            yield from (f"- {words.read(entry)}", "")
+        if seq in placed_notes:
+            yield from (*_note_lines(story.notes[seq]), "")
+    if not told:
+        yield from ("", "The log is empty: no turn has been played yet.")
+
+
+def _marker_lines(story: _Story) -> list[str]:
+    lines = ["", "## Markers placed and lifted", ""]
+    if not story.markers:
+        return lines + ["No marker was placed."]
+    rows = []
+    for life in story.markers.values():
+        if life.lifted_seq is None:
+            end = "in play"
+        else:
+            end = f"{life.how} in turn {life.lifted_turn} (#{life.lifted_seq})"
+        rows.append(
+            (
+                md_text(marker_text(life.marker)),
+                f"turn {life.placed_turn} (#{life.placed_seq})",
+                end,
+            )
+        )
+    return lines + _table(("Marker", "Placed", "Lifted"), rows)
+
+
+def _luck_lines(report: LuckReport) -> list[str]:
+    lines = [
+        "",
+        "## Luck",
+        "",
+        "Each combat's *percentile* is P(a worse result) + P(the same result) / 2 at the odds "
+        "fought, for the attacker (the player who logged it): 0.5 on average with fair dice. "
+        "The p-value is the chi-square test of the desk's die faces against equal chances. "
+        "Dice entered by hand are counted apart, and so are dice rolled from a seed a player "
+        "gave (the same seed gives the same dice).",
+        "",
+    ]
+    rows = []
+    for group in report.groups:
+        if group.ruleset is not None and group.player is None:
+            continue
+        who = "Everyone" if group.player is None else md_text(group.player)
+        where = "all" if group.ruleset is None else md_code(group.ruleset)
+        faces = group.desk_faces[0] if group.desk_faces else None
+        hand = sum(f.dice for f in group.manual_faces) + group.manual_totals
+        seeded = sum(f.dice for f in group.seed_faces)
+        rows.append(
+            (
+                who,
+                where,
+                str(faces.dice) if faces else "0",
+                p_text(faces.p_value if faces else None),
+                md_text(combats_summary(group.desk)),
+                f"{hand} {'die' if hand == 1 else 'dice'}; {md_text(combats_summary(group.manual))}",
+                f"{seeded} {'die' if seeded == 1 else 'dice'}; {md_text(combats_summary(group.seed))}",
+            )
+        )
+    header = ("Player", "Ruleset", "Desk dice", "Faces p", "Desk combats", "By hand", "Seeded")
+    if not (report.everyone.seed_faces or report.everyone.seed.count):
+        # Seeded dice get their column only in a game that has some.
+        header, rows = header[:-1], [row[:-1] for row in rows]
+    lines += _table(header, rows)
+    lines += ["", md_fenced(luck_text(report, 72))]
+    return lines
+
+
+def report_markdown(game: saves.Game, tables: Tables | None = None) -> str:
+    """The after-action report of a loaded game, as Markdown."""
+    return "".join(_report(game.entries, tables).lines(game))
+
+
+def save_report_markdown(path: Path, tables: Tables | None = None) -> str:
+    """The after-action report of the save at `path`, as `report_markdown` writes it of the
+    loaded game, its entries read one by one and let go (`saves.read_entries`); read again
+    if the save was written over meanwhile. SaveError as `saves.load_game` raises it."""
+    read, game = read_report(path, tables)
+    return "".join(read.lines(game))
+
+
+def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves.Game]:
+    """The report of the save at `path` read (its entries one by one, each let go once
+    told), and the game read (its warnings: a torn last entry). `Report.lines` writes it."""
+
+    def report() -> tuple[Report, saves.Game]:
+        stream = saves.read_entries(path)
+        read = _report((read.entry for read in stream), tables)
+        assert stream.game is not None  # read to its end
+        return read, stream.game
+
+    return saves.read_again(report)
+
+
+class Report:
+    """A save's entries read for its report: what each entry shows (its words in a file),
+    the notes and cards on each, the markers, the luck. `lines` gives the page in pieces."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.tally = LuckTally(tables)
+        self.story = _Story()
+        self.words = _Words()
+        self.told: list[_Told] = []
+        self.counts: dict[str, int] = {}
+        self.players: set[str] = set()
+        self._kinds: dict[Any, Any] = {}
+
+    def add(self, entry: Mapping[str, Any]) -> None:
+        luck = self.tally.add(entry)
+        self.story.add(entry)
+        self.players.add(str(entry.get("who", "")))
+        kind = entry.get("kind")
+        self.counts[kind] = self.counts.get(kind, 0) + 1  # type: ignore[index]
+        if kind == "combat":
+            text = combat_words(entry) + _percentile_words(luck)
+        else:
+            text = entry_words(entry)
+        at, size = self.words.add(text)
+        kind = self._kinds.setdefault(kind, kind)  # one copy of each kind's name
+        self.told.append(
+            _Told(entry.get("turn"), entry["seq"], kind, entry.get("annotates"), at, size)
+        )
+
+    def lines(self, game: saves.Game) -> Iterator[str]:
+        """The page, a line at a time (each ending in a newline): runs of blank lines kept
+        to one, none at the start or the end. Closes the words file once written."""
+        try:
+            luck = self.tally.report()
+            parts = itertools.chain(
+                _game_lines(game, self.tables, self.counts, self.players),
+                _turn_lines(self.told, self.story, self.words),
+                _marker_lines(self.story),
+                _luck_lines(luck),
+            )
+            blank = False
+            started = False
+            for part in parts:
+                for line in part.rstrip().split("\n"):
+                    if not line:
+                        blank = started
+                        continue
+                    if blank:
+                        yield "\n"
+                        blank = False
+                    started = True
+                    yield line + "\n"
+        finally:
+            self.words.close()
+
+
+def _report(entries: Iterable[Mapping[str, Any]], tables: Tables | None) -> Report:
+    """The report of `entries`, read once in order (not kept)."""
+    report = Report(tables or default_tables())
+    for entry in entries:
+        report.add(entry)
+    return report
+
+
+def _title(ruleset: str, tables: Tables) -> str:
+    """A ruleset's title; a player's chart's from the copy its save keeps."""
+    if ruleset.startswith("game:"):
+        from tui.engine.rulesets.charts.chart import ruleset_title
+
+        return ruleset_title(ruleset, tables)
+    return tables.title(ruleset)

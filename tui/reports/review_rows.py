@@ -1,0 +1,321 @@
+"""The log review's rows: what it keeps of each entry of a save, and the reading of a save
+into them (headless; the screen, `tui.desk.screens.review`, shows them).
+
+The save is read entry by entry (`saves.read_entries`), so a long campaign's log is never
+held whole: each entry is kept in columns (its number, turn, player, ruleset and place in
+the file) with the text the filters search, its cells made when it is shown and the entry
+read again in full when it is shown in full.
+
+Headless: never imports textual or rich.
+"""
+
+from __future__ import annotations
+
+import bisect
+import weakref
+from array import array
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, overload
+
+from tui import saves
+from tui.reports.review_data import CELL_KEYS, Filter, Index, _search_text, entry_cells
+
+
+@dataclass(slots=True)
+class Row:
+    """One entry as the review shows it: its cells (in CELL_KEYS order), what the filters
+    read, and where it lies in the save to read it in full; or, without a place, the entry
+    itself (read from the end of the file, appended since, or read by the whole-file
+    reader). Made when asked for (`Loaded.rows`): the review keeps its rows in columns."""
+
+    seq: int
+    turn: int
+    who: str
+    ruleset: str | None
+    cells: tuple[str, ...]
+    search: str
+    place: saves.Place | None
+    entry: dict[str, Any] | None = None
+
+    def cells_by_key(self) -> dict[str, str]:
+        return dict(zip(CELL_KEYS, self.cells, strict=True))
+
+
+def _unread_game(path: Path) -> saves.Game:
+    """A stand-in for the game while its header and replay are not read yet."""
+    return saves.Game(
+        path=path,
+        title=path.stem,
+        rulesets=[],
+        options={},
+        created="",
+        format=0,
+        turn=0,  # not known until the whole log is replayed
+        entries=[],
+        markers=[],
+    )
+
+
+_NO_PLACE = -1
+# The rows whose cells are kept at once: a screenful or two, and some scrolling either way.
+_CELLS_KEPT = 512
+
+
+class Loaded:
+    """A save read off the UI thread: what the review keeps of each entry, ready to show.
+
+    Kept compact for a long campaign: per entry its number, turn, player, ruleset and place
+    in the save in arrays, and the text the filters search; the cells of a row are made
+    when it is shown (the entry read again from its place) and only the last few hundred
+    kept. `rows` gives each entry as a `Row`."""
+
+    def __init__(
+        self,
+        path: Path,
+        game: saves.Game,
+        index: Index | None = None,
+        partial: bool = False,
+    ) -> None:
+        self.path = path
+        # The header, the turn, the markers and the options; its `entries` stay empty.
+        self.game = game
+        self.index = index or Index()
+        # Only the log's last entries (`read_tail`): the whole log is still being read.
+        self.partial = partial
+        self._seq = array("q")
+        self._turn = array("q")
+        self._who = array("l")  # into _names
+        self._ruleset = array("l")  # into _names; -1: none
+        self._offset = array("q")  # _NO_PLACE: the entry is in _kept
+        self._size = array("q")
+        self._search: list[str] = []
+        self._names: list[Any] = []
+        self._name_ids: dict[Any, int] = {}
+        self._kept: dict[int, dict[str, Any]] = {}
+        self._cells: OrderedDict[int, tuple[str, ...]] = OrderedDict()
+        # Through a weak reference: a bound method here made every Loaded a cycle, its rows
+        # kept after the review let it go until a full collection walked them all.
+        loaded = weakref.ref(self)
+
+        def entry_of(seq: int) -> dict[str, Any] | None:
+            found = loaded()
+            return None if found is None else found.entry_of(seq)
+
+        self.index.entry_of = entry_of
+
+    def __len__(self) -> int:
+        return len(self._seq)
+
+    @property
+    def rows(self) -> _Rows:
+        return _Rows(self)
+
+    def _name_id(self, value: Any) -> int:
+        if value is None:
+            return -1
+        try:
+            found = self._name_ids.get(value)
+        except TypeError:  # not a name at all (a hand edit): shown as text
+            value = str(value)
+            found = self._name_ids.get(value)
+        if found is None:
+            found = self._name_ids[value] = len(self._names)
+            self._names.append(value)
+        return found
+
+    def add(self, entry: dict[str, Any], place: saves.Place | None = None) -> None:
+        """The next entry's row (the entry itself kept when it has no place); an entry a
+        note or card points at shows it in its own row too."""
+        self.index.add(entry)
+        position = len(self._seq)
+        self._seq.append(entry["seq"])
+        self._turn.append(entry["turn"])
+        self._who.append(self._name_id(str(entry.get("who", ""))))
+        self._ruleset.append(self._name_id(entry.get("ruleset")))
+        self._offset.append(place.offset if place is not None else _NO_PLACE)
+        self._size.append(place.size if place is not None else 0)
+        if place is None:
+            self._kept[position] = entry
+        self._search.append(self._search_of(entry))
+        pointed = entry.get("annotates") if entry["kind"] == "note" else entry.get("amends")
+        at = self.position(pointed) if isinstance(pointed, int) else None
+        if at is not None and at < position:
+            self._search[at] = self._search_of(self.entry(at))
+            self._cells.pop(at, None)
+
+    def _search_of(self, entry: dict[str, Any]) -> str:
+        return _search_text(entry, entry_cells(entry, self.index), self.index)
+
+    def position(self, seq: int) -> int | None:
+        """Where entry `seq` is among the rows (they are in the order of their numbers)."""
+        at = bisect.bisect_left(self._seq, seq)
+        return at if at < len(self._seq) and self._seq[at] == seq else None
+
+    def seq(self, position: int) -> int:
+        return self._seq[position]
+
+    def turn(self, position: int) -> int:
+        return self._turn[position]
+
+    def who(self, position: int) -> str:
+        return str(self._names[self._who[position]])
+
+    def ruleset(self, position: int) -> str | None:
+        found = self._ruleset[position]
+        return None if found == -1 else self._names[found]
+
+    def place(self, position: int) -> saves.Place | None:
+        offset = self._offset[position]
+        return None if offset == _NO_PLACE else saves.Place(offset, self._size[position])
+
+    def entry(self, position: int) -> dict[str, Any]:
+        """The entry of a row in full: kept, or read again from the save. SaveError
+        (StaleOffset) when the file no longer holds it where it was read."""
+        kept = self._kept.get(position)
+        if kept is not None:
+            return kept
+        place = self.place(position)
+        assert place is not None
+        return saves.read_entry(self.path, place, self._seq[position])
+
+    def entry_of(self, seq: int) -> dict[str, Any] | None:
+        position = self.position(seq)
+        return None if position is None else self.entry(position)
+
+    def cells(self, position: int) -> tuple[str, ...]:
+        """A row's cells (in CELL_KEYS order), made from its entry (read again from the
+        save); a row whose entry is no longer where it was read says so in its result."""
+        found = self._cells.get(position)
+        if found is not None:
+            self._cells.move_to_end(position)
+            return found
+        try:
+            found = tuple(entry_cells(self.entry(position), self.index).values())
+        except saves.SaveError:
+            shown = {key: "" for key in CELL_KEYS}
+            shown |= {"seq": str(self._seq[position]), "turn": str(self._turn[position])}
+            shown["result"] = "(the save changed since it was read: read it again)"
+            return tuple(shown.values())
+        self._cells[position] = found
+        if len(self._cells) > _CELLS_KEPT:
+            self._cells.popitem(last=False)
+        return found
+
+    def search(self, position: int) -> str:
+        return self._search[position]
+
+    def matching(self, wanted: Filter) -> list[int]:
+        """The positions of the rows `wanted` lets through, in order."""
+        positions: Iterable[int] = range(len(self._seq))
+        if wanted.turns is not None:
+            low, high = wanted.turns
+            turns = self._turn
+            positions = [i for i in positions if low <= turns[i] <= high]
+        if wanted.ruleset is not None:
+            rulesets, names = self._ruleset, self._names
+            positions = [
+                i for i in positions if rulesets[i] != -1 and names[rulesets[i]] == wanted.ruleset
+            ]
+        if wanted.player is not None:
+            whos, names = self._who, self._names
+            positions = [i for i in positions if str(names[whos[i]]).lower() == wanted.player]
+        if wanted.words:
+            search, words = self._search, wanted.words
+            positions = [i for i in positions if all(word in search[i] for word in words)]
+        return list(positions)
+
+    def row(self, position: int) -> Row:
+        return Row(
+            seq=self._seq[position],
+            turn=self._turn[position],
+            who=self.who(position),
+            ruleset=self.ruleset(position),
+            cells=self.cells(position),
+            search=self._search[position],
+            place=self.place(position),
+            entry=self._kept.get(position),
+        )
+
+
+class _Rows(Sequence[Row]):
+    """The rows of a `Loaded`, each made when asked for."""
+
+    def __init__(self, loaded: Loaded) -> None:
+        self.loaded = loaded
+
+    def __len__(self) -> int:
+        return len(self.loaded)
+
+    @overload
+    def __getitem__(self, position: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[Row]: ...
+
+    def __getitem__(self, position: int | slice) -> Row | list[Row]:
+        if isinstance(position, slice):
+            return [self.loaded.row(i) for i in range(len(self))[position]]
+        if position < 0:
+            position += len(self)
+        if not 0 <= position < len(self):
+            raise IndexError(position)
+        return self.loaded.row(position)
+
+
+# The entries a long log shows first, read from the file's end, and the bytes read for them.
+TAIL_ENTRIES = 100
+
+
+_TAIL_BYTES = 192 * 1024
+
+
+def read_tail(path: Path, count: int = TAIL_ENTRIES) -> Loaded | None:
+    """The log's last `count` entries (at most), read from the end of the file with the
+    store's reader of appended entries, ready to show while the whole log is read; None
+    when the file is small enough to read whole at once, or its end cannot be read so
+    (the whole-file reader then says why). A note or card points only at entries before
+    it, so these entries' cells are the ones the whole log gives them."""
+    try:
+        size = path.stat().st_size
+        if size <= _TAIL_BYTES:
+            return None
+        with path.open("rb") as file:
+            file.seek(size - _TAIL_BYTES)
+            data = file.read(_TAIL_BYTES)
+        at = data.find(b"\n[[log]]\n")
+        if at == -1:
+            return None
+        # Just past the end line of the entry before the first whole one read.
+        entries, _ = saves.read_new_entries(path, size - _TAIL_BYTES + at)
+    except (OSError, saves.SaveError, saves.StaleOffset):
+        return None
+    entries = entries[-count:]
+    if not entries:
+        return None
+    loaded = Loaded(path, _unread_game(path), partial=True)
+    for entry in entries:
+        loaded.add(entry)
+    return loaded
+
+
+def read_for_review(path: Path, chunk: int | None = None) -> Loaded:
+    """The whole log, read entry by entry: a row for each, the game (header, turn,
+    markers) from its replay, read again if it was written over meanwhile. SaveError as
+    `saves.load_game` raises it."""
+
+    def read() -> Loaded:
+        stream = saves.read_entries(path, chunk)
+        loaded = Loaded(path, _unread_game(path))
+        # Millions of small objects and no cycles: a collection on the way would walk them
+        # all, holding the desk (it answered keys 100 ms late now and then).
+        with saves.no_gc():
+            for entry, place in stream:
+                loaded.add(entry, place)
+        assert stream.game is not None
+        loaded.game = stream.game
+        return loaded
+
+    return saves.read_again(read)
