@@ -17,7 +17,13 @@ from tui.engine.dice import DiceRoll, Roller, enumerate_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome, Unit
 from tui.engine.odds import label_ratio
-from tui.engine.schema import check_ranges, check_read, combat_from_inputs
+from tui.engine.schema import (
+    check_ranges,
+    check_read,
+    combat_from_inputs,
+    range_errors,
+    schema,
+)
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 
 __all__ = [
@@ -67,6 +73,27 @@ def load_ruleset(ruleset: str) -> None:
 
 def _resolver(ruleset: str) -> Resolver:
     return _ruleset_module(ruleset).resolve
+
+
+def form_unread(ruleset: str, values: Mapping[str, Any]) -> frozenset[str]:
+    """The inputs a desk form does not read with these `values` (its fields and units by
+    name), as its ruleset's form rule says (an Ultra obstacle is the whole defence; Big
+    Boom's batteries and ships meet no AA). A ruleset with no form rule reads them all."""
+    rule = getattr(_ruleset_module(ruleset), "form_unread", None)
+    return rule(values) if rule is not None else frozenset()
+
+
+def form_values(ruleset: str, values: dict[str, Any], errors: list[InputError]) -> dict[str, Any]:
+    """A desk form's values as the combat reads them: what the ruleset's form rule makes of
+    them (Big Boom: the AA total, and the long-range bonus from the range and distance),
+    without those it leaves unread or the desk form's own; a value the rule cannot use
+    adds to `errors`."""
+    unread = form_unread(ruleset, values)
+    rule = getattr(_ruleset_module(ruleset), "form_values", None)
+    if rule is not None:
+        values = rule(values, errors)
+    desk_only = {found.name for found in schema(ruleset) if not found.on_combat}
+    return {k: v for k, v in values.items() if k not in unread and k not in desk_only}
 
 
 def check_ruleset(ruleset: str) -> None:
@@ -125,13 +152,12 @@ def check_limits(combat: CombatInput, tables: Tables) -> None:
 
 
 def _check_factors(combat: CombatInput, tables: Tables) -> None:
-    """A player's chart: each factor within the desk's limit (its modifiers check themselves)."""
-    high = tables.data["limits"]["factor_max"]
-    for name, units in (("attack", combat.attackers), ("defense", combat.defenders)):
-        for unit in units:
-            factor = unit.factor
-            if isinstance(factor, int) and not isinstance(factor, bool) and factor > high:
-                raise InputError(name, factor, f"a whole number from 0 to {high} per unit")
+    """A player's chart: each factor within the desk's limit, as the unit lists' kind
+    checks it (its modifiers check themselves)."""
+    units = {"attackers": combat.attackers, "defenders": combat.defenders}
+    errors = range_errors(combat.ruleset, units, tables)
+    if errors:
+        raise errors[0]
 
 
 def resolve(

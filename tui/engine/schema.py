@@ -7,7 +7,11 @@ reading of a logged combat's `inputs` back into a CombatInput (luck, the report,
 
 A field's role says when it is set: "form" before the roll, "dice" the dice rolled by hand
 (as they lie, before any modifier: RULINGS, "Dice"), "answer" a choice the procedure asks
-for once the dice are read (tui.engine.procedure).
+for once the dice are read (tui.engine.procedure), "desk" an input of the desk's form alone
+that its ruleset's form rule turns into the combat's (Big Boom's mission, and its bombers'
+range and the target's distance): no CombatInput field, no CLI flag.
+
+A field's kind (tui.engine.kinds) says how it is read, flagged, checked and shown.
 
 Why one module of some 800 lines: about 500 of them are the declarations themselves, every
 ruleset's fields in one table, so that a field several rulesets read is declared once and
@@ -21,10 +25,28 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.errors import InputError
+from tui.engine.kinds import (
+    AA_UNITS,
+    CHOICE,
+    DICE,
+    DICE_LIST,
+    MAYBE,
+    MODIFIERS,
+    OCS_ATTACKERS,
+    OCS_DEFENDERS,
+    SIGNED,
+    TEXT,
+    TICK,
+    UNITS,
+    WHOLE,
+    WHOLE_CHOICE,
+    Kind,
+    Shown,
+)
 from tui.engine.tables import DAYNIGHT_TERRAINS, OCS_TERRAINS, RULESET_IDS, Tables
 
 if TYPE_CHECKING:
-    from tui.engine.model import CombatInput, Unit
+    from tui.engine.model import CombatInput
 
 # The combat model is imported by the functions that read or check a combat: a form is
 # drawn from these declarations before any combat is made.
@@ -41,9 +63,9 @@ class Field:
     name: str  # the CombatInput field
     label: str  # what the desk and every message call it
     flag: str  # the CLI flag
-    kind: str  # units, ocs-attackers, ocs-defenders, choice, tick, maybe, whole, signed, text, dice, dice-list, modifiers
+    kind: Kind  # how it is read, flagged, checked and shown (tui.engine.kinds)
     help: str
-    role: str = "form"  # form, dice or answer
+    role: str = "form"  # form, dice, answer or desk
     low: Bound | None = None
     high: Bound | None = None
     # The range as said in a message ({low} and {high} filled in).
@@ -70,6 +92,14 @@ class Field:
     # A choice or number that shapes the chances of the result (a Day/Night reserve or
     # pressing on): kept when a logged combat is judged; other answers and the dice are not.
     shapes_chances: bool = False
+    # On the desk: what an empty number field shows (None: its floor).
+    placeholder: str | None = None
+    # Whether the field's value changes what the rest of the form reads, or stands for:
+    # the ruleset's form rule says how (tui.engine.combat.form_unread, form_values).
+    form_rule: bool = False
+    # A per-game option kept in the save (the form starts at the game's value): the value
+    # it has when the game sets none, a dotted path into tables.toml.
+    game_option: Bound | None = None
 
     @property
     def widget_id(self) -> str:
@@ -78,6 +108,25 @@ class Field:
     @property
     def form_label(self) -> str:
         return self.desk_label or self.label
+
+    @property
+    def said_as(self) -> str:
+        """The name the engine's messages give the field ("attack" for the attackers)."""
+        return self.aliases[0] if self.aliases else self.name
+
+    @property
+    def shown(self) -> Shown:
+        """The desk widget that shows it (a tick with named values is cycled)."""
+        return Shown.CHOICE if self.desk_options is not None else self.kind.shown
+
+    @property
+    def on_combat(self) -> bool:
+        """Whether the field is the combat's own (not the desk form's alone)."""
+        return self.role != "desk"
+
+    def option_default(self, tables: Tables) -> Any:
+        """A per-game option's value where the game sets none."""
+        return _bound(self.game_option, tables)
 
     def bounds(self, tables: Tables) -> tuple[int | None, int | None]:
         return _bound(self.low, tables), _bound(self.high, tables)
@@ -125,6 +174,15 @@ def _mines(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
     return tuple((m, str(m)) for m in tables.data["pod-ultra"]["obstacle_options"]["mines"])
 
 
+def _missions(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
+    """Who flies or fires at the target hex (which of them meet AA: rulesets.boom)."""
+    return (
+        ("bombers", "Allied bombers"),
+        ("batteries", "German batteries"),
+        ("ships", "Allied ships"),
+    )
+
+
 def _terrains(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
     names = OCS_TERRAINS if ruleset == "ocs" else DAYNIGHT_TERRAINS
     return tuple((name.lower().replace(" ", "-"), name) for name in names)
@@ -150,7 +208,7 @@ _ALL: tuple[Field, ...] = (
         "attackers",
         "Attackers",
         "--attack",
-        "units",
+        UNITS,
         "an attacking unit's factor (repeat per unit); N@terrain in pod-super/ultra",
         low=0,
         high="limits.factor_max",
@@ -162,7 +220,7 @@ _ALL: tuple[Field, ...] = (
         "defenders",
         "Defenders",
         "--defense",
-        "units",
+        UNITS,
         "a defending unit's factor (repeat per unit); N@terrain in pod-super/ultra",
         low=0,
         high="limits.factor_max",
@@ -174,7 +232,7 @@ _ALL: tuple[Field, ...] = (
         "column",
         "Column",
         "--column",
-        "text",
+        TEXT,
         "read this column instead of computing the odds",
         metavar="LABEL",
         desk=False,
@@ -183,7 +241,7 @@ _ALL: tuple[Field, ...] = (
         "roll",
         "Result roll",
         "--roll",
-        "dice",
+        DICE,
         "the result dice rolled by hand, as they lie (before any modifier)",
         role="dice",
         desk=False,
@@ -193,7 +251,7 @@ _ALL: tuple[Field, ...] = (
         "attacker_card",
         "Attacker card",
         "--attacker-card",
-        "choice",
+        CHOICE,
         "the attacker's special card",
         choices=_cards,
         form_choices=_cards_before_roll,
@@ -203,7 +261,7 @@ _ALL: tuple[Field, ...] = (
         "defender_card",
         "Defender card",
         "--defender-card",
-        "choice",
+        CHOICE,
         "the defender's special card",
         choices=_cards,
         form_choices=_cards_before_roll,
@@ -213,7 +271,7 @@ _ALL: tuple[Field, ...] = (
         "buddy",
         "Buddy card",
         "--buddy",
-        "choice",
+        CHOICE,
         "who holds the Hero Buddy card at a Hero Site",
         choices=_sides,
         metavar="SIDE",
@@ -222,7 +280,7 @@ _ALL: tuple[Field, ...] = (
         "medal",
         "Medal of Honor",
         "--medal",
-        "choice",
+        CHOICE,
         "who holds the card for a Medal of Honor hex",
         choices=_sides,
         metavar="SIDE",
@@ -232,7 +290,7 @@ _ALL: tuple[Field, ...] = (
         "morale_attack",
         "Morale A",
         "--morale-attack",
-        "signed",
+        SIGNED,
         "other +/- attack factors (morale)",
         low="-limits.factor_max",
         high="limits.factor_max",
@@ -242,7 +300,7 @@ _ALL: tuple[Field, ...] = (
         "morale_defense",
         "Morale D",
         "--morale-defense",
-        "signed",
+        SIGNED,
         "other +/- defence factors (morale)",
         low="-limits.factor_max",
         high="limits.factor_max",
@@ -253,20 +311,22 @@ _ALL: tuple[Field, ...] = (
         "obstacle",
         "Obstacle",
         "--obstacle",
-        "choice",
+        CHOICE,
         "an obstacle defends, not units: its CDF is the defence, its line says if it is cleared",
         choices=_obstacles,
         metavar="KIND",
+        form_rule=True,
         not_read="no obstacle: obstacles are Ultra only (pod-ultra)",
     ),
     Field(
         "mines_cdf",
         "Mines CDF",
         "--mines-cdf",
-        "choice",
+        WHOLE_CHOICE,
         "the game's mines CDF (a per-game option; see crtdesk table pod-ultra)",
         choices=_mines,
         required=True,
+        game_option="pod-ultra.obstacles.mines",
         not_read="no mines CDF outside pod-ultra",
     ),
     # Big Boom
@@ -274,7 +334,7 @@ _ALL: tuple[Field, ...] = (
         "step",
         "Step",
         "--step",
-        "choice",
+        CHOICE,
         "one step of the chain (default: the whole chain)",
         choices=_steps,
         metavar="STEP",
@@ -284,7 +344,7 @@ _ALL: tuple[Field, ...] = (
         "aaf",
         "AA units",
         "--aaf",
-        "whole",
+        WHOLE,
         "AA factor total on the route",
         low=0,
         high="limits.factor_max",
@@ -294,7 +354,7 @@ _ALL: tuple[Field, ...] = (
         "caf",
         "CAF",
         "--caf",
-        "whole",
+        WHOLE,
         "CAF on target (crt step)",
         low=1,
         high="limits.factor_max",
@@ -304,7 +364,7 @@ _ALL: tuple[Field, ...] = (
         "long_range",
         "Long range",
         "--long-range",
-        "tick",
+        TICK,
         "target over half the bomber's range (adds the long-range AA bonus)",
         desk=False,
     ),
@@ -312,18 +372,50 @@ _ALL: tuple[Field, ...] = (
         "chain_rolls",
         "Chain die",
         "--chain-roll",
-        "dice-list",
+        DICE_LIST,
         "a die of the chain rolled by hand, in the order it is read (repeat): attrition, "
         "accuracy, direction, combat on target, combat astray",
         role="dice",
         desk=False,
+    ),
+    # Big Boom's desk form: how far the bombers fly, and the mission (the target hex, where
+    # its markers go, is the desk's own, as Day/Night's hexes are).
+    Field(
+        "bomber_range",
+        "Bomber range",
+        "",
+        WHOLE,
+        "the bombers' range, in hexes",
+        role="desk",
+        desk_id="range",
+        placeholder="hexes",
+    ),
+    Field(
+        "distance",
+        "From airbase",
+        "",
+        WHOLE,
+        "the target's distance from the nearest Airbase England hex, in hexes",
+        role="desk",
+        placeholder="hexes",
+    ),
+    Field(
+        "mission",
+        "Mission",
+        "",
+        CHOICE,
+        "who flies or fires at the target hex (only bombers meet AA on their route)",
+        role="desk",
+        choices=_missions,
+        required=True,
+        form_rule=True,
     ),
     # OCS
     Field(
         "terrain",
         "Def. terrain",
         "--terrain",
-        "choice",
+        CHOICE,
         "the defender's terrain",
         choices=_terrains,
         metavar="T",
@@ -333,7 +425,7 @@ _ALL: tuple[Field, ...] = (
         "attacker_ar",
         "Attacker AR",
         "--attacker-ar",
-        "whole",
+        WHOLE,
         "the attacker's action rating (default: the AR unit's)",
         low=0,
         high="ocs.action_rating_max",
@@ -344,7 +436,7 @@ _ALL: tuple[Field, ...] = (
         "defender_ar",
         "Defender AR",
         "--defender-ar",
-        "whole",
+        WHOLE,
         "the defender's action rating (default: the AR unit's)",
         low=0,
         high="ocs.action_rating_max",
@@ -355,7 +447,7 @@ _ALL: tuple[Field, ...] = (
         "hedgehog",
         "Hedgehog",
         "--hedgehog",
-        "whole",
+        WHOLE,
         "the defender's hedgehog level",
         low=0,
         high="ocs.hedgehog_max",
@@ -365,14 +457,14 @@ _ALL: tuple[Field, ...] = (
         "overrun",
         "Overrun (not a regular attack)",
         "--overrun",
-        "tick",
+        TICK,
         "an overrun attack (overrun surprise thresholds)",
     ),
     Field(
         "surprise_roll",
         "Surprise roll",
         "--surprise-roll",
-        "dice",
+        DICE,
         "the surprise 2d6 rolled by hand, as they lie",
         role="dice",
         desk=False,
@@ -381,7 +473,7 @@ _ALL: tuple[Field, ...] = (
         "shift_roll",
         "Surprise shift die",
         "--shift-roll",
-        "dice",
+        DICE,
         "the surprise shift 1d6 rolled by hand",
         role="dice",
         desk=False,
@@ -390,7 +482,7 @@ _ALL: tuple[Field, ...] = (
         "defender_unsupplied",
         "Def. supply",
         "--defender-unsupplied",
-        "tick",
+        TICK,
         "the defender withholds combat supply and defends at half strength",
         desk_id="def-supply",
         required=True,
@@ -400,7 +492,7 @@ _ALL: tuple[Field, ...] = (
         "attacker_ar_unit",
         "AR unit A",
         "--attacker-ar-unit",
-        "text",
+        TEXT,
         "the attacker's AR unit, by name (default: the highest)",
         metavar="NAME",
         desk_id="ar-attacker",
@@ -409,7 +501,7 @@ _ALL: tuple[Field, ...] = (
         "defender_ar_unit",
         "AR unit D",
         "--defender-ar-unit",
-        "text",
+        TEXT,
         "the defender's AR unit, by name (default: the highest)",
         metavar="NAME",
         desk_id="ar-defender",
@@ -418,7 +510,7 @@ _ALL: tuple[Field, ...] = (
         "attack_hexes",
         "Att. hexes",
         "--attack-hexes",
-        "whole",
+        WHOLE,
         "hexes the attack comes from",
         low=1,
     ),
@@ -426,7 +518,7 @@ _ALL: tuple[Field, ...] = (
         "nonadjacent_hexsides",
         "2 non-adj.",
         "--nonadjacent-hexsides",
-        "tick",
+        TICK,
         "the attacking hexes lie on two non-adjacent hexsides (no exploitation)",
         desk_id="nonadjacent",
         beside=True,
@@ -435,7 +527,7 @@ _ALL: tuple[Field, ...] = (
         "attacker_option_retreat",
         "Attacker option",
         "--attacker-retreat",
-        "whole",
+        WHOLE,
         "hexes of the attacker's option taken as a retreat (the rest in steps)",
         role="answer",
         low=0,
@@ -445,7 +537,7 @@ _ALL: tuple[Field, ...] = (
         "defender_option_retreat",
         "Defender option",
         "--defender-retreat",
-        "whole",
+        WHOLE,
         "hexes of the defender's option taken as a retreat (the rest in steps)",
         role="answer",
         low=0,
@@ -455,7 +547,7 @@ _ALL: tuple[Field, ...] = (
         "defender_ignores_options",
         "Defender ignores options",
         "--defender-ignores-options",
-        "tick",
+        TICK,
         "after the attacker retreats, the defender ignores its options",
         role="answer",
         desk=False,
@@ -465,7 +557,7 @@ _ALL: tuple[Field, ...] = (
         "bcpc",
         "Enemy BCPC (never overrun)",
         "--bcpc",
-        "tick",
+        TICK,
         "the defenders are the enemy BCPC, which is never overrun (6-1+ is rolled)",
     ),
     # Day/Night
@@ -473,7 +565,7 @@ _ALL: tuple[Field, ...] = (
         "time",
         "Day/Night",
         "--time",
-        "choice",
+        CHOICE,
         "day or night: which table",
         choices=_times,
         metavar="T",
@@ -484,7 +576,7 @@ _ALL: tuple[Field, ...] = (
         "drm",
         "Net DRM",
         "--drm",
-        "signed",
+        SIGNED,
         "the net die roll modifier",
         low="-daynight.drm_max",
         high="daynight.drm_max",
@@ -494,7 +586,7 @@ _ALL: tuple[Field, ...] = (
         "hold",
         "Step-loss-and-hold hex (7.2)",
         "--hold",
-        "maybe",
+        MAYBE,
         "the defender's hex gives the step-loss-and-hold option, so D1/D2 may be taken as "
         "step losses; --no-hold: it does not, D1/D2 are retreats (default: not said, both "
         "readings named)",
@@ -503,7 +595,7 @@ _ALL: tuple[Field, ...] = (
         "reserve",
         "Reserve",
         "--reserve",
-        "whole",
+        WHOLE,
         "on ENG (always rolled again), commit a reserve of N factors first",
         role="answer",
         low=0,
@@ -515,7 +607,7 @@ _ALL: tuple[Field, ...] = (
         "press_on",
         "Press on",
         "--press-on",
-        "tick",
+        TICK,
         "on BTL, take a step loss and roll again",
         role="answer",
         desk=False,
@@ -525,7 +617,7 @@ _ALL: tuple[Field, ...] = (
         "rerolls",
         "Re-roll die",
         "--reroll",
-        "dice-list",
+        DICE_LIST,
         "a re-roll's die rolled by hand, as it lies (repeat)",
         role="dice",
         desk=False,
@@ -534,7 +626,7 @@ _ALL: tuple[Field, ...] = (
         "attacker_retreats",
         "Attacker retreats",
         "--attacker-retreats",
-        "tick",
+        TICK,
         "on A1/A1X/A2X the attacker retreats, disorganized, instead of losing a step",
         role="answer",
         desk=False,
@@ -569,6 +661,9 @@ RULESETS: dict[str, tuple[str, ...]] = {
         "caf",
         "long_range",
         "chain_rolls",
+        "bomber_range",
+        "distance",
+        "mission",
     ),
     "ocs": (
         *_UNITS_AND_ROLL,
@@ -604,7 +699,7 @@ RULESETS: dict[str, tuple[str, ...]] = {
 _RELABELLED: dict[str, dict[str, dict[str, Any]]] = {
     "pod-boom": {
         "attackers": {"label": "Units", "help": "a bomber, battery or ship unit's CAF (repeat)"},
-        "defenders": {"label": "AA units"},
+        "defenders": {"label": "AA units", "kind": AA_UNITS},
         "roll": {"label": "Roll", "help": "one step's die rolled by hand (with --step)"},
     },
     "daynight": {"roll": {"label": "Result die"}, "terrain": {"desk_default": "clear"}},
@@ -615,7 +710,7 @@ _OCS_UNITS = (
         "attackers",
         "Attackers",
         "--attacker",
-        "ocs-attackers",
+        OCS_ATTACKERS,
         "an attacking unit NAME:STRENGTH:STEPS:AR[:TYPE[:SUPPLY]] (repeat); TYPE "
         "combat|hq|dak-brigade, SUPPLY on-map|internal|none (defaults combat, on-map)",
         low=0,
@@ -629,7 +724,7 @@ _OCS_UNITS = (
         "defenders",
         "Defenders",
         "--defender",
-        "ocs-defenders",
+        OCS_DEFENDERS,
         "a defending unit NAME:STRENGTH:STEPS:RE:AR (repeat)",
         aliases=("defender",),
         desk=False,
@@ -661,7 +756,7 @@ GAME_READS: tuple[Field, ...] = (
         "modifiers",
         "Modifiers",
         "--modifier",
-        "modifiers",
+        MODIFIERS,
         "each modifier of a player's chart, by name",
         desk=False,
     ),
@@ -679,27 +774,24 @@ def game_fields(ruleset: str) -> tuple[Field, ...]:
     return found
 
 
-def form_values(ruleset: str, values: dict[str, Any]) -> dict[str, Any]:
-    """A form's inputs as a combat reads them. Pair-o-Dice Ultra: an obstacle is the whole
-    defence (no defender is read), and the game's mines CDF is read only against mines."""
-    if ruleset == "pod-ultra":
-        obstacle = values.get("obstacle")
-        if obstacle:
-            values["defenders"] = ()
-        if obstacle != "mines":
-            values["mines_cdf"] = None
-    return values
-
-
 def form(ruleset: str, tables: Tables) -> tuple[Field, ...]:
     """The fields of `ruleset`'s desk form, in the schema's order: those shown on the desk,
     a choice only where the form has something to offer (Basic plays no card before the
     roll: its Stanfill is played after it)."""
-    return tuple(
-        f
-        for f in schema(ruleset)
-        if f.desk and (f.kind != "choice" or f.form_options(ruleset, tables))
-    )
+    return tuple(f for f in schema(ruleset) if f.desk and f.kind.on_form(f, ruleset, tables))
+
+
+# The fields a ruleset's desk rows read where they are not its --attack and --defense: the
+# OCS counters, typed whole on the command line (--attacker, --defender).
+_UNIT_SPECS: dict[str, tuple[Field, Field]] = {"ocs": _OCS_UNITS}
+
+
+def unit_fields(ruleset: str) -> tuple[Field, Field]:
+    """The attackers' and the defenders' fields, as the desk's unit rows read them."""
+    if ruleset in _UNIT_SPECS:
+        return _UNIT_SPECS[ruleset]
+    found = {f.name: f for f in schema(ruleset)}
+    return found["attackers"], found["defenders"]
 
 
 def cli_fields() -> tuple[tuple[Field, tuple[str, ...]], ...]:
@@ -708,8 +800,9 @@ def cli_fields() -> tuple[tuple[Field, tuple[str, ...]], ...]:
     for ruleset, names in RULESETS.items():
         for name in names:
             readers.setdefault(name, []).append(ruleset)
-    found = [(FIELDS[f.name], tuple(readers[f.name])) for f in _ALL]
-    return (*found, *((f, ("ocs",)) for f in _OCS_UNITS))
+    found = [(FIELDS[f.name], tuple(readers[f.name])) for f in _ALL if f.on_combat]
+    specs = [(f, (ruleset,)) for ruleset, pair in _UNIT_SPECS.items() for f in pair]
+    return (*found, *specs)
 
 
 def field_for(ruleset: str | None, name: str) -> Field | None:
@@ -728,11 +821,9 @@ def label(ruleset: str | None, name: str) -> str:
 
 
 def flag(name: str, value: object = None) -> str:
-    """The CLI flag a message names for a field."""
-    if name == "hold" and value is False:
-        return "--no-hold"
+    """The CLI flag a message names for a field (holding `value`: --no-hold)."""
     found = field_for(None, name)
-    return found.flag if found else "--" + name.replace("_", "-")
+    return found.kind.flag_named(found, value) if found else "--" + name.replace("_", "-")
 
 
 def readers(name: str) -> tuple[str, ...]:
@@ -748,10 +839,12 @@ def check_read(combat: CombatInput) -> None:
 
     blank = CombatInput(combat.ruleset)
     read = RULESETS[combat.ruleset]
-    for name in FIELDS:
+    for name, found in FIELDS.items():
+        if not found.on_combat:
+            continue
         if name not in read and getattr(combat, name) != getattr(blank, name):
             only = ", ".join(readers(name))
-            why = FIELDS[name].not_read or "nothing in {ruleset}: only {only} read it"
+            why = found.not_read or "nothing in {ruleset}: only {only} read it"
             raise InputError(
                 name, getattr(combat, name), why.format(ruleset=combat.ruleset, only=only)
             )
@@ -761,7 +854,11 @@ def check_ranges(combat: CombatInput, tables: Tables) -> None:
     """Refuse a number beyond what a game could reach, naming the allowed range (the first
     such number). A value below a field's floor, or not a whole number, is left to the
     resolver."""
-    values = {found.name: getattr(combat, found.name) for found in schema(combat.ruleset)}
+    values = {
+        found.name: getattr(combat, found.name)
+        for found in schema(combat.ruleset)
+        if found.on_combat
+    }
     errors = range_errors(combat.ruleset, values, tables)
     if errors:
         raise errors[0]
@@ -769,50 +866,16 @@ def check_ranges(combat: CombatInput, tables: Tables) -> None:
 
 def range_errors(ruleset: str, values: Mapping[str, Any], tables: Tables) -> list[InputError]:
     """Every number among `values` (a combat's fields by name; one not given is passed
-    over) beyond what a game could reach, in the form's order: a form names them all."""
+    over) beyond what a game could reach, in the form's order: a form names them all.
+    Each field's kind checks its own."""
     errors = []
     for found in schema(ruleset):
-        low, high = found.bounds(tables)
-        if high is None or found.kind not in ("units", "whole", "signed"):
-            continue
-        value = values.get(found.name)
-        numbers = [u.factor for u in value or ()] if found.kind == "units" else [value]
-        for number in numbers:
-            if isinstance(number, bool) or not isinstance(number, int):
-                continue
-            if number > high or (low is not None and low < 0 and number < low):
-                text = found.allowed or "a whole number from {low} to {high}"
-                name = found.aliases[0] if found.aliases else found.name
-                errors.append(InputError(name, number, text.format(low=low, high=high)))
+        if found.name in values:
+            errors += found.kind.errors(found, values[found.name], tables)
     return errors
 
 
 # --- reading a logged combat back -------------------------------------------------------------
-
-_UNIT_TYPES: dict[str, tuple[type, ...]] = {
-    "factor": (int,),
-    "terrain": (str,),
-    "name": (str,),
-    "steps": (int,),
-    "ar": (int,),
-    "kind": (str,),
-    "supply": (str,),
-    "re": (int, float),
-    "stocks": (str,),
-}
-
-
-def _unit(name: str, value: Any) -> Unit:
-    from tui.engine.model import Unit
-
-    if not isinstance(value, Mapping) or "factor" not in value:
-        raise InputError(name, value, "a unit as logged: a table with its factor")
-    for key, item in value.items():
-        if key not in _UNIT_TYPES:
-            raise InputError(f"{name} {key}", item, "a unit field: " + ", ".join(_UNIT_TYPES))
-        if item is not None and (isinstance(item, bool) or not isinstance(item, _UNIT_TYPES[key])):
-            raise InputError(f"{name} {key}", item, f"a {_UNIT_TYPES[key][0].__name__}")
-    return Unit(**dict(value))
 
 
 def combat_from_inputs(
@@ -830,29 +893,18 @@ def combat_from_inputs(
         raise InputError("inputs", ruleset, "the combat's ruleset: one of " + ", ".join(RULESETS))
     assert isinstance(ruleset, str)
     # A player's chart keeps its modifiers' values in one table (the chart checks them).
-    by_name = {f.name: f for f in (GAME_READS if game else schema(ruleset))}
+    pool = GAME_READS if game else schema(ruleset)
+    by_name = {f.name: f for f in pool if f.on_combat}
     values: dict[str, Any] = {"ruleset": ruleset}
     for key, value in inputs.items():
         if key == "ruleset":
             continue
         found = by_name.get(key)
-        if found is not None and found.kind == "modifiers":
-            if not isinstance(value, Mapping):
-                raise InputError(key, value, "a table of each modifier's value")
-            if keep is None or keep(found):
-                values[key] = tuple((str(name), item) for name, item in value.items())
-            continue
         if found is None:
             raise InputError("inputs", key, f"an input {ruleset} reads")
         if keep is not None and not keep(found):
             continue
-        if found.kind == "units":
-            if not isinstance(value, list | tuple):
-                raise InputError(key, value, "a list of units")
-            value = tuple(_unit(key, unit) for unit in value)
-        elif isinstance(value, list):
-            value = tuple(value)
-        values[key] = value
+        values[key] = found.kind.logged(key, value)
     return CombatInput(**values)
 
 

@@ -314,6 +314,7 @@ _CONSTANTS: dict[str, type] = {
     "pod.shifts.buddy": int,
     "pod.shifts.medal": int,
     "pod.terrain": dict,
+    "pod.markers": list,
     "pod-boom.long_range_aa_bonus": int,
     "pod-boom.accuracy_effect": dict,
     "ocs.row_min": int,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -27,6 +27,59 @@ from tui.engine.rulesets.common import (
 from tui.engine.tables import Chart, Tables
 
 STEPS = ("attrition", "accuracy", "direction", "crt")
+
+# The missions (the desk form's choice, tui.engine.schema) that meet AA on their route:
+# bombers. Batteries and ships skip attrition, and with it the AA units, the bombers' range
+# and the target's distance (the long-range AA bonus).
+AA_MISSIONS = frozenset({"bombers"})
+_AA_INPUTS = frozenset({"defenders", "bomber_range", "distance"})
+NO_AA = "Only bombers meet AA on their route: batteries and ships skip attrition."
+
+
+def meets_aa(mission: str | None) -> bool:
+    """Whether a mission meets AA on its route (a form that says none flies bombers)."""
+    return (mission or "bombers") in AA_MISSIONS
+
+
+def form_unread(values: Mapping[str, Any]) -> frozenset[str]:
+    """What a mission's form does not read: batteries and ships meet no AA."""
+    return frozenset() if meets_aa(values.get("mission")) else _AA_INPUTS
+
+
+def form_values(values: dict[str, Any], errors: list[InputError]) -> dict[str, Any]:
+    """A bomber mission's form as the chain reads it: the AA units on the route as their
+    total (a route with none is column 0), and the target over half the bombers' range
+    (both left empty: within it, so a quick mission needs only its units). A distance
+    without a range cannot be judged."""
+    if not meets_aa(values.get("mission")):
+        return values
+    bomber_range, distance = values.get("bomber_range"), values.get("distance")
+    if distance is not None and bomber_range is None:
+        errors.append(InputError("bomber_range", None, "the bombers' range to judge the distance"))
+    aa_units = values.get("defenders") or ()
+    return values | {
+        "defenders": (),
+        "aaf": sum(unit.factor for unit in aa_units),
+        "long_range": bomber_range is not None and over_half_range(distance or 0, bomber_range),
+    }
+
+
+def loss_words(value: str | None) -> str:
+    """A CRT loss code in words ("-", a number of factors, "All"; None: no CAF on target)."""
+    if value is None:
+        return "no CAF on target"
+    return {"-": "no loss", "All": "every unit"}.get(value, f"lose {value}")
+
+
+def interdiction_words(value: str | None) -> str:
+    """A CRT interdiction code in words: the No-entry turns ("All": the rest of the game)."""
+    if value is None:
+        return "no CAF on target"
+    if value == "-":
+        return "none"
+    if value == "All":
+        return "rest of the game"
+    return f"{value} turn{'s' if value != '1' else ''}"
 
 
 def largest_column(chart: Chart, value: int) -> int | None:

@@ -203,18 +203,8 @@ def finish(
 
 
 def parse_unit(field: str, text: str) -> Unit:
-    """A unit as typed: "N", or "N@terrain" (Pair-o-Dice Super/Ultra hex terrain)."""
-    factor, at, terrain = text.strip().partition("@")
-    factor = factor.strip()
-    if not factor.isdigit() or not factor.isascii() or (at and not terrain.strip()):
-        raise InputError(field, text, "a whole number >= 0 (or N@terrain in pod-super/pod-ultra)")
-    return Unit(whole_number(field, text, factor), terrain.strip().lower() or None)
+    """A unit as typed: "N", or "N@terrain" (Pair-o-Dice Super/Ultra hex terrain); read as
+    every unit list's kind reads it."""
+    from tui.engine.kinds import unit_typed
 
-
-def whole_number(field: str, text: str, digits: str) -> int:
-    """`digits` (ASCII, an optional sign) as an int; more digits than Python reads into
-    one (over 4300) are refused as the value typed, not a traceback."""
-    try:
-        return int(digits)
-    except ValueError:
-        raise InputError(field, text, "a whole number of at most 4300 digits") from None
+    return unit_typed(field, text)

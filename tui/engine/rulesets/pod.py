@@ -23,6 +23,16 @@ from tui.engine.tables import Tables
 SIDES = ("attacker", "defender")
 
 
+def form_unread(values: Mapping[str, Any]) -> frozenset[str]:
+    """What an Ultra form does not read: an obstacle is the whole defence (no defender is
+    read), and the game's mines CDF is read only against mines."""
+    obstacle = values.get("obstacle")
+    unread = {"defenders"} if obstacle else set()
+    if obstacle != "mines":
+        unread.add("mines_cdf")
+    return frozenset(unread)
+
+
 def chart_key(ruleset: str, tables: Tables) -> str:
     return f"{tables.data[ruleset].get('same_chart_as', ruleset)}.crt"
 

@@ -265,6 +265,7 @@ def fields(chart: PlayerChart) -> tuple[Any, ...]:
 
 def modifier_field(mod: Modifier) -> Any:
     """One modifier as a schema Field (kind tick, choice, or signed/whole with its range)."""
+    from tui.engine.kinds import CHOICE, SIGNED, TICK, WHOLE
     from tui.engine.schema import Field
 
     said = effect_text(mod)
@@ -272,23 +273,21 @@ def modifier_field(mod: Modifier) -> Any:
     # The desk's form gives a choice's or a number's label 14 columns (a tick's is whole).
     short = mod.label if len(mod.label) <= 14 else mod.label[:13] + "…"
     if mod.input == "tick":
-        return Field(
-            mod.name, mod.label, f"--{mod.name}", "tick", mod.help or said, desk_id=desk_id
-        )
+        return Field(mod.name, mod.label, f"--{mod.name}", TICK, mod.help or said, desk_id=desk_id)
     if mod.input == "choice":
         pairs = tuple((name, name) for name, _ in mod.values)
         return Field(
             mod.name,
             mod.label,
             f"--{mod.name}",
-            "choice",
+            CHOICE,
             mod.help or said,
             choices=lambda ruleset, tables, pairs=pairs: pairs,
             metavar="NAME",
             desk_id=desk_id,
             desk_label=short,
         )
-    kind = "signed" if (mod.low or 0) < 0 else "whole"
+    kind = SIGNED if (mod.low or 0) < 0 else WHOLE
     return Field(
         mod.name,
         mod.label,
