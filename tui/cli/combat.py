@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.parsing import Subcommands, UsageError, integer_value, seed_value
+from tui.cli.parsing import Subcommands, UsageError, seed_value
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
@@ -16,7 +16,7 @@ from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.engine.text import cell_text, die_text, table_json, table_text
 
 if TYPE_CHECKING:
-    from tui.engine.model import CombatInput, Distribution, Outcome, Unit
+    from tui.engine.model import CombatInput, Distribution, Outcome
 
 _GROUPS = {
     "pod-basic": "Pair-o-Dice",
@@ -67,22 +67,8 @@ def _combat_flags(parser: argparse.ArgumentParser, tables: Tables | None = None)
             else:
                 said = [f"{_readers_text(tuple(r))} {v}" for v, r in by_values.items()]
                 help_text += " (" + "; ".join(said) + ")"
-        low, high = field.bounds(tables)
-        if field.kind in ("whole", "signed") and high is not None:
-            help_text += f" ({low} to {high})"
-        kind = field.kind
-        if kind in ("units", "ocs-attackers", "ocs-defenders", "dice-list"):
-            where.add_argument(
-                field.flag, action="append", default=[], metavar=field.metavar, help=help_text
-            )
-        elif kind == "tick":
-            where.add_argument(field.flag, action="store_true", help=help_text)
-        elif kind == "maybe":
-            where.add_argument(
-                field.flag, action=argparse.BooleanOptionalAction, default=None, help=help_text
-            )
-        else:
-            where.add_argument(field.flag, metavar=field.metavar, help=help_text)
+        help_text += field.kind.range_said(field, tables)
+        where.add_argument(field.flag, help=help_text, **field.kind.flag_options(field))
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -91,10 +77,9 @@ def _dest(flag: str) -> str:
 
 
 def combat_from_args(args: argparse.Namespace) -> CombatInput:
-    """Turn parsed flags into a CombatInput, each read by its kind in the schema."""
+    """Turn parsed flags into a CombatInput, each read by its field's kind."""
     from tui.engine import schema
     from tui.engine.model import CombatInput
-    from tui.engine.rulesets.common import parse_unit
 
     if args.ruleset not in RULESET_IDS:
         raise InputError(
@@ -102,30 +87,9 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
         )
     values: dict[str, Any] = {}
     for field, _ in schema.cli_fields():
-        raw = getattr(args, _dest(field.flag), None)
-        kind, name = field.kind, field.name
-        if raw is None or raw == [] or (raw is False and kind == "tick"):
-            continue
-        if kind == "units":
-            value: Any = tuple(parse_unit(field.aliases[0], text) for text in raw)
-        elif kind == "ocs-attackers":
-            value = tuple(_ocs_attacker(text) for text in raw)
-        elif kind == "ocs-defenders":
-            value = tuple(_ocs_defender(text) for text in raw)
-        elif kind == "dice-list":
-            value = tuple(integer_value(name, text) for text in raw)
-        elif kind in ("whole", "signed", "dice"):
-            low = field.low if kind == "whole" and isinstance(field.low, int) else None
-            value = integer_value(name, raw, 0 if name == "caf" else low)
-        elif kind == "choice" and field.choices is not None and name == "mines_cdf":
-            value = integer_value(name, raw)
-        elif kind == "choice":
-            value = raw.lower()
-        else:
-            value = raw
-        if kind in ("units", "ocs-attackers", "ocs-defenders"):
-            value = values.get(name, ()) + value  # --attack and --attacker both add units
-        values[name] = value
+        value = field.kind.from_flag(field, getattr(args, _dest(field.flag), None))
+        if value is not None:
+            values[field.name] = field.kind.merge(values.get(field.name), value)
     return CombatInput(ruleset=args.ruleset, **values)
 
 
@@ -141,77 +105,8 @@ def command_line(combat: CombatInput) -> list[str]:
         value = getattr(combat, field.name)
         if combat.ruleset not in readers or value == getattr(blank, field.name):
             continue
-        kind = field.kind
-        if kind == "units":
-            for unit in value:
-                if unit.name is None:
-                    text = str(unit.factor) + (f"@{unit.terrain}" if unit.terrain else "")
-                    args += [field.flag, text]
-        elif kind in ("ocs-attackers", "ocs-defenders"):
-            for unit in value:
-                if unit.name is not None:
-                    args += [field.flag, _ocs_spec(unit, kind == "ocs-attackers")]
-        elif kind == "tick":
-            args.append(field.flag)
-        elif kind == "maybe":
-            args.append(field.flag if value else "--no-" + field.flag.removeprefix("--"))
-        elif kind == "dice-list":
-            for die in value:
-                args += [field.flag, str(die)]
-        else:
-            args += [field.flag, str(value)]
+        args += field.kind.to_flags(field, value)
     return args
-
-
-def _ocs_spec(unit: Unit, attacker: bool) -> str:
-    """An OCS counter as --attacker or --defender takes it."""
-    if attacker:
-        parts = [unit.name, unit.factor, unit.steps, unit.ar, unit.kind, unit.supply]
-    else:
-        parts = [unit.name, unit.factor, unit.steps, unit.re, unit.ar]
-    return ":".join("" if part is None else str(part) for part in parts).rstrip(":")
-
-
-def _ocs_fields(flag: str, text: str, names: tuple[str, ...], least: int) -> list[str]:
-    parts = [part.strip() for part in text.split(":")]
-    if not least <= len(parts) <= len(names) or not parts[0]:
-        raise InputError(flag, text, ":".join(names) + f" (the first {least} given)")
-    return parts
-
-
-def _ocs_attacker(text: str) -> Unit:
-    """An OCS attacking unit as typed: NAME:STRENGTH:STEPS:AR[:TYPE[:SUPPLY]]."""
-    from tui.engine.model import Unit
-
-    names = ("NAME", "STRENGTH", "STEPS", "AR", "TYPE", "SUPPLY")
-    name, strength, steps, ar, *rest = _ocs_fields("attacker", text, names, 4)
-    return Unit(
-        integer_value(f"{name} strength", strength, 0),  # type: ignore[arg-type]
-        name=name,
-        steps=integer_value(f"{name} steps", steps, 0),
-        ar=integer_value(f"{name} AR", ar, 0),
-        kind=(rest[0].lower() if rest else "combat"),
-        supply=(rest[1].lower() if len(rest) > 1 else "on-map"),
-    )
-
-
-def _ocs_defender(text: str) -> Unit:
-    """An OCS defending unit as typed: NAME:STRENGTH:STEPS:RE:AR."""
-    from tui.engine.model import Unit
-
-    names = ("NAME", "STRENGTH", "STEPS", "RE", "AR")
-    name, strength, steps, re_text, ar = _ocs_fields("defender", text, names, 5)
-    try:
-        size = float(re_text)
-    except ValueError:
-        raise InputError(f"{name} RE", re_text, "a number >= 0 (1, 0.5, 2)") from None
-    return Unit(
-        integer_value(f"{name} strength", strength, 0),  # type: ignore[arg-type]
-        name=name,
-        steps=integer_value(f"{name} steps", steps, 0),
-        ar=integer_value(f"{name} AR", ar, 0),
-        re=size,
-    )
 
 
 def outcome_text(outcome: Outcome) -> str:

@@ -156,17 +156,10 @@ def _parser(command: str, chart: PlayerChart) -> argparse.ArgumentParser:
         return parser
     for field in fields(chart):
         help_text = one_line(field.help)
-        if field.kind == "units":
-            parser.add_argument(
-                field.flag, action="append", default=[], metavar="N", help=help_text
-            )
-        elif field.kind == "tick":
-            parser.add_argument(field.flag, action="store_true", help=help_text)
-        elif field.kind == "choice":
+        if field.choices:
             names = "|".join(name for name, _ in chart.modifier(field.name).values)
-            parser.add_argument(field.flag, metavar="NAME", help=f"{help_text} ({names})")
-        else:
-            parser.add_argument(field.flag, metavar=field.metavar, help=help_text)
+            help_text += f" ({names})"
+        parser.add_argument(field.flag, help=help_text, **field.kind.flag_options(field))
     if command == "resolve":
         parser.add_argument("--seed", metavar="S", help="seed the desk's dice")
         parser.add_argument("--save", metavar="FILE", help="append the combat to this save")

@@ -94,17 +94,10 @@ def seed_value(text: str | None) -> int | None:
 
 
 def integer_value(field: str, text: str | None, low: int | None = None) -> int | None:
+    """A whole number typed for `field` (None: not given), read as a whole-number field's
+    kind reads it."""
     if text is None:
         return None
-    value = text.strip()
-    sign = value[:1] in "+-" and value[:1] != ""
-    digits = value[1:] if sign else value
-    if not digits.isdigit() or not digits.isascii():
-        allowed = "a whole number" + (f" >= {low}" if low is not None else ", + or -")
-        raise InputError(field, text, allowed)
-    from tui.engine.rulesets.common import whole_number
+    from tui.engine.kinds import whole
 
-    number = whole_number(field, text, value)
-    if low is not None and number < low:
-        raise InputError(field, text, f"a whole number >= {low}")
-    return number
+    return whole(field, text, low)
