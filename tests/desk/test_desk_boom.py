@@ -195,6 +195,36 @@ async def test_a_quick_mission_needs_only_its_units(desk: Desk) -> None:
         assert "Bomber range: enter the bombers' range to judge the distance" in screen_text(app)
 
 
+async def test_the_form_is_the_schemas_and_a_mission_hides_what_it_does_not_read(
+    desk: Desk,
+) -> None:
+    """The Big Boom form is made from its fields as every ruleset's is; ships hide their AA
+    and range (the engine says they do not read them), bombers show them again, and an AA
+    row left empty is no AA unit (the route's AA is 0, not a factor missing)."""
+    from tui.engine.schema import form
+
+    async with desk(rulesets=["pod-boom"]) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, BoomScreen)
+        labels = [str(label.content) for label in screen.query(".field > .field-label")]
+        fields = form("pod-boom", app.tables)
+        assert labels == ["Target hex", *(found.form_label for found in fields)]
+        lines = {found.name: screen.query_one(f"#{found.widget_id}").parent for found in fields}
+        await fill(pilot, ["6"], mission="ships", bomber_range="8", distance="2")
+        assert not lines["bomber_range"].display and not lines["distance"].display
+        assert lines["mission"].display and not screen.query_one("#defenders").display
+        assert screen.reading.combat is not None and screen.reading.combat.aaf is None
+        screen.query_one("#mission", Cycle).value = "bombers"
+        await pilot.pause()
+        assert lines["bomber_range"].display and screen.query_one("#defenders").display
+        combat = screen.reading.combat
+        assert combat is not None and (combat.aaf, combat.long_range) == (0, False)
+        screen.query_one("#range", Input).value = "x"
+        await pilot.pause()
+        assert "Bomber range: 'x' is not a whole number >= 0" in screen_text(app)
+        assert screen.query_one("#range", Input).has_class("-invalid")
+
+
 def test_the_preview_holds_every_line_a_mission_can_show() -> None:
     """The Big Boom preview reserves `most_preview_lines`: no mission's preview is taller,
     so typing one never makes the preview grow (and lay the screen out again)."""

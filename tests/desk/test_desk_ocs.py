@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from textual.pilot import Pilot
-from textual.widgets import Checkbox, Static
+from textual.widgets import Checkbox, Input, Static
 
 from tests.conftest import Desk, settle
 from tui import saves
@@ -247,3 +247,38 @@ async def test_supply_is_chosen_in_the_words_of_the_docs_and_the_cli(desk: Desk)
         await pilot.pause()
         assert (supply.value, supply.label) == ("internal", "internal")
         assert [label for label, _ in supply.options] == list(SUPPLY_SOURCES)
+
+
+async def test_what_cannot_be_read_is_named_and_marked_and_nothing_is_made_of_it(
+    desk: Desk,
+) -> None:
+    """The rows and the fields are read by their kinds, as the CLI reads them: a strength
+    or an RE that cannot be read is marked and named, and attacking from 0 hexes is named
+    too (it was read as 1, silently); once put right the combat is read."""
+    async with desk(rulesets=["ocs"]) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, OcsScreen)
+        await fill(pilot, screen)
+        attacker = rows(screen, "attacker")[0]
+        (defender,) = rows(screen, "defender")
+        attacker.field("factor").value = "x"
+        defender.field("re").value = "-1"
+        screen.query_one("#attack-hexes", Input).value = "0"
+        await pilot.pause()
+        shown = preview(screen)
+        assert "21 Pz strength: 'x' is not a whole number >= 0" in shown
+        assert "2 NZ RE: '-1' is not a number >= 0 (1, 0.5, 2)" in shown
+        assert "Att. hexes: '0' is not a whole number >= 1" in shown
+        assert screen.reading.combat is None
+        assert attacker.field("factor").has_class("-invalid")
+        assert defender.field("re").has_class("-invalid")
+        assert not attacker.field("steps").has_class("-invalid")
+        attacker.field("factor").value = "6"
+        defender.field("re").value = "1"
+        screen.query_one("#attack-hexes", Input).value = "2"
+        await pilot.pause()
+        combat = screen.reading.combat
+        assert combat is not None and combat.attack_hexes == 2
+        assert [u.factor for u in combat.attackers] == [6, 4]
+        assert combat.defenders[0].re == 1.0
+        assert not attacker.field("factor").has_class("-invalid")

@@ -22,6 +22,7 @@ from tui import cli, saves
 from tui.engine import schema
 from tui.engine.combat import distribution, plain
 from tui.engine.errors import InputError
+from tui.engine.kinds import Choice, Signed, Tick, Whole
 from tui.engine.model import CombatInput, Unit
 from tui.engine.procedure import (
     ChoiceQuestion,
@@ -51,13 +52,15 @@ def random_combat(ruleset: str, rnd: random.Random) -> CombatInput:
         options = [value for value, _ in field.form_options(ruleset, TABLES)]
         if field.name in ("attacker_ar_unit", "defender_ar_unit", "mines_cdf"):
             continue  # set below from the units, and the game's own option
-        if field.desk_options is not None or field.kind in ("tick", "maybe"):
+        if not field.on_combat:
+            continue  # the desk form's own (Big Boom's mission): drawn below
+        if field.desk_options is not None or isinstance(field.kind, Tick):
             form[field.name] = rnd.random() < 0.5
-        elif field.kind == "choice":
+        elif isinstance(field.kind, Choice):
             form[field.name] = rnd.choice(options if field.required else [None, *options])
-        elif field.kind == "signed":
+        elif isinstance(field.kind, Signed):
             form[field.name] = rnd.randint(-2, 2)
-        elif field.kind == "whole":
+        elif isinstance(field.kind, Whole):
             low = field.low if isinstance(field.low, int) else 0
             form[field.name] = rnd.randint(low, low + 2)
     if ruleset == "ocs":
@@ -231,10 +234,10 @@ async def fill_form(pilot: Any, screen: Any, combat: CombatInput) -> None:
         screen.query_one("#range", Input).value = "8"
         screen.query_one("#distance", Input).value = "5"
     for field in schema.form(ruleset, TABLES):
+        if field.name == "mines_cdf" or not field.on_combat:
+            continue  # the game's own option; the mission, set above
         value = getattr(combat, field.name)
         widget = screen.query_one(f"#{field.widget_id}")
-        if field.name == "mines_cdf":
-            continue
         if isinstance(widget, Cycle):
             widget.value = "" if value is None else value
         elif isinstance(widget, Input):

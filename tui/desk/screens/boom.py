@@ -1,7 +1,9 @@
 """Pair-o-Dice Big Boom: Allied bombers, German batteries or Allied ships against a target
-hex. The preview folds the whole chain (attrition, accuracy, direction, combat) as you
-type; rolling runs it with every die shown, and its No-entry markers go on the target hex
-or on the hex the astray units hit, named from it ("one hex NE of 0712")."""
+hex. The form is the schema's (the bombers' range, the distance, the mission); which of it
+a mission reads, and what it stands for, the engine says (tui.engine.rulesets.boom). The
+preview folds the whole chain (attrition, accuracy, direction, combat) as you type;
+rolling runs it with every die shown, and its No-entry markers go on the target hex or on
+the hex the astray units hit, named from it ("one hex NE of 0712")."""
 
 from __future__ import annotations
 
@@ -11,52 +13,32 @@ from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.widget import Widget
 from textual.widgets import Input, Label
 
 from tui.desk.commands import FROGMAN_COMMANDS, Command
 from tui.desk.screens.combat import CombatScreen, FormReading
-from tui.desk.screens.pod import choice, field
-from tui.desk.widgets.combat import Cycle, FixedInput, OddsPreview, bar
+from tui.desk.screens.pod import field
+from tui.desk.widgets.combat import FixedInput, OddsPreview, bar
 from tui.engine import CombatInput, InputError, Outcome, Unit
 from tui.engine.cells import cell_text
 from tui.engine.rulesets.boom import (
+    NO_AA,
     ChainPreview,
     chain_preview,
+    interdiction_words,
+    loss_words,
     most_attrition_losses,
-    over_half_range,
     printed_results,
 )
-from tui.engine.rulesets.common import explain, parse_unit
+from tui.engine.rulesets.common import explain
 from tui.engine.tables import Tables
 from tui.engine.text import dice_brief
-
-MISSIONS = [
-    ("Allied bombers", "bombers"),
-    ("German batteries", "batteries"),
-    ("Allied ships", "ships"),
-]
 
 
 def _percent_row(chance: Fraction, label: str) -> str:
     value = float(chance)
     return f"{value * 100:5.1f}% {bar(value)} {label}"
-
-
-def _loss_label(value: str | None) -> str:
-    if value is None:
-        return "no CAF on target"
-    return {"-": "no loss", "All": "every unit"}.get(value, f"lose {value}")
-
-
-def _turns_label(value: str | None) -> str:
-    if value is None:
-        return "no CAF on target"
-    if value == "-":
-        return "none"
-    if value == "All":
-        return "rest of the game"
-    return f"{value} turn{'s' if value != '1' else ''}"
 
 
 def preview_text(
@@ -79,9 +61,9 @@ def preview_text(
             chances.append(_percent_row(lost.get(count, Fraction(0)), f"{count} lost"))
     where = target or "the target"
     chances.append(f"Whole mission, loss on {where}:")
-    chances.extend(_percent_row(p, _loss_label(v)) for v, p in chain.losses)
+    chances.extend(_percent_row(p, loss_words(v)) for v, p in chain.losses)
     chances.append(f"No-entry turns on {where}:")
-    chances.extend(_percent_row(p, _turns_label(v)) for v, p in chain.interdiction)
+    chances.extend(_percent_row(p, interdiction_words(v)) for v, p in chain.interdiction)
     return "\n".join(head), "\n".join(chances)
 
 
@@ -97,9 +79,6 @@ def most_preview_lines(tables: Tables) -> int:
 class BoomScreen(CombatScreen):
     """Big Boom: the mission's units, its AA and range (bombers), and the target hex."""
 
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(
-        {"no-entry", "obstacle", "hero-site", "buddy-card"}
-    )
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + FROGMAN_COMMANDS
     BINDINGS = [c.binding() for c in FROGMAN_COMMANDS]
@@ -109,6 +88,8 @@ class BoomScreen(CombatScreen):
         "Units, CAF each (^n add, ^o drop)",
         "AA units on the route (^g add)",
     )
+    # The inputs the form hides, as the mission last left them unread.
+    hidden: frozenset[str] = frozenset()
 
     @cached_property
     def most_lost(self) -> int:
@@ -120,39 +101,35 @@ class BoomScreen(CombatScreen):
         return OddsPreview(id="preview", reserve=most_preview_lines(self.tables))
 
     def compose_fields(self) -> ComposeResult:
+        # Where the result's markers go: the desk's own, not an input of the combat.
         yield field("Target hex", FixedInput(placeholder="e.g. 0712", compact=True, id="target"))
-        yield Horizontal(
-            Label("Bomber range", classes="field-label"),
-            FixedInput(placeholder="hexes", compact=True, id="range", classes="small"),
-            classes="field bombers-only",
-        )
-        # The distance from the nearest Airbase England hex.
-        yield Horizontal(
-            Label("From airbase", classes="field-label"),
-            FixedInput(placeholder="hexes", compact=True, id="distance", classes="small"),
-            classes="field bombers-only",
-        )
-        yield field("Mission", choice(MISSIONS, "bombers", "mission"))
+        yield from super().compose_fields()
 
     @property
-    def mission(self) -> str:
-        return self.select_value("#mission") or "bombers"
+    def marker_kinds(self) -> frozenset[str] | None:
+        """The markers a Pair-o-Dice game uses (tables.toml), Big Boom's among them."""
+        return frozenset(self.tables.data["pod"]["markers"])
 
     @property
     def target(self) -> str:
         return self.query_one("#target", Input).value.strip()
 
-    @on(Cycle.Changed, "#mission")
-    def mission_changed(self) -> None:
-        """Batteries and ships skip attrition: their AA, range and distance are hidden."""
-        bombers = self.mission == "bombers"
-        for widget in self.query(".bombers-only, #defenders"):
-            widget.display = bombers
-        self.query(".section").last(Label).display = bombers
+    def show_unread(self, unread: frozenset[str]) -> None:
+        """What a mission does not read is hidden: batteries and ships meet no AA, so their
+        AA units, the bombers' range and the distance go."""
+        if unread == self.hidden:
+            return  # hidden or shown already (each change lays the form out)
+        self.hidden = unread
+        self.query_one("#defenders").display = "defenders" not in unread
+        self.query(".section").last(Label).display = "defenders" not in unread
+        for found in self.form_inputs:
+            line = self.query_one(f"#{found.widget_id}").parent
+            if isinstance(line, Widget):
+                line.display = found.name not in unread
 
     async def action_add_defender(self) -> None:
-        if self.mission != "bombers":
-            self.notify("Only bombers meet AA on their route: batteries and ships skip attrition.")
+        if "defenders" in self.unread:
+            self.notify(NO_AA)
             return
         await super().action_add_defender()
 
@@ -162,42 +139,6 @@ class BoomScreen(CombatScreen):
         if side == "attacker":
             return combat.attackers
         return (Unit(combat.aaf),) if combat.aaf else ()
-
-    def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
-        if side == "attacker":
-            return super().read_units(side, problems)
-        if self.mission != "bombers":
-            return ()
-        # AA rows left empty are no AA unit: a mission with no AA on its route is column 0.
-        units = []
-        for row in self.unit_rows("defender"):
-            text = row.factor_input.value.strip()
-            try:
-                units.append(parse_unit(row.label, text) if text else None)
-                row.factor_input.set_class(False, "-invalid")
-            except InputError:
-                problems.append(f"{row.label}: {text!r} is not a whole number >= 0")
-                row.factor_input.set_class(True, "-invalid")
-        return tuple(u for u in units if u is not None)
-
-    def combat_fields(
-        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> dict[str, Any]:
-        if self.mission != "bombers":
-            return {"attackers": attackers}
-        bomber_range = self.whole_number("#range", problems, "Bomber range")
-        distance = self.whole_number("#distance", problems, "From airbase")
-        # Both left empty: a target within half range (no long-range AA bonus), so a quick
-        # mission needs only its units.
-        given_range = bool(self.query_one("#range", Input).value.strip())
-        given_distance = bool(self.query_one("#distance", Input).value.strip())
-        if given_distance and not given_range:
-            problems.append("Bomber range: enter the bombers' range to judge the distance")
-        return {
-            "attackers": attackers,
-            "aaf": sum(unit.factor for unit in defenders),
-            "long_range": given_range and over_half_range(distance, bomber_range),
-        }
 
     @on(Input.Changed, "#target")
     def target_changed(self) -> None:

@@ -3,8 +3,11 @@ over the live odds preview), unit rows, rolling with the desk's dice or dice ent
 hand, the trace, and recording in a worker.
 
 A ruleset's form is made from its schema (tui.engine.schema: each input's label, kind and
-range); a screen adds only what is its own (unit rows, a preview, extra commands). Data
-flows one way: form -> one reactive `FormReading` -> one engine call (`preview`) -> the
+range): each field's kind (tui.engine.kinds) names the widget that shows it, reads what is
+typed in it and checks it, and the unit rows are read by the kind of the ruleset's unit
+fields; what the form does not read, and what its desk-only inputs stand for, the engine
+says (tui.engine.combat.form_unread, form_values). A screen adds only what is its own (a
+preview, extra commands, where the result's markers go). Data flows one way: form -> one reactive `FormReading` -> one engine call (`preview`) -> the
 preview widget; a roll -> the ruleset's procedure (tui.engine.procedure), its questions
 answered with the desk's dice or dialogs -> one entry appended by the game session.
 
@@ -21,7 +24,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import cached_property
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -39,8 +43,9 @@ from tui import engine, saves
 from tui.desk.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
 from tui.desk.compat import use_pane_compositor
 from tui.desk.screens.ruleset import RulesetScreen, SaveState
-from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
+from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow, unit_row
 from tui.engine.errors import InputError
+from tui.engine.kinds import Shown
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
 
@@ -58,6 +63,15 @@ ENGINE_MODULES = ("tui.engine.model", "tui.engine.preview", "tui.engine.rulesets
 
 # The dialogs (hand dice, the trace, notes, choices) are imported when one is first asked
 # for: a combat screen opens without them.
+
+
+def typed_problem(err: InputError, label: str | None = None) -> str:
+    """A form's problem with what was typed, in the form's words: "A1: enter a CAF" for a
+    value missing, "Hedgehog: 'x' is not a whole number >= 0" for one that cannot be read."""
+    name = label or err.field
+    if err.value is None or err.value == "":
+        return f"{name}: enter {err.allowed}"
+    return f"{name}: {err.value!r} is not {err.allowed}"
 
 
 @dataclass(frozen=True)
@@ -109,6 +123,8 @@ class CombatScreen(RulesetScreen):
         # Whether the form was filled from the game's last combat here (once, on opening),
         # and whether it is being filled now.
         self.restored = self.filling = False
+        # The inputs the form's values last left unread (the ruleset's form rule).
+        self.unread: frozenset[str] = frozenset()
 
     @property
     def tables(self) -> Tables:
@@ -158,6 +174,19 @@ class CombatScreen(RulesetScreen):
 
         return form(self.ruleset, self.tables)
 
+    @cached_property
+    def unit_inputs(self) -> tuple[SchemaField, SchemaField]:
+        """The attackers' and the defenders' fields, as this form's unit rows read them."""
+        from tui.engine.schema import unit_fields
+
+        return unit_fields(self.ruleset)
+
+    @cached_property
+    def form_ruled(self) -> bool:
+        """Whether a field of the form changes what the rest of it reads (the engine's
+        ruleset module, with its rule, is asked only then)."""
+        return any(found.form_rule for found in self.form_inputs)
+
     def field_label(self, name: str) -> str:
         """What the form calls an input an engine message names."""
         from tui.engine.schema import label
@@ -174,12 +203,12 @@ class CombatScreen(RulesetScreen):
                 lines.append([found])
         for line in lines:
             first, *rest = line
-            if first.kind in ("tick", "maybe") and first.desk_options is None and not rest:
+            if first.shown is Shown.TICK and not rest:  # a tick says its own label
                 yield self.input_widget(first)
                 continue
             widgets: list[Widget] = [self.input_widget(first)]
             for other in rest:
-                if other.kind != "tick":
+                if other.shown is not Shown.TICK:
                     widgets.append(Label(f" {other.form_label} "))
                 widgets.append(self.input_widget(other))
             yield Horizontal(
@@ -187,15 +216,16 @@ class CombatScreen(RulesetScreen):
             )
 
     def input_widget(self, found: SchemaField) -> Widget:
-        """The widget an input is typed, ticked or cycled in, by its kind."""
+        """The widget an input is typed, ticked or cycled in: the one its kind names."""
         from tui.desk.widgets.combat import FixedInput
         from tui.desk.widgets.ticks import Tick
 
-        if found.desk_options is not None:
-            return Cycle(list(found.desk_options), id=found.widget_id)
-        if found.kind in ("tick", "maybe"):
+        shown = found.shown
+        if shown is Shown.TICK:
             return Tick(found.form_label, id=found.widget_id, compact=True)
-        if found.kind in ("choice", "text"):
+        if shown is Shown.CHOICE:
+            if found.desk_options is not None:  # a tick with a name for each value
+                return Cycle(list(found.desk_options), id=found.widget_id)
             offered = found.form_options(self.ruleset, self.tables)
             options = [(label, value) for value, label in offered]
             if not found.required:
@@ -205,30 +235,51 @@ class CombatScreen(RulesetScreen):
                 options, value=options[0][1] if value is None else value, id=found.widget_id
             )
         low = found.low if isinstance(found.low, int) and found.low > 0 else 0
-        return FixedInput(placeholder=str(low), compact=True, id=found.widget_id, classes="small")
+        placeholder = found.placeholder or str(low)
+        return FixedInput(
+            placeholder=placeholder, compact=True, id=found.widget_id, classes="small"
+        )
 
     def input_default(self, found: SchemaField) -> Any:
-        """The value a choice starts with."""
+        """The value a choice starts with: a per-game option's as the game sets it."""
+        if found.game_option is not None:
+            return self.desk.game.options.get(found.name, found.option_default(self.tables))
         if found.desk_default is not None:
             return found.desk_default
         return None if found.required else ""
 
     def input_value(self, found: SchemaField, problems: list[str]) -> Any:
-        """An input's value as the form holds it (a bad number adds to `problems`)."""
+        """An input's value as the form holds it: a tick's, a choice's, or a number read by
+        the field's kind (None: left empty; one that cannot be read adds to `problems`)."""
         selector = f"#{found.widget_id}"
-        if found.desk_options is not None:
-            return self.select_value(selector)
-        if found.kind in ("tick", "maybe"):
+        shown = found.shown
+        if shown is Shown.TICK:
             return self.checked(selector)
-        if found.kind in ("choice", "text"):
+        if shown is Shown.CHOICE:
             return self.select_value(selector)
-        low = found.low if isinstance(found.low, int) and found.low > 0 else 0
-        signed = found.kind == "signed"
-        return self.whole_number(selector, problems, found.label, signed=signed) or low
+        box = self.form_field(selector)
+        assert isinstance(box, Input), selector
+        text = box.value.strip()
+        value = None
+        if text:
+            try:
+                value = found.kind.read(found, text)
+            except InputError as err:
+                problems.append(typed_problem(err, found.label))
+        box.set_class(bool(text) and value is None, "-invalid")
+        return value
 
     def make_unit_row(self, side: str, number: int) -> UnitRow:
+        """A unit row of the widget the side's field kind names."""
+        found = self.unit_inputs[0 if side == "attacker" else 1]
         attack, defence = self.FACTOR_NAMES
-        return UnitRow(side, number, (), placeholder=attack if side == "attacker" else defence)
+        placeholder = attack if side == "attacker" else defence
+        return unit_row(found.shown, side, number, self.unit_terrains, placeholder)
+
+    @property
+    def unit_terrains(self) -> tuple[str, ...]:
+        """The terrains a unit's hex may have where each unit's terrain counts."""
+        return ()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -352,10 +403,19 @@ class CombatScreen(RulesetScreen):
             odds.show(shown, problems)
 
     def read_form(self) -> FormReading:
+        """The form read: its fields, then the units the engine says it reads, as one
+        combat, or the problems (what could not be read, then numbers beyond the game's
+        range) that stop it."""
         problems: list[str] = []
-        attackers = self.read_units("attacker", problems)
-        defenders = self.read_units("defender", problems)
-        fields = self.combat_fields(attackers, defenders, problems)
+        typed: list[str] = []
+        values = {f.name: self.input_value(f, typed) for f in self.form_inputs}
+        self.unread = self.unread_inputs(values)
+        self.show_unread(self.unread)
+        for side in ("attacker", "defender"):
+            if f"{side}s" not in self.unread:
+                values[f"{side}s"] = self.read_units(side, problems)
+        problems += typed
+        fields = self.combat_fields(values, problems)
         # Numbers beyond the game's range, each named beside what could not be read.
         from tui.engine.schema import range_errors
 
@@ -363,68 +423,54 @@ class CombatScreen(RulesetScreen):
             problems.append(err.message(self.field_label(err.field)))
         if problems:
             return FormReading(None, tuple(problems))
-        return FormReading(engine.CombatInput(ruleset=self.ruleset, **fields))
+        # A value left empty is the combat's own default.
+        given = {name: value for name, value in fields.items() if value is not None}
+        return FormReading(engine.CombatInput(ruleset=self.ruleset, **given))
 
-    def combat_fields(
-        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> dict[str, Any]:
-        """The ruleset's CombatInput fields from the unit rows and its own fields; a field
-        that cannot be read adds a line to `problems` (and no CombatInput is made)."""
-        from tui.engine.schema import form_values
+    def unread_inputs(self, values: dict[str, Any]) -> frozenset[str]:
+        """The inputs these values leave unread, as the ruleset's form rule says."""
+        if not self.form_ruled:
+            return frozenset()
+        from tui.engine.combat import form_unread
 
-        values = {f.name: self.input_value(f, problems) for f in self.form_inputs}
-        return form_values(self.ruleset, {"attackers": attackers, "defenders": defenders, **values})
+        return form_unread(self.ruleset, values)
+
+    def show_unread(self, unread: frozenset[str]) -> None:
+        """Show the unit rows the form does not read as such: greyed (an Ultra obstacle is
+        the whole defence). New rows are greyed too, so every reading sets them."""
+        for side in ("attacker", "defender"):
+            for row in self.unit_rows(side):
+                row.disabled = f"{side}s" in unread
+
+    def combat_fields(self, values: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+        """The combat's fields from the form's values (its fields, and the units read), as
+        the ruleset's form rule makes them; a value it cannot use adds to `problems` (and
+        no combat is made)."""
+        if not self.form_ruled:
+            return values
+        from tui.engine.combat import form_values
+
+        errors: list[InputError] = []
+        fields = form_values(self.ruleset, values, errors)
+        problems += [typed_problem(err, self.field_label(err.field)) for err in errors]
+        return fields
 
     def unit_rows(self, side: str) -> list[UnitRow]:
         box = self.form_field(f"#{side}s")
         return [row for row in box.children if isinstance(row, UnitRow)] if box else []
 
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
+        """A side's units, each row read by the kind of the side's field (a part that
+        cannot be read is marked, and named in `problems`)."""
+        kind = self.unit_inputs[0 if side == "attacker" else 1].kind
         units = []
         for row in self.unit_rows(side):
-            field = row.factor_input
-            text = field.value.strip()
-            name = row.label
-            try:
-                if not text:
-                    raise InputError(name, "", "a factor (a whole number >= 0)")
-                from tui.engine.rulesets.common import parse_unit
-
-                unit = parse_unit(name, text)
-            except InputError:
-                what = field.placeholder or "factor"
-                problems.append(
-                    f"{name}: enter {'an' if what[:1] in 'aeiou' else 'a'} {what}"
-                    if not text
-                    else f"{name}: {text!r} is not a whole number >= 0"
-                )
-                field.set_class(bool(text), "-invalid")
-                continue
-            field.set_class(False, "-invalid")
-            units.append(replace(unit, terrain=row.terrain))
+            unit, errors = kind.read_row(row.label, row.parts(), row.placeholder)
+            row.mark_invalid({part for part, err in errors if err.value is not None})
+            problems += [typed_problem(err) for _, err in errors]
+            if unit is not None:
+                units.append(unit)
         return tuple(units)
-
-    def whole_number(
-        self, selector: str, problems: list[str], label: str, signed: bool = False
-    ) -> int:
-        """A small number field (empty is 0); a bad one is marked and named."""
-        field = self.form_field(selector)
-        assert isinstance(field, Input), selector
-        text = field.value.strip()
-        value = 0
-        ok = True
-        if text:
-            try:
-                value = int(text)
-            except ValueError:
-                ok = False
-            ok = ok and (signed or value >= 0)
-        if not ok:
-            allowed = "a whole number (+ or -)" if signed else "a whole number >= 0"
-            problems.append(f"{label}: {text!r} is not {allowed}")
-            value = 0
-        field.set_class(not ok, "-invalid")
-        return value
 
     def select_value(self, selector: str) -> Any:
         """A choice's value, or None when it shows "-" (or is not on this screen)."""

@@ -132,7 +132,10 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
             self.broken = shelf.broken
 
     def compose(self) -> ComposeResult:
-        mines = self.tables.data["pod-ultra"]["obstacle_options"]["mines"]
+        from tui.engine.schema import FIELDS
+
+        # The Ultra mines CDF: a per-game option, offered as its field is.
+        mines = FIELDS["mines_cdf"]
         offered = [(f"{r}  {self.tables.title(r)}", r, True) for r in RULESET_IDS]
         offered += [(f"{r}  {c.title}", r, False) for r, c in self.charts.items()]
         with Vertical(classes="dialog"):
@@ -153,8 +156,8 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
             with Horizontal(classes="field"):
                 yield Label("Ultra mines CDF", classes="field-label")
                 yield Select(
-                    [(str(m), m) for m in mines],
-                    value=mines[0],
+                    [(label, value) for value, label in mines.options("pod-ultra", self.tables)],
+                    value=mines.option_default(self.tables),
                     allow_blank=False,
                     compact=True,
                     id="new-mines",

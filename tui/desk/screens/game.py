@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from textual import work
-from textual.widgets import Input
 
 from tui.desk.screens.combat import CombatScreen
 
@@ -93,19 +92,16 @@ class GameChartScreen(CombatScreen):
         """A modifier's value in a logged combat (kept by name in its `modifiers`)."""
         return dict(combat.modifiers).get(found.name)
 
-    def combat_fields(
-        self, attackers: tuple[Any, ...], defenders: tuple[Any, ...], problems: list[str]
-    ) -> dict[str, Any]:
-        """The units, and each modifier set (a number left empty is not set)."""
-        modifiers: list[tuple[str, Any]] = []
-        for found in self.form_inputs:
-            if found.kind in ("whole", "signed"):
-                box = self.form_field(f"#{found.widget_id}")
-                if isinstance(box, Input) and not box.value.strip():
-                    box.set_class(False, "-invalid")
-                    continue
-            value = self.input_value(found, problems)
-            if value is None or value is False:
-                continue
-            modifiers.append((found.name, value))
-        return {"attackers": attackers, "defenders": defenders, "modifiers": tuple(modifiers)}
+    def combat_fields(self, values: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+        """The units, and each modifier set (a number left empty, or a tick not ticked, is
+        not set)."""
+        modifiers = tuple(
+            (found.name, values[found.name])
+            for found in self.form_inputs
+            if values.get(found.name) not in (None, False)
+        )
+        return {
+            "attackers": values.get("attackers", ()),
+            "defenders": values.get("defenders", ()),
+            "modifiers": modifiers,
+        }

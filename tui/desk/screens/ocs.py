@@ -39,9 +39,6 @@ class OcsScreen(CombatScreen):
         # placeholders go once a value is typed.
         yield Label("   str  stp AR  name", classes="unit-heading")
 
-    def make_unit_row(self, side: str, number: int) -> OcsUnitRow:
-        return OcsUnitRow(side, number)
-
     def make_preview(self) -> OddsPreview:
         return OcsOddsPreview(id="preview")
 
@@ -71,60 +68,18 @@ class OcsScreen(CombatScreen):
         return held
 
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
+        """The counters as the OCS unit kind reads them; each row shows the markers the save
+        has on its unit, and an attacker draws on the internal stocks they say (Low, then
+        Exhausted)."""
+        units = super().read_units(side, problems)
         held = self.held_markers()
-        units: list[Unit] = []
         for row in self.unit_rows(side):
-            assert isinstance(row, OcsUnitRow)
-            name = row.unit_name
-            markers = held.get(name, [])
-            row.show_markers(markers)
-            numbers: dict[str, int] = {}
-            for key, empty in (("factor", None), ("steps", 1), ("ar", 0)):
-                box = row.field(key)
-                text = box.value.strip()
-                ok = text.isdigit() and text.isascii()
-                box.set_class(bool(text) and not ok, "-invalid")
-                if ok:
-                    numbers[key] = int(text)
-                elif text or empty is None:
-                    what = {"factor": "strength", "steps": "steps", "ar": "AR"}[key]
-                    problems.append(
-                        f"{name}: {what} {text!r} is not a whole number >= 0"
-                        if text
-                        else f"{name}: enter a strength"
-                    )
-                else:
-                    numbers[key] = empty
-            size: float | None = None
-            if side == "defender":
-                box = row.field("re")
-                text = box.value.strip()
-                try:
-                    size = float(text) if text else None
-                    ok = size is None or size >= 0
-                except ValueError:
-                    ok = False
-                box.set_class(not ok, "-invalid")
-                if not ok:
-                    problems.append(f"{name}: RE {text!r} is not a number >= 0")
-                    size = None
-            if "factor" not in numbers:
-                continue
-            stocks = "exhausted" if "Exhausted" in markers else "low" if "Low" in markers else None
-            units.append(
-                Unit(
-                    numbers["factor"],
-                    name=name,
-                    steps=numbers.get("steps", 1),
-                    ar=numbers.get("ar", 0),
-                    kind=row.choice("type"),
-                    supply=row.choice("supply"),
-                    re=size,
-                    stocks=stocks if side == "attacker" else None,
-                )
-            )
-        self.refresh_ar_choices(side, units)
-        return tuple(units)
+            row.show_markers(held.get(row.unit_name, []))
+        if side == "attacker":
+            markers = [(marker.target, marker.kind) for marker in self.desk.game.markers]
+            units = ocs_supply.stocks_from_markers(units, markers)
+        self.refresh_ar_choices(side, list(units))
+        return units
 
     def refresh_ar_choices(self, side: str, units: list[Unit]) -> None:
         options = [(HIGHEST, "")] + [(u.name or "", u.name or "") for u in units]

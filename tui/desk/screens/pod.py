@@ -13,12 +13,10 @@ from textual.widgets import Label
 from tui import saves
 from tui.desk.commands import FROGMAN_COMMANDS, POD_COMMANDS, Command
 from tui.desk.screens.combat import CombatScreen, SaveState
-from tui.desk.widgets.combat import Cycle, UnitRow
+from tui.desk.widgets.combat import Cycle
 
 if TYPE_CHECKING:
     from textual.timer import Timer
-
-    from tui.engine.schema import Field as SchemaField
 
 # The Pair-o-Dice rules (tui.engine.rulesets.pod) are imported at the first roll.
 
@@ -26,10 +24,6 @@ if TYPE_CHECKING:
 def field(label: str, *widgets: Widget) -> Horizontal:
     """One line of the form: a label and its input(s)."""
     return Horizontal(Label(label, classes="field-label"), *widgets, classes="field")
-
-
-def choice(options: list[tuple[str, Any]], value: Any, id: str) -> Cycle:
-    return Cycle(options, value=value, id=id)
 
 
 MINES_SETTLE = 0.8
@@ -40,9 +34,6 @@ class PodScreen(CombatScreen):
 
     # A mines CDF being cycled is logged once it has stood this long (seconds).
     _mines_timer: Timer | None = None
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(
-        {"no-entry", "obstacle", "hero-site", "buddy-card"}
-    )
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = (
@@ -50,24 +41,25 @@ class PodScreen(CombatScreen):
     )
     BINDINGS = [c.binding() for c in FROGMAN_COMMANDS + POD_COMMANDS]
 
+    FACTOR_NAMES: ClassVar[tuple[str, str]] = ("CAF", "CDF")
+
     @property
-    def terrains(self) -> tuple[str, ...]:
+    def marker_kinds(self) -> frozenset[str] | None:
+        """The markers a Pair-o-Dice game uses (tables.toml)."""
+        return frozenset(self.tables.data["pod"]["markers"])
+
+    @property
+    def unit_terrains(self) -> tuple[str, ...]:
         if not self.rules["terrain_effects"]:
             return ()
         return tuple(self.tables.data["pod"]["terrain"])
 
-    def make_unit_row(self, side: str, number: int) -> UnitRow:
-        return UnitRow(side, number, self.terrains)
-
-    def input_default(self, found: SchemaField) -> Any:
-        """The mines CDF starts at the game's own (a per-game option kept in its save)."""
-        if found.name == "mines_cdf":
-            return self.desk.game.options.get("mines_cdf", self.mines_default)
-        return super().input_default(found)
-
     @property
     def mines_default(self) -> Any:
-        return self.tables.data["pod-ultra"]["obstacles"]["mines"]
+        """The mines CDF of a game that sets none (the field's per-game option)."""
+        from tui.engine.schema import FIELDS
+
+        return FIELDS["mines_cdf"].option_default(self.tables)
 
     # ------------------------------------------------------------------ the form
     def game_was_read(self) -> None:
@@ -99,16 +91,6 @@ class PodScreen(CombatScreen):
 
     def before_roll(self) -> None:
         self.keep_mines_option()
-
-    def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
-        # An obstacle is the whole defence: the defender rows are not read, and show it.
-        if side == "defender" and self.ruleset == "pod-ultra":
-            obstacle = bool(self.select_value("#obstacle"))
-            for row in self.unit_rows("defender"):
-                row.disabled = obstacle
-            if obstacle:
-                return ()
-        return super().read_units(side, problems)
 
     # ------------------------------------------------------------------ after the roll
     def card_offers(self) -> dict[str, str]:

@@ -193,9 +193,14 @@ class RulesetScreen(DeskScreen):
         """The marker panel: the turn and the markers in play that this screen's game uses."""
         yield MarkerPanel(self.MARKER_KEYS, classes="marker-panel")
 
+    @property
+    def marker_kinds(self) -> frozenset[str] | None:
+        """The marker kinds this screen's game uses (None: every kind)."""
+        return self.MARKER_KINDS
+
     def shown_markers(self, markers: Sequence[Marker]) -> list[Marker]:
         """The markers this screen lists (every one where it names no kinds)."""
-        kinds = self.MARKER_KINDS
+        kinds = self.marker_kinds
         return list(markers) if kinds is None else [m for m in markers if m.kind in kinds]
 
     # ------------------------------------------------------------------ saving

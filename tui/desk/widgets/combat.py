@@ -36,6 +36,7 @@ from tui.engine.text import cell_text, dice_brief, shown_lines
 
 if TYPE_CHECKING:
     from tui.engine import Outcome
+    from tui.engine.kinds import Shown
     from tui.engine.preview import Preview
 
 BAR_WIDTH = 10
@@ -270,6 +271,29 @@ class UnitRow(Horizontal):
             return None
         value = self._terrain.value
         return value if isinstance(value, str) else None
+
+    def parts(self) -> dict[str, Any]:
+        """What the row holds, as its field's kind reads it (a part left empty: None)."""
+        return {"factor": self.factor_text.strip() or None, "terrain": self.terrain}
+
+    def mark_invalid(self, parts: set[str]) -> None:
+        """Mark the parts that cannot be read (and only those)."""
+        self.factor_input.set_class("factor" in parts, "-invalid")
+
+
+def unit_row(
+    shown: Shown, side: str, number: int, terrains: tuple[str, ...], placeholder: str
+) -> UnitRow:
+    """The unit row a side's field kind names: a factor (and its hex's terrain where it
+    counts), or an OCS counter (tui.desk.widgets.ocs, imported by the screens that show
+    one)."""
+    from tui.engine.kinds import Shown
+
+    if shown is Shown.OCS_UNIT_ROWS:
+        from tui.desk.widgets.ocs import OcsUnitRow
+
+        return OcsUnitRow(side, number, placeholder=placeholder)
+    return UnitRow(side, number, terrains, placeholder=placeholder)
 
 
 class LinesInPlace(Static):

@@ -13,9 +13,11 @@ from textual.widgets import Input, Label, Static
 
 from tui.desk.widgets.combat import Cycle, FixedInput, OddsPreview, UnitRow, bar, set_choice
 from tui.engine.preview import Preview
-from tui.engine.rulesets.ocs.supply import SUPPLY_SOURCES, OcsPreview
+from tui.engine.rulesets.ocs.supply import SUPPLY_SOURCES, UNIT_KINDS, OcsPreview
 
-TYPES = [("combat", "combat"), ("HQ", "hq"), ("DAK bde", "dak-brigade")]
+# Each unit type the engine knows, named short enough for the row.
+_TYPE_WORDS = {"hq": "HQ", "dak-brigade": "DAK bde"}
+TYPES = [(_TYPE_WORDS.get(kind, kind), kind) for kind in UNIT_KINDS]
 # Shown in the words the CLI, the log and the docs use (it said "stocks" for "internal").
 SUPPLIES = [(source, source) for source in SUPPLY_SOURCES]
 
@@ -37,8 +39,10 @@ class OcsUnitRow(UnitRow):
     OcsUnitRow Cycle { margin-right: 1; }
     """
 
-    def __init__(self, side: str, number: int, **kwargs: Any) -> None:
-        super().__init__(side, number, (), placeholder="str", **kwargs)
+    def __init__(
+        self, side: str, number: int, placeholder: str = "strength", **kwargs: Any
+    ) -> None:
+        super().__init__(side, number, (), placeholder=placeholder, **kwargs)
 
     def compose(self) -> ComposeResult:
         # Held, not queried: the form is read on every keystroke.
@@ -68,6 +72,24 @@ class OcsUnitRow(UnitRow):
 
     def field(self, name: str) -> Input:
         return self.inputs[name]
+
+    def parts(self) -> dict[str, Any]:
+        """What the row holds, as an OCS counter's kind reads it (a part left empty: None):
+        its name, strength, steps and AR; then type and supply, or RE."""
+        typed = {"name": "unit-name", "factor": "factor", "steps": "steps", "ar": "ar", "re": "re"}
+        found: dict[str, Any] = {
+            part: self.inputs[box].value.strip() or None
+            for part, box in typed.items()
+            if box in self.inputs
+        }
+        for part, cycle in (("kind", "type"), ("supply", "supply")):
+            found[part] = self.choice(cycle)
+        return found
+
+    def mark_invalid(self, parts: set[str]) -> None:
+        for part, box in (("factor", "factor"), ("steps", "steps"), ("ar", "ar"), ("re", "re")):
+            if box in self.inputs:
+                self.inputs[box].set_class(part in parts, "-invalid")
 
     def fill(self, unit: Any) -> None:
         """Show a logged unit: its name, strength, steps, AR, and its type and supply (an
