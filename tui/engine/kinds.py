@@ -16,7 +16,6 @@ model is imported by the functions that make a unit.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -142,11 +141,15 @@ def logged_unit(name: str, value: Any) -> Unit:
     return Unit(**dict(value))
 
 
-@dataclass(frozen=True)
 class Kind:
-    """What every kind answers; a plain value typed once, by default."""
+    """What every kind answers; a plain value typed once, by default. A kind holds no state
+    but the options it is made with: one object of each is enough (below)."""
 
     shown = Shown.NUMBER
+
+    def __repr__(self) -> str:
+        options = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({options})"
 
     def read(self, field: Field, text: str) -> Any:
         """The value `text` (as typed for `field`) stands for; InputError if none."""
@@ -176,10 +179,10 @@ class Kind:
         """The range the flag's help names (" (0 to 999)"), if it has one."""
         return ""
 
-    def errors(self, field: Field, value: Any, tables: Tables) -> list[InputError]:
+    def errors(self, field: Field, value: Any, tables: Tables) -> Sequence[InputError]:
         """Each number of `value` beyond what a game could reach (one below its floor, or
         not whole, is left to the resolver)."""
-        return []
+        return ()
 
     def logged(self, name: str, value: Any) -> Any:
         """A logged value (as a save reads back) as the combat holds it."""
@@ -190,22 +193,24 @@ class Kind:
         return True
 
 
-def _beyond(field: Field, numbers: Sequence[Any], tables: Tables, signed: bool) -> list[InputError]:
+def _beyond(
+    field: Field, numbers: Sequence[Any], tables: Tables, signed: bool
+) -> Sequence[InputError]:
     """The numbers above the field's top (or, `signed`, below its floor), each named."""
     low, high = field.bounds(tables)
     if high is None:
-        return []
-    found = []
+        return ()
+    found: Sequence[InputError] = ()  # a list only when one is found: read on every key
     for number in numbers:
         if isinstance(number, bool) or not isinstance(number, int):
             continue
         if number > high or (signed and low is not None and number < low):
             text = field.allowed or "a whole number from {low} to {high}"
-            found.append(InputError(field.said_as, number, text.format(low=low, high=high)))
+            error = InputError(field.said_as, number, text.format(low=low, high=high))
+            found = [*found, error]
     return found
 
 
-@dataclass(frozen=True)
 class Whole(Kind):
     """A whole number from the field's floor (0 if it names none) up."""
 
@@ -219,22 +224,20 @@ class Whole(Kind):
         low, high = field.bounds(tables)
         return f" ({low} to {high})" if high is not None else ""
 
-    def errors(self, field: Field, value: Any, tables: Tables) -> list[InputError]:
-        return _beyond(field, [value], tables, signed=False)
+    def errors(self, field: Field, value: Any, tables: Tables) -> Sequence[InputError]:
+        return _beyond(field, (value,), tables, signed=False)
 
 
-@dataclass(frozen=True)
 class Signed(Whole):
     """A whole number, + or -, between the field's bounds."""
 
     def read(self, field: Field, text: str) -> int:
         return whole(field.name, text)
 
-    def errors(self, field: Field, value: Any, tables: Tables) -> list[InputError]:
-        return _beyond(field, [value], tables, signed=True)
+    def errors(self, field: Field, value: Any, tables: Tables) -> Sequence[InputError]:
+        return _beyond(field, (value,), tables, signed=True)
 
 
-@dataclass(frozen=True)
 class Dice(Kind):
     """Dice rolled by hand, as they lie: their total (the resolver checks it is on the
     dice)."""
@@ -243,7 +246,6 @@ class Dice(Kind):
         return whole(field.name, text)
 
 
-@dataclass(frozen=True)
 class Repeated(Kind):
     """A value given once per unit or die: its flag is repeated."""
 
@@ -257,7 +259,6 @@ class Repeated(Kind):
         return [word for item in value for word in (field.flag, str(item))]
 
 
-@dataclass(frozen=True)
 class DiceList(Repeated):
     """Dice rolled by hand, one die a value, in the order they are read."""
 
@@ -265,12 +266,13 @@ class DiceList(Repeated):
         return whole(field.name, text)
 
 
-@dataclass(frozen=True)
 class Choice(Kind):
     """One of the field's choices, by name (`whole`: choices that are numbers)."""
 
     shown = Shown.CHOICE
-    whole: bool = False
+
+    def __init__(self, whole: bool = False) -> None:
+        self.whole = whole
 
     def read(self, field: Field, text: str) -> Any:
         return whole(field.name, text) if self.whole else text.lower()
@@ -281,7 +283,6 @@ class Choice(Kind):
         return bool(field.form_options(ruleset, tables))
 
 
-@dataclass(frozen=True)
 class Text(Kind):
     """A name, as typed (on the desk, picked among the names the form holds: the unit
     whose action rating a side uses)."""
@@ -293,7 +294,6 @@ _YES = {"yes": True, "y": True, "true": True, "1": True}
 _NO = {"no": False, "n": False, "false": False, "0": False}
 
 
-@dataclass(frozen=True)
 class Tick(Kind):
     """Ticked or not: its flag takes no value."""
 
@@ -315,7 +315,6 @@ class Tick(Kind):
         return [field.flag]
 
 
-@dataclass(frozen=True)
 class Maybe(Tick):
     """Yes, no, or not said (None): --flag, --no-flag, or neither."""
 
@@ -337,7 +336,6 @@ class Maybe(Tick):
         return "--no-" + field.flag.removeprefix("--") if value is False else field.flag
 
 
-@dataclass(frozen=True)
 class Modifiers(Kind):
     """A player's chart's modifiers, each set by name: (name, value) pairs. Not a flag or a
     widget of its own: each modifier is a field (tui.engine.rulesets.charts.chart)."""
@@ -350,14 +348,15 @@ class Modifiers(Kind):
         return tuple((str(key), item) for key, item in value.items())
 
 
-@dataclass(frozen=True)
 class Units(Repeated):
     """A side's units, each by its factor: "N", or "N@terrain" on the command line (where a
     unit's hex terrain counts). `blank_rows`: on the desk, a row left empty is no unit (a
     route with no AA), not a factor missing."""
 
     shown = Shown.UNIT_ROWS
-    blank_rows: bool = False
+
+    def __init__(self, blank_rows: bool = False) -> None:
+        self.blank_rows = blank_rows
 
     def read(self, field: Field, text: str) -> Unit:
         return unit_typed(field.said_as, text)
@@ -396,7 +395,7 @@ class Units(Repeated):
         # --attack and --attacker both add units.
         return (before or ()) + value
 
-    def errors(self, field: Field, value: Any, tables: Tables) -> list[InputError]:
+    def errors(self, field: Field, value: Any, tables: Tables) -> Sequence[InputError]:
         return _beyond(field, [unit.factor for unit in value or ()], tables, signed=False)
 
     def logged(self, name: str, value: Any) -> Any:
@@ -410,14 +409,16 @@ _PART_NAMES = {"factor": "strength", "steps": "steps", "ar": "AR", "re": "RE"}
 _PART_DEFAULTS: dict[str, Any] = {"steps": 1, "ar": 0, "re": None}
 
 
-@dataclass(frozen=True)
 class OcsUnits(Units):
     """A side's OCS counters, whole: NAME:STRENGTH:STEPS:AR[:TYPE[:SUPPLY]] for an
     attacker (TYPE combat by default, SUPPLY on-map), NAME:STRENGTH:STEPS:RE:AR for a
     defender. On the desk, a row a counter, its parts typed apart."""
 
     shown = Shown.OCS_UNIT_ROWS
-    side: str = "attacker"
+
+    def __init__(self, side: str) -> None:
+        super().__init__()
+        self.side = side
 
     @property
     def spec(self) -> tuple[tuple[tuple[str, str], ...], int]:

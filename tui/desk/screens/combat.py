@@ -439,8 +439,10 @@ class CombatScreen(RulesetScreen):
         """Show the unit rows the form does not read as such: greyed (an Ultra obstacle is
         the whole defence). New rows are greyed too, so every reading sets them."""
         for side in ("attacker", "defender"):
+            greyed = f"{side}s" in unread
             for row in self.unit_rows(side):
-                row.disabled = f"{side}s" in unread
+                if row.disabled != greyed:
+                    row.disabled = greyed
 
     def combat_fields(self, values: dict[str, Any], problems: list[str]) -> dict[str, Any]:
         """The combat's fields from the form's values (its fields, and the units read), as
@@ -466,8 +468,11 @@ class CombatScreen(RulesetScreen):
         units = []
         for row in self.unit_rows(side):
             unit, errors = kind.read_row(row.label, row.parts(), row.placeholder)
-            row.mark_invalid({part for part, err in errors if err.value is not None})
-            problems += [typed_problem(err) for _, err in errors]
+            if errors:
+                row.mark_invalid([part for part, err in errors if err.value is not None])
+                problems += [typed_problem(err) for _, err in errors]
+            else:
+                row.mark_invalid(())
             if unit is not None:
                 units.append(unit)
         return tuple(units)

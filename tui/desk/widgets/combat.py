@@ -11,7 +11,7 @@ set.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -276,7 +276,7 @@ class UnitRow(Horizontal):
         """What the row holds, as its field's kind reads it (a part left empty: None)."""
         return {"factor": self.factor_text.strip() or None, "terrain": self.terrain}
 
-    def mark_invalid(self, parts: set[str]) -> None:
+    def mark_invalid(self, parts: Collection[str]) -> None:
         """Mark the parts that cannot be read (and only those)."""
         self.factor_input.set_class("factor" in parts, "-invalid")
 

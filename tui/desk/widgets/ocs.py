@@ -4,7 +4,7 @@ and the preview with surprise, supply, exploitation and the final cells."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from textual.app import ComposeResult
@@ -20,6 +20,16 @@ _TYPE_WORDS = {"hq": "HQ", "dak-brigade": "DAK bde"}
 TYPES = [(_TYPE_WORDS.get(kind, kind), kind) for kind in UNIT_KINDS]
 # Shown in the words the CLI, the log and the docs use (it said "stocks" for "internal").
 SUPPLIES = [(source, source) for source in SUPPLY_SOURCES]
+
+
+# A counter's parts typed in the row, and the box each is typed in.
+_TYPED = (
+    ("name", "unit-name"),
+    ("factor", "factor"),
+    ("steps", "steps"),
+    ("ar", "ar"),
+    ("re", "re"),
+)
 
 
 class OcsUnitRow(UnitRow):
@@ -76,20 +86,18 @@ class OcsUnitRow(UnitRow):
     def parts(self) -> dict[str, Any]:
         """What the row holds, as an OCS counter's kind reads it (a part left empty: None):
         its name, strength, steps and AR; then type and supply, or RE."""
-        typed = {"name": "unit-name", "factor": "factor", "steps": "steps", "ar": "ar", "re": "re"}
-        found: dict[str, Any] = {
-            part: self.inputs[box].value.strip() or None
-            for part, box in typed.items()
-            if box in self.inputs
-        }
-        for part, cycle in (("kind", "type"), ("supply", "supply")):
-            found[part] = self.choice(cycle)
+        found: dict[str, Any] = {"kind": self.choice("type"), "supply": self.choice("supply")}
+        for part, box in _TYPED:
+            typed = self.inputs.get(box)
+            if typed is not None:
+                found[part] = typed.value.strip() or None
         return found
 
-    def mark_invalid(self, parts: set[str]) -> None:
-        for part, box in (("factor", "factor"), ("steps", "steps"), ("ar", "ar"), ("re", "re")):
-            if box in self.inputs:
-                self.inputs[box].set_class(part in parts, "-invalid")
+    def mark_invalid(self, parts: Collection[str]) -> None:
+        for part, box in _TYPED:
+            typed = self.inputs.get(box)
+            if typed is not None and part != "name":
+                typed.set_class(part in parts, "-invalid")
 
     def fill(self, unit: Any) -> None:
         """Show a logged unit: its name, strength, steps, AR, and its type and supply (an
