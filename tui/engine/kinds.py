@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from tui.engine.tables import Tables
 
 
-class Field(Protocol):
-    """What a kind reads of its field (tui.engine.schema.Field, which holds the kind)."""
+class FieldShape(Protocol):
+    """What a kind reads of its field (a tui.engine.schema.Field, which holds the kind)."""
 
     name: str
     flag: str
@@ -151,23 +151,23 @@ class Kind:
         options = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
         return f"{type(self).__name__}({options})"
 
-    def read(self, field: Field, text: str) -> Any:
+    def read(self, field: FieldShape, text: str) -> Any:
         """The value `text` (as typed for `field`) stands for; InputError if none."""
         return text
 
-    def flag_options(self, field: Field) -> dict[str, Any]:
+    def flag_options(self, field: FieldShape) -> dict[str, Any]:
         """argparse's `add_argument` keywords for the field's flag (its help aside)."""
         return {"metavar": field.metavar}
 
-    def from_flag(self, field: Field, given: Any) -> Any:
+    def from_flag(self, field: FieldShape, given: Any) -> Any:
         """The value of the flag as argparse parsed it (None: not given)."""
         return None if given is None else self.read(field, given)
 
-    def to_flags(self, field: Field, value: Any) -> list[str]:
+    def to_flags(self, field: FieldShape, value: Any) -> list[str]:
         """The command-line words that give `value` (`from_flag`'s inverse)."""
         return [field.flag, str(value)]
 
-    def flag_named(self, field: Field, value: Any) -> str:
+    def flag_named(self, field: FieldShape, value: Any) -> str:
         """The flag a message names for this field holding `value`."""
         return field.flag
 
@@ -175,11 +175,11 @@ class Kind:
         """The value of a field given twice, by two of its flags (`value` the later)."""
         return value
 
-    def range_said(self, field: Field, tables: Tables) -> str:
+    def range_said(self, field: FieldShape, tables: Tables) -> str:
         """The range the flag's help names (" (0 to 999)"), if it has one."""
         return ""
 
-    def errors(self, field: Field, value: Any, tables: Tables) -> Sequence[InputError]:
+    def errors(self, field: FieldShape, value: Any, tables: Tables) -> Sequence[InputError]:
         """Each number of `value` beyond what a game could reach (one below its floor, or
         not whole, is left to the resolver)."""
         return ()
@@ -188,13 +188,13 @@ class Kind:
         """A logged value (as a save reads back) as the combat holds it."""
         return tuple(value) if isinstance(value, list) else value
 
-    def on_form(self, field: Field, ruleset: str, tables: Tables) -> bool:
+    def on_form(self, field: FieldShape, ruleset: str, tables: Tables) -> bool:
         """Whether the desk's form has anything to show for the field."""
         return True
 
 
 def _beyond(
-    field: Field, numbers: Sequence[Any], tables: Tables, signed: bool
+    field: FieldShape, numbers: Sequence[Any], tables: Tables, signed: bool
 ) -> Sequence[InputError]:
     """The numbers above the field's top (or, `signed`, below its floor), each named."""
     low, high = field.bounds(tables)
@@ -214,27 +214,27 @@ def _beyond(
 class Whole(Kind):
     """A whole number from the field's floor (0 if it names none) up."""
 
-    def floor(self, field: Field) -> int:
+    def floor(self, field: FieldShape) -> int:
         return field.low if isinstance(field.low, int) else 0
 
-    def read(self, field: Field, text: str) -> int:
+    def read(self, field: FieldShape, text: str) -> int:
         return whole(field.name, text, self.floor(field))
 
-    def range_said(self, field: Field, tables: Tables) -> str:
+    def range_said(self, field: FieldShape, tables: Tables) -> str:
         low, high = field.bounds(tables)
         return f" ({low} to {high})" if high is not None else ""
 
-    def errors(self, field: Field, value: Any, tables: Tables) -> Sequence[InputError]:
+    def errors(self, field: FieldShape, value: Any, tables: Tables) -> Sequence[InputError]:
         return _beyond(field, (value,), tables, signed=False)
 
 
 class Signed(Whole):
     """A whole number, + or -, between the field's bounds."""
 
-    def read(self, field: Field, text: str) -> int:
+    def read(self, field: FieldShape, text: str) -> int:
         return whole(field.name, text)
 
-    def errors(self, field: Field, value: Any, tables: Tables) -> Sequence[InputError]:
+    def errors(self, field: FieldShape, value: Any, tables: Tables) -> Sequence[InputError]:
         return _beyond(field, (value,), tables, signed=True)
 
 
@@ -242,27 +242,27 @@ class Dice(Kind):
     """Dice rolled by hand, as they lie: their total (the resolver checks it is on the
     dice)."""
 
-    def read(self, field: Field, text: str) -> int:
+    def read(self, field: FieldShape, text: str) -> int:
         return whole(field.name, text)
 
 
 class Repeated(Kind):
     """A value given once per unit or die: its flag is repeated."""
 
-    def flag_options(self, field: Field) -> dict[str, Any]:
+    def flag_options(self, field: FieldShape) -> dict[str, Any]:
         return {"action": "append", "default": [], "metavar": field.metavar}
 
-    def from_flag(self, field: Field, given: Any) -> Any:
+    def from_flag(self, field: FieldShape, given: Any) -> Any:
         return tuple(self.read(field, text) for text in given) if given else None
 
-    def to_flags(self, field: Field, value: Any) -> list[str]:
+    def to_flags(self, field: FieldShape, value: Any) -> list[str]:
         return [word for item in value for word in (field.flag, str(item))]
 
 
 class DiceList(Repeated):
     """Dice rolled by hand, one die a value, in the order they are read."""
 
-    def read(self, field: Field, text: str) -> int:
+    def read(self, field: FieldShape, text: str) -> int:
         return whole(field.name, text)
 
 
@@ -274,10 +274,10 @@ class Choice(Kind):
     def __init__(self, whole: bool = False) -> None:
         self.whole = whole
 
-    def read(self, field: Field, text: str) -> Any:
+    def read(self, field: FieldShape, text: str) -> Any:
         return whole(field.name, text) if self.whole else text.lower()
 
-    def on_form(self, field: Field, ruleset: str, tables: Tables) -> bool:
+    def on_form(self, field: FieldShape, ruleset: str, tables: Tables) -> bool:
         # A choice the form has nothing to offer is left off it (Basic plays no card before
         # the roll).
         return bool(field.form_options(ruleset, tables))
@@ -299,40 +299,40 @@ class Tick(Kind):
 
     shown = Shown.TICK
 
-    def read(self, field: Field, text: str) -> bool:
+    def read(self, field: FieldShape, text: str) -> bool:
         found = {**_YES, **_NO}.get(text.strip().lower())
         if found is None:
             raise InputError(field.name, text, "yes or no")
         return found
 
-    def flag_options(self, field: Field) -> dict[str, Any]:
+    def flag_options(self, field: FieldShape) -> dict[str, Any]:
         return {"action": "store_true"}
 
-    def from_flag(self, field: Field, given: Any) -> Any:
+    def from_flag(self, field: FieldShape, given: Any) -> Any:
         return True if given else None
 
-    def to_flags(self, field: Field, value: Any) -> list[str]:
+    def to_flags(self, field: FieldShape, value: Any) -> list[str]:
         return [field.flag]
 
 
 class Maybe(Tick):
     """Yes, no, or not said (None): --flag, --no-flag, or neither."""
 
-    def read(self, field: Field, text: str) -> bool | None:
+    def read(self, field: FieldShape, text: str) -> bool | None:
         return None if not text.strip() else super().read(field, text)
 
-    def flag_options(self, field: Field) -> dict[str, Any]:
+    def flag_options(self, field: FieldShape) -> dict[str, Any]:
         import argparse  # the CLI's, when it makes its flags
 
         return {"action": argparse.BooleanOptionalAction, "default": None}
 
-    def from_flag(self, field: Field, given: Any) -> Any:
+    def from_flag(self, field: FieldShape, given: Any) -> Any:
         return given
 
-    def to_flags(self, field: Field, value: Any) -> list[str]:
+    def to_flags(self, field: FieldShape, value: Any) -> list[str]:
         return [self.flag_named(field, value)]
 
-    def flag_named(self, field: Field, value: Any) -> str:
+    def flag_named(self, field: FieldShape, value: Any) -> str:
         return "--no-" + field.flag.removeprefix("--") if value is False else field.flag
 
 
@@ -358,7 +358,7 @@ class Units(Repeated):
     def __init__(self, blank_rows: bool = False) -> None:
         self.blank_rows = blank_rows
 
-    def read(self, field: Field, text: str) -> Unit:
+    def read(self, field: FieldShape, text: str) -> Unit:
         return unit_typed(field.said_as, text)
 
     def read_row(
@@ -380,7 +380,7 @@ class Units(Repeated):
 
         return Unit(factor, parts.get("terrain")), []
 
-    def to_flags(self, field: Field, value: Any) -> list[str]:
+    def to_flags(self, field: FieldShape, value: Any) -> list[str]:
         # Units given by name are OCS counters: their own flag gives them.
         words = []
         for unit in value:
@@ -395,7 +395,7 @@ class Units(Repeated):
         # --attack and --attacker both add units.
         return (before or ()) + value
 
-    def errors(self, field: Field, value: Any, tables: Tables) -> Sequence[InputError]:
+    def errors(self, field: FieldShape, value: Any, tables: Tables) -> Sequence[InputError]:
         return _beyond(field, [unit.factor for unit in value or ()], tables, signed=False)
 
     def logged(self, name: str, value: Any) -> Any:
@@ -430,7 +430,7 @@ class OcsUnits(Units):
         parts = ("name", "NAME"), ("factor", "STRENGTH"), ("steps", "STEPS"), ("re", "RE")
         return (*parts, ("ar", "AR")), 5
 
-    def read(self, field: Field, text: str) -> Unit:
+    def read(self, field: FieldShape, text: str) -> Unit:
         spec, least = self.spec
         typed = [part.strip() for part in text.split(":")]
         if not least <= len(typed) <= len(spec) or not typed[0]:
@@ -488,7 +488,7 @@ class OcsUnits(Units):
             errors,
         )
 
-    def to_flags(self, field: Field, value: Any) -> list[str]:
+    def to_flags(self, field: FieldShape, value: Any) -> list[str]:
         words = []
         for unit in value:
             if unit.name is not None:

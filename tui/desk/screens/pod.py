@@ -18,7 +18,8 @@ from tui.desk.widgets.combat import Cycle
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-# The Pair-o-Dice rules (tui.engine.rulesets.pod) are imported at the first roll.
+# The Pair-o-Dice rules (tui.engine.rulesets.pod) are imported at the first roll (Ultra's
+# form rule, the obstacle's, when its form is first read).
 
 
 def field(label: str, *widgets: Widget) -> Horizontal:
