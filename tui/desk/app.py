@@ -17,10 +17,11 @@ from textual.screen import Screen
 from textual.widget import AwaitMount
 
 from tui import saves
-from tui.desk.commands import RULESET_KEYS, START_COMMANDS, ruleset_title, short_name
+from tui.desk.commands import RULESET_KEYS, START_COMMANDS
 from tui.desk.compat import switchable
 from tui.desk.screens import screen_for
-from tui.engine.tables import RULESET_IDS, Tables, default_tables
+from tui.engine import registry
+from tui.engine.tables import Tables, default_tables
 from tui.game.messages import GameChanged
 from tui.game.player import player_name
 from tui.game.session import GameSession, read_game, stand_in
@@ -172,7 +173,7 @@ class CrtDeskApp(App[None]):
             session.read(self._install_screens, self._game_unread)
         elif self.game_path is None and not saves.has_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
-            self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
+            self.create_game(DEFAULT_GAME_TITLE, list(registry.BUILT_IN_IDS), {})
 
     # ------------------------------------------------------------------ games
     def _game_unread(self, message: str) -> None:
@@ -358,8 +359,8 @@ class CrtDeskApp(App[None]):
             for key, ruleset in zip(RULESET_KEYS, self.game.rulesets, strict=False):
                 if ruleset != screen.ruleset:
                     yield SystemCommand(
-                        f"Switch to {short_name(ruleset)} ({key})",
-                        f"The {ruleset_title(ruleset, self.tables)} screen",
+                        f"Switch to {registry.short_name(ruleset)} ({key})",
+                        f"The {registry.title_of(ruleset, self.tables)} screen",
                         partial(self.show_ruleset, ruleset),
                     )
 

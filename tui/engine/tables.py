@@ -25,7 +25,9 @@ from typing import Any
 
 from tui.engine.kept import cache_folder, read_own, write
 
-RULESET_IDS: tuple[str, ...] = (
+# The built-in rulesets, each a section tables.toml must hold (the registry, tui.engine.registry,
+# declares each as a Ruleset; a test holds the two to the same ids).
+SECTIONS: tuple[str, ...] = (
     "pod-basic",
     "pod-super",
     "pod-ultra",
@@ -350,7 +352,7 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
         check.fail(
             ("format",), f"format {fmt} is not supported (this desk reads {SUPPORTED_FORMAT})"
         )
-    for ruleset in RULESET_IDS:
+    for ruleset in SECTIONS:
         for field in ("title", "seed", "dice"):
             check.get((ruleset, field), str)
         if "losses" in data.get(ruleset, {}) and data[ruleset]["losses"] not in LOSS_UNITS:
@@ -376,7 +378,7 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
         check.get(("pod-boom", "direction", roll), str)
 
     legends: dict[str, dict[str, LegendEntry]] = {}
-    for ruleset in RULESET_IDS:
+    for ruleset in SECTIONS:
         if ruleset == "pod-ultra":
             continue
         entries = check.get((ruleset, "legend"), list)
@@ -421,7 +423,7 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
 def _build(data: dict[str, Any], path: str) -> Tables:
     """The frozen tables of a tables.toml `validate` has checked (or a cached copy of one)."""
     legends: dict[str, tuple[LegendEntry, ...]] = {}
-    for ruleset in RULESET_IDS:
+    for ruleset in SECTIONS:
         if ruleset != "pod-ultra":
             entries = {
                 e["code"]: LegendEntry(e["code"], e["means"], e["seed"])

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tui import saves
+from tui.engine import registry
 from tui.engine.tables import Tables, default_tables
 from tui.engine.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
 from tui.reports.luck import CombatLuck, LuckReport, LuckTally, combats_summary, luck_text, p_text
@@ -247,8 +248,8 @@ def _game_lines(
     in_play = saves.options_in_play(game.options, game.rulesets)
     options = ", ".join(f"{k} {v}" for k, v in in_play.items()) or "none"
     rulesets = ", ".join(
-        f"{md_code(r)} ({md_text(_title(r, tables))})"
-        if r in tables.data or r.startswith("game:")
+        f"{md_code(r)} ({md_text(registry.title_of(r, tables))})"
+        if registry.known(r)
         else md_code(r)
         for r in game.rulesets
     )
@@ -440,12 +441,3 @@ def _report(entries: Iterable[Mapping[str, Any]], tables: Tables | None) -> Repo
     for entry in entries:
         report.add(entry)
     return report
-
-
-def _title(ruleset: str, tables: Tables) -> str:
-    """A ruleset's title; a player's chart's from the copy its save keeps."""
-    if ruleset.startswith("game:"):
-        from tui.engine.rulesets.charts.chart import ruleset_title
-
-        return ruleset_title(ruleset, tables)
-    return tables.title(ruleset)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.tables import RULESET_IDS
+from tui.engine import registry
 from tui.saves.appending import _append
 from tui.saves.checking import (
     _check_ruleset_in_play,
@@ -39,8 +39,8 @@ def append_event(
     if not isinstance(event, str) or not _BARE_KEY.match(event):
         raise SaveError(f"event name {event!r} must be letters, digits, '_' or '-'")
     _check_text("event text", text)
-    if ruleset is not None and ruleset not in RULESET_IDS:
-        raise SaveError(f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}")
+    if ruleset is not None and not registry.known(ruleset):
+        raise SaveError(f"unknown ruleset {ruleset!r}; expected one of {', '.join(registry.ids())}")
     rolls = [dict(d) if isinstance(d, Mapping) else d.to_dict() for d in dice or []]
 
     def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts
-from tui.engine.rulesets.charts.chart import PlayerChart, known, shown_number, signed
+from tui.engine.rulesets.charts.chart import PlayerChart, shown_number, signed
 from tui.engine.rulesets.common import finish, pick_column, require_attack, require_defense
 from tui.engine.rulesets.common import units_total as _units_total
 
@@ -176,9 +176,8 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
-    """One combat on the chart registered for combat.ruleset (`tables` is not read)."""
-    chart = known(combat.ruleset)
+def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outcome:
+    """One combat on `chart`."""
     check_inputs(combat, chart)
     trace: list[str] = []
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
