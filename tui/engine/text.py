@@ -149,6 +149,7 @@ class _Marker(Protocol):
     target: str
     side: str | None
     turns_left: int | None
+    note: str | None
 
 
 def _turns(count: int, left: str = "") -> str:
