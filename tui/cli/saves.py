@@ -582,7 +582,7 @@ class LogTable:
         if not shown:
             return
         what, result = entry_text(entry)
-        cells = (
+        cells: tuple[str, ...] = (
             str(entry["seq"]),
             str(entry["turn"]),
             when_text(entry["when"]),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NoReturn, TypeVar, overload
 
 from tui.engine.kept import cache_folder, read_own, write
 
@@ -89,10 +89,15 @@ class Tables:
         node: Any = self.data
         for part in key.split("."):
             node = node[part]
+        if not isinstance(node, Mapping):
+            raise TablesError(f"{key}: expected a table, found {node!r}")
         return node
 
     def title(self, ruleset: str) -> str:
-        return self.data[ruleset]["title"]
+        title = self.data[ruleset]["title"]
+        if not isinstance(title, str):  # `validate` checked it: never so
+            raise TablesError(f"{ruleset}.title: expected a string, found {title!r}")
+        return title
 
     def losses_in(self, ruleset: str) -> str:
         """What a ruleset's results count a side's losses in: "steps" or "factors" (the
@@ -134,14 +139,22 @@ def _path(parts: tuple[str | int, ...]) -> str:
     return text
 
 
+_T = TypeVar("_T")
+
+
 class _Checker:
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
 
-    def fail(self, parts: tuple[str | int, ...], problem: str) -> None:
+    def fail(self, parts: tuple[str | int, ...], problem: str) -> NoReturn:
         raise TablesError(f"{_path(parts)}: {problem}")
 
+    @overload
+    def get(self, parts: tuple[str | int, ...], kind: type[_T]) -> _T: ...
+    @overload
+    def get(self, parts: tuple[str | int, ...], kind: tuple[type, ...]) -> Any: ...
     def get(self, parts: tuple[str | int, ...], kind: type | tuple[type, ...]) -> Any:
+        """The value at `parts`, checked to be of `kind` (a bool is not an int)."""
         node: Any = self.data
         for i, part in enumerate(parts):
             if isinstance(part, int):

@@ -58,13 +58,22 @@ def shown_lines(lines: str | Sequence[str]) -> str:
 
 
 class _Die(Protocol):
-    dice: str
-    values: tuple[int, ...]
-    total: int
-    source: str
-    modifier: int
-    row: str | None
-    seed: int | None
+    """A roll as the engine keeps it (a frozen `DiceRoll`): read, never set, here."""
+
+    @property
+    def dice(self) -> str: ...
+    @property
+    def values(self) -> tuple[int, ...]: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def modifier(self) -> int: ...
+    @property
+    def row(self) -> str | None: ...
+    @property
+    def seed(self) -> int | None: ...
 
 
 def die_text(die: _Die | Mapping[str, Any]) -> str:
@@ -144,11 +153,20 @@ def when_text(when: str) -> str:
 
 
 class _Marker(Protocol):
-    id: str
-    kind: str
-    target: str
-    side: str | None
-    turns_left: int | None
+    """A marker in play (the save store's `Marker`): read, never set, here."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def target(self) -> str: ...
+    @property
+    def side(self) -> str | None: ...
+    @property
+    def turns_left(self) -> int | None: ...
+    @property
+    def note(self) -> str | None: ...
 
 
 def _turns(count: int, left: str = "") -> str:

@@ -323,7 +323,7 @@ def _luck_lines(report: LuckReport) -> list[str]:
         "gave (the same seed gives the same dice).",
         "",
     ]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for group in report.groups:
         if group.ruleset is not None and group.player is None:
             continue
@@ -343,6 +343,7 @@ def _luck_lines(report: LuckReport) -> list[str]:
                 f"{seeded} {'die' if seeded == 1 else 'dice'}; {md_text(combats_summary(group.seed))}",
             )
         )
+    header: tuple[str, ...]
     header = ("Player", "Ruleset", "Desk dice", "Faces p", "Desk combats", "By hand", "Seeded")
     if not (report.everyone.seed_faces or report.everyone.seed.count):
         # Seeded dice get their column only in a game that has some.
@@ -390,14 +391,14 @@ class Report:
         self.told: list[_Told] = []
         self.counts: dict[str, int] = {}
         self.players: set[str] = set()
-        self._kinds: dict[Any, Any] = {}
+        self._kinds: dict[str, str] = {}
 
     def add(self, entry: Mapping[str, Any]) -> None:
         luck = self.tally.add(entry)
         self.story.add(entry)
         self.players.add(str(entry.get("who", "")))
-        kind = entry.get("kind")
-        self.counts[kind] = self.counts.get(kind, 0) + 1  # type: ignore[index]
+        kind = entry["kind"]  # text in every entry the store reads (saves.checking)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
         if kind == "combat":
             text = combat_words(entry) + _percentile_words(luck)
         else:

@@ -78,7 +78,8 @@ def _number(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-_SOURCE_MARKS = {"desk": "", "seed": "s"}
+# By a die's source; any other (by hand: "manual", or none in an older save) is marked "h".
+_SOURCE_MARKS: dict[str | None, str] = {"desk": "", "seed": "s"}
 
 
 def _dice_short(dice: Iterable[Mapping[str, Any]]) -> str:

@@ -90,9 +90,9 @@ def _check_header(path: Path, data: bytes, header: dict[str, Any]) -> None:
             raise fail("options", problem)
 
 
-_COMMON = {"seq": int, "kind": str, "turn": int, "when": str, "who": str}
-_OPTIONAL = {"note": str, "target": str}
-_COMBAT = {
+_COMMON: dict[str, type] = {"seq": int, "kind": str, "turn": int, "when": str, "who": str}
+_OPTIONAL: dict[str, type] = {"note": str, "target": str}
+_COMBAT: dict[str, type] = {
     "ruleset": str,
     "inputs": dict,
     "dice": list,
@@ -100,7 +100,7 @@ _COMBAT = {
     "explanation": str,
     "trace": list,
 }
-_COMBAT_OPTIONAL = {
+_COMBAT_OPTIONAL: dict[str, type] = {
     "attack_total": int,
     "defense_total": float,  # a whole number, or a half (an OCS defender without supply)
     "odds": str,
@@ -283,9 +283,9 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
         if problem:
             return problem, "value"
     elif kind == "note":
-        problem = _note_problem(entry)
-        if problem:
-            return problem
+        note_problem = _note_problem(entry)
+        if note_problem:
+            return note_problem
     elif kind == "turn":
         for key in ("expired", "counted_down"):
             ids = entry.get(key, [])

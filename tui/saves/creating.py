@@ -13,7 +13,7 @@ import stat
 from datetime import UTC, datetime
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui.engine import registry
 from tui.saves import files
@@ -40,7 +40,7 @@ def new_game(
     path: Path,
     title: str,
     rulesets: list[str],
-    options: dict | None = None,
+    options: dict[str, Any] | None = None,
     *,
     who: str | None = None,
     charts: dict[str, str] | None = None,

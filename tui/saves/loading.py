@@ -159,7 +159,7 @@ def _tail(fd: int, size: int) -> tuple[int, bytes]:
         window *= 4
 
 
-def _read_ends(fd: int, path: Path) -> tuple[dict, dict | None, bytes]:
+def _read_ends(fd: int, path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, bytes]:
     """The checked header and last entry, reading only the ends of the file (a torn last
     entry is skipped), and the file's last bytes (for the store's record)."""
     size = os.fstat(fd).st_size

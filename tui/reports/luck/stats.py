@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeGuard
 
 from tui.engine import registry
 from tui.engine.combat import CombatInput, Distribution, distribution, plain
@@ -66,7 +66,7 @@ _ELIMINATED = 10**6  # a loss of every unit, when the side's total is not known
 _ACCURACY = {"miss": 0, "half": 1, "all": 2}
 
 
-def _known(total: float | None) -> bool:
+def _known(total: float | None) -> TypeGuard[float]:
     return isinstance(total, int | float) and not isinstance(total, bool) and total > 0
 
 
@@ -74,7 +74,7 @@ def _loss(side: Mapping[str, Any], total: float | None) -> float:
     whole = total if _known(total) else _ELIMINATED
     if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
         return whole
-    lost = 0
+    lost: float = 0
     for key in ("factors_lost", "steps_lost", "bombers_removed"):
         value = side.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -87,12 +87,12 @@ def _gone(side: Mapping[str, Any], total: float | None) -> bool:
     of it to retreat, be disorganized, advance or exploit, whatever else its line says."""
     if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
         return True
-    return _known(total) and _loss(side, total) >= total  # type: ignore[operator]
+    return _known(total) and _loss(side, total) >= total
 
 
 def _moved(side: Mapping[str, Any]) -> float:
     """Hexes a side must give up: retreats, and options (retreat or lose steps)."""
-    moved = 0
+    moved: float = 0
     for key in ("retreat", "option", "retreat_or_steps"):
         value = side.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -215,7 +215,7 @@ def _chances(
         by_rank[rank] = by_rank.get(rank, Fraction(0)) + chance
     p_same = by_rank.get(obtained, Fraction(0))
     p_worse = sum((p for rank, p in by_rank.items() if rank < obtained), Fraction(0))
-    variance = (1 - sum(p**3 for p in by_rank.values())) / 12
+    variance = (1 - sum((p**3 for p in by_rank.values()), Fraction(0))) / 12
     return p_worse, p_same, variance, by_cell
 
 
