@@ -8,6 +8,7 @@ import random
 from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import tui.engine.registry as registry
 from tui.engine.cells import short_meaning
@@ -109,7 +110,7 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
     )
 
 
-def _defence_note(effects: dict) -> str | None:
+def _defence_note(effects: dict[str, Any]) -> str | None:
     obstacle = effects.get("obstacle")
     if not obstacle:
         return None

@@ -233,7 +233,7 @@ def _row(
     how = " (by hand)" if given is not None else ""
     trace.append(f"1d{sides} {die}{how} {drm:+d} DRM = {modified}{clamp}")
     roller.read_row(str(total))
-    return total
+    return int(total)
 
 
 # --- what the procedure asks once the dice are read ------------------------------------------

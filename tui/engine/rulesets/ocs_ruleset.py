@@ -65,9 +65,9 @@ class OcsRuleset(Ruleset):
             return combat
         supply = import_module("tui.engine.rulesets.ocs.supply")
         # The action ratings its units give, before the units are left out.
-        rated = supply.with_unit_ars(combat)
+        rated: CombatInput = supply.with_unit_ars(combat)
         difference = rated.attacker_ar - rated.defender_ar
-        return replace(
+        shared: CombatInput = replace(
             rated,
             attackers=(),
             defenders=(),
@@ -78,6 +78,7 @@ class OcsRuleset(Ruleset):
             attacker_ar=max(difference, 0),
             defender_ar=max(-difference, 0),
         )
+        return shared
 
 
 OCS = OcsRuleset(

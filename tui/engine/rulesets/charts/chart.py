@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -79,7 +79,8 @@ class Modifier:
             return self.by
         if self.input == "choice":
             return dict(self.values)[value]
-        return self.by * value
+        amount: Fraction = self.by * value
+        return amount
 
     def check(self, value: Any) -> None:
         """Refuse a value the modifier does not take, naming what it does."""
@@ -225,7 +226,7 @@ def modifier_field(mod: Modifier) -> Any:
             f"--{mod.name}",
             "choice",
             mod.help or said,
-            choices=lambda ruleset, tables, pairs=pairs: pairs,
+            choices=_offered(pairs),
             metavar="NAME",
             desk_id=desk_id,
             desk_label=short,
@@ -243,6 +244,17 @@ def modifier_field(mod: Modifier) -> Any:
         desk_id=desk_id,
         desk_label=short,
     )
+
+
+def _offered(
+    pairs: tuple[tuple[Any, str], ...],
+) -> Callable[[str, Any], tuple[tuple[Any, str], ...]]:
+    """A choice's options, the same for any ruleset and tables."""
+
+    def options(ruleset: str, tables: Any) -> tuple[tuple[Any, str], ...]:
+        return pairs
+
+    return options
 
 
 def effect_text(mod: Modifier) -> str:

@@ -196,10 +196,8 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
         attack, defense = _totals(combat, chart, trace)
         require_attack(1 if attack > 0 else 0, combat.attackers)
         odds, ratio, index, automatic = _column(chart, attack, defense, trace)
-    totals = {
-        "attack_total": None if attack is None else shown_number(attack),
-        "defense_total": None if defense is None else shown_number(defense),
-    }
+    attack_total = None if attack is None else shown_number(attack)
+    defense_total = None if defense is None else shown_number(defense)
     if automatic is not None or index is None:
         code = automatic or ""
         if combat.roll is not None:
@@ -209,7 +207,14 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
         effects["short"] = f"{code} (automatic)"
         effects["rank"] = rank(chart, code)
         return finish(
-            combat, cell=None, effects=effects, trace=trace, odds=code, ratio=ratio, **totals
+            combat,
+            cell=None,
+            effects=effects,
+            trace=trace,
+            odds=code,
+            ratio=ratio,
+            attack_total=attack_total,
+            defense_total=defense_total,
         )
     shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace)
     if net_shift != sum(a for _, a in shifts):
@@ -231,15 +236,15 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
     read = modified
     if row is None:
         below = modified < chart.rows[0].low
-        code = chart.low if below else chart.high
-        if code is None:
+        end = chart.low if below else chart.high
+        if end is None:
             row = chart.rows[0] if below else chart.rows[-1]
             read = row.low if below else row.high
             trace.append(f"{said}: beyond the rows, read on row {row.label} (clamped)")
         else:
             roller.read_row(str(modified))
-            trace.append(f"{said}: {'below the first' if below else 'above the last'} row: {code}")
-            cell: Any = code
+            trace.append(f"{said}: {'below the first' if below else 'above the last'} row: {end}")
+            cell: Any = end
     if row is not None:
         roller.read_row(row.label)
         cell = row.cells[moved.index]
@@ -259,5 +264,6 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
         # The roll read: the modified total, or the end row's where it was clamped to it.
         roll=str(read),
         ratio=ratio,
-        **totals,
+        attack_total=attack_total,
+        defense_total=defense_total,
     )
