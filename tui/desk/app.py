@@ -11,14 +11,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import events, on
-from textual.app import App, SystemCommand
+from textual import on
+from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
 from tui import saves
 from tui.desk.commands import RULESET_KEYS, START_COMMANDS, ruleset_title, short_name
-from tui.desk.compat import switchable
+from tui.desk.compat import KeyHoldingApp, switchable
 from tui.desk.screens import screen_for
 from tui.engine.tables import RULESET_IDS, Tables, default_tables
 from tui.game.messages import GameChanged
@@ -60,7 +60,7 @@ def _start(screen: object) -> bool:
 DEFAULT_GAME_TITLE = "First game"
 
 
-class CrtDeskApp(App[None]):
+class CrtDeskApp(KeyHoldingApp[None]):
     CSS_PATH = "app.tcss"
     TITLE = "crtdesk"
 
@@ -96,10 +96,8 @@ class CrtDeskApp(App[None]):
         self._screen_names: list[str] = []
         # Set each time entries are applied to the open game (what a test awaits).
         self.live_applied = asyncio.Event()
-        # Keys typed before the first frame (a player who types the factors as soon as the
-        # command is entered): held, then given to the first screen once it is drawn. A
-        # screen still composing has no field focused, and Textual dropped them.
-        self._held_keys: list[events.Key] | None = []
+        # Keys typed before the first frame are held (KeyHoldingApp), then given to the
+        # first screen once it is drawn (`on_ready`).
         # The save opened from the saves list, read once its screen is drawn.
         self._unread: GameSession | None = None
         # `crtdesk review NAME` read its game behind the review, and could not.
@@ -138,30 +136,17 @@ class CrtDeskApp(App[None]):
                 return switchable(self.get_screen(first))
         return _start_screen()
 
-    async def on_event(self, event: events.Event) -> None:
-        if self._held_keys is not None and isinstance(event, events.Key):
-            if not event.is_forwarded:
-                # Typed before the first screen's fields were there to take it.
-                self._held_keys.append(events.Key(event.key, event.character))
-                return
-        await super().on_event(event)
-
     async def on_ready(self) -> None:
         """The first frame is drawn, with the first screen's fields mounted and focused:
         the keys typed while the desk was starting reach them now, in order, ahead of any
         typed later."""
         resume_collector()
-        await self._release_keys()
-
-    async def _release_keys(self) -> None:
-        held, self._held_keys = self._held_keys, None
-        for key in held or ():
-            await self.on_event(key)
+        await self.release_keys()
 
     def on_mount(self) -> None:
         # Textual reports the first frame (`on_ready`); should it never, the keys held
         # are given to whatever has the focus after this long rather than kept.
-        self.set_timer(KEYS_HELD_AT_MOST, self._release_keys)
+        self.set_timer(KEYS_HELD_AT_MOST, self.release_keys)
         for text in self.told:  # a saves folder made for this desk, and where
             self.notify(text, title="Saves folder", markup=False, timeout=15)
         if self.game_path is not None and self.review_on_open:

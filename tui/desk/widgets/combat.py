@@ -32,6 +32,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
+from tui.desk.compat import keep_input_scroll_width
 from tui.engine.text import cell_text, dice_brief, shown_lines
 
 if TYPE_CHECKING:
@@ -62,11 +63,9 @@ class FixedInput(Input):
 
     def validate_value(self, value: str) -> str:
         if not self.styles.auto_dimensions:
-            # The scrolling area's new width (Input's `content_width` with this value), set
-            # before Input's own watcher and without a layout (it only scrolls the text):
-            # the watcher then finds it unchanged.
-            shown = self.placeholder if self.placeholder and not value else f"{value} "
-            self.set_reactive(Input.virtual_size, Size(cell_len(shown), 1))
+            # Set before Input's own watcher and without a layout (it only scrolls the
+            # text): the watcher then finds it unchanged.
+            keep_input_scroll_width(self, value)
         return value
 
     def watch_value(self, value: str) -> None:
