@@ -336,11 +336,7 @@ async def test_a_roll_is_drawn_before_its_save_is_written(
         # No frame ever follows: the save waits its while, then is written.
         monkeypatch.setattr(session, "SAVE_WAITS_FOR_FRAME", 0.05)
         states: list[SaveState] = []
-        screen.append_in_worker(
-            lambda notices: saves.append_note(app.game.path, 1, "a note", notices=notices),
-            states.append,
-            after=threading.Event(),
-        )
+        app.session.note(1, "a note", done=states.append, after=threading.Event())
         await settle(pilot)
         assert [state.status for state in states] == ["saved"]
 

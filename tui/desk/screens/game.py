@@ -74,7 +74,7 @@ class GameChartScreen(CombatScreen):
         game keeps the copy its save holds (a missing or broken file says nothing)."""
         from tui.engine.rulesets.charts.chart import ChartError, known
         from tui.engine.rulesets.charts.reading import load_chart
-        from tui.saves.charts import changed_chart
+        from tui.game.charts import changed_chart
 
         name = self.ruleset.removeprefix("game:")
         folder = self.desk.games_dir
