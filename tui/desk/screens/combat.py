@@ -40,7 +40,7 @@ from tui.desk.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
 from tui.desk.compat import use_pane_compositor
 from tui.desk.messages import ScreenDrawn
 from tui.desk.screens.ruleset import RulesetScreen, SaveState
-from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
+from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, TypingForm, UnitRow
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
@@ -69,7 +69,7 @@ class FormReading:
     problems: tuple[str, ...] = ()
 
 
-class CombatScreen(RulesetScreen):
+class CombatScreen(RulesetScreen, TypingForm):
     """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
