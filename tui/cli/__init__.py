@@ -18,7 +18,7 @@ from tui.cli.combat import combat_from_args, command_line, outcome_text
 from tui.cli.parsing import EXIT_BAD_INPUT, Parser, UsageError, flag_for
 from tui.engine.errors import InputError
 from tui.engine.tables import TablesError, default_tables
-from tui.engine.text import one_line, table_json, table_text
+from tui.engine.text import one_line
 from tui.startup import opens_desk
 
 __all__ = [
@@ -29,8 +29,6 @@ __all__ = [
     "command_line",
     "main",
     "outcome_text",
-    "table_json",
-    "table_text",
 ]
 
 

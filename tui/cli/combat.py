@@ -11,47 +11,42 @@ from tui.cli.parsing import Subcommands, UsageError, integer_value, seed_value
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
+from tui.engine import registry
 from tui.engine.errors import InputError
-from tui.engine.tables import RULESET_IDS, Tables, default_tables
-from tui.engine.text import cell_text, die_text, table_json, table_text
+from tui.engine.ruleset import Ruleset
+from tui.engine.schema import Field
+from tui.engine.tables import Tables, default_tables
+from tui.engine.text import cell_text, die_text, one_line
 
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput, Distribution, Outcome, Unit
 
-_GROUPS = {
-    "pod-basic": "Pair-o-Dice",
-    "pod-boom": "Big Boom (pod-boom)",
-    "ocs": "OCS",
-    "rivets": "Rivets",
-    "daynight": "Day/Night",
-}
-
 
 def _readers_text(readers: tuple[str, ...]) -> str:
     """ "pod-basic/super/ultra", "ocs, daynight": who reads a flag, for its help."""
-    pod = [r for r in readers if r in ("pod-basic", "pod-super", "pod-ultra")]
-    rest = [r for r in readers if r not in pod]
-    if len(pod) > 1:
-        rest.insert(0, "pod-" + "/".join(r.removeprefix("pod-") for r in pod))
-    else:
-        rest = [*pod, *rest]
+    family = {r.id: r.family for r in registry.rulesets()}
+    rest = list(readers)
+    for name in dict.fromkeys(family[r] for r in readers if family.get(r)):
+        kin = [r for r in readers if family.get(r) == name]
+        if len(kin) > 1:
+            rest = [r for r in rest if r not in kin]
+            rest.insert(0, f"{name}-" + "/".join(r.removeprefix(f"{name}-") for r in kin))
     return ", ".join(rest)
 
 
 def _combat_flags(parser: argparse.ArgumentParser, tables: Tables | None = None) -> None:
-    """Every ruleset's inputs as flags, made from the rulesets' schemas."""
-    from tui.engine import schema
-
+    """Every built-in ruleset's inputs as flags, made from the rulesets' fields."""
     tables = tables or default_tables()
-    parser.add_argument("ruleset", metavar="RULESET", help="one of " + ", ".join(RULESET_IDS))
+    built_in = registry.BUILT_IN_IDS
+    parser.add_argument("ruleset", metavar="RULESET", help="one of " + ", ".join(built_in))
     groups: dict[str, Any] = {}
-    for field, readers in schema.cli_fields():
-        everyone = set(readers) == set(RULESET_IDS) or len(readers) >= len(RULESET_IDS) - 1
+    for field, readers in registry.cli_fields():
+        everyone = set(readers) == set(built_in) or len(readers) >= len(built_in) - 1
         if everyone:
             where: Any = parser
             help_text = field.help
         else:
-            title = _GROUPS.get(readers[0], "Pair-o-Dice")
+            title = registry.get(readers[0]).cli_group
             if title not in groups:
                 groups[title] = parser.add_argument_group(title)
             where = groups[title]
@@ -67,23 +62,47 @@ def _combat_flags(parser: argparse.ArgumentParser, tables: Tables | None = None)
             else:
                 said = [f"{_readers_text(tuple(r))} {v}" for v, r in by_values.items()]
                 help_text += " (" + "; ".join(said) + ")"
-        low, high = field.bounds(tables)
-        if field.kind in ("whole", "signed") and high is not None:
-            help_text += f" ({low} to {high})"
-        kind = field.kind
-        if kind in ("units", "ocs-attackers", "ocs-defenders", "dice-list"):
-            where.add_argument(
-                field.flag, action="append", default=[], metavar=field.metavar, help=help_text
-            )
-        elif kind == "tick":
-            where.add_argument(field.flag, action="store_true", help=help_text)
-        elif kind == "maybe":
-            where.add_argument(
-                field.flag, action=argparse.BooleanOptionalAction, default=None, help=help_text
-            )
-        else:
-            where.add_argument(field.flag, metavar=field.metavar, help=help_text)
+        add_flag(where, field, help_text, tables)
     parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_flag(where: Any, field: Field, help_text: str, tables: Tables) -> None:
+    """One field as a flag, as its kind takes it."""
+    low, high = field.bounds(tables)
+    if field.kind in ("whole", "signed") and high is not None:
+        help_text += f" ({low} to {high})"
+    kind = field.kind
+    if kind in ("units", "ocs-attackers", "ocs-defenders", "dice-list"):
+        where.add_argument(
+            field.flag, action="append", default=[], metavar=field.metavar, help=help_text
+        )
+    elif kind == "tick":
+        where.add_argument(field.flag, action="store_true", help=help_text)
+    elif kind == "maybe":
+        where.add_argument(
+            field.flag, action=argparse.BooleanOptionalAction, default=None, help=help_text
+        )
+    else:
+        where.add_argument(field.flag, metavar=field.metavar, help=help_text)
+
+
+def _own_flags(parser: argparse.ArgumentParser, ruleset: Ruleset, tables: Tables) -> None:
+    """A ruleset that is not built in (a player's chart, one registered): its own fields."""
+    parser.add_argument("ruleset", metavar="RULESET", help=f"{ruleset.id}, or its chart file")
+    group = parser.add_argument_group(ruleset.cli_group or ruleset.id)
+    for field in ruleset.flags:
+        help_text = one_line(field.help)
+        if field.choices:
+            help_text += " (" + "|".join(str(v) for v, _ in field.options(ruleset.id, tables)) + ")"
+        add_flag(group, field, help_text, tables)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def flag_fields(ruleset: Ruleset) -> tuple[Field, ...]:
+    """The fields a ruleset's combat is read from on the command line."""
+    if ruleset.id in registry.BUILT_IN_IDS:
+        return tuple(f for f, readers in registry.cli_fields() if ruleset.id in readers)
+    return ruleset.flags
 
 
 def _dest(flag: str) -> str:
@@ -91,56 +110,77 @@ def _dest(flag: str) -> str:
 
 
 def combat_from_args(args: argparse.Namespace) -> CombatInput:
-    """Turn parsed flags into a CombatInput, each read by its kind in the schema."""
-    from tui.engine import schema
+    """Turn parsed flags into a CombatInput, each read by its field's kind; a field the
+    combat does not hold by name (a player's chart's modifier) is kept in `modifiers`."""
     from tui.engine.model import CombatInput
-    from tui.engine.rulesets.common import parse_unit
 
-    if args.ruleset not in RULESET_IDS:
-        raise InputError(
-            "ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
-        )
+    ruleset = registry.get(args.ruleset)
+    held = CombatInput.__dataclass_fields__
     values: dict[str, Any] = {}
-    for field, _ in schema.cli_fields():
+    modifiers: list[tuple[str, Any]] = []
+    fields = (
+        [f for f, _ in registry.cli_fields()]
+        if ruleset.id in registry.BUILT_IN_IDS
+        else list(ruleset.flags)
+    )
+    for field in fields:
         raw = getattr(args, _dest(field.flag), None)
         kind, name = field.kind, field.name
         if raw is None or raw == [] or (raw is False and kind == "tick"):
             continue
-        if kind == "units":
-            value: Any = tuple(parse_unit(field.aliases[0], text) for text in raw)
-        elif kind == "ocs-attackers":
-            value = tuple(_ocs_attacker(text) for text in raw)
-        elif kind == "ocs-defenders":
-            value = tuple(_ocs_defender(text) for text in raw)
-        elif kind == "dice-list":
-            value = tuple(integer_value(name, text) for text in raw)
-        elif kind in ("whole", "signed", "dice"):
-            low = field.low if kind == "whole" and isinstance(field.low, int) else None
-            value = integer_value(name, raw, 0 if name == "caf" else low)
-        elif kind == "choice" and field.choices is not None and name == "mines_cdf":
-            value = integer_value(name, raw)
-        elif kind == "choice":
-            value = raw.lower()
-        else:
-            value = raw
+        value = read_flag(field, raw)
+        if name not in held:
+            modifiers.append((name, value))
+            continue
         if kind in ("units", "ocs-attackers", "ocs-defenders"):
             value = values.get(name, ()) + value  # --attack and --attacker both add units
         values[name] = value
-    return CombatInput(ruleset=args.ruleset, **values)
+    if modifiers:
+        values["modifiers"] = tuple(modifiers)
+    return CombatInput(ruleset=ruleset.id, **values)
+
+
+def read_flag(field: Field, raw: Any) -> Any:
+    """A flag's text (or texts, or tick) as its field's value."""
+    from tui.engine.rulesets.common import parse_unit
+
+    kind, name = field.kind, field.name
+    if kind == "units":
+        return tuple(parse_unit(field.aliases[0], text) for text in raw)
+    if kind == "ocs-attackers":
+        return tuple(_ocs_attacker(text) for text in raw)
+    if kind == "ocs-defenders":
+        return tuple(_ocs_defender(text) for text in raw)
+    if kind == "dice-list":
+        return tuple(integer_value(name, text) for text in raw)
+    if kind in ("whole", "signed", "dice"):
+        low = field.low if kind == "whole" and isinstance(field.low, int) else None
+        return integer_value(name, raw, 0 if name == "caf" else low)
+    if kind == "choice" and name == "mines_cdf":
+        return integer_value(name, raw)
+    if kind == "choice":
+        return raw.strip().lower()
+    return raw
 
 
 def command_line(combat: CombatInput) -> list[str]:
     """The `crtdesk resolve` arguments that give `combat` (every input it holds, dice rolled
-    by hand and answers included): the inverse of `combat_from_args`, from the schema."""
-    from tui.engine import schema
+    by hand and answers included): the inverse of `combat_from_args`, from its fields."""
     from tui.engine.model import CombatInput
 
+    ruleset = registry.get(combat.ruleset)
     blank = CombatInput(combat.ruleset)
-    args = ["resolve", combat.ruleset]
-    for field, readers in schema.cli_fields():
-        value = getattr(combat, field.name)
-        if combat.ruleset not in readers or value == getattr(blank, field.name):
-            continue
+    set_values = dict(combat.modifiers)
+    args = ["resolve", registry.chart_name(ruleset.id) or ruleset.id]
+    for field in flag_fields(ruleset):
+        if field.name in CombatInput.__dataclass_fields__:
+            value = getattr(combat, field.name)
+            if value == getattr(blank, field.name):
+                continue
+        else:
+            value = set_values.get(field.name)
+            if value is None or value is False:
+                continue
         kind = field.kind
         if kind == "units":
             for unit in value:
@@ -251,7 +291,9 @@ def _bar(probability: float, width: int = 20) -> str:
 
 def _cmd_rulesets(args: argparse.Namespace, tables: Tables) -> int:
     items = [
-        {"id": r, "title": tables.title(r), "dice": tables.data[r]["dice"]} for r in RULESET_IDS
+        {"id": r.id, "title": r.title(tables), "dice": r.dice(tables)}
+        for r in registry.rulesets()
+        if registry.chart_name(r.id) is None
     ]
     if args.json:
         print(json.dumps(items, indent=2))
@@ -262,14 +304,11 @@ def _cmd_rulesets(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_table(args: argparse.Namespace, tables: Tables) -> int:
-    if args.ruleset not in RULESET_IDS:
-        raise InputError(
-            "ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
-        )
+    ruleset = registry.get(args.ruleset)
     if args.json:
-        print(json.dumps(table_json(args.ruleset, tables), indent=2, ensure_ascii=False))
+        print(json.dumps(ruleset.chart_json(tables), indent=2, ensure_ascii=False))
     else:
-        print(table_text(args.ruleset, tables))
+        print(ruleset.chart_text(tables))
     return 0
 
 
@@ -288,7 +327,9 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     if args.save:
         from tui.cli import saves as cli_saves
 
-        # The game's own options (the Ultra mines CDF) decide the combat it is saved to.
+        # The game's own options (the Ultra mines CDF) decide the combat it is saved to, and
+        # a player's chart resolves on the copy the game keeps.
+        cli_saves.check_in_play(args.save, args.saves, registry.get(combat.ruleset))
         combat = cli_saves.combat_for_game(args.save, args.saves, combat, tables)
     # The one procedure the desk follows too: the dice no flag gave are rolled, each choice
     # is answered by its flag (or left open, and the result says who still chooses).
@@ -341,6 +382,47 @@ def print_odds(combat: CombatInput, result: Distribution, as_json: bool) -> None
         )
 
 
+def own_parser(command: str, ruleset: Ruleset, tables: Tables) -> argparse.ArgumentParser:
+    """`crtdesk resolve|odds|table RULESET ...` for a ruleset that is not built in: the same
+    commands, with its own fields as flags."""
+    from tui.cli.parsing import Parser
+
+    parser = Parser(
+        prog=f"crtdesk {command} {registry.chart_name(ruleset.id) or ruleset.id}",
+        description=one_line(f"{ruleset.title(tables)} ({ruleset.dice(tables)})."),
+    )
+    parser.add_argument("--games", metavar="DIR", help=GAMES_HELP)
+    parser.add_argument("--saves", metavar="DIR", help="the saves folder (locates games/)")
+    if command == "table":
+        parser.add_argument("ruleset", metavar="RULESET")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+        parser.set_defaults(func=_cmd_table)
+        return parser
+    _own_flags(parser, ruleset, tables)
+    if command == "resolve":
+        _resolve_flags(parser)
+        parser.set_defaults(func=_cmd_resolve)
+    else:
+        parser.set_defaults(func=_cmd_odds)
+    return parser
+
+
+GAMES_HELP = "the games folder (default: games beside the saves folder, or $CRTDESK_GAMES)"
+
+
+def _resolve_flags(res: argparse.ArgumentParser) -> None:
+    res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
+    res.add_argument(
+        "--save", metavar="FILE", help="append the combat to this save (a name, or a path to it)"
+    )
+    res.add_argument(
+        "--target", metavar="HEX", help="the hex or unit the result's markers go on (with --save)"
+    )
+    res.add_argument(
+        "--note", metavar="TEXT", help="a note kept with the logged combat (with --save)"
+    )
+
+
 def register(subparsers: Subcommands) -> None:
     """Add the combat commands: rulesets, table, resolve, odds."""
     rulesets = subparsers.add_parser("rulesets", help="list the rulesets")
@@ -352,16 +434,7 @@ def register(subparsers: Subcommands) -> None:
     table.set_defaults(func=_cmd_table)
     res = subparsers.add_parser("resolve", help="resolve one combat")
     _combat_flags(res)
-    res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
-    res.add_argument(
-        "--save", metavar="FILE", help="append the combat to this save (a name, or a path to it)"
-    )
-    res.add_argument(
-        "--target", metavar="HEX", help="the hex or unit the result's markers go on (with --save)"
-    )
-    res.add_argument(
-        "--note", metavar="TEXT", help="a note kept with the logged combat (with --save)"
-    )
+    _resolve_flags(res)
     res.add_argument(
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )

@@ -18,7 +18,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
-from tui.desk.commands import RULESET_KEYS, START_COMMANDS, ruleset_title, short_name
+from tui.desk.commands import RULESET_KEYS, START_COMMANDS
 from tui.desk.compat import KeyHoldingApp, switchable
 from tui.desk.messages import (
     CreateGame,
@@ -30,7 +30,8 @@ from tui.desk.messages import (
     ShowStart,
 )
 from tui.desk.screens import screen_for
-from tui.engine.tables import RULESET_IDS, Tables, default_tables
+from tui.engine import registry
+from tui.engine.tables import Tables, default_tables
 from tui.game import folder
 from tui.game.folder import GameSummary
 from tui.game.messages import GameChanged
@@ -171,7 +172,7 @@ class CrtDeskApp(KeyHoldingApp[None]):
             self.session.read(self._install_screens, self._game_unread)
         elif self.game_path is None and not folder.has_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
-            self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
+            self.create_game(DEFAULT_GAME_TITLE, list(registry.BUILT_IN_IDS), {})
 
     # ------------------------------------------------------------------ asked by screens
     @on(OpenGame)
@@ -379,8 +380,8 @@ class CrtDeskApp(KeyHoldingApp[None]):
             for key, ruleset in zip(RULESET_KEYS, self.game.rulesets, strict=False):
                 if ruleset != screen.ruleset:
                     yield SystemCommand(
-                        f"Switch to {short_name(ruleset)} ({key})",
-                        f"The {ruleset_title(ruleset, self.tables)} screen",
+                        f"Switch to {registry.short_name(ruleset)} ({key})",
+                        f"The {registry.title_of(ruleset, self.tables)} screen",
                         partial(self.show_ruleset, ruleset),
                     )
 

@@ -142,7 +142,7 @@ class Outcome:
     """One resolved combat: the cell as printed, what it means, and how the desk got there."""
 
     ruleset: str
-    attack_total: int | None
+    attack_total: int | float | None
     defense_total: int | float | None
     odds: str | None
     column: str | None

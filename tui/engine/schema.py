@@ -17,11 +17,11 @@ a reader sees each form in its order; the functions that read them are short.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.errors import InputError
-from tui.engine.tables import DAYNIGHT_TERRAINS, OCS_TERRAINS, RULESET_IDS, Tables
+from tui.engine.tables import DAYNIGHT_TERRAINS, OCS_TERRAINS, Tables
 
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput, Unit
@@ -144,7 +144,7 @@ def _steps(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
 
 FACTOR = "a whole number from 0 to {high} per unit"
 
-# Every input of every ruleset, once. A ruleset lists the ones it reads (RULESETS).
+# Every input of every ruleset, once. A ruleset lists the ones it reads (its Ruleset, tui.engine.ruleset).
 _ALL: tuple[Field, ...] = (
     Field(
         "attackers",
@@ -543,74 +543,14 @@ _ALL: tuple[Field, ...] = (
 
 FIELDS: dict[str, Field] = {f.name: f for f in _ALL}
 
-_UNITS_AND_ROLL = ("attackers", "defenders", "column", "roll")
-_POD_BASIC = (
-    *_UNITS_AND_ROLL,
-    "morale_attack",
-    "morale_defense",
-    "buddy",
-    "attacker_card",
-    "defender_card",
-)
-_POD_SUPER = (*_POD_BASIC[:-2], "medal", "attacker_card", "defender_card")
 
-# The inputs each ruleset reads, in the desk form's order; with any label a ruleset words
-# its own way.
-RULESETS: dict[str, tuple[str, ...]] = {
-    "pod-basic": _POD_BASIC,
-    "pod-super": _POD_SUPER,
-    "pod-ultra": (*_UNITS_AND_ROLL, "obstacle", "mines_cdf", *_POD_SUPER[4:]),
-    "pod-boom": (
-        "attackers",
-        "defenders",
-        "roll",
-        "step",
-        "aaf",
-        "caf",
-        "long_range",
-        "chain_rolls",
-    ),
-    "ocs": (
-        *_UNITS_AND_ROLL,
-        "attack_hexes",
-        "nonadjacent_hexsides",
-        "overrun",
-        "hedgehog",
-        "terrain",
-        "defender_unsupplied",
-        "attacker_ar_unit",
-        "defender_ar_unit",
-        "attacker_ar",
-        "defender_ar",
-        "surprise_roll",
-        "shift_roll",
-        "attacker_option_retreat",
-        "defender_option_retreat",
-        "defender_ignores_options",
-    ),
-    "rivets": (*_UNITS_AND_ROLL, "bcpc"),
-    "daynight": (
-        *_UNITS_AND_ROLL,
-        "time",
-        "terrain",
-        "drm",
-        "hold",
-        "reserve",
-        "press_on",
-        "rerolls",
-        "attacker_retreats",
-    ),
-}
-_RELABELLED: dict[str, dict[str, dict[str, Any]]] = {
-    "pod-boom": {
-        "attackers": {"label": "Units", "help": "a bomber, battery or ship unit's CAF (repeat)"},
-        "defenders": {"label": "AA units"},
-        "roll": {"label": "Roll", "help": "one step's die rolled by hand (with --step)"},
-    },
-    "daynight": {"roll": {"label": "Result die"}, "terrain": {"desk_default": "clear"}},
-}
+def declared(*names: str) -> tuple[Field, ...]:
+    """The declared fields named, in that order: a ruleset's inputs."""
+    return tuple(FIELDS[name] for name in names)
+
+
 # The OCS counters are typed whole on the command line (--attacker, --defender).
-_OCS_UNITS = (
+OCS_UNIT_SPECS: tuple[Field, ...] = (
     Field(
         "attackers",
         "Attackers",
@@ -638,25 +578,9 @@ _OCS_UNITS = (
 )
 
 
-def schema(ruleset: str) -> tuple[Field, ...]:
-    """The inputs `ruleset` reads, in the form's order."""
-    if ruleset.startswith("game:"):
-        return game_fields(ruleset)
-    if ruleset not in RULESETS:
-        raise InputError(
-            "ruleset", ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
-        )
-    changes = _RELABELLED.get(ruleset, {})
-    return tuple(
-        replace(FIELDS[n], **changes[n]) if n in changes else FIELDS[n] for n in RULESETS[ruleset]
-    )
-
-
-# A player's chart (ruleset "game:NAME", tui.engine.rulesets.charts.chart): its fields, put here when the
-# chart is registered, and what a logged combat on one holds.
-GAME_FIELDS: dict[str, tuple[Field, ...]] = {}
-GAME_READS: tuple[Field, ...] = (
-    *(FIELDS[name] for name in _UNITS_AND_ROLL),
+# What a logged combat on a player's chart holds: its modifiers' values in one table.
+CHART_READS: tuple[Field, ...] = (
+    *(FIELDS[name] for name in ("attackers", "defenders", "column", "roll")),
     Field(
         "modifiers",
         "Modifiers",
@@ -668,21 +592,10 @@ GAME_READS: tuple[Field, ...] = (
 )
 
 
-def game_fields(ruleset: str) -> tuple[Field, ...]:
-    """The inputs of a player's chart registered as `ruleset`."""
-    found = GAME_FIELDS.get(ruleset)
-    if found is None:
-        known = ", ".join(GAME_FIELDS) or "none read yet"
-        raise InputError(
-            "ruleset", ruleset, f"a player's chart read from the games folder ({known})"
-        )
-    return found
-
-
 def form_values(ruleset: str, values: dict[str, Any]) -> dict[str, Any]:
     """A form's inputs as a combat reads them. Pair-o-Dice Ultra: an obstacle is the whole
     defence (no defender is read), and the game's mines CDF is read only against mines."""
-    if ruleset == "pod-ultra":
+    if "obstacle" in values or "mines_cdf" in values:
         obstacle = values.get("obstacle")
         if obstacle:
             values["defenders"] = ()
@@ -691,39 +604,28 @@ def form_values(ruleset: str, values: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def form(ruleset: str, tables: Tables) -> tuple[Field, ...]:
-    """The fields of `ruleset`'s desk form, in the schema's order: those shown on the desk,
-    a choice only where the form has something to offer (Basic plays no card before the
-    roll: its Stanfill is played after it)."""
+def form(ruleset: str, fields: tuple[Field, ...], tables: Tables) -> tuple[Field, ...]:
+    """The fields of a ruleset's desk form, in its order: those shown on the desk, a choice
+    only where the form has something to offer (Basic plays no card before the roll: its
+    Stanfill is played after it)."""
     return tuple(
-        f
-        for f in schema(ruleset)
-        if f.desk and (f.kind != "choice" or f.form_options(ruleset, tables))
+        f for f in fields if f.desk and (f.kind != "choice" or f.form_options(ruleset, tables))
     )
 
 
-def cli_fields() -> tuple[tuple[Field, tuple[str, ...]], ...]:
-    """Every CLI flag once, with the rulesets that read it, in declaration order."""
-    readers: dict[str, list[str]] = {}
-    for ruleset, names in RULESETS.items():
-        for name in names:
-            readers.setdefault(name, []).append(ruleset)
-    found = [(FIELDS[f.name], tuple(readers[f.name])) for f in _ALL]
-    return (*found, *((f, ("ocs",)) for f in _OCS_UNITS))
-
-
-def field_for(ruleset: str | None, name: str) -> Field | None:
-    """The field an engine message names (by its name or an alias)."""
-    pool = schema(ruleset) if ruleset in RULESETS else _ALL
-    for candidate in (*pool, *_OCS_UNITS):
+def field_in(fields: tuple[Field, ...] | None, name: str) -> Field | None:
+    """The field an engine message names (by its name or an alias), among `fields` (None:
+    every field declared)."""
+    pool = fields if fields is not None else _ALL
+    for candidate in (*pool, *OCS_UNIT_SPECS):
         if name == candidate.name or name in candidate.aliases:
             return candidate
     return None
 
 
-def label(ruleset: str | None, name: str) -> str:
+def label(fields: tuple[Field, ...] | None, name: str) -> str:
     """What the desk calls a field an engine message names (the name itself if none)."""
-    found = field_for(ruleset, name)
+    found = field_in(fields, name)
     return found.label if found else name
 
 
@@ -731,23 +633,22 @@ def flag(name: str, value: object = None) -> str:
     """The CLI flag a message names for a field."""
     if name == "hold" and value is False:
         return "--no-hold"
-    found = field_for(None, name)
+    found = field_in(None, name)
     return found.flag if found else "--" + name.replace("_", "-")
-
-
-def readers(name: str) -> tuple[str, ...]:
-    return tuple(r for r, names in RULESETS.items() if name in names)
 
 
 # --- checking --------------------------------------------------------------------------------
 
 
-def check_read(combat: CombatInput) -> None:
-    """Refuse an input the ruleset does not read, so nothing typed is silently ignored."""
+def check_read(
+    combat: CombatInput, fields: tuple[Field, ...], readers: Callable[[str], tuple[str, ...]]
+) -> None:
+    """Refuse an input the ruleset does not read (not among `fields`), so nothing typed is
+    silently ignored; `readers` names the rulesets that do read it."""
     from tui.engine.model import CombatInput
 
     blank = CombatInput(combat.ruleset)
-    read = RULESETS[combat.ruleset]
+    read = {f.name for f in fields}
     for name in FIELDS:
         if name not in read and getattr(combat, name) != getattr(blank, name):
             only = ", ".join(readers(name))
@@ -757,21 +658,13 @@ def check_read(combat: CombatInput) -> None:
             )
 
 
-def check_ranges(combat: CombatInput, tables: Tables) -> None:
-    """Refuse a number beyond what a game could reach, naming the allowed range (the first
-    such number). A value below a field's floor, or not a whole number, is left to the
-    resolver."""
-    values = {found.name: getattr(combat, found.name) for found in schema(combat.ruleset)}
-    errors = range_errors(combat.ruleset, values, tables)
-    if errors:
-        raise errors[0]
-
-
-def range_errors(ruleset: str, values: Mapping[str, Any], tables: Tables) -> list[InputError]:
+def range_errors(
+    fields: tuple[Field, ...], values: Mapping[str, Any], tables: Tables
+) -> list[InputError]:
     """Every number among `values` (a combat's fields by name; one not given is passed
     over) beyond what a game could reach, in the form's order: a form names them all."""
     errors = []
-    for found in schema(ruleset):
+    for found in fields:
         low, high = found.bounds(tables)
         if high is None or found.kind not in ("units", "whole", "signed"):
             continue
@@ -815,22 +708,19 @@ def _unit(name: str, value: Any) -> Unit:
     return Unit(**dict(value))
 
 
-def combat_from_inputs(
-    inputs: Mapping[str, Any], keep: Callable[[Field], bool] | None = None
+def combat_from_logged(
+    ruleset: str,
+    fields: tuple[Field, ...],
+    inputs: Mapping[str, Any],
+    keep: Callable[[Field], bool] | None = None,
 ) -> CombatInput:
     """A logged combat's `inputs` (CombatInput.to_dict, as read back from a save) as the
-    CombatInput again, every unit with all it was logged with. `keep` leaves out the fields
-    it refuses (luck: the dice and the answers that do not shape the chances). Raises
-    InputError naming a key the ruleset does not read."""
+    CombatInput again, read by the ruleset's logged `fields`, every unit with all it was
+    logged with. `keep` leaves out the fields it refuses (luck: the dice and the answers
+    that do not shape the chances). Raises InputError naming a key the ruleset does not read."""
     from tui.engine.model import CombatInput
 
-    ruleset = inputs.get("ruleset")
-    game = isinstance(ruleset, str) and ruleset.startswith("game:")
-    if not game and (not isinstance(ruleset, str) or ruleset not in RULESETS):
-        raise InputError("inputs", ruleset, "the combat's ruleset: one of " + ", ".join(RULESETS))
-    assert isinstance(ruleset, str)
-    # A player's chart keeps its modifiers' values in one table (the chart checks them).
-    by_name = {f.name: f for f in (GAME_READS if game else schema(ruleset))}
+    by_name = {f.name: f for f in fields}
     values: dict[str, Any] = {"ruleset": ruleset}
     for key, value in inputs.items():
         if key == "ruleset":

@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tui.desk.commands import SHORT_NAMES, short_name
-from tui.engine.tables import RULESET_IDS
+from tui.engine import registry
 from tui.engine.text import (
     cell_text,
     dice_text,
@@ -79,7 +78,8 @@ def _number(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-_SOURCE_MARKS = {"desk": "", "seed": "s"}
+# By a die's source; any other (by hand: "manual", or none in an older save) is marked "h".
+_SOURCE_MARKS: dict[str | None, str] = {"desk": "", "seed": "s"}
 
 
 def _dice_short(dice: Iterable[Mapping[str, Any]]) -> str:
@@ -152,7 +152,7 @@ def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
         "turn": str(entry["turn"]),
         "when": when_text(str(entry.get("when", "")))[5:],
         "who": one_line(entry.get("who", "")),
-        "ruleset": one_line(short_name(ruleset) if ruleset else what),
+        "ruleset": one_line(registry.short_name(ruleset) if ruleset else what),
         "sides": f"{_number(attack)}:{_number(defence)}" if combat and attack is not None else "",
         "odds": one_line(entry.get("odds") or ""),
         "column": one_line(entry.get("column") or ""),
@@ -275,11 +275,6 @@ class Filter:
         return all(word in row.search for word in self.words)
 
 
-_RULESET_NAMES = {r: r for r in RULESET_IDS} | {
-    name.lower(): ruleset for ruleset, name in SHORT_NAMES.items()
-}
-
-
 _KEYS = {"turn": "turn", "t": "turn", "ruleset": "ruleset", "r": "ruleset"}
 
 _KEYS |= {"player": "player", "p": "player", "who": "player"}
@@ -303,12 +298,12 @@ def parse_filter(text: str) -> tuple[Filter, str | None]:
                 return Filter(), f"turn {value!r} is not a turn; expected e.g. turn:3 or turn:2-4"
             turns = (int(low), int(high) if dash else int(low))
         elif name == "ruleset":
-            ruleset = _RULESET_NAMES.get(value.lower())
-            if value.lower().startswith("game:"):  # a player's chart, by its id
-                ruleset = value.lower()
+            ruleset = registry.by_name(value)
+            if ruleset is None and registry.chart_name(value.lower()) is not None:
+                ruleset = value.lower()  # a player's chart no longer read, by its id
             if ruleset is None:
                 return Filter(), (
-                    f"ruleset {value!r} is not one; expected one of {', '.join(RULESET_IDS)}"
+                    f"ruleset {value!r} is not one; expected one of {', '.join(registry.ids())}"
                 )
         else:
             if not value:

@@ -97,9 +97,6 @@ def most_preview_lines(tables: Tables) -> int:
 class BoomScreen(CombatScreen):
     """Big Boom: the mission's units, its AA and range (bombers), and the target hex."""
 
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(
-        {"no-entry", "obstacle", "hero-site", "buddy-card"}
-    )
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = CombatScreen.DESK_COMMANDS + FROGMAN_COMMANDS
     BINDINGS = [c.binding() for c in FROGMAN_COMMANDS]

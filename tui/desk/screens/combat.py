@@ -41,6 +41,7 @@ from tui.desk.compat import use_pane_compositor
 from tui.desk.messages import ScreenDrawn
 from tui.desk.screens.ruleset import RulesetScreen, SaveState
 from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, TypingForm, UnitRow
+from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
@@ -69,7 +70,7 @@ class FormReading:
     problems: tuple[str, ...] = ()
 
 
-class CombatScreen(RulesetScreen, TypingForm):
+class CombatScreen(TypingForm, RulesetScreen):
     """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
@@ -157,13 +158,13 @@ class CombatScreen(RulesetScreen, TypingForm):
         """The schema's fields this screen's form shows."""
         from tui.engine.schema import form
 
-        return form(self.ruleset, self.tables)
+        return form(self.ruleset, registry.get(self.ruleset).fields, self.tables)
 
     def field_label(self, name: str) -> str:
         """What the form calls an input an engine message names."""
         from tui.engine.schema import label
 
-        return label(self.ruleset, name)
+        return label(registry.get(self.ruleset).fields, name)
 
     def compose_inputs(self, inputs: Iterable[SchemaField]) -> ComposeResult:
         """A line per input (an input `beside` the one before joins its line)."""
@@ -360,7 +361,7 @@ class CombatScreen(RulesetScreen, TypingForm):
         # Numbers beyond the game's range, each named beside what could not be read.
         from tui.engine.schema import range_errors
 
-        for err in range_errors(self.ruleset, fields, self.tables):
+        for err in range_errors(registry.get(self.ruleset).fields, fields, self.tables):
             problems.append(err.message(self.field_label(err.field)))
         if problems:
             return FormReading(None, tuple(problems))
@@ -371,10 +372,10 @@ class CombatScreen(RulesetScreen, TypingForm):
     ) -> dict[str, Any]:
         """The ruleset's CombatInput fields from the unit rows and its own fields; a field
         that cannot be read adds a line to `problems` (and no CombatInput is made)."""
-        from tui.engine.schema import form_values
-
         values = {f.name: self.input_value(f, problems) for f in self.form_inputs}
-        return form_values(self.ruleset, {"attackers": attackers, "defenders": defenders, **values})
+        return registry.get(self.ruleset).form_values(
+            {"attackers": attackers, "defenders": defenders, **values}
+        )
 
     def unit_rows(self, side: str) -> list[UnitRow]:
         box = self.form_field(f"#{side}s")

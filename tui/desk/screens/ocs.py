@@ -31,7 +31,6 @@ HIGHEST = "(highest)"
 
 
 class OcsScreen(CombatScreen):
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(SHOWN_MARKERS)
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
 
     def compose_unit_heading(self, side: str) -> ComposeResult:

@@ -39,9 +39,6 @@ class PodScreen(CombatScreen):
 
     # A mines CDF being cycled is logged once it has stood this long (seconds).
     _mines_timer: Timer | None = None
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(
-        {"no-entry", "obstacle", "hero-site", "buddy-card"}
-    )
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^z Frogman · ^\\ markers"
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = (

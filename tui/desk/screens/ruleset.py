@@ -12,11 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static
 
-from tui.desk.commands import RULESET_COMMANDS, RULESET_KEYS, Command, ruleset_title, short_name
+from tui.desk.commands import RULESET_COMMANDS, RULESET_KEYS, Command
 from tui.desk.messages import ShowRuleset, ShowStart
 from tui.desk.screens.base import DeskScreen
 from tui.desk.widgets.markers import MarkerPanel
 from tui.desk.widgets.title import TitleBar
+from tui.engine import registry
+from tui.engine.ruleset import FORM_SCREEN
 from tui.engine.text import entry_text, marker_text, one_line
 from tui.game.messages import GameChanged, GameRead
 from tui.game.session import SAVE_WAITS_FOR_FRAME, GameSession, SaveState
@@ -35,7 +37,6 @@ class RulesetScreen(DeskScreen):
     # Every command this screen has, in Footer order: its key, help line and palette entry.
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = RULESET_COMMANDS
     # The marker kinds this screen's game uses (None: every kind), and the marker keys.
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = None
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^\\ markers"
     # The smallest terminal that shows the form, the last roll and the chances together:
     # below it, the screen says so in place of its body (the class "-too-small", app.tcss).
@@ -56,8 +57,9 @@ class RulesetScreen(DeskScreen):
     )
 
     def __init__(self, ruleset: str) -> None:
-        # A player's chart ("game:NAME") is styled as one class: a colon is no class name.
-        style = "game-chart" if ruleset.startswith("game:") else ruleset
+        # A ruleset without a screen of its own (a player's chart) is styled as one class:
+        # its id may hold what no class name may.
+        style = ruleset if registry.get(ruleset).screen != FORM_SCREEN else "game-chart"
         super().__init__(name=ruleset, classes=f"ruleset-screen {style}")
         self.ruleset = ruleset
         # The turn and markers the marker panel shows (copies: the game's change in place).
@@ -124,7 +126,7 @@ class RulesetScreen(DeskScreen):
     def strip_text(self) -> str:
         parts = []
         for key, ruleset in zip(RULESET_KEYS, self.game.rulesets, strict=False):
-            name = short_name(ruleset)
+            name = registry.short_name(ruleset)
             parts.append(f"[{name}]" if ruleset == self.ruleset else f"{key.upper()} {name}")
         return " ".join(parts)
 
@@ -168,7 +170,7 @@ class RulesetScreen(DeskScreen):
         self.title = game.title
         self.sub_title = (
             f"Turn {game.turn} · {self.desk.player} · "
-            f"{ruleset_title(self.ruleset, self.desk.tables)}"
+            f"{registry.title_of(self.ruleset, self.desk.tables)}"
         ) + (" · READ-ONLY" if self.session.read_only else "")
         # Redrawn only when the turn or a marker changed: the panel's height follows its
         # lines, so a redraw lays the screen out (on every roll recorded, before).
@@ -196,7 +198,7 @@ class RulesetScreen(DeskScreen):
 
     def shown_markers(self, markers: Sequence[Marker]) -> list[Marker]:
         """The markers this screen lists (every one where it names no kinds)."""
-        kinds = self.MARKER_KINDS
+        kinds = registry.get(self.ruleset).markers
         return list(markers) if kinds is None else [m for m in markers if m.kind in kinds]
 
     # ------------------------------------------------------------------ saving
@@ -256,13 +258,13 @@ class RulesetScreen(DeskScreen):
         if not closed:
             self.notify(f"No No-entry hex to repair: {card} needs one.")
             return
-        marker_id = closed[0].id
+        marker_id: str | None = closed[0].id
         if len(closed) > 1:
             marker_id = await self.app.push_screen_wait(
                 MarkerPickScreen(f"{card}: which No-entry hex?", closed)
             )
-            if marker_id is None:
-                return
+        if marker_id is None:
+            return
         marker = next(m for m in closed if m.id == marker_id)
         self.lift(marker_id, f"{card} repairs the hex", marker_text(marker))
 

@@ -9,10 +9,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Static
 
-from tui.desk.commands import SHORT_NAMES, START_COMMANDS
+from tui.desk.commands import START_COMMANDS
 from tui.desk.messages import CreateGame, OpenGame, RepairSave
 from tui.desk.screens.base import DeskScreen
 from tui.desk.widgets.title import TitleBar
+from tui.engine import registry
 from tui.engine.text import one_line, when_text
 from tui.game.folder import GameSummary, list_games
 from tui.game.messages import SaveRepaired
@@ -69,7 +70,7 @@ class StartScreen(DeskScreen):
                 # Within the rulesets column at 80 columns ("unreadable (Enter: w" was cut).
                 table.add_row(file, fit(game.title, COLUMNS[1][1]), UNREADABLE, "-", "-")
                 continue
-            rulesets = " ".join(SHORT_NAMES.get(r, r) for r in game.rulesets)
+            rulesets = " ".join(registry.short_name(r) for r in game.rulesets)
             last = when_text(game.last_entry)[5:] if game.last_entry else "-"
             table.add_row(
                 file,

@@ -8,6 +8,7 @@ CRT); apart, the preview would need the resolver's private readers."""
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -574,3 +575,9 @@ def chain_distribution(combat: CombatInput, tables: Tables) -> Distribution:
         details=tuple(details),
         inputs=combat.to_dict(),
     )
+
+
+def whole_chain(combat: CombatInput, tables: Tables) -> Distribution:
+    """The whole chain's chances, folded: one read first refuses what the chain refuses."""
+    resolve(combat, tables, Roller(random.Random(0)))
+    return chain_distribution(combat, tables)
