@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from tui import saves
+from tui.game import folder
 
 if TYPE_CHECKING:
     from tui.cli.parsing import Subcommands
@@ -107,7 +107,7 @@ def saves_dir(text: str | None, create: bool = False) -> Path:
         raise ServeError(f"--saves {text!r}: a folder name may not start with '-' (write ./{text})")
     from tui.cli.saves import said_on_stderr
 
-    return saves.saves_folder(text, make=create, said=said_on_stderr)
+    return folder.saves_folder(text, make=create, said=said_on_stderr)
 
 
 def is_local(host: str) -> bool:

@@ -379,6 +379,15 @@ def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves
     return saves.read_again(report)
 
 
+def write_report(path: Path, tables: Tables | None = None) -> Path:
+    """The after-action report of the save at `path`, as Markdown, in NAME-report.md beside
+    it (with its mode, replacing the name: never through a link), written a piece at a
+    time, never the whole page of a long campaign at once; the file written. SaveError or
+    OSError when it cannot be read or written."""
+    read, game = read_report(path, tables)
+    return saves.write_beside(path, f"{path.stem}-report.md", read.lines(game))
+
+
 class Report:
     """A save's entries read for its report: what each entry shows (its words in a file),
     the notes and cards on each, the markers, the luck. `lines` gives the page in pieces."""

@@ -1,25 +1,28 @@
-"""What the desk's full screens (start, ruleset, review) share."""
+"""What the desk's full screens (start, ruleset, review) share: styled once when first
+shown (`compat.StyledOnceScreen`), and the desk they are on, typed."""
 
 from __future__ import annotations
 
-from textual import events
-from textual.message import Message
-from textual.screen import Screen
+from typing import TYPE_CHECKING, Any, cast
+
+from textual.app import App
+
+from tui.desk.compat import StyledOnceScreen
+
+if TYPE_CHECKING:
+    from tui.desk.app import CrtDeskApp
 
 
-class DeskScreen(Screen[None]):
-    """A full screen, styled once when it is first shown.
+def desk_of(app: App[Any]) -> CrtDeskApp:
+    """The desk a screen is on, typed, for what the screen reads of it (its tables, dice,
+    player and folders); what a screen asks of it goes by message (`tui.desk.messages`)."""
+    return cast("CrtDeskApp", app)
 
-    Textual restyles every node of a screen each time it is shown (ScreenResume), first
-    time included, though each node was styled as it was mounted a moment before: on a
-    combat screen's first frame that second pass was about a tenth of the work. It is
-    skipped the first time only; later resumes restyle as Textual does (the theme or a
-    class may have changed while the screen was hidden)."""
 
-    _shown_once = False
+class DeskScreen(StyledOnceScreen[None]):
+    """A full screen of the desk."""
 
-    def post_message(self, message: Message) -> bool:
-        if isinstance(message, events.ScreenResume) and not self._shown_once:
-            self._shown_once = True
-            message.refresh_styles = False
-        return super().post_message(message)
+    @property
+    def desk(self) -> CrtDeskApp:
+        """The desk this screen is on (`desk_of`)."""
+        return desk_of(self.app)

@@ -35,11 +35,12 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
-from tui import engine, saves
+from tui import engine
 from tui.desk.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
 from tui.desk.compat import use_pane_compositor
+from tui.desk.messages import ScreenDrawn
 from tui.desk.screens.ruleset import RulesetScreen, SaveState
-from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
+from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, TypingForm, UnitRow
 from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
@@ -69,7 +70,7 @@ class FormReading:
     problems: tuple[str, ...] = ()
 
 
-class CombatScreen(RulesetScreen):
+class CombatScreen(TypingForm, RulesetScreen):
     """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
@@ -254,7 +255,7 @@ class CombatScreen(RulesetScreen):
         self.show_latest()  # a game opened again shows its last combat here
         self.restore_form()
         # What preparing laid out drawn too: the save opened from the list is read now.
-        self.call_after_refresh(self.desk.screen_drawn)
+        self.call_after_refresh(self.post_message, ScreenDrawn())
 
     def focused_unit_row(self) -> UnitRow | None:
         """The unit row whose text field has the focus, if one has."""
@@ -618,30 +619,39 @@ class CombatScreen(RulesetScreen):
     def record(
         self, combat: CombatInput, outcome: Outcome, note: str | None, amends: int | None = None
     ) -> None:
-        desk = self.desk
-        path, player = self.session.path, desk.player
+        """Log the roll through the session: a combat, or a card played after the roll of
+        entry `amends`."""
         targets = self.marker_targets()
+        target, by_side = targets.get("target"), targets.get("targets")
         self.save_state = SaveState("saving")
         # Written once the roll is drawn: the worker's thread would share the frame's time.
         drawn = threading.Event()
         self.call_after_refresh(drawn.set)
-        self.session.append(
-            lambda notices: saves.append_combat(
-                path,
+        if amends is None:
+            self.session.log_combat(
                 combat,
                 outcome,
                 note=note,
-                who=player,
+                target=target,
+                targets=by_side,
+                done=self.recorded,
+                after=drawn,
+            )
+        else:
+            self.session.play_card(
+                combat,
+                outcome,
                 amends=amends,
-                notices=notices,
-                **targets,
-            ),
-            self.recorded,
-            after=drawn,
-        )
+                note=note,
+                target=target,
+                targets=by_side,
+                done=self.recorded,
+                after=drawn,
+            )
 
     def marker_targets(self) -> dict[str, Any]:
-        """Where the markers a result places go (`append_combat`'s keywords)."""
+        """Where the markers a result places go: `target` (a hex), or `targets` (a place
+        per side), as the session's `log_combat` takes them."""
         return {}
 
     def recorded(self, state: SaveState) -> None:
@@ -822,7 +832,6 @@ class CombatScreen(RulesetScreen):
         text = await self.app.push_screen_wait(NoteScreen(f"entry {seq}, the last roll logged"))
         if not text:
             return
-        path, player = self.session.path, self.desk.player
 
         def done(state: SaveState) -> None:
             if state.status == "failed":
@@ -831,6 +840,4 @@ class CombatScreen(RulesetScreen):
                 noted = state.entry.get("seq") if state.entry else "?"
                 self.notify(f"Note on entry {seq} logged as entry {noted}.", markup=False)
 
-        self.session.append(
-            lambda notices: saves.append_note(path, seq, text, who=player, notices=notices), done
-        )
+        self.session.note(seq, text, done=done)

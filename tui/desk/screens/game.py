@@ -17,7 +17,7 @@ from tui.engine.model import CombatInput
 from tui.engine.rulesets.charts.chart import ChartError
 from tui.engine.rulesets.charts.reading import load_chart
 from tui.engine.rulesets.charts.ruleset import ChartRuleset
-from tui.saves.charts import changed_chart
+from tui.game.charts import changed_chart
 
 _HELD = frozenset(CombatInput.__dataclass_fields__)
 

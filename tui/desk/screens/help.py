@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tui.desk.commands import COMBAT_SCREEN_COMMANDS, RULESET_COMMANDS, Command
+from tui.desk.screens.base import desk_of
 from tui.engine import registry
 
 # How a combat is typed: the same on every combat screen.
@@ -30,7 +31,7 @@ class HelpScreen(ModalScreen[None]):
         self.commands = commands
 
     def compose(self) -> ComposeResult:
-        tables = self.app.tables  # type: ignore[attr-defined]
+        tables = desk_of(self.app).tables
         keys = "\n".join(f"  {c.key:8} {c.help}" for c in self.commands)
         with VerticalScroll(classes="help-body"):
             if self.ruleset is None:

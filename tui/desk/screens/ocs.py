@@ -63,7 +63,7 @@ class OcsScreen(CombatScreen):
     def held_markers(self) -> dict[str, list[str]]:
         """The markers the save has on each unit, by name."""
         held: dict[str, list[str]] = {}
-        for marker in self.desk.game.markers:
+        for marker in self.game.markers:
             shown = SHOWN_MARKERS.get(marker.kind)
             if shown and shown not in held.get(marker.target, []):
                 held.setdefault(marker.target, []).append(shown)

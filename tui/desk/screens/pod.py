@@ -10,7 +10,6 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Label
 
-from tui import saves
 from tui.desk.commands import FROGMAN_COMMANDS, POD_COMMANDS, Command
 from tui.desk.screens.combat import CombatScreen, SaveState
 from tui.desk.widgets.combat import Cycle, UnitRow
@@ -59,7 +58,7 @@ class PodScreen(CombatScreen):
     def input_default(self, found: SchemaField) -> Any:
         """The mines CDF starts at the game's own (a per-game option kept in its save)."""
         if found.name == "mines_cdf":
-            return self.desk.game.options.get("mines_cdf", self.mines_default)
+            return self.game.options.get("mines_cdf", self.mines_default)
         return super().input_default(found)
 
     @property
@@ -72,7 +71,7 @@ class PodScreen(CombatScreen):
         super().game_was_read()
         found = self.form_field("#mines-cdf")
         if isinstance(found, Cycle):
-            found.value = self.desk.game.options.get("mines_cdf", self.mines_default)
+            found.value = self.game.options.get("mines_cdf", self.mines_default)
 
     @on(Cycle.Changed, "#mines-cdf")
     def mines_option_changed(self, event: Cycle.Changed) -> None:
@@ -89,10 +88,10 @@ class PodScreen(CombatScreen):
             self._mines_timer = None
         found = self.form_field("#mines-cdf")
         value = found.value if isinstance(found, Cycle) else None
-        if isinstance(value, int) and value != self.desk.game.options.get(
+        if isinstance(value, int) and value != self.game.options.get(
             "mines_cdf", self.mines_default
         ):
-            self.desk.set_game_option("mines_cdf", value)
+            self.session.set_option("mines_cdf", value)
 
     def before_roll(self) -> None:
         self.keep_mines_option()
@@ -238,7 +237,6 @@ class PodScreen(CombatScreen):
 
         roller = Roller(self.desk.rng)
         message = hero_site_draw_text(hero_site_draw(roller))
-        desk, ruleset = self.desk, self.ruleset
 
         def done(state: SaveState) -> None:
             if state.status == "failed":
@@ -247,15 +245,6 @@ class PodScreen(CombatScreen):
                 seq = state.entry.get("seq") if state.entry else "?"
                 self.notify(f"{message} (logged as entry {seq})", markup=False, timeout=8)
 
-        self.append_in_worker(
-            lambda notices: saves.append_event(
-                desk.game.path,
-                "hero-site-draw",
-                message,
-                ruleset=ruleset,
-                dice=list(roller.rolls),
-                who=desk.player,
-                notices=notices,
-            ),
-            done,
+        self.session.log_event(
+            "hero-site-draw", message, ruleset=self.ruleset, dice=list(roller.rolls), done=done
         )

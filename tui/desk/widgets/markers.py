@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from textual.widgets import Static
 
 from tui.engine.text import marker_text, shown_lines
-from tui.saves import Marker
+from tui.game.model import Marker
 
 # The keys are in tui.desk.commands; they are not in the Footer, which has no room for them.
 KEYS_HINT = "^s next turn · ^z Frogman · ^\\ markers"
