@@ -80,7 +80,7 @@ def register(subparsers: Subcommands) -> None:
     )
     new.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     new.add_argument(
-        "--games", metavar="DIR", help="the games folder a game:NAME ruleset is read from"
+        "--games", metavar="DIR", help="the games folder a player's chart in play is read from"
     )
     new.add_argument(
         "--create",

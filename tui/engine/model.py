@@ -96,7 +96,7 @@ class CombatInput:
     # whether the attacker takes an A1/A1X/A2X as a retreat (disorganized).
     hold: bool | None = None
     attacker_retreats: bool = False
-    # A player's chart (ruleset "game:NAME"): each of its modifiers set, (name, value).
+    # A player's chart: each of its modifiers set, (name, value).
     modifiers: tuple[tuple[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
