@@ -20,9 +20,9 @@ from tui import saves
 from tui.reports.review_data import (
     Filter,
     Index,
-    _search_text,
     detail_text,
     entry_cells,
+    search_text,
 )
 from tui.reports.review_rows import read_for_review
 
@@ -75,7 +75,7 @@ def test_each_row_shows_and_filters_as_its_entry_in_the_whole_log(
         entries = game.entries
         index = whole_log_index(entries)
         cells = [entry_cells(entry, index) for entry in entries]
-        search = [_search_text(e, c, index) for e, c in zip(entries, cells, strict=True)]
+        search = [search_text(e, c, index) for e, c in zip(entries, cells, strict=True)]
 
         rows = loaded.rows
         assert [row.cells_by_key() for row in rows] == cells

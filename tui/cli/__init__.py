@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from tui.cli import combat
 from tui.cli.combat import combat_from_args, command_line, outcome_text
 from tui.cli.parsing import EXIT_BAD_INPUT, Parser, UsageError, flag_for
+from tui.desk.launch import opens_desk
 from tui.engine.errors import InputError
 from tui.engine.tables import TablesError, default_tables
 from tui.engine.text import one_line
-from tui.startup import opens_desk
 
 __all__ = [
     "EXIT_BAD_INPUT",

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from textual import on
 from textual.app import SystemCommand
@@ -20,6 +20,7 @@ from textual.widget import AwaitMount
 
 from tui.desk.commands import RULESET_KEYS, START_COMMANDS
 from tui.desk.compat import KeyHoldingApp, switchable
+from tui.desk.launch import resume_collector
 from tui.desk.messages import (
     CreateGame,
     LeaveFirstReview,
@@ -38,9 +39,9 @@ from tui.game.messages import GameChanged
 from tui.game.model import SaveError
 from tui.game.player import player_name
 from tui.game.session import GameSession, read_game, stand_in
-from tui.startup import resume_collector
 
 if TYPE_CHECKING:
+    from tui.desk.screens.ruleset import RulesetScreen
     from tui.desk.screens.start import StartScreen
     from tui.game.model import Game
 
@@ -64,11 +65,11 @@ def _is_a(screen: object, module: str, name: str) -> bool:
     return home is not None and isinstance(screen, getattr(home, name))
 
 
-def _ruleset_screen(screen: object) -> bool:
+def _ruleset_screen(screen: object) -> TypeGuard[RulesetScreen]:
     return _is_a(screen, "tui.desk.screens.ruleset", "RulesetScreen")
 
 
-def _start(screen: object) -> bool:
+def _start(screen: object) -> TypeGuard[StartScreen]:
     return _is_a(screen, "tui.desk.screens.start", "StartScreen")
 
 

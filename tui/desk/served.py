@@ -118,7 +118,9 @@ class DeskServer(Server):
             )
         return None
 
-    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+    # textual-serve annotates its handler as returning a WebSocketResponse only; aiohttp takes
+    # any response from a handler, and a refused socket gets a plain one.
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
         refused = self.refusal(request)
         if refused is not None:
             return refused

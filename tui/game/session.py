@@ -144,7 +144,7 @@ class GameSession:
     # ------------------------------------------------------------------ reading
     def read(
         self,
-        then: Callable[[GameSession], None] | None = None,
+        then: Callable[[GameSession], object] | None = None,
         failed: Callable[[str], None] | None = None,
     ) -> None:
         """Read the whole save in a worker; on the UI thread, take it (its warnings shown,

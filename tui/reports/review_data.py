@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tui.engine import registry
 from tui.engine.text import (
@@ -22,9 +22,6 @@ from tui.engine.text import (
     shown_lines,
     when_text,
 )
-
-if TYPE_CHECKING:
-    from tui.reports.review_rows import Row
 
 # (key, label, width, shown from this terminal width). The result takes what is left, so the
 # table fits 80 columns with its cell padding and scrollbar; wider terminals show more.
@@ -162,7 +159,7 @@ def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
     }
 
 
-def _search_text(entry: Mapping[str, Any], cells: Mapping[str, str], index: Index) -> str:
+def search_text(entry: Mapping[str, Any], cells: Mapping[str, str], index: Index) -> str:
     """What the filter's words are looked for in: the cells, the entry in words (unless the
     result cell already says them: kept once, a long campaign keeps this for every entry)
     and the notes on it."""
@@ -256,6 +253,19 @@ def detail_text(entry: Mapping[str, Any], index: Index) -> str:
 # --- filters --------------------------------------------------------------------------------
 
 
+class Filtered(Protocol):
+    """What a filter reads of a row (`tui.reports.review_rows.Row`)."""
+
+    @property
+    def turn(self) -> int: ...
+    @property
+    def ruleset(self) -> str | None: ...
+    @property
+    def who(self) -> str: ...
+    @property
+    def search(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Filter:
     """What the filter bar asks for; every part given must match."""
@@ -265,7 +275,7 @@ class Filter:
     player: str | None = None
     words: tuple[str, ...] = ()
 
-    def matches(self, row: Row) -> bool:
+    def matches(self, row: Filtered) -> bool:
         if self.turns is not None and not self.turns[0] <= row.turn <= self.turns[1]:
             return False
         if self.ruleset is not None and row.ruleset != self.ruleset:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from tui import saves
-from tui.reports.review_data import CELL_KEYS, Filter, Index, _search_text, entry_cells
+from tui.reports.review_data import CELL_KEYS, Filter, Index, entry_cells, search_text
 
 
 @dataclass(slots=True)
@@ -126,7 +126,7 @@ class Loaded:
             self._cells.pop(at, None)
 
     def _search_of(self, entry: dict[str, Any]) -> str:
-        return _search_text(entry, entry_cells(entry, self.index), self.index)
+        return search_text(entry, entry_cells(entry, self.index), self.index)
 
     def position(self, seq: int) -> int | None:
         """Where entry `seq` is among the rows (they are in the order of their numbers)."""

@@ -190,7 +190,7 @@ class RulesetScreen(DeskScreen):
         expanded = not self.has_class("-all-markers")
         self.set_class(expanded, "-all-markers")
         for panel in self.query(MarkerPanel).results(MarkerPanel):
-            panel.expand(expanded)
+            panel.show_all(expanded)
 
     def compose_markers(self) -> ComposeResult:
         """The marker panel: the turn and the markers in play that this screen's game uses."""

@@ -76,7 +76,7 @@ class MarkerPanel(Static):
         self._lines_shown = len(lines)
         self.update(shown_lines(lines), layout=not same)
 
-    def expand(self, expanded: bool) -> None:
+    def show_all(self, expanded: bool) -> None:
         """List every marker, one a line (True), or as many as fit one line (False)."""
         self.expanded = expanded
         if self._shown is not None:
