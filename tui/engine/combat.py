@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -31,7 +30,6 @@ __all__ = [
     "check_ruleset",
     "distribution",
     "logged_roll",
-    "play_after_roll",
     "plain",
     "resolve",
     "resolve_with",
@@ -110,23 +108,6 @@ def resolve_with(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome
     outcome.dice = list(roller.rolls)
     outcome.inputs = combat.to_dict()
     return outcome
-
-
-def play_after_roll(
-    combat: CombatInput, outcome: Outcome, side: str, tables: Tables
-) -> tuple[CombatInput, Outcome]:
-    """The roll read again with the card `side` may play after it (`after_roll_card`): the
-    same roll on the same chart, and the same dice as they came. Raises InputError when
-    the side has no such card."""
-    from tui.engine.rulesets.pod import after_roll_card
-
-    card = after_roll_card(combat, outcome, tables, side)
-    if card is None:
-        raise InputError(f"{side}_card", None, "a card the side may still play after the roll")
-    amended = replace(combat, **{f"{side}_card": card}, roll=int(outcome.roll or 0))
-    again = resolve(amended, tables)
-    again.dice = list(outcome.dice)
-    return amended, again
 
 
 def logged_roll(entry: Mapping[str, Any]) -> tuple[CombatInput, Outcome]:

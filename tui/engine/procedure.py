@@ -7,19 +7,27 @@ StopIteration value) in the combat as answered and its Outcome:
   Answer a DiceRoll: `desk_dice` (the desk rolls them) or `hand_dice` (as they lie).
 - ChoiceQuestion: named options (OCS options, the Day/Night attacker retreat, BTL press-on).
 - NumberQuestion: a number where one is needed (the Day/Night ENG reserve; None for none).
+- MarkerQuestion: one marker in play, of those offered (the hex Hero #15 Engineer/Frogman
+  repairs).
 
 A choice or number answered None is left as the combat has it (the CLI leaves a choice no
 flag made open, and the result says who still chooses). The desk answers with dialogs or
 its dice, the CLI from its flags, tests and luck from a log entry; each gets the same log.
 The dice of one combat are read again, unchanged, after every answer.
+
+After the roll, `after_roll(combat, outcome, tables)` asks which side plays the card the
+ruleset allows then (the Joker, Stanfill) and ends in the same dice read again with it:
+the desk (F9, on the game's last combat) and the CLI (a card flag) both play it so, and
+log the roll and then the card amending it. `as_rolled` is the combat as its dice were
+rolled, without such a card: what luck judges (RULINGS "Luck and after-roll cards").
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator
-from dataclasses import replace
-from typing import Any
+from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 import tui.engine.registry as registry
 from tui.engine.dice import DESK, SEED, DiceRoll, check_roll
@@ -30,11 +38,13 @@ from tui.engine.questions import (
     ChoiceQuestion,
     DiceQuestion,
     NumberQuestion,
+    Option,
     Question,
 )
 from tui.engine.tables import Tables
 
 Procedure = Generator[Question, Any, tuple[CombatInput, Outcome]]
+T = TypeVar("T")
 
 
 def desk_dice(question: DiceQuestion, rng: random.Random, seed: int | None = None) -> DiceRoll:
@@ -56,12 +66,14 @@ def hand_dice(question: DiceQuestion, total: int) -> DiceRoll:
 Asker = Callable[[CombatInput, Outcome, AnsweringRoller, set[str]], "Question | None"]
 
 
-def procedure(combat: CombatInput, tables: Tables) -> Procedure:
-    """Resolve `combat`, asking for each die not given and each choice the result leaves."""
+def procedure(combat: CombatInput, tables: Tables, rolled: Iterable[DiceRoll] = ()) -> Procedure:
+    """Resolve `combat`, asking for each die not given and each choice the result leaves.
+    `rolled`: dice a roll of it logged (an outcome's dice), read again as they came: those
+    the desk rolled are read in turn, those rolled by hand are in the combat's inputs."""
     from tui.engine.combat import resolve_with
 
     ask = registry.get(combat.ruleset).asker()
-    kept: list[DiceRoll] = []
+    kept: list[DiceRoll] = [die for die in rolled if die.rolled]
     rolled_for: set[str] = set()  # the inputs the desk has rolled dice for
     asked: set[str] = set()
     while True:
@@ -107,13 +119,19 @@ def run(
     combat: CombatInput, tables: Tables, answer: Callable[[Question], Any]
 ) -> tuple[CombatInput, Outcome]:
     """Drive the procedure to its end, each question answered by `answer`."""
-    steps = procedure(combat, tables)
+    return answered(procedure(combat, tables), answer)
+
+
+def answered(steps: Generator[Question, Any, T], answer: Callable[[Question], Any]) -> T:
+    """Drive any of the procedures here (a combat, a card after its roll, a Hero Site draw,
+    a repair) to its end, each question answered by `answer`."""
     try:
         question = next(steps)
         while True:
             question = steps.send(answer(question))
     except StopIteration as done:
-        return done.value
+        result: T = done.value
+        return result
 
 
 def rolled_by(rng: random.Random | None, seed: int | None = None) -> Callable[[Question], Any]:
@@ -158,3 +176,95 @@ def check_answer(question: ChoiceQuestion | NumberQuestion, value: Any) -> None:
         isinstance(value, bool) or not isinstance(value, int) or value < question.low
     ):
         raise InputError(question.field, value, f"a whole number >= {question.low}, or none")
+
+
+# --- after the roll: a card played on a roll already read ------------------------------------
+
+AFTER_ROLL_PROMPT = "A card after the roll: which side plays it?"
+
+
+@dataclass(frozen=True)
+class CardPlayed:
+    """A card played after a roll: which side played which card, and the roll read again
+    with it (the same dice, as they came)."""
+
+    side: str
+    card: str
+    combat: CombatInput
+    outcome: Outcome
+
+    def note(self, seq: int) -> str:
+        """The amending entry's note: the card, the side that played it, the roll amended."""
+        return f"{self.card.title()} played by the {self.side} after the roll of entry {seq}"
+
+
+AfterRoll = Generator[Question, Any, CardPlayed | None]
+
+
+def after_roll_offers(combat: CombatInput, outcome: Outcome, tables: Tables) -> dict[str, str]:
+    """Side -> the card it may still play after this roll, for each side that may play one
+    (none in a ruleset without cards after the roll): the ruleset says."""
+    return registry.get(combat.ruleset).after_roll_offers(combat, outcome, tables)
+
+
+def after_roll(combat: CombatInput, outcome: Outcome, tables: Tables) -> AfterRoll:
+    """A card played after the roll of `combat` (its `outcome`, the dice as they came):
+    which side plays the card the ruleset allows, then the same dice read again with it.
+    Ends in the card played, or None when the question is answered None (no card). Refused
+    (InputError) when no card may be played after this roll."""
+    offers = after_roll_offers(combat, outcome, tables)
+    if not offers:
+        raise InputError(
+            "after_roll", None, "a roll a card may still be played after (none after this one)"
+        )
+    question = ChoiceQuestion(
+        "after_roll",
+        AFTER_ROLL_PROMPT,
+        tuple(
+            Option(side[0], f"the {side} plays {card.title()}", side)
+            for side, card in offers.items()
+        ),
+    )
+    side = yield question
+    if side is None:
+        return None
+    check_answer(question, side)
+    card = offers[side]
+    amended = _with_card(combat, side, card)
+    final, again = yield from procedure(amended, tables, outcome.dice)
+    return CardPlayed(side, card, final, again)
+
+
+def as_rolled(combat: CombatInput, tables: Tables) -> CombatInput:
+    """The combat as its dice were rolled: without any card played after the roll (RULINGS
+    "Luck and after-roll cards": luck judges the dice as they fell)."""
+    return registry.get(combat.ruleset).as_rolled(combat, tables)
+
+
+def card_played_after(
+    combat: CombatInput, tables: Tables, answer: Callable[[Question], Any]
+) -> tuple[tuple[CombatInput, Outcome], CardPlayed | None]:
+    """A combat whose inputs hold a card played after the roll (a CLI flag) played as the
+    desk plays it: rolled without the card (each question answered by `answer`), then the
+    card played after that roll (`after_roll`); the roll and the card are logged apart, as
+    F9 logs them. A card this roll allows none of (AD, AV, a result cancelled before it) is
+    left in the combat, read with the same dice: the ruleset notes it unplayed, or refuses
+    it, as it does any card given so."""
+    side = registry.get(combat.ruleset).card_given_after_roll(combat, tables)
+    if side is None:
+        return run(combat, tables, answer), None
+    card = getattr(combat, f"{side}_card")
+    rolled = run(_with_card(combat, side, None), tables, answer)
+    if after_roll_offers(*rolled, tables).get(side) != card:
+        return answered(procedure(combat, tables, rolled[1].dice), answer), None
+
+    def playing(question: Question) -> Any:
+        return side if question.field == "after_roll" else answer(question)
+
+    return rolled, answered(after_roll(*rolled, tables), playing)
+
+
+def _with_card(combat: CombatInput, side: str, card: str | None) -> CombatInput:
+    if side == "attacker":
+        return replace(combat, attacker_card=card)
+    return replace(combat, defender_card=card)

@@ -1,6 +1,7 @@
 """The questions the one procedure asks (tui.engine.procedure), and the roller that finds
 the first die not yet answered: what a ruleset's rules ask once the dice are read is made of
-these. Headless: never imports textual or rich."""
+these, and so are the Pair-o-Dice questions away from the CRT (the Hero Site draw, the
+Engineer/Frogman's hex). Headless: never imports textual or rich."""
 
 from __future__ import annotations
 
@@ -63,7 +64,14 @@ class NumberQuestion:
     empty: str  # what no number means ("none")
 
 
-Question = DiceQuestion | ChoiceQuestion | NumberQuestion
+@dataclass(frozen=True)
+class MarkerQuestion:
+    field: str
+    prompt: str
+    markers: tuple[Any, ...]  # markers in play (each with an `id`); answered by one's id
+
+
+Question = DiceQuestion | ChoiceQuestion | NumberQuestion | MarkerQuestion
 
 
 class AnsweringRoller(Roller):

@@ -169,6 +169,37 @@ class Ruleset:
         ask: Asker | None = getattr(self.rules_module(), "ask", None) if self.rules else None
         return ask
 
+    # --- after the roll ----------------------------------------------------------------
+
+    def after_roll_offers(
+        self, combat: CombatInput, outcome: Outcome, tables: Tables
+    ) -> dict[str, str]:
+        """Side -> the card it may still play after this roll (the Joker, Stanfill): the
+        rules module's `after_roll_offers`, where it has one; else none."""
+        offers = self._rule("after_roll_offers")
+        return dict(offers(combat, outcome, tables)) if offers else {}
+
+    def card_given_after_roll(self, combat: CombatInput, tables: Tables) -> str | None:
+        """The side whose card in `combat`'s inputs (a CLI flag) is one played after the
+        roll (the rules module's `card_given_after_roll`), or None."""
+        given = self._rule("card_given_after_roll")
+        side: str | None = given(combat, tables) if given else None
+        return side
+
+    def as_rolled(self, combat: CombatInput, tables: Tables) -> CombatInput:
+        """The combat as its dice were rolled, without any card played after the roll (the
+        rules module's `as_rolled`, where it has one): what luck judges."""
+        rolled = self._rule("as_rolled")
+        found: CombatInput = rolled(combat, tables) if rolled else combat
+        return found
+
+    def _rule(self, name: str) -> Callable[..., Any] | None:
+        """A function of the rules module, where it has one."""
+        found: Callable[..., Any] | None = (
+            getattr(self.rules_module(), name, None) if self.rules else None
+        )
+        return found
+
     # --- luck --------------------------------------------------------------------------
 
     def rank(self, cell: Any, effects: Mapping[str, Any]) -> tuple[float, ...] | None:

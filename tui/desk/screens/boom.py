@@ -9,14 +9,14 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
 from tui.desk.commands import FROGMAN_COMMANDS, Command
 from tui.desk.screens.combat import CombatScreen, FormReading
-from tui.desk.screens.pod import choice, field
+from tui.desk.screens.pod import choice, field, play_frogman
 from tui.desk.widgets.combat import Cycle, FixedInput, OddsPreview, bar
 from tui.engine import CombatInput, InputError, Outcome, Unit
 from tui.engine.cells import cell_text
@@ -106,6 +106,10 @@ class BoomScreen(CombatScreen):
         "Units, CAF each (^n add, ^o drop)",
         "AA units on the route (^g add)",
     )
+
+    @work(exclusive=True, group="markers")
+    async def action_frogman(self) -> None:
+        await play_frogman(self)
 
     @cached_property
     def most_lost(self) -> int:

@@ -20,10 +20,10 @@ each half would reach into the other's attributes. Every ruleset screen subclass
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, replace
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -49,11 +49,12 @@ from tui.engine.text import one_line
 if TYPE_CHECKING:
     from tui.engine import CombatInput, Outcome
     from tui.engine.preview import Preview
-    from tui.engine.procedure import Question
+    from tui.engine.questions import Question
     from tui.engine.schema import Field as SchemaField
 
 # A question the player cancelled (Esc in any dialog): nothing is rolled or logged.
 _CANCELLED = object()
+T = TypeVar("T")
 
 # What a form's first combat needs of the engine, besides its ruleset's resolver.
 ENGINE_MODULES = ("tui.engine.model", "tui.engine.preview", "tui.engine.rulesets.common")
@@ -524,24 +525,39 @@ class CombatScreen(TypingForm, RulesetScreen):
     async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
         """Resolve the combat by the ruleset's procedure, answering its questions: the
         desk's dice (or dice by hand), and a dialog for each choice. None if cancelled."""
-        from tui.engine.procedure import DiceQuestion, procedure
+        from tui.engine.procedure import procedure
+        from tui.engine.questions import DiceQuestion
 
-        steps = procedure(combat, self.tables)
-        dice_asked = False
+        asked: list[Question] = []
+        played = await self.answered(procedure(combat, self.tables), by_hand, asked)
+        if played is None:
+            return None
+        dice_asked = any(isinstance(question, DiceQuestion) for question in asked)
+        if by_hand and not dice_asked and not await self.confirm_no_dice(played[1]):
+            return None
+        return played
+
+    async def answered(
+        self,
+        steps: Generator[Question, Any, T],
+        by_hand: bool = False,
+        asked: list[Question] | None = None,
+    ) -> T | None:
+        """One of the engine's procedures (a roll, a card after it, a Hero Site draw, a
+        repair) driven to its end, each question answered here (`answer`); each question
+        is noted in `asked`. None when the player cancelled one (Esc)."""
         try:
             question = next(steps)
             while True:
-                dice_asked = dice_asked or isinstance(question, DiceQuestion)
+                if asked is not None:
+                    asked.append(question)
                 answer = await self.answer(question, by_hand)
                 if answer is _CANCELLED:
                     steps.close()
                     return None
                 question = steps.send(answer)
         except StopIteration as done:
-            played: tuple[CombatInput, Outcome] = done.value
-        if by_hand and not dice_asked and not await self.confirm_no_dice(played[1]):
-            return None
-        return played
+            return done.value
 
     async def confirm_no_dice(self, outcome: Outcome) -> bool:
         """Dice by hand on a combat that reads none (AD, AV, an overrun): said, and logged
@@ -558,10 +574,11 @@ class CombatScreen(TypingForm, RulesetScreen):
         return await self.app.push_screen_wait(ChoiceScreen(question, choices)) == "yes"
 
     async def answer(self, question: Question, by_hand: bool) -> Any:
-        """One question of the procedure answered: dice rolled (or asked for), a choice or a
-        number asked in a dialog. `_CANCELLED` when the player cancelled."""
+        """One question of the procedure answered: dice rolled (or asked for), a choice, a
+        number or a marker asked in a dialog. `_CANCELLED` when the player cancelled."""
         from tui.desk.screens.dialogs import ChoiceScreen, NumberScreen
-        from tui.engine.procedure import ChoiceQuestion, DiceQuestion, desk_dice, hand_dice
+        from tui.engine.procedure import desk_dice, hand_dice
+        from tui.engine.questions import ChoiceQuestion, DiceQuestion, MarkerQuestion
 
         if isinstance(question, DiceQuestion):
             if not by_hand:
@@ -574,6 +591,12 @@ class CombatScreen(TypingForm, RulesetScreen):
             choices = [(option.key, option.label, option.key) for option in question.options]
             key = await self.app.push_screen_wait(ChoiceScreen(question.prompt, choices))
             return _CANCELLED if key is None else values[key]
+        if isinstance(question, MarkerQuestion):
+            from tui.desk.screens.markers import MarkerPickScreen
+
+            picked = MarkerPickScreen(question.prompt, question.markers)
+            marker_id = await self.app.push_screen_wait(picked)
+            return _CANCELLED if marker_id is None else marker_id
         number = NumberScreen(question.prompt, question.empty)
         value = await self.app.push_screen_wait(number)
         return _CANCELLED if number.cancelled else value

@@ -250,25 +250,6 @@ class RulesetScreen(DeskScreen):
         )
 
     @work(exclusive=True, group="markers")
-    async def action_frogman(self) -> None:
-        from tui.desk.screens.markers import MarkerPickScreen
-
-        card = self.desk.tables.data["pod-boom"]["repair_card"]
-        closed = [m for m in self.game.markers if m.kind == "no-entry"]
-        if not closed:
-            self.notify(f"No No-entry hex to repair: {card} needs one.")
-            return
-        marker_id: str | None = closed[0].id
-        if len(closed) > 1:
-            marker_id = await self.app.push_screen_wait(
-                MarkerPickScreen(f"{card}: which No-entry hex?", closed)
-            )
-        if marker_id is None:
-            return
-        marker = next(m for m in closed if m.id == marker_id)
-        self.lift(marker_id, f"{card} repairs the hex", marker_text(marker))
-
-    @work(exclusive=True, group="markers")
     async def action_marker_by_hand(self) -> None:
         # The dialogs are imported when first asked for: the start of the desk pays nothing.
         from tui.desk.screens.dialogs import ChoiceScreen
