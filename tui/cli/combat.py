@@ -320,7 +320,7 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     if (args.target is not None or args.note is not None) and not args.save:
         flag = "--target" if args.target is not None else "--note"
         raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
-    from tui.engine.procedure import answer_from, run
+    from tui.engine.procedure import answer_from, card_played_after
 
     combat = combat_from_args(args)
     seed = seed_value(args.seed)
@@ -334,14 +334,29 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     # The one procedure the desk follows too: the dice no flag gave are rolled, each choice
     # is answered by its flag (or left open, and the result says who still chooses).
     # Dice from a seed are logged as seeded, with it: the same seed gives the same dice.
-    combat, outcome = run(combat, tables, answer_from(combat, None, seed))
+    # A card played after the roll (the Joker, Stanfill) is played after it, as F9 plays
+    # it: the roll is logged, then the card amending it.
+    (combat, outcome), card = card_played_after(combat, tables, answer_from(combat, None, seed))
     saved = None
     if args.save:
         from tui.cli import saves as cli_saves
 
-        saved = cli_saves.record_combat(
+        saved, seq = cli_saves.record_combat(
             args.save, args.saves, combat, outcome, target=args.target, note=args.note
         )
+        if card is not None:
+            more, _ = cli_saves.record_combat(
+                args.save,
+                args.saves,
+                card.combat,
+                card.outcome,
+                target=args.target,
+                note=card.note(seq),
+                amends=seq,
+            )
+            saved += f"\n{more} ({card.note(seq)})"
+    if card is not None:
+        outcome = card.outcome
     if args.json:
         print(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
     else:

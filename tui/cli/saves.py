@@ -211,18 +211,27 @@ def record_combat(
     *,
     target: str | None = None,
     note: str | None = None,
-) -> str:
-    """Append a resolved combat to a save; the line to print."""
+    amends: int | None = None,
+) -> tuple[str, int]:
+    """Append a resolved combat to a save (`amends`: the combat whose roll a card played
+    after it reads again); the line to print, and the entry's number."""
     path = _path(save, saves_dir)
     with _notices() as notices:
         entry = saves.append_combat(
-            path, combat, outcome, note, target=target, who=player_name(), notices=notices
+            path,
+            combat,
+            outcome,
+            note,
+            target=target,
+            who=player_name(),
+            amends=amends,
+            notices=notices,
         )
     line = f"Saved as entry {entry['seq']} in {path}"
     placed = [marker_text(m) for m in entry.get("markers", [])]
     if placed:
         line += "; placed " + "; ".join(placed)
-    return line
+    return line, entry["seq"]
 
 
 # --- commands -------------------------------------------------------------------------------

@@ -15,8 +15,13 @@ Two figures, both from a save's log entries:
   0.5 says whether a player's combats went better or worse than the odds promised.
 
 An entry's player is its `who`: the player who logged a combat is taken as its attacker.
-A combat amended by a later entry (a card played after the roll, `amends = N`) is read
-once, as first rolled: the amending entry repeats its dice and adds nothing here.
+RULINGS "Luck and after-roll cards": the dice are judged as they fell, on the column they
+were read on, before any card played after the roll. A combat amended by a later entry (a
+card played after the roll, `amends = N`) is read once, as first rolled: the amending entry
+repeats its dice and adds nothing here, but for a result it cancelled (Stanfill), which
+leaves the combat it amends unjudged. A card played after the roll kept in a combat's own
+inputs (as older saves logged a card flag) is left out of the combat judged
+(`tui.engine.procedure.as_rolled`).
 
 About 580 lines: the ranking of results, one combat's percentile, the dice faces and the
 running tally kept together, as one statistic; the figures' text is in `tui.reports.luck.text`.
@@ -26,6 +31,7 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -39,6 +45,7 @@ from tui.engine.combat import CombatInput, Distribution, distribution, plain
 from tui.engine.combat import combat_from_inputs as logged_combat
 from tui.engine.dice import DESK, MANUAL, SEED
 from tui.engine.errors import InputError
+from tui.engine.procedure import as_rolled
 from tui.engine.schema import judged
 from tui.engine.tables import Tables, TablesError, default_tables
 from tui.engine.text import one_line
@@ -235,6 +242,11 @@ def _wholes(combat: CombatInput, entry: Mapping[str, Any], tables: Tables) -> tu
     return entry.get("attack_total"), entry.get("defense_total")
 
 
+# Why a combat whose result Stanfill cancelled is not judged (in its own entry, or by a
+# card played after its roll): nothing came of its dice.
+CANCELLED = "its result was cancelled (Margaret Stanfill): nothing happened to judge"
+
+
 def combat_luck(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
@@ -247,9 +259,10 @@ def combat_luck(
     if not dice:
         return "no dice were read (an automatic result)"
     if (entry.get("effects") or {}).get("cancelled"):
-        return "its result was cancelled (Margaret Stanfill): nothing happened to judge"
+        return CANCELLED
     try:
-        combat = combat_from_inputs(entry.get("inputs") or {})
+        # The dice as they fell: a card played after the roll (a Joker) is no luck.
+        combat = as_rolled(combat_from_inputs(entry.get("inputs") or {}), tables)
         read = same_chances(combat, entry)
         key = json.dumps(plain(read.to_dict()), sort_keys=True)
         found = cache.get(key) if cache is not None else None
@@ -544,10 +557,14 @@ class LuckTally:
             self._tallies.setdefault(key, _Tally()).count(rolls)
         if entry.get("kind") != "combat":
             return None
-        if entry.get("amends") is not None:
-            self.skipped.append(
-                (entry["seq"], f"it amends entry {entry['amends']}, read as rolled")
-            )
+        amends = entry.get("amends")
+        if amends is not None:
+            if (entry.get("effects") or {}).get("cancelled"):
+                self._cancelled(amends)
+                why = f"it amends entry {amends}, whose result it cancelled"
+            else:
+                why = f"it amends entry {amends}, read as rolled"
+            self.skipped.append((entry["seq"], why))
             return None
         found = combat_luck(entry, self.tables, self._cache, self._judged)
         if isinstance(found, str):
@@ -556,6 +573,16 @@ class LuckTally:
         found = self._compact(found)
         self.combats.append(found)
         return found
+
+    def _cancelled(self, seq: Any) -> None:
+        """A card after the roll (Stanfill) cancelled the result of combat `seq`: it is not
+        judged, for the reason its own entry would give had it logged the card."""
+        for at in range(len(self.combats) - 1, -1, -1):
+            if self.combats[at].seq == seq:
+                del self.combats[at]
+                where = bisect.bisect(self.skipped, seq, key=lambda skip: skip[0])
+                self.skipped.insert(where, (seq, CANCELLED))
+                return
 
     def _compact(self, found: CombatLuck) -> CombatLuck:
         shared = self._shared
