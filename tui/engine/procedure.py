@@ -104,15 +104,21 @@ def procedure(combat: CombatInput, tables: Tables, rolled: Iterable[DiceRoll] = 
             continue
         asked.add(question.field)
         if answer is not None:
-            combat = replace(combat, **{question.field: answer})
+            combat = with_value(combat, question.field, answer)
+
+
+def with_value(combat: CombatInput, field: str, value: Any) -> CombatInput:
+    """The combat with one field (named at run time) set to `value`."""
+    changes: dict[str, Any] = {field: value}
+    return replace(combat, **changes)
 
 
 def with_hand_die(combat: CombatInput, field: str, total: int) -> CombatInput:
     """The combat with one more die rolled by hand, kept in its field."""
     current = getattr(combat, field)
     if isinstance(current, tuple):
-        return replace(combat, **{field: (*current, total)})
-    return replace(combat, **{field: total})
+        return with_value(combat, field, (*current, total))
+    return with_value(combat, field, total)
 
 
 def run(

@@ -153,7 +153,7 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
     trace.append(
         f"Defender is a {combat.obstacle} obstacle: CDF {cdf} ({source}); obstacles ignore terrain"
     )
-    return cdf
+    return int(cdf)
 
 
 def _shifts(combat: CombatInput, tables: Tables) -> list[tuple[str, int]]:
@@ -446,7 +446,7 @@ def after_roll_card(combat: CombatInput, outcome: Outcome, tables: Tables, side:
         return None
     if getattr(combat, f"{side}_card"):
         return None
-    return cards[0]
+    return str(cards[0])
 
 
 def after_roll_offers(combat: CombatInput, outcome: Outcome, tables: Tables) -> dict[str, str]:
