@@ -136,3 +136,69 @@ def test_the_reach_in_pattern_sees_one() -> None:
     assert REACH_IN.search("        self.app.open_game(game)  # type: ignore[attr-defined]")
     assert REACH_IN.search("        return self.app  # type: ignore[return-value]")
     assert not REACH_IN.search("        self.app.push_screen(HelpScreen(None))")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module of tui and the modules of tui it imports anywhere: `from a import b` is
+    an edge to a.b where b is a module, else to a."""
+    paths = {module_name(p): p for p in TUI.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        edges: set[str] = set()
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    kept = parts[: len(parts) - node.level + 1]
+                    base = ".".join(kept + ([base] if base else []))
+                modules = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in paths]
+                edges.update(modules or [base])
+        graph[name] = {e for e in edges if e in paths and e != name}
+    return graph
+
+
+def loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import loops: each group of modules that import one another, in turn."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_the_loop_finder_sees_a_loop() -> None:
+    assert loops({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert loops({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_of_tui_is_in_an_import_loop() -> None:
+    graph = import_graph()
+    assert "tui.desk.app" in graph["tui.cli"] and "tui.cli.saves" in graph["tui.cli.combat"]
+    assert loops(graph) == []

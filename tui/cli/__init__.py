@@ -150,7 +150,7 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
     )
     args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
     if args.games is not None:
-        from tui.cli.games import folder_given
+        from tui.cli.folders import folder_given
 
         folder_given(args.games)  # a folder named must be one
     if review:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from tui import saves
+from tui.cli.folders import kept_copies
 from tui.cli.parsing import Subcommands, UsageError
 from tui.engine import registry
 from tui.engine.errors import InputError
@@ -320,8 +321,6 @@ def _warn(game: saves.Game | None) -> None:
 
 
 def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.cli.games import kept_copies
-
     for ruleset in args.rulesets:
         if not registry.known(ruleset) and registry.chart_name(ruleset) is None:
             allowed = "one of " + ", ".join(registry.ids()) + registry.CHART_HINT
