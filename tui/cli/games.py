@@ -9,12 +9,14 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from tui.cli.combat import GAMES_HELP
+from tui.cli.combat import GAMES_HELP, own_parser
 from tui.cli.folders import folder_given
 from tui.cli.parsing import Subcommands, UsageError
 from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.ruleset import Ruleset
+from tui.engine.rulesets.charts.folder import games_folder, read_games
+from tui.engine.rulesets.charts.reading import load_chart
 from tui.engine.rulesets.charts.ruleset import ChartRuleset
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
@@ -36,8 +38,6 @@ def handles(argv: Sequence[str]) -> bool:
         return True
     if given.startswith("-") or not given.replace("-", "").replace("_", "").isalnum():
         return False
-    from tui.engine.rulesets.charts.folder import games_folder
-
     folder = games_folder(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))
     return (folder / f"{given}.toml").is_file()
 
@@ -55,8 +55,6 @@ def run(argv: Sequence[str], tables: Tables) -> int:
     """`crtdesk resolve|odds|table RULESET ...` on a ruleset that is not built in (a player's
     chart, by NAME, its id or its file; or one registered): the combat commands with its own
     fields as flags."""
-    from tui.cli.combat import own_parser
-
     given = argv[1]
     if registry.known(given) and registry.chart_name(given) is None:
         ruleset: Ruleset = registry.get(given)
@@ -76,16 +74,12 @@ def run(argv: Sequence[str], tables: Tables) -> int:
 
 
 def _cmd_check(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.engine.rulesets.charts.reading import load_chart
-
     chart = load_chart(args.file)
     print(one_line(ChartRuleset(registry.chart_id(chart.name), chart).summary()))
     return 0
 
 
 def _cmd_games(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.engine.rulesets.charts.folder import read_games
-
     shelf = read_games(folder_given(args.games))
     if args.json:
         data = {

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import tui.engine.registry as registry
+from tui.engine.combat import resolve_with
 from tui.engine.dice import DESK, SEED, DiceRoll, check_roll
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
@@ -70,8 +71,6 @@ def procedure(combat: CombatInput, tables: Tables, rolled: Iterable[DiceRoll] = 
     """Resolve `combat`, asking for each die not given and each choice the result leaves.
     `rolled`: dice a roll of it logged (an outcome's dice), read again as they came: those
     the desk rolled are read in turn, those rolled by hand are in the combat's inputs."""
-    from tui.engine.combat import resolve_with
-
     ask = registry.get(combat.ruleset).asker()
     kept: list[DiceRoll] = [die for die in rolled if die.rolled]
     rolled_for: set[str] = set()  # the inputs the desk has rolled dice for

@@ -12,7 +12,7 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from importlib import import_module
 from types import ModuleType
@@ -192,6 +192,18 @@ class Ruleset:
         rolled = self._rule("as_rolled")
         found: CombatInput = rolled(combat, tables) if rolled else combat
         return found
+
+    def card_closed(
+        self, combat: Mapping[str, Any], later: Iterable[Mapping[str, Any]]
+    ) -> str | None:
+        """Why no card may be played after the roll of the logged `combat` any more, given
+        the entries logged after it (the rules module's `after_roll_closed`), or None when
+        one still may. A ruleset with no such cards refuses every one."""
+        closed = self._rule("after_roll_closed")
+        if closed is None:
+            return f"{self.id} plays no card after the roll"
+        said: str | None = closed(combat, later)
+        return said
 
     def _rule(self, name: str) -> Callable[..., Any] | None:
         """A function of the rules module, where it has one."""

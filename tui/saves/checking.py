@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.engine import registry
+from tui.engine.errors import nearest
 from tui.saves.charts import check_charts
 from tui.saves.decoding import _key_line, _Parsed
 from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, _encode
@@ -357,7 +358,6 @@ def _option_problem(key: Any, value: Any, known_only: bool = False) -> str | Non
         known = ", ".join(
             f"{name} ({_allowed_text(allowed)})" for name, allowed in KNOWN_OPTIONS.items()
         )
-        from tui.engine.errors import nearest
 
         near = nearest(key, KNOWN_OPTIONS)
         hint = f"; did you mean {near}?" if near else ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.engine import registry
 from tui.saves.appending import _append, _NeedsGame
 from tui.saves.checking import (
     _check_ruleset_in_play,
@@ -161,10 +162,8 @@ def _check_amends(
             f"than its own ({_dice_words(amended.get('dice', []))}); an amendment keeps "
             "the roll it reads again"
         )
-    from tui.engine.rulesets.pod import after_roll_closed
-
     later = [] if game is None else [e for e in game.entries if e["seq"] > seq]
-    closed = after_roll_closed(amended, later)
+    closed = registry.get(record["ruleset"]).card_closed(amended, later)
     if closed is not None:
         raise SaveError(
             f"{path}: not saved: amends {seq}, but {closed}: a card after the roll is "

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.engine.errors import nearest
 from tui.saves.checking import DEFAULT_OPTIONS
 from tui.saves.decoding import _Parsed
 from tui.saves.errors import SaveError
@@ -70,7 +71,6 @@ def canonical_kind(kind: str) -> str:
     key = re.sub(r"[\s_]+", "-", str(kind).strip()).lower()
     if key in _KIND_ALIASES:
         return _KIND_ALIASES[key]
-    from tui.engine.errors import nearest
 
     near = nearest(key, _KIND_ALIASES)
     hint = f"; did you mean {_KIND_ALIASES[near]}?" if near else ""

@@ -45,11 +45,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 from tui.engine.errors import InputError
+from tui.engine.schema import FIELDS, Field
 
 
 class ChartError(Exception):
@@ -189,9 +190,6 @@ def fields(chart: PlayerChart) -> tuple[Any, ...]:
     """The chart's inputs as schema Fields: the units of each side, the column and the roll,
     then each modifier (its `name` is the modifier's; its value is kept in
     CombatInput.modifiers)."""
-    from dataclasses import replace
-
-    from tui.engine.schema import FIELDS
 
     found = [
         replace(FIELDS["attackers"], help="an attacking unit's factor (repeat per unit)"),
@@ -208,8 +206,6 @@ def fields(chart: PlayerChart) -> tuple[Any, ...]:
 
 def modifier_field(mod: Modifier) -> Any:
     """One modifier as a schema Field (kind tick, choice, or signed/whole with its range)."""
-    from tui.engine.schema import Field
-
     said = effect_text(mod)
     desk_id = f"modifier-{mod.name}"  # never one of the desk's own widgets' ids
     # The desk's form gives a choice's or a number's label 14 columns (a tick's is whole).

@@ -42,6 +42,7 @@ def read_games(folder: Path) -> Shelf:
     named in `broken`. A missing folder holds no games. None is registered: an open game
     resolves with the copy its save keeps, a new one with the chart picked
     (tui.engine.registry.chart_ruleset)."""
+    # Imported to read a chart (see above: the desk starts without the engine).
     from tui.engine.rulesets.charts.chart import ChartError
     from tui.engine.rulesets.charts.reading import load_chart
 
