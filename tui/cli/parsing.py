@@ -75,6 +75,7 @@ def flag_for(field: str, value: object = None) -> str:
         return field
     if field in FLAGS:
         return FLAGS[field]
+    # Imported when a message is worded: every command parses without the engine.
     from tui.engine.schema import flag
 
     return flag(field, value)
@@ -102,6 +103,7 @@ def integer_value(field: str, text: str | None, low: int | None = None) -> int |
     if not digits.isdigit() or not digits.isascii():
         allowed = "a whole number" + (f" >= {low}" if low is not None else ", + or -")
         raise InputError(field, text, allowed)
+    # Imported when a message is worded: every command parses without the engine.
     from tui.engine.rulesets.common import whole_number
 
     number = whole_number(field, text, value)

@@ -33,6 +33,7 @@ def register(subparsers: Subcommands) -> None:
 
 
 def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
+    # Imported by its command: the other commands start without luck or the report.
     from tui.reports.luck import luck_text
     from tui.reports.luck.reading import read_luck
 
@@ -48,6 +49,7 @@ def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_report(args: argparse.Namespace, tables: Tables) -> int:
+    # Imported by its command: the other commands start without luck or the report.
     from tui.reports.report import read_report
 
     path = _path(args.file, args.saves)

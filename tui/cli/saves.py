@@ -178,6 +178,7 @@ def combat_for_game(
     Only such a combat reads the whole save (the game's options are the replay of its log).
     An OCS combat of named units reads their Low and Exhausted markers from the save."""
     if combat.ruleset == "ocs" and any(u.name for u in combat.attackers):
+        # Imported for an OCS combat only: a save command starts without any ruleset's rules.
         from tui.engine.rulesets.ocs import supply as ocs_supply
 
         game = saves.read_game(_path(save, saves_dir))

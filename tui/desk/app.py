@@ -54,6 +54,7 @@ KEYS_HELD_AT_MOST = 2.0
 
 
 def _start_screen() -> StartScreen:
+    # Imported when first needed: the desk's start is budgeted (docs/performance.md).
     from tui.desk.screens.start import StartScreen
 
     return StartScreen()
@@ -388,6 +389,7 @@ class CrtDeskApp(KeyHoldingApp[None]):
 
 
 def _games_beside(saves_dir: Path) -> Path:
+    # Imported when first needed: the desk's start is budgeted (docs/performance.md).
     from tui.engine.rulesets.charts.folder import games_folder
 
     return games_folder(None, str(saves_dir))

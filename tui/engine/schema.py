@@ -645,6 +645,7 @@ def check_read(
 ) -> None:
     """Refuse an input the ruleset does not read (not among `fields`), so nothing typed is
     silently ignored; `readers` names the rulesets that do read it."""
+    # The combat model loads with the first combat read (see the note at the top).
     from tui.engine.model import CombatInput
 
     blank = CombatInput(combat.ruleset)
@@ -696,6 +697,7 @@ _UNIT_TYPES: dict[str, tuple[type, ...]] = {
 
 
 def _unit(name: str, value: Any) -> Unit:
+    # The combat model loads with the first combat read (see the note at the top).
     from tui.engine.model import Unit
 
     if not isinstance(value, Mapping) or "factor" not in value:
@@ -718,6 +720,7 @@ def combat_from_logged(
     CombatInput again, read by the ruleset's logged `fields`, every unit with all it was
     logged with. `keep` leaves out the fields it refuses (luck: the dice and the answers
     that do not shape the chances). Raises InputError naming a key the ruleset does not read."""
+    # The combat model loads with the first combat read (see the note at the top).
     from tui.engine.model import CombatInput
 
     by_name = {f.name: f for f in fields}

@@ -125,6 +125,7 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
         self.charts: dict[str, Any] = {}
         self.broken: tuple[str, ...] = ()
         if games is not None:
+            # Imported when the dialog opens: the desk starts without reading charts.
             from tui.engine.rulesets.charts.folder import read_games
 
             shelf = read_games(games)

@@ -40,6 +40,7 @@ async def play_frogman(screen: CombatScreen) -> None:
     """Hero #15 Engineer/Frogman (Ctrl+Z on the Pair-o-Dice screens, Big Boom's too), by the
     engine's procedure: which No-entry hex is asked where several are closed; its marker
     is lifted, and the repair logged."""
+    # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
     from tui.engine.rulesets.pod import frogman
     from tui.engine.text import marker_text
 
@@ -135,6 +136,7 @@ class PodScreen(CombatScreen):
         """Side -> the card it may play after the last roll, once the roll is saved."""
         if self.last is None or self.last_combat is None:
             return {}
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
         from tui.engine.procedure import after_roll_offers
 
         return after_roll_offers(self.last_combat, self.last, self.tables)
@@ -143,6 +145,7 @@ class PodScreen(CombatScreen):
         """The game's last combat, as any desk on the save has it (a card after the roll is
         played on it, from either player's desk), and why no card may be played after it
         (None: one may). (None, None) when the game has no combat."""
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
         from tui.engine.rulesets.pod import last_combat
 
         game = self.session.game
@@ -169,6 +172,7 @@ class PodScreen(CombatScreen):
                 f"The game's last combat (entry {entry['seq']}) is a {title} combat: "
                 "F9 on its screen plays a card after it."
             )
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
         from tui.engine.combat import logged_roll
         from tui.engine.procedure import after_roll_offers
 
@@ -191,6 +195,7 @@ class PodScreen(CombatScreen):
         comes through the shared save), played by the engine's procedure: the side is asked
         in a dialog (Up/Down and Enter, or a/d; Esc plays neither, and nothing is logged);
         the same dice are read again and logged as amending the roll."""
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
         from tui.engine.combat import logged_roll
         from tui.engine.procedure import after_roll
 
@@ -215,6 +220,7 @@ class PodScreen(CombatScreen):
     async def action_hero_draw(self) -> None:
         """A Hero Site won uncontested, by the engine's procedure: who won it is asked first,
         and only the attacker's draw rolls a die (RULINGS), rolled by the desk and logged."""
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
         from tui.engine.rulesets.pod import hero_site
 
         draw = await self.answered(hero_site())

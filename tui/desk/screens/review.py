@@ -335,6 +335,7 @@ class ReviewScreen(DeskScreen):
 
     @work(exclusive=True, group="review-jump")
     async def action_jump(self) -> None:
+        # Imported when first shown or asked for: the review opens without it.
         from tui.desk.screens.dialogs import NumberScreen
 
         if not self.shown_rows:
@@ -367,6 +368,7 @@ class ReviewScreen(DeskScreen):
         if row is None:
             self.notify("No entry to annotate.", markup=False)
             return
+        # Imported when first shown or asked for: the review opens without it.
         from tui.desk.screens.dialogs import NoteScreen
 
         text = await self.app.push_screen_wait(NoteScreen(f"entry {row.seq}"))
@@ -439,6 +441,7 @@ class ReviewScreen(DeskScreen):
 
     @work(thread=True, exclusive=True, group="review-luck", exit_on_error=False)
     def work_out_luck(self) -> None:
+        # Imported when first shown or asked for: the review opens without it.
         from tui.reports.luck import luck_text
         from tui.reports.luck.reading import read_luck
 
@@ -461,6 +464,7 @@ class ReviewScreen(DeskScreen):
     @work(thread=True, exclusive=True, group="review-report", exit_on_error=False)
     def write_report(self) -> None:
         """The after-action report, as Markdown, in NAME-report.md beside the save."""
+        # Imported when first shown or asked for: the review opens without it.
         from tui.reports.report import write_report
 
         try:

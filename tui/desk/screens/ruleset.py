@@ -223,6 +223,7 @@ class RulesetScreen(DeskScreen):
         """Ask first: a new turn counts the markers down and closes the last combat to cards
         after its roll. The answer comes back to `start_next_turn` (no worker waits on the
         dialog)."""
+        # Imported when first shown: a ruleset screen opens without it.
         from tui.desk.screens.dialogs import ChoiceScreen
 
         turn = self.game.turn
@@ -302,11 +303,13 @@ class RulesetScreen(DeskScreen):
         self.post_message(ShowRuleset(self.game.rulesets[index]))
 
     def action_help(self) -> None:
+        # Imported when first shown: a ruleset screen opens without it.
         from tui.desk.screens.help import HelpScreen
 
         self.app.push_screen(HelpScreen(self.ruleset, self.DESK_COMMANDS))
 
     def action_log(self) -> None:
+        # Imported when first shown: a ruleset screen opens without it.
         from tui.desk.screens.review import ReviewScreen
 
         self.app.push_screen(ReviewScreen(self.session.path))

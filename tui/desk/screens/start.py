@@ -132,6 +132,7 @@ class StartScreen(DeskScreen):
         self.reload()
 
     def action_new_game(self) -> None:
+        # Imported when first shown: the start screen draws without it.
         from tui.desk.screens.dialogs import NewGameScreen
 
         dialog = NewGameScreen(self.desk.tables, games=self.desk.games_dir)
@@ -144,6 +145,7 @@ class StartScreen(DeskScreen):
             )
 
     def action_review_log(self) -> None:
+        # Imported when first shown: the start screen draws without it.
         from tui.desk.screens.review import ReviewScreen
 
         game = self._highlighted()
@@ -151,6 +153,7 @@ class StartScreen(DeskScreen):
             self.app.push_screen(ReviewScreen(game.path))
 
     def action_help(self) -> None:
+        # Imported when first shown: the start screen draws without it.
         from tui.desk.screens.help import HelpScreen
 
         self.app.push_screen(HelpScreen(None, START_COMMANDS))
