@@ -429,7 +429,7 @@ class Bench:
     def setup(self) -> None:
         import tui
         from tui import saves
-        from tui.engine.tables import RULESET_IDS
+        from tui.engine.registry import BUILT_IN_IDS as RULESET_IDS
 
         compileall.compile_dir(Path(tui.__file__).parent, quiet=1)
         # The parsed tables.toml a player's first start keeps (tui.engine.tables).
@@ -457,9 +457,9 @@ class Bench:
     # ------------------------------------------------------------------ cold start
     def desk_starts(self) -> dict[str, tuple[list[str], tuple[str, ...]]]:
         """`crtdesk` and `crtdesk open NAME`, and the text each first screen shows."""
-        from tui.desk.commands import SHORT_NAMES
+        from tui.engine.registry import short_name
 
-        first = f"[{SHORT_NAMES[self.rulesets[0]]}]"
+        first = f"[{short_name(self.rulesets[0])}]"
         return {
             "start": ([*self.crtdesk, "--saves", str(self.desk_saves)], ("Saves in", "desk")),
             "open": (
@@ -539,9 +539,9 @@ class Bench:
 
     # ------------------------------------------------------------------ keystrokes
     def keystrokes(self) -> None:
-        from tui.desk.commands import SHORT_NAMES
         from tui.desk.screens import screen_for
         from tui.desk.screens.combat import CombatScreen
+        from tui.engine.registry import short_name
 
         term = self.terminal([*self.crtdesk, "open", "desk", "--saves", str(self.desk_saves)])
         term.wait_for(lambda text: "Odds" in text, 0, 30)
@@ -549,7 +549,7 @@ class Bench:
         key_bytes: list[float] = []
         tab_bytes: list[float] = []
         for index, ruleset in enumerate(self.rulesets):
-            name = f"keystroke to preview: {SHORT_NAMES[ruleset]}"
+            name = f"keystroke to preview: {short_name(ruleset)}"
             row = self.add(Row(name, budget="< 16 ms"))
             row.reference = f"minimal echo {ms(self.minimal_echo_ms)}"
             if not has_form(screen_for, CombatScreen, ruleset):
@@ -560,7 +560,7 @@ class Bench:
                 continue
             if index > 0:
                 mark = term.send(F_KEYS[index])
-                strip = f"[{SHORT_NAMES[ruleset]}]"
+                strip = f"[{short_name(ruleset)}]"
                 term.wait_for(lambda text, s=strip: s in text, mark, 20)
                 term.settle(2 * self.quiet)
             # Both factors entered (and what else the form needs), then back in the
@@ -637,11 +637,11 @@ class Bench:
                 "daynight", (Unit(4),), (Unit(2),), terrain="clear", reserve=4, press_on=True
             ),
         }
-        from tui.desk.commands import SHORT_NAMES
+        from tui.engine.registry import short_name
 
         for ruleset in self.rulesets:
             combat = cases.get(ruleset)
-            row = self.add(Row(f"engine share: {SHORT_NAMES[ruleset]}", budget="< 2 ms"))
+            row = self.add(Row(f"engine share: {short_name(ruleset)}", budget="< 2 ms"))
             if combat is None:
                 row.note = "no typical combat in the bench"
                 continue
@@ -664,15 +664,15 @@ class Bench:
         defence, a column shift and a capped DRM, each call a new combat."""
         from tui.engine import CombatInput, Unit
         from tui.engine.preview import preview
-        from tui.engine.rulesets.charts.chart import register
+        from tui.engine.registry import chart_ruleset
         from tui.engine.rulesets.charts.reading import load_chart
 
-        register(load_chart(ROOT / "docs" / "games" / "hill-203.toml"))
+        chart = chart_ruleset(load_chart(ROOT / "docs" / "games" / "hill-203.toml"))
         row = self.add(Row(PLAYER_CHART_ROW, budget="< 2 ms"))
         mods = (("town", True), ("artillery", "attacker"), ("leader", 3))
         times = []
         for n in range(2 if self.smoke else 15):
-            combat = CombatInput("game:hill-203", (Unit(9 + n),), (Unit(2),), modifiers=mods)
+            combat = CombatInput(chart.id, (Unit(9 + n),), (Unit(2),), modifiers=mods)
             start = time.perf_counter()
             preview(combat)
             times.append(time.perf_counter() - start)
@@ -945,9 +945,9 @@ class Bench:
         self.key_counts(valgrind)
 
     def key_count_names(self) -> list[str]:
-        from tui.desk.commands import SHORT_NAMES
+        from tui.engine.registry import short_name
 
-        return [f"instructions: keystroke to preview: {SHORT_NAMES[r]}" for r in self.rulesets]
+        return [f"instructions: keystroke to preview: {short_name(r)}" for r in self.rulesets]
 
     def key_counts(self, valgrind: str) -> None:
         """Instructions per keystroke to the preview on every screen, by callgrind: four

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tui import saves
 from tui.engine.combat import CombatInput, Outcome, Unit, resolve
+from tui.saves import appending, encoding
 
 RULESETS = ["pod-super", "pod-boom", "ocs", "daynight"]
 
@@ -74,9 +75,9 @@ def build(path: Path, entries: int, rng: random.Random) -> None:
         blocks = []
         for seq in range(2, entries + 1):
             record = dict(records[seq % len(records)])
-            entry = {"seq": seq, "kind": "combat", "turn": 1 + seq // 500, "when": saves._now()}
+            entry = {"seq": seq, "kind": "combat", "turn": 1 + seq // 500, "when": appending._now()}
             entry |= {"who": "bench", "ruleset": record.pop("ruleset")} | record
-            blocks.append(saves._block(entry))
+            blocks.append(encoding._block(entry))
             if len(blocks) == 5000:
                 handle.write(b"".join(blocks))
                 blocks.clear()

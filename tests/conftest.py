@@ -8,7 +8,7 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from tui import saves
 from tui.desk.app import CrtDeskApp
+from tui.engine import registry
 
 SIZE = (80, 24)
 
@@ -43,6 +44,20 @@ def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The suite keeps parsed tables files in a folder of its own, not the player's cache
     (subprocesses inherit it)."""
     os.environ["CRTDESK_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(autouse=True)
+def _registry_as_it_was() -> Iterator[None]:
+    """Each test starts with the rulesets the one before it started with: a chart a test
+    read (or a ruleset it registered) is forgotten after it, as a new process would."""
+    before = registry.rulesets()
+    yield
+    for ruleset in registry.rulesets():
+        if ruleset not in before:
+            registry.unregister(ruleset.id)
+    for ruleset in before:
+        if registry.known(ruleset.id) and registry.get(ruleset.id) is not ruleset:
+            registry.register(ruleset)
 
 
 @pytest.fixture

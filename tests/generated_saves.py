@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tests.review_save import combat_entry
 from tui import saves
+from tui.saves import encoding
 
 WHEN = "2026-11-20T18:00:00+00:00"
 # Free text with the characters the store must escape, and some that it need not.
@@ -87,7 +88,7 @@ def logs(draw: st.DrawFn, most: int = 25) -> list[tuple[dict[str, Any], str]]:
 
 def block(entry: dict[str, Any], layout: str) -> bytes:
     """An entry's `[[log]]` block, as the store writes it or as edited by hand."""
-    written = saves._block(entry)
+    written = encoding._block(entry)
     body, line, end = written.rpartition(b"# end of entry ")
     if layout == "checksum changed":
         crc = end.split()[-1]
@@ -110,7 +111,7 @@ def write_save(path: Path, log: list[tuple[dict[str, Any], str]], torn: int = 0)
     data = b"".join(block(entry, layout) for entry, layout in log)
     if torn:
         extra = combat_entry(len(log) + 1, 1) | {"seq": len(log) + 1, "who": "ann"}
-        data += saves._block(extra)[:torn]
+        data += encoding._block(extra)[:torn]
     with path.open("ab") as handle:
         handle.write(data)
     return path.read_bytes()

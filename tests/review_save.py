@@ -10,6 +10,7 @@ from typing import Any
 
 from tui import saves
 from tui.engine import CombatInput, Unit, resolve
+from tui.saves import encoding
 from tui.saves.encoding import _without_none
 
 PLAYERS = ("ann", "bob", "cy")
@@ -87,5 +88,5 @@ def campaign(folder: Path, count: int = 1000) -> tuple[Path, list[dict[str, Any]
     }
     entries.append(note)
     with path.open("ab") as handle:
-        handle.write(b"".join(saves._block(e) for e in entries))
+        handle.write(b"".join(encoding._block(e) for e in entries))
     return path, entries

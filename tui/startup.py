@@ -9,41 +9,18 @@ collector paused, before anything is imported, and the desk resumes it once its 
 is drawn. What start-up made lives as long as the desk does, so it is frozen out of the
 collector's sight then (`gc.freeze`), and later collections walk only what came after.
 
-This module imports nothing of the desk before the pause, so that the pause comes first.
+This module and `tui.desk.launch` import nothing of the desk or textual before the pause, so
+that the pause comes first.
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Sequence
 
-_paused = False
+from tui.desk.launch import opens_desk, pause_collector, resume_collector
 
-
-def opens_desk(argv: Sequence[str]) -> bool:
-    """Whether these arguments open the desk rather than run a command of the CLI."""
-    return not argv or argv[0] in ("open", "review") or argv[0].startswith(("--saves", "--games"))
-
-
-def pause_collector() -> None:
-    """Pause the cyclic collector until `resume_collector`."""
-    global _paused
-    if gc.isenabled():
-        gc.disable()
-        _paused = True
-
-
-def resume_collector(freeze: bool = True) -> None:
-    """Resume the collector `pause_collector` paused, with what start-up made frozen
-    (unless `freeze` is False: a desk that did not start). Nothing when it was not paused:
-    a desk the tests run, say."""
-    global _paused
-    if _paused:
-        _paused = False
-        if freeze:
-            gc.freeze()
-        gc.enable()
+__all__ = ["main", "opens_desk", "pause_collector", "resume_collector"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,6 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if opens_desk(args):
         pause_collector()
     try:
+        # Imported once the collector is paused: the CLI imports the desk (see above).
         from tui.cli import main as cli_main
 
         return cli_main(args)

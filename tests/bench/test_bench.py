@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tui.desk.commands import SHORT_NAMES
-from tui.engine.tables import RULESET_IDS
+from tui.engine.registry import BUILT_IN_IDS as RULESET_IDS
+from tui.engine.registry import short_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,23 +51,23 @@ def test_the_bench_prints_every_figure_with_its_budget():
     rows = {line.split("  ")[0].strip(): line for line in lines[2:] if "  " in line}
     wanted = list(FIGURES)
     for ruleset in RULESET_IDS:
-        wanted.append(f"keystroke to preview: {SHORT_NAMES[ruleset]}")
-        wanted.append(f"engine share: {SHORT_NAMES[ruleset]}")
-        wanted.append(f"instructions: keystroke to preview: {SHORT_NAMES[ruleset]}")
+        wanted.append(f"keystroke to preview: {short_name(ruleset)}")
+        wanted.append(f"engine share: {short_name(ruleset)}")
+        wanted.append(f"instructions: keystroke to preview: {short_name(ruleset)}")
     missing = [name for name in wanted if name not in rows]
     assert not missing, done.stdout
     # Every row names its budget; the engine is timed on every ruleset.
     budgeted = [name for name in wanted if name != "cli: crtdesk resolve"]
     assert all("<" in rows[name] or "report" in rows[name] for name in budgeted)
     for ruleset in RULESET_IDS:
-        assert " ms " in rows[f"engine share: {SHORT_NAMES[ruleset]}"]
+        assert " ms " in rows[f"engine share: {short_name(ruleset)}"]
     chart_row = rows["engine share: a player's chart (hill-203)"]
     assert " ms " in chart_row and "< 2 ms" in chart_row
     # The first screen's keystroke is timed; the others say why they are not.
-    first = rows[f"keystroke to preview: {SHORT_NAMES[RULESET_IDS[0]]}"]
+    first = rows[f"keystroke to preview: {short_name(RULESET_IDS[0])}"]
     assert " ms " in first
     for ruleset in RULESET_IDS[1:]:
-        assert "--smoke" in rows[f"keystroke to preview: {SHORT_NAMES[ruleset]}"]
+        assert "--smoke" in rows[f"keystroke to preview: {short_name(ruleset)}"]
     # The CLI's budget is not a time: resolving imports neither textual nor rich.
     assert "imports neither" in rows["cli: crtdesk resolve"]
 
@@ -82,9 +82,9 @@ def test_the_performance_page_quotes_a_full_run_of_the_bench():
     lines = {line.split("  ")[0]: line for line in quoted.splitlines()}
     wanted = [name.replace("20-entry", "10,000-entry") for name in FIGURES]
     for ruleset in RULESET_IDS:
-        wanted += [f"keystroke to preview: {SHORT_NAMES[ruleset]}"]
-        wanted += [f"engine share: {SHORT_NAMES[ruleset]}"]
-        wanted += [f"instructions: keystroke to preview: {SHORT_NAMES[ruleset]}"]
+        wanted += [f"keystroke to preview: {short_name(ruleset)}"]
+        wanted += [f"engine share: {short_name(ruleset)}"]
+        wanted += [f"instructions: keystroke to preview: {short_name(ruleset)}"]
     missing = [name for name in wanted if name not in lines]
     assert not missing
     budgeted = [lines[name] for name in wanted if "report" not in lines[name]]

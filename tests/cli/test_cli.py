@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tui import saves
 from tui.cli import build_parser, main
-from tui.engine import RULESET_IDS
+from tui.engine.registry import BUILT_IN_IDS as RULESET_IDS
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tui.cli import main
-from tui.engine import RULESET_IDS
+from tui.engine.registry import BUILT_IN_IDS as RULESET_IDS
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

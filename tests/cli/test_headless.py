@@ -21,7 +21,7 @@ def headless_modules() -> list[str]:
     for package in (tui.engine, tui.engine.rulesets, tui.saves):
         for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
             names.append(info.name)
-    return names + list(CLI_MODULES)
+    return names + list(CLI_MODULES) + list(GAME_MODULES)
 
 
 # The CLI and what it prints with: textual is imported only when `crtdesk` opens the desk.
@@ -35,6 +35,10 @@ CLI_MODULES = (
 )
 # The review's rows and reading, and the command names they show.
 CLI_MODULES += ("tui.reports.review_data", "tui.reports.review_rows", "tui.desk.commands")
+CLI_MODULES += ("tui.reports.luck.reading",)
+# What the desk asks of the game layer besides its session: the saves folder, the game
+# model's names, a player's chart file against its copy.
+GAME_MODULES = ("tui.game.folder", "tui.game.model", "tui.game.charts", "tui.game.live")
 
 
 MODULES = headless_modules()

@@ -1,16 +1,21 @@
 """The private Textual names tui.desk.compat relies on still have the shape it was written
-against (Textual 8.2.8), and what each works around is still there. A failure here after a
+against (Textual 8.2.8), and what each works around is still there (or each piece still does
+what it says). A failure here after a
 Textual upgrade says which piece of tui.desk.compat to look at again."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import pytest
+from textual import events
 from textual._compositor import ChopsUpdate, Compositor
 from textual.app import App, ComposeResult
+from textual.geometry import Size
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tui.desk import compat
 
@@ -77,3 +82,104 @@ async def test_textual_still_cannot_switch_away_from_its_first_screen() -> None:
     with pytest.raises(IndexError):
         async with app.run_test():
             app.switch_screen(Named("second"))
+
+
+# ---------------------------------------------------------------- StyledOnceScreen
+
+
+def test_textual_restyles_a_screen_on_resume_as_its_event_says() -> None:
+    """The flag `StyledOnceScreen` turns off, and the private handler that reads it."""
+    assert events.ScreenResume().refresh_styles is True
+    assert "refresh_styles" in {f.name for f in dataclasses.fields(events.ScreenResume)}
+    assert "event.refresh_styles" in inspect.getsource(Screen._on_screen_resume)
+
+
+class Resumed(compat.StyledOnceScreen[None]):
+    """A screen that keeps each ScreenResume posted to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.resumes: list[events.ScreenResume] = []
+
+    def post_message(self, message: Message) -> bool:
+        posted = super().post_message(message)
+        if isinstance(message, events.ScreenResume):
+            self.resumes.append(message)
+        return posted
+
+
+async def test_a_styled_once_screen_skips_the_restyle_of_its_first_resume_only() -> None:
+    screen = Resumed()
+    async with App[None]().run_test() as pilot:
+        app = pilot.app
+        app.install_screen(screen, name="resumed")
+        app.install_screen(Named("other"), name="other")
+        await app.push_screen("resumed")
+        await pilot.pause()
+        for name in ("other", "resumed", "other", "resumed"):
+            await app.switch_screen(name)
+            await pilot.pause()
+    # Textual posted each resume through the screen's post_message, where it is changed.
+    assert [resume.refresh_styles for resume in screen.resumes] == [False, True, True]
+
+
+# ---------------------------------------------------------------- KeyHoldingApp
+
+
+def test_the_app_takes_keys_where_key_holding_app_holds_them() -> None:
+    assert inspect.iscoroutinefunction(App.on_event)
+    assert parameters(App.on_event) == ["event"]
+    assert isinstance(inspect.getattr_static(Message, "is_forwarded"), property)
+    assert events.Key("a", "a").is_forwarded is False  # a key made again is the driver's
+    assert "is_forwarded" in inspect.getsource(App.on_event)
+
+
+class Typing(compat.KeyHoldingApp[None]):
+    def compose(self) -> ComposeResult:
+        yield Input(id="typed")
+
+
+async def test_keys_are_held_until_released_then_handed_on_in_order() -> None:
+    app = Typing()
+    async with app.run_test() as pilot:
+        field = app.query_one("#typed", Input)
+        field.focus()
+        await pilot.pause()
+        assert app.holding_keys
+        await pilot.press("1", "2")
+        await pilot.pause()
+        assert field.value == ""  # held, not dropped
+        await app.release_keys()
+        await pilot.pause()
+        assert field.value == "12" and not app.holding_keys
+        await pilot.press("3")
+        await pilot.pause()
+        assert field.value == "123"
+
+
+# ---------------------------------------------------------------- keep_input_scroll_width
+
+
+def test_input_sizes_its_scrolling_area_in_its_value_watcher() -> None:
+    source = inspect.getsource(Input._watch_value)
+    assert "self.virtual_size = Size(self.content_width, 1)" in source
+    assert "refresh(layout=True)" in source  # asked for only when its size is automatic
+
+
+class Fixed(App[None]):
+    CSS = "Input { width: 12; height: 1; border: none; padding: 0; }"
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="str", id="typed")
+
+
+async def test_the_scrolling_area_set_is_the_one_input_gives_itself() -> None:
+    app = Fixed()
+    async with app.run_test() as pilot:
+        field = app.query_one("#typed", Input)
+        for value in ("5", "51", "", "a b", "12345678"):
+            compat.keep_input_scroll_width(field, value)
+            set_first = field.virtual_size
+            field.value = value
+            await pilot.pause()
+            assert field.virtual_size == set_first == Size(field.content_width, 1), value

@@ -201,13 +201,14 @@ async def test_the_form_is_the_schemas_and_a_mission_hides_what_it_does_not_read
     """The Big Boom form is made from its fields as every ruleset's is; ships hide their AA
     and range (the engine says they do not read them), bombers show them again, and an AA
     row left empty is no AA unit (the route's AA is 0, not a factor missing)."""
+    from tui.engine import registry
     from tui.engine.schema import form
 
     async with desk(rulesets=["pod-boom"]) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, BoomScreen)
         labels = [str(label.content) for label in screen.query(".field > .field-label")]
-        fields = form("pod-boom", app.tables)
+        fields = form("pod-boom", registry.get("pod-boom").fields, app.tables)
         assert labels == ["Target hex", *(found.form_label for found in fields)]
         lines = {found.name: screen.query_one(f"#{found.widget_id}").parent for found in fields}
         await fill(pilot, ["6"], mission="ships", bomber_range="8", distance="2")

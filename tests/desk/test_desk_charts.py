@@ -13,7 +13,7 @@ from textual.widgets import Input, SelectionList, Static
 from tests.conftest import SIZE, screen_text, settle
 from tui import saves
 from tui.desk.app import CrtDeskApp
-from tui.desk.screens.game import GameChartScreen
+from tui.desk.screens.game import FormScreen
 from tui.desk.screens.review import ReviewScreen
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
@@ -42,7 +42,7 @@ async def test_a_players_chart_from_the_dialog_to_the_log_review_and_luck(tmp_pa
         await pilot.press("enter")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, GameChartScreen) and screen.ruleset == "game:hill-203"
+        assert isinstance(screen, FormScreen) and screen.ruleset == "game:hill-203"
         assert "Hill 203" in screen.sub_title
         # The form is the chart's: the units, then each modifier.
         screen.query_one("#attackers .factor", Input).value = "6"
@@ -87,14 +87,19 @@ async def test_a_players_chart_from_the_dialog_to_the_log_review_and_luck(tmp_pa
 
 async def test_a_chart_file_changed_since_the_game_began_is_named(tmp_path: Path) -> None:
     from tests.conftest import notes
-    from tui.engine.rulesets.charts.chart import register
+    from tui.engine import registry
     from tui.engine.rulesets.charts.reading import load_chart
 
     folder, games = tmp_path / "saves", tmp_path / "games"
     folder.mkdir()
     games.mkdir()
     chart = load_chart(DOCS / "hill-203.toml")
-    saves.new_game(folder / "g.toml", "G", [chart.ruleset], charts={chart.ruleset: chart.text})
+    saves.new_game(
+        folder / "g.toml",
+        "G",
+        [registry.chart_id(chart.name)],
+        charts={registry.chart_id(chart.name): chart.text},
+    )
     edited = chart.text.replace('"Hill 203"', '"Hill 203, 2nd ed."').replace(
         '"4" = ["AR", "EX",  "DR1", "DR2", "DE",  "DE"]',
         '"4" = ["AR", "EX",  "DR1", "DE",  "DE",  "DE"]',
@@ -105,14 +110,17 @@ async def test_a_chart_file_changed_since_the_game_began_is_named(tmp_path: Path
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert isinstance(app.screen, GameChartScreen)
+        assert isinstance(app.screen, FormScreen)
         # The game's copy is the one in use: its title, not the edited file's.
         assert app.screen.sub_title.endswith("· Hill 203")
         said = [n for n in notes(app) if "has changed since this game began" in n]
         assert said and said[0].startswith("games/hill-203.toml")
-        # Another copy of the chart read meanwhile (the edited file): this game still
-        # resolves with its own. 6 against 2 is 3-1, a 4 by hand reads DR2 there.
-        register(load_chart(games / "hill-203.toml"))
+        # The games folder read meanwhile (as the new-game dialog reads it, edited file and
+        # all): this game still resolves with its own copy. 6 against 2 is 3-1, a 4 by hand
+        # reads DR2 there.
+        from tui.engine.rulesets.charts.folder import read_games
+
+        assert [c.title for c in read_games(games).charts] == ["Hill 203, 2nd ed."]
         app.screen.query_one("#attackers .factor", Input).value = "6"
         app.screen.query_one("#defenders .factor", Input).value = "2"
         await settle(pilot)

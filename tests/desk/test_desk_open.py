@@ -122,7 +122,7 @@ async def test_keys_typed_later_are_not_held(tmp_path: Path) -> None:
     app = make_app(tmp_path / "saves", rulesets=["pod-basic"])
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert app._held_keys is None
+        assert not app.holding_keys
         await pilot.press("7")
         assert app.screen.focused is not None and app.screen.focused.value == "7"
 

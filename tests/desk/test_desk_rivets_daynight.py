@@ -19,6 +19,7 @@ from tui.desk.screens.rivets import RivetsScreen
 from tui.desk.widgets.combat import Cycle, ResultPanel
 from tui.engine import CombatInput, Unit, resolve
 from tui.game.session import KEPT_ENTRIES
+from tui.saves import encoding
 
 
 def preview(screen: CombatScreen) -> str:
@@ -248,7 +249,7 @@ def big_save(folder: Path, count: int) -> Path:
     record.pop("ruleset")
     first = saves.append_combat(path, combat, resolve(combat), who="bench")
     blocks = [
-        saves._block(first | record | {"seq": seq, "ruleset": "rivets"})
+        encoding._block(first | record | {"seq": seq, "ruleset": "rivets"})
         for seq in range(2, count + 1)
     ]
     with path.open("ab") as handle:

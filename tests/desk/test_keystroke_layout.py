@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 
 from tests.conftest import Desk, notes, settle
 from tui import saves
-from tui.desk.widgets.combat import OddsPreview, ResultLines, ResultPanel
+from tui.desk.widgets.combat import OddsPreview, ResultLines, ResultPanel, TypingForm
 from tui.desk.widgets.markers import MarkerPanel
 from tui.game import session
 from tui.game.session import SaveState
@@ -336,11 +336,7 @@ async def test_a_roll_is_drawn_before_its_save_is_written(
         # No frame ever follows: the save waits its while, then is written.
         monkeypatch.setattr(session, "SAVE_WAITS_FOR_FRAME", 0.05)
         states: list[SaveState] = []
-        screen.append_in_worker(
-            lambda notices: saves.append_note(app.game.path, 1, "a note", notices=notices),
-            states.append,
-            after=threading.Event(),
-        )
+        app.session.note(1, "a note", done=states.append, after=threading.Event())
         await settle(pilot)
         assert [state.status for state in states] == ["saved"]
 
@@ -382,3 +378,29 @@ async def test_the_preview_takes_a_new_theme_and_a_stale_result_its_colours(
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await settle(pilot)
         assert colour(odds) != before[0]
+
+
+@pytest.mark.parametrize("ruleset", ["pod-basic", "ocs"])
+async def test_a_value_typed_is_handed_to_its_form_before_the_changed_message(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch, ruleset: str
+) -> None:
+    """The form field tells its screen (a TypingForm) in the same step as the key, not a
+    frame later by its Changed message, which then reads nothing again."""
+    async with desk(rulesets=[ruleset]) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, TypingForm)
+        told: list[str] = []
+        real = screen.field_typed
+
+        def field_typed(field: Input, value: str) -> None:
+            told.append(value)
+            real(field, value)
+
+        monkeypatch.setattr(screen, "field_typed", field_typed)
+        reads: list[int] = []
+        read_form = screen.read_form
+        monkeypatch.setattr(screen, "read_form", lambda: reads.append(1) or read_form())
+        await pilot.press("7", "2")
+        await settle(pilot)
+        assert told == ["7", "72"]
+        assert len(reads) == 2  # once a key: the Changed messages read nothing again

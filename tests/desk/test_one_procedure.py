@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import Desk, settle
 from tui import cli, saves
-from tui.engine import schema
-from tui.engine.combat import distribution, plain
+from tui.engine import registry, schema
+from tui.engine.combat import combat_from_inputs, distribution, plain
 from tui.engine.errors import InputError
 from tui.engine.kinds import Choice, Signed, Tick, Whole
 from tui.engine.model import CombatInput, Unit
@@ -32,7 +32,8 @@ from tui.engine.procedure import (
     hand_dice,
     procedure,
 )
-from tui.engine.tables import RULESET_IDS, default_tables
+from tui.engine.registry import BUILT_IN_IDS as RULESET_IDS
+from tui.engine.tables import default_tables
 from tui.reports.luck import combat_from_inputs as judged_inputs
 
 TABLES = default_tables()
@@ -48,7 +49,7 @@ def _factors(rnd: random.Random, most: int = 3, high: int = 12) -> list[int]:
 def random_combat(ruleset: str, rnd: random.Random) -> CombatInput:
     """A combat of `ruleset` with every desk form field drawn at random."""
     form: dict[str, Any] = {}
-    for field in schema.form(ruleset, TABLES):
+    for field in schema.form(ruleset, registry.get(ruleset).fields, TABLES):
         options = [value for value, _ in field.form_options(ruleset, TABLES)]
         if field.name in ("attacker_ar_unit", "defender_ar_unit", "mines_cdf"):
             continue  # set below from the units, and the game's own option
@@ -150,7 +151,7 @@ def _plain(value: Any) -> Any:
 
 def check_read_back(entry: dict[str, Any], final: CombatInput) -> None:
     """The inputs read back are the combat; judged, their distribution holds the result."""
-    assert schema.combat_from_inputs(entry["inputs"]) == final
+    assert combat_from_inputs(entry["inputs"]) == final
     chances = distribution(judged_inputs(entry["inputs"]), TABLES)
     cells = [json.dumps(plain(cell)) for cell, _, _ in chances.outcomes]
     assert json.dumps(entry.get("cell")) in cells
@@ -233,7 +234,7 @@ async def fill_form(pilot: Any, screen: Any, combat: CombatInput) -> None:
     if combat.long_range:
         screen.query_one("#range", Input).value = "8"
         screen.query_one("#distance", Input).value = "5"
-    for field in schema.form(ruleset, TABLES):
+    for field in schema.form(ruleset, registry.get(ruleset).fields, TABLES):
         if field.name == "mines_cdf" or not field.on_combat:
             continue  # the game's own option; the mission, set above
         value = getattr(combat, field.name)

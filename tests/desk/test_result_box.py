@@ -19,9 +19,16 @@ from tests.snapshots.test_snapshots import ROLLED, _marked_game
 from tui.desk.screens.combat import CombatScreen
 from tui.desk.widgets.combat import ResultLines, ResultPanel, result_head
 from tui.engine import CombatInput, Outcome, Unit
-from tui.engine.combat import play_after_roll
 from tui.engine.errors import InputError
-from tui.engine.procedure import ChoiceQuestion, DiceQuestion, desk_dice, run
+from tui.engine.procedure import (
+    ChoiceQuestion,
+    DiceQuestion,
+    after_roll,
+    after_roll_offers,
+    answered,
+    desk_dice,
+    run,
+)
 from tui.engine.tables import default_tables
 
 ATTACKS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24)
@@ -78,11 +85,10 @@ def _outcomes(ruleset: str) -> list[tuple[CombatInput, Outcome]]:
             found.append(played)
             if not ruleset.startswith("pod-") or ruleset == "pod-boom":
                 continue
-            for side in ("attacker", "defender"):
-                try:
-                    found.append(play_after_roll(*played, side, tables))
-                except InputError:
-                    pass
+            for side in after_roll_offers(*played, tables):
+                card = answered(after_roll(*played, tables), lambda _, side=side: side)
+                assert card is not None
+                found.append((card.combat, card.outcome))
     return found
 
 

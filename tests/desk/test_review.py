@@ -381,7 +381,7 @@ def test_the_tail_read_from_the_end_is_the_whole_logs_last_entries(folder: Path)
 
     path, _ = campaign(folder, 1_000)
     tail = read_tail(path, 50)
-    whole = read_for_review(path)
+    whole, _ = read_for_review(path)
     assert tail is not None and tail.partial and not whole.partial
     tail_entries = [tail.entry(i) for i in range(len(tail.rows))]
     assert [e["seq"] for e in tail_entries] == list(range(951, 1_001))
@@ -500,3 +500,42 @@ async def test_a_seeded_roll_shows_as_seeded_in_the_review(
         await pilot.press("down")
         await settle(pilot)
         assert f"Dice: 1d6 {desk} (desk)" in detail(screen)
+
+
+async def test_the_review_shows_its_sessions_game_and_keeps_none_of_its_own(folder: Path) -> None:
+    """One game model: a review of a save not open holds the game its read replayed in a
+    session of its own (a note goes through it, and is applied there, once); a review of
+    the open game shows the open game's session."""
+    from dataclasses import replace
+
+    from tui.game.session import KEPT_ENTRIES
+
+    path, _ = campaign(folder, 150)
+    app = start_desk(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = await show_review(pilot, path)
+        assert isinstance(screen, ReviewScreen) and app.session is None
+        assert not hasattr(screen.loaded, "game")  # the rows hold no game
+        game = screen.session.game
+        on_file = saves.load_game(path)
+        assert game == replace(on_file, entries=on_file.entries[-KEPT_ENTRIES:])
+        assert screen.sub_title == f"Turn {on_file.turn} · 150 entries"
+        screen.append_note(12, "seen from the review")
+        await settle(pilot)
+        assert screen.session.game is game and game.entries[-1]["text"] == "seen from the review"
+        on_file = saves.load_game(path)
+        assert game == replace(on_file, entries=on_file.entries[-KEPT_ENTRIES:])
+        assert len(screen.loaded.rows) == 151 and screen.highlighted_seq() == 151
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.session is None
+        # The open game's review shows the open game's session.
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.session is not None and app.session.loaded
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        review = app.screen
+        assert isinstance(review, ReviewScreen) and review.session is app.session
+        assert review.sub_title == f"Turn {app.game.turn} · 151 entries"

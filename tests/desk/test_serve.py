@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Route, sync_playwright
 
-import tui.desk.serve
+import tui.cli.serve
+import tui.desk.served
 from tui import saves
 from tui.cli import main
-from tui.desk.serve import desk_command, is_local, public_url, start_line
+from tui.cli.serve import desk_command, is_local, public_url, start_line
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -197,7 +198,7 @@ def test_the_served_page_is_textual_serves_with_the_font_it_carries() -> None:
     import textual_serve
 
     theirs = (Path(textual_serve.__file__).parent / "templates" / "app_index.html").read_text()
-    ours = (Path(tui.desk.serve.__file__).with_name("served_page") / "app_index.html").read_text()
+    ours = (Path(tui.desk.served.__file__).with_name("served_page") / "app_index.html").read_text()
     font_host = re.compile(
         r'    <link\n      rel="stylesheet"\n      href="https://fonts[^"]*"\n    />\n'
     )

@@ -78,3 +78,13 @@ def test_the_examples_run_in_order(
         ):
             assert main(argv) == 0
             assert capsys.readouterr().out == out, argv
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    """`.ci/run` ends with exactly the README's test command, type check included."""
+    readme = README.read_text(encoding="utf-8")
+    command = re.search(r"Run the tests:\n\n```sh\n(.*)\n```", readme)
+    assert command, "the README gives its test command under 'Run the tests:'"
+    assert command[1].endswith(" && .venv/bin/mypy")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip("\n").splitlines()
+    assert ci[-1] == command[1]

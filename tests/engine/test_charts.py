@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from tui.engine import registry
 from tui.engine.cells import plain
-from tui.engine.combat import CombatInput, Unit, distribution, resolve
+from tui.engine.combat import CombatInput, Unit, combat_from_inputs, distribution, resolve
 from tui.engine.errors import InputError
 from tui.engine.preview import work_out
-from tui.engine.rulesets.charts.chart import ChartError, PlayerChart, register
-from tui.engine.rulesets.charts.folder import find_chart, games_folder, read_games
+from tui.engine.rulesets.charts.chart import ChartError, PlayerChart
+from tui.engine.rulesets.charts.folder import games_folder, read_games
 from tui.engine.rulesets.charts.reading import load_chart, parse_chart
-from tui.engine.schema import combat_from_inputs, judged, schema
+from tui.engine.schema import judged
 from tui.engine.tables import default_tables
 
 HERE = Path(__file__).parent
@@ -28,7 +29,7 @@ DOCS = HERE.parents[1] / "docs" / "games"
 
 def chart(path: Path) -> PlayerChart:
     found = load_chart(path)
-    register(found)
+    registry.chart_ruleset(found)
     return found
 
 
@@ -243,7 +244,7 @@ def test_preview_and_schema_and_logged_inputs() -> None:
     shown = work_out(combat, default_tables())
     assert (shown.odds, shown.column, shown.dice) == ("1-1", "2-1", "1d6")
     assert abs(sum(row.probability for row in shown.rows) - 1) == 0
-    assert [f.name for f in schema("game:hill-203")][4:] == [
+    assert [f.name for f in registry.get("game:hill-203").fields][4:] == [
         "town",
         "artillery",
         "leader",
@@ -271,12 +272,12 @@ def test_games_folder_reads_the_sound_and_names_the_broken(tmp_path: Path) -> No
     (folder / "broken.toml").write_text("[game\n")
     (folder / "notes.txt").write_text("not a chart")
     shelf = read_games(folder)
-    assert [c.ruleset for c in shelf.charts] == ["game:hill-203"]
+    assert [registry.chart_id(c.name) for c in shelf.charts] == ["game:hill-203"]
     assert len(shelf.broken) == 1 and shelf.broken[0].startswith("games/broken.toml:1:")
     assert read_games(tmp_path / "missing").charts == ()
-    assert find_chart("game:hill-203", folder).title == "Hill 203"
+    assert registry.find_chart("game:hill-203", folder).chart.title == "Hill 203"
     with pytest.raises(ChartError, match="no chart nothing.toml"):
-        find_chart("nothing", folder)
+        registry.find_chart("nothing", folder)
 
 
 def test_games_folder_default_is_beside_the_saves(
@@ -324,10 +325,12 @@ def test_no_edit_of_a_chart_raises_more_than_one_line() -> None:
             assert "\n" not in str(err) and str(err).startswith("f.toml")
             continue
         read += 1
-        register(found)
+        registry.chart_ruleset(found)
         for attack, defense in ((1, 1), (7, 2), (2, 9), (5, 0)):
             try:
-                distribution(CombatInput(found.ruleset, units(attack), units(defense)))
+                distribution(
+                    CombatInput(registry.chart_id(found.name), units(attack), units(defense))
+                )
             except InputError:
                 pass
     assert read  # some edits leave a sound chart
@@ -339,7 +342,7 @@ def test_a_roll_beyond_the_rows_reads_a_named_result() -> None:
         .replace('low = "clamp"', 'low = "AE"')
         .replace('high = "clamp"', 'high = "DE"')
     )
-    register(parse_chart(text, "ends.toml", "ends"))
+    registry.chart_ruleset(parse_chart(text, "ends.toml", "ends"))
 
     def ends(roll: int | None, **mods: object) -> CombatInput:
         return CombatInput(

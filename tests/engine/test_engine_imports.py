@@ -68,19 +68,18 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_the_engine_has_no_import_loop():
-    import tui.engine.combat as combat
+    from tui.engine import registry
 
     modules = engine_modules()
     graph = {name: imports_of(name, path, set(modules)) for name, path in modules.items()}
-    # The front door imports each resolver by name, when its ruleset is first resolved.
-    graph["tui.engine.combat"] |= {
-        f"tui.engine.rulesets.{module}" for module in combat._RESOLVER_MODULES.values()
-    }
+    # Each ruleset imports its rules by name, when it is first resolved.
+    for ruleset in registry.BUILT_IN:
+        graph["tui.engine.ruleset"].add(ruleset.rules)
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
     # The graph is real: the front door and the resolvers import the model.
     assert "tui.engine.model" in graph["tui.engine.combat"]
     assert "tui.engine.model" in graph["tui.engine.rulesets.pod"]
-    assert set(combat._RESOLVER_MODULES.values()) <= {name.rpartition(".")[2] for name in modules}
+    assert {r.rules for r in registry.BUILT_IN} <= set(modules)
 
 
 def test_a_resolver_is_imported_when_its_ruleset_is_first_resolved():
@@ -88,15 +87,19 @@ def test_a_resolver_is_imported_when_its_ruleset_is_first_resolved():
         "import json, sys\n"
         "from tui.engine import CombatInput, Unit, resolve\n"
         "def loaded():\n"
-        "    return sorted(m.rpartition('.')[2] for m in sys.modules\n"
-        "                  if m.startswith('tui.engine.rulesets.'))\n"
+        "    return sorted(m for m in sys.modules if m.startswith('tui.engine.rulesets.'))\n"
         "before = loaded()\n"
         "resolve(CombatInput(ruleset='pod-basic', attackers=(Unit(6),), defenders=(Unit(2),),"
         " roll=3))\n"
         "print(json.dumps([before, loaded()]))\n"
     )
+    from tui.engine import registry
+
     before, after = fresh_python(probe)
-    assert before == [] and after == ["common", "pod"]
+    rules = {r.rules for r in registry.BUILT_IN}
+    # The registry's rulesets are declared up front; their rules load at a first combat.
+    assert not rules & set(before)
+    assert rules & set(after) == {"tui.engine.rulesets.pod"}
 
 
 def test_the_cycle_finder_sees_a_loop():

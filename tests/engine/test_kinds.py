@@ -10,20 +10,40 @@ from typing import Any
 
 import pytest
 
-from tui.engine import kinds, schema
-from tui.engine.combat import form_unread, form_values
+from tui.engine import kinds, registry, schema
+from tui.engine.combat import combat_from_inputs
 from tui.engine.errors import InputError
 from tui.engine.kinds import Kind, Shown
 from tui.engine.model import Unit
 from tui.engine.rulesets import boom
-from tui.engine.tables import RULESET_IDS, default_tables
+from tui.engine.rulesets.pod_ruleset import MARKERS
+from tui.engine.tables import default_tables
 
 TABLES = default_tables()
 FACTOR_MAX = TABLES.data["limits"]["factor_max"]
 
 
+RULESET_IDS = registry.BUILT_IN_IDS
+
+
+def fields(ruleset: str) -> tuple[schema.Field, ...]:
+    return registry.get(ruleset).fields
+
+
 def field(ruleset: str, name: str) -> schema.Field:
-    return next(f for f in schema.schema(ruleset) if f.name == name)
+    return next(f for f in fields(ruleset) if f.name == name)
+
+
+def form_unread(ruleset: str, values: dict[str, Any]) -> frozenset[str]:
+    return registry.get(ruleset).form_unread(values)
+
+
+def form_values(ruleset: str, values: dict[str, Any], errors: list[InputError]) -> dict[str, Any]:
+    return registry.get(ruleset).form_values(values, errors)
+
+
+def unit_fields(ruleset: str) -> tuple[schema.Field, schema.Field]:
+    return registry.get(ruleset).unit_fields
 
 
 # --- every field has a kind, and the desk can show every field of a form ----------------------
@@ -31,16 +51,16 @@ def field(ruleset: str, name: str) -> schema.Field:
 
 @pytest.mark.parametrize("ruleset", RULESET_IDS)
 def test_every_field_of_every_ruleset_has_a_kind_object(ruleset: str) -> None:
-    for found in (*schema.schema(ruleset), *schema.unit_fields(ruleset)):
+    for found in (*fields(ruleset), *unit_fields(ruleset)):
         assert isinstance(found.kind, Kind), found.name
 
 
 @pytest.mark.parametrize("ruleset", RULESET_IDS)
 def test_every_form_field_names_a_widget_the_desk_has(ruleset: str) -> None:
-    shown = {found.name: found.shown for found in schema.form(ruleset, TABLES)}
+    shown = {found.name: found.shown for found in schema.form(ruleset, fields(ruleset), TABLES)}
     assert shown  # every ruleset's form has a field of its own
     assert set(shown.values()) <= {Shown.NUMBER, Shown.CHOICE, Shown.TICK}
-    attackers, defenders = schema.unit_fields(ruleset)
+    attackers, defenders = unit_fields(ruleset)
     rows = {Shown.OCS_UNIT_ROWS} if ruleset == "ocs" else {Shown.UNIT_ROWS}
     assert {attackers.shown, defenders.shown} == rows
 
@@ -133,7 +153,7 @@ def test_a_unit_row_is_read_with_its_terrain_and_a_missing_factor_is_said_in_the
 
 
 def test_an_aa_row_left_empty_is_no_unit() -> None:
-    aa = schema.unit_fields("pod-boom")[1]
+    aa = unit_fields("pod-boom")[1]
     assert aa.kind is kinds.AA_UNITS and aa.label == "AA units"
     assert aa.kind.read_row("D1", {"factor": None}, "AA") == (None, [])
     assert aa.kind.read_row("D2", {"factor": "3"}, "AA") == (Unit(3), [])
@@ -143,7 +163,7 @@ def test_an_aa_row_left_empty_is_no_unit() -> None:
 
 
 def test_an_ocs_counter_typed_whole_and_given_back_the_same() -> None:
-    attackers, defenders = schema.unit_fields("ocs")
+    attackers, defenders = unit_fields("ocs")
     attacker = attackers.kind.read(attackers, "21 Pz:10:3:4:hq:Internal")
     assert attacker == Unit(10, name="21 Pz", steps=3, ar=4, kind="hq", supply="internal")
     assert attackers.kind.typed(attacker) == "21 Pz:10:3:4:hq:internal"
@@ -175,14 +195,14 @@ def test_an_ocs_counter_typed_whole_and_given_back_the_same() -> None:
 def test_an_ocs_counter_that_cannot_be_read_names_the_part(
     side: str, text: str, field_name: str, allowed: str
 ) -> None:
-    found = schema.unit_fields("ocs")[0 if side == "attacker" else 1]
+    found = unit_fields("ocs")[0 if side == "attacker" else 1]
     with pytest.raises(InputError) as caught:
         found.kind.read(found, text)
     assert (caught.value.field, caught.value.allowed) == (field_name, allowed)
 
 
 def test_an_ocs_row_reads_as_the_command_line_does_and_names_each_part_it_cannot() -> None:
-    attackers, defenders = schema.unit_fields("ocs")
+    attackers, defenders = unit_fields("ocs")
     typed = attackers.kind.read(attackers, "21 Pz:10:3:4:combat:on-map")
     row = {"name": "21 Pz", "factor": "10", "steps": "3", "ar": "4", "kind": "combat"}
     assert attackers.kind.read_row("A1", row | {"supply": "on-map"}) == (typed, [])
@@ -204,7 +224,7 @@ def test_an_ocs_row_reads_as_the_command_line_does_and_names_each_part_it_cannot
 
 def test_each_kind_gives_its_flags_shape() -> None:
     parser = argparse.ArgumentParser()
-    for found, _ in schema.cli_fields():
+    for found, _ in registry.cli_fields():
         parser.add_argument(found.flag, **found.kind.flag_options(found))
     args = parser.parse_args(
         ["--attack", "3", "--attack", "4@river", "--hold", "--overrun", "--chain-roll", "2"]
@@ -248,7 +268,7 @@ def test_a_value_given_back_as_flags_is_read_back_the_same(
 
 
 def test_a_flag_not_given_is_no_value() -> None:
-    for found, _ in schema.cli_fields():
+    for found, _ in registry.cli_fields():
         parser = argparse.ArgumentParser()
         parser.add_argument(found.flag, **found.kind.flag_options(found))
         given = vars(parser.parse_args([])).popitem()[1]
@@ -270,14 +290,16 @@ def test_each_kind_checks_its_range_and_the_form_names_them_all() -> None:
         "morale_attack": -(FACTOR_MAX + 1),
         "morale_defense": FACTOR_MAX,
     }
-    errors = schema.range_errors("pod-basic", values, TABLES)
+    errors = schema.range_errors(fields("pod-basic"), values, TABLES)
     assert [(e.field, e.value) for e in errors] == [
         ("attack", FACTOR_MAX + 1),
         ("defense", FACTOR_MAX + 2),
         ("morale_attack", -(FACTOR_MAX + 1)),
     ]
     hedgehog = TABLES.data["ocs"]["hedgehog_max"]
-    (error,) = schema.range_errors("ocs", {"hedgehog": hedgehog + 1, "attack_hexes": 0}, TABLES)
+    (error,) = schema.range_errors(
+        fields("ocs"), {"hedgehog": hedgehog + 1, "attack_hexes": 0}, TABLES
+    )
     assert (
         error.field == "hedgehog"
         and error.allowed == f"a hedgehog level from 0 (none) to {hedgehog}"
@@ -325,15 +347,15 @@ def test_a_distance_without_the_bombers_range_cannot_be_judged() -> None:
     form_values("pod-boom", {"mission": "bombers", "distance": 5, "attackers": (Unit(4),)}, errors)
     (error,) = errors
     assert (error.field, error.value) == ("bomber_range", None)
-    assert schema.label("pod-boom", error.field) == "Bomber range"
+    assert schema.label(fields("pod-boom"), error.field) == "Bomber range"
 
 
 def test_the_desk_forms_own_inputs_are_no_flag_and_no_logged_input() -> None:
-    desk_only = {f.name for f in schema.schema("pod-boom") if not f.on_combat}
+    desk_only = {f.name for f in fields("pod-boom") if not f.on_combat}
     assert desk_only == {"bomber_range", "distance", "mission"}
-    assert not desk_only & {f.name for f, _ in schema.cli_fields()}
+    assert not desk_only & {f.name for f, _ in registry.cli_fields()}
     with pytest.raises(InputError) as caught:
-        schema.combat_from_inputs({"ruleset": "pod-boom", "mission": "ships"})
+        combat_from_inputs({"ruleset": "pod-boom", "mission": "ships"})
     assert caught.value.value == "mission"
 
 
@@ -357,8 +379,10 @@ def test_every_code_the_crt_prints_has_its_words() -> None:
     assert {boom.interdiction_words(code) for code in turns} >= {"none", "rest of the game"}
 
 
-def test_the_pair_o_dice_markers_are_kinds_the_save_knows() -> None:
+def test_the_pair_o_dice_markers_are_kinds_the_save_knows_and_big_booms_are_the_same() -> None:
     from tui.saves import MARKER_KINDS
 
-    assert set(TABLES.data["pod"]["markers"]) <= set(MARKER_KINDS)
-    assert "no-entry" in TABLES.data["pod"]["markers"]  # Big Boom's, on the same map
+    assert set(MARKERS) <= set(MARKER_KINDS)
+    # One set, on the same map: Big Boom's No-entry hexes among Pair-o-Dice's markers.
+    assert registry.get("pod-boom").markers is registry.get("pod-ultra").markers is MARKERS
+    assert "no-entry" in MARKERS

@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 
 from tests.generated_saves import logs
 from tui import saves
-from tui.engine import CombatInput, Unit, distribution, resolve, schema
+from tui.engine import CombatInput, Unit, distribution, resolve
 from tui.engine.cells import plain
+from tui.engine.combat import combat_from_inputs as read_logged
+from tui.engine.rulesets.daynight_ruleset import ORDER as DAYNIGHT_ORDER
 from tui.engine.tables import default_tables
 from tui.reports.luck import (
-    DAYNIGHT_ORDER,
     LuckReport,
     chi_square_p,
     combat_from_inputs,
@@ -191,7 +192,7 @@ def test_inputs_read_back_as_the_combat() -> None:
         "pod-super", (Unit(3, "town"), Unit(2)), (Unit(4),), attacker_card="ace", roll=7
     )
     assert combat_from_inputs(combat.to_dict()) == replace(combat, roll=None)
-    assert schema.combat_from_inputs(combat.to_dict()) == combat
+    assert read_logged(combat.to_dict()) == combat
     daynight = CombatInput(
         "daynight",
         (Unit(6),),
@@ -209,7 +210,7 @@ def test_inputs_read_back_as_the_combat() -> None:
     judged = replace(daynight, roll=None, rerolls=(), attacker_retreats=False)
     assert combat_from_inputs(logged) == judged
     assert (judged.reserve, judged.press_on) == (2, True)
-    assert schema.combat_from_inputs(logged) == daynight
+    assert read_logged(logged) == daynight
     ocs = CombatInput(
         "ocs",
         (Unit(6, name="21 Pz", steps=3, ar=4, kind="combat", supply="internal", stocks="low"),),
@@ -232,11 +233,11 @@ def test_inputs_read_back_as_the_combat() -> None:
         defender_option_retreat=blank.defender_option_retreat,
         defender_ignores_options=blank.defender_ignores_options,
     )
-    assert schema.combat_from_inputs(ocs.to_dict()) == ocs
+    assert read_logged(ocs.to_dict()) == ocs
     boom = CombatInput("pod-boom", (Unit(6), Unit(4)), aaf=3, chain_rolls=(2, 5, 1, 3))
     logged = boom.to_dict() | {"chain_rolls": [2, 5, 1, 3]}
     assert combat_from_inputs(logged) == replace(boom, chain_rolls=())
-    assert schema.combat_from_inputs(logged) == boom
+    assert read_logged(logged) == boom
 
 
 @settings(max_examples=12, deadline=None)

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from tui.engine import registry
 from tui.engine.cells import plain
 from tui.engine.combat import CombatInput, Unit, distribution
-from tui.engine.rulesets.charts.chart import register
 from tui.engine.rulesets.charts.reading import load_chart
 from tui.engine.tables import default_tables
 from tui.reports.luck import result_rank
@@ -71,7 +71,7 @@ def _boom() -> Iterator[tuple[str, CombatInput]]:
 
 
 def _hill() -> Iterator[tuple[str, CombatInput]]:
-    register(load_chart(HILL))
+    registry.chart_ruleset(load_chart(HILL))
     for attack in (1, 2, 4, 6, 8, 10):  # 1-2 to 5-1: every column
         yield f"{attack}-2", CombatInput("game:hill-203", (Unit(attack),), (Unit(2),))
 

@@ -69,8 +69,11 @@ def test_a_combat_stanfill_cancelled_is_not_judged(capsys: pytest.CaptureFixture
     assert resolved["effects"]["attacker"] == resolved["effects"]["defender"] == {}
     [everyone] = [g for g in luck(capsys, "stan")["groups"] if g["player"] is None]
     assert everyone["desk_combats"]["combats"] == 0
-    [skipped] = luck(capsys, "stan")["skipped"]
-    assert skipped["seq"] == 1 and "cancelled" in skipped["why"]
+    # Stanfill is played after the roll in Basic: the roll is logged, then the card
+    # amending it (as F9 logs it); neither is judged.
+    rolled, card = luck(capsys, "stan")["skipped"]
+    assert rolled["seq"] == 1 and "cancelled" in rolled["why"]
+    assert card["seq"] == 2 and card["why"] == "it amends entry 1, whose result it cancelled"
 
 
 def test_hand_dice_are_the_dice_as_they_lie_on_the_command_line(

@@ -24,7 +24,8 @@ from tests.seed_transcription import (
 )
 from tui.cli import main
 from tui.engine.cells import plain
-from tui.engine.tables import RULESET_IDS, TablesError, default_path, default_tables, load_tables
+from tui.engine.registry import BUILT_IN_IDS as RULESET_IDS
+from tui.engine.tables import TablesError, default_path, default_tables, load_tables
 
 TABLES_TOML = Path(__file__).resolve().parents[2] / "tables.toml"
 

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import tui.cli
 from tui import saves
 from tui.cli import main
 from tui.engine import combat as engine_combat
-from tui.engine import text
+from tui.engine import registry, text
 from tui.engine.dice import DiceRoll
-from tui.engine.tables import RULESET_IDS, default_tables
+from tui.engine.registry import BUILT_IN_IDS as RULESET_IDS
+from tui.engine.tables import default_tables
 
 
 @pytest.fixture
@@ -178,10 +178,8 @@ def test_short_meaning_of_the_readme_capture() -> None:
 
 
 @pytest.mark.parametrize("ruleset", RULESET_IDS)
-def test_table_text_lives_in_the_text_module_and_the_cli_re_exports_it(ruleset) -> None:
-    assert tui.cli.table_text is text.table_text
-    assert tui.cli.table_json is text.table_json
-    printed = text.table_text(ruleset, default_tables())
+def test_a_rulesets_printed_chart_starts_with_its_title_and_ends_with_its_legend(ruleset) -> None:
+    printed = registry.get(ruleset).chart_text(default_tables())
     assert printed.startswith(default_tables().title(ruleset))
     assert "Legend:" in printed
 

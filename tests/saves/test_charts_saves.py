@@ -11,8 +11,8 @@ import pytest
 
 from tui import saves
 from tui.cli import main
+from tui.engine import registry
 from tui.engine.combat import CombatInput, Unit, resolve
-from tui.engine.rulesets.charts.chart import register
 from tui.engine.rulesets.charts.reading import load_chart
 from tui.reports.luck import luck_report
 
@@ -32,15 +32,19 @@ def shelf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_save_keeps_the_chart_and_reads_without_its_file(shelf: Path) -> None:
     chart = load_chart(shelf / "hill-203.toml")
-    register(chart)
+    registry.chart_ruleset(chart)
     path = shelf.parent / "raid.toml"
-    saves.new_game(path, "Raid", ["game:hill-203"], charts={chart.ruleset: chart.text})
+    saves.new_game(
+        path, "Raid", ["game:hill-203"], charts={registry.chart_id(chart.name): chart.text}
+    )
     combat = CombatInput(
         "game:hill-203", (Unit(6),), (Unit(2),), roll=5, modifiers=(("artillery", "attacker"),)
     )
     saves.append_combat(path, combat, resolve(combat))
     (shelf / "hill-203.toml").unlink()
-    register(load_chart(DOCS / "border-skirmish.toml"))  # another chart registered meanwhile
+    registry.chart_ruleset(
+        load_chart(DOCS / "border-skirmish.toml")
+    )  # another chart registered meanwhile
     game = saves.load_game(path)
     assert game.rulesets == ["game:hill-203"]
     [entry] = game.entries

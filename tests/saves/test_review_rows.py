@@ -20,9 +20,9 @@ from tui import saves
 from tui.reports.review_data import (
     Filter,
     Index,
-    _search_text,
     detail_text,
     entry_cells,
+    search_text,
 )
 from tui.reports.review_rows import read_for_review
 
@@ -71,11 +71,11 @@ def test_each_row_shows_and_filters_as_its_entry_in_the_whole_log(
         path = Path(folder) / "game.toml"
         write_save(path, log)
         game = saves.load_game(path)
-        loaded = read_for_review(path, chunk)
+        loaded, read = read_for_review(path, chunk)
         entries = game.entries
         index = whole_log_index(entries)
         cells = [entry_cells(entry, index) for entry in entries]
-        search = [_search_text(e, c, index) for e, c in zip(entries, cells, strict=True)]
+        search = [search_text(e, c, index) for e, c in zip(entries, cells, strict=True)]
 
         rows = loaded.rows
         assert [row.cells_by_key() for row in rows] == cells
@@ -83,10 +83,11 @@ def test_each_row_shows_and_filters_as_its_entry_in_the_whole_log(
         assert [(r.seq, r.turn, r.who, r.ruleset) for r in rows] == [
             (e["seq"], e["turn"], e["who"], e.get("ruleset")) for e in entries
         ]
-        assert (loaded.game.title, loaded.game.turn, loaded.game.markers) == (
+        assert (read.title, read.turn, read.markers, read.entries) == (
             game.title,
             game.turn,
             game.markers,
+            [],  # none kept unless asked for
         )
         for position, entry in enumerate(entries):
             assert loaded.entry(position) == entry
@@ -100,20 +101,17 @@ def test_each_row_shows_and_filters_as_its_entry_in_the_whole_log(
 
 def test_entries_appended_later_update_the_rows_they_point_at(tmp_path: Path) -> None:
     path, _ = campaign(tmp_path, 40)
-    loaded = read_for_review(path, 512)
-    loaded.game.entries = []
+    loaded, _ = read_for_review(path, 512)
     for entry in (
         saves.append_note(path, 12, "held the ford", who="ann"),
         saves.append_note(path, 41, "a note on the note", who="bob"),
     ):
-        saves.apply_entry(loaded.game, entry, keep=False)
         loaded.add(entry)
-    again = read_for_review(path)
+    again, _ = read_for_review(path)
     assert [row.cells for row in loaded.rows] == [row.cells for row in again.rows]
     assert [row.search for row in loaded.rows] == [row.search for row in again.rows]
     assert loaded.rows[11].cells_by_key()["note"] == "held the ford"
     assert "Note (entry 41, ann, " in detail_text(loaded.entry(11), loaded.index)
-    assert loaded.game.entries == [] and loaded.game.turn == again.game.turn
     # The entries appended are kept whole; those read from the file are read again.
     assert [row.entry is not None for row in loaded.rows[-3:]] == [False, True, True]
 
@@ -127,7 +125,7 @@ def test_the_review_keeps_a_fraction_of_what_the_whole_log_holds(tmp_path: Path)
         del game
         tracemalloc.reset_peak()
         before, _ = tracemalloc.get_traced_memory()
-        loaded = read_for_review(path)
+        loaded, _ = read_for_review(path)
         kept, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -141,7 +139,7 @@ def test_a_log_read_is_freed_as_soon_as_the_review_lets_it_go(tmp_path: Path) ->
     """No cycle holds a read log's rows: read again, the old one is freed at once, not at
     the next full collection (which would walk every row)."""
     path, _ = campaign(tmp_path, 40)
-    loaded = read_for_review(path)
+    loaded, _ = read_for_review(path)
     position = loaded.position(12)
     assert position is not None and loaded.index.entry_of(12) == loaded.entry(position)
     freed = weakref.ref(loaded)
@@ -153,3 +151,13 @@ def test_a_log_read_is_freed_as_soon_as_the_review_lets_it_go(tmp_path: Path) ->
     finally:
         gc.enable()
     assert entry_of(12) is None  # the index kept elsewhere reads nothing once it is gone
+
+
+def test_a_whole_read_keeps_the_games_last_entries_when_asked(tmp_path: Path) -> None:
+    """The game a whole read replayed, with its last entries as the desk keeps an open game
+    (the review hands it to the session of a save not open)."""
+    path, _ = campaign(tmp_path, 40)
+    game = saves.load_game(path)
+    _, read = read_for_review(path, 512, keep=5)
+    assert read.entries == game.entries[-5:] and len(read.entries) == 5
+    assert (read.turn, read.markers) == (game.turn, game.markers)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tui import saves
 from tui.engine.combat import CombatInput, Outcome, Unit, resolve
 from tui.engine.dice import Roller
-from tui.saves import SaveError
+from tui.saves import SaveError, appending, decoding, encoding
 
 
 def boom(caf: int = 9, roll: int | None = None, seed: int = 3) -> tuple[CombatInput, Outcome]:
@@ -131,7 +131,7 @@ def test_a_combat_entry_records_everything_needed_to_recheck_it(game: Path) -> N
     assert entry["explanation"] == outcome.explanation
     assert entry["trace"] == outcome.trace
     assert entry["note"] == "the river crossing"
-    assert entry["who"] == saves._who()
+    assert entry["who"] == appending._who()
     when = datetime.fromisoformat(entry["when"])
     assert when.utcoffset() == timedelta(0)
     assert abs((datetime.now(when.tzinfo) - when).total_seconds()) < 60
@@ -463,18 +463,18 @@ _values = st.recursive(
 )
 def test_the_fast_reader_agrees_with_tomllib(fields: dict) -> None:
     entry = {"seq": 1} | {k: v for k, v in fields.items() if k != "seq"}
-    block = saves._block(entry)
+    block = encoding._block(entry)
     expected = tomllib.loads(block.decode("utf-8"))["log"][0]
-    body = saves._verified_body(block[len(b"\n[[log]]\n") :])
+    body = decoding._verified_body(block[len(b"\n[[log]]\n") :])
     assert body is not None
     try:
-        assert saves._fast_json([body]) == [expected]
+        assert decoding._fast_json([body]) == [expected]
     except ValueError:
         # TOML's inf is not JSON, and numbers past 64 bits or with a 3-digit exponent are
         # left to tomllib to judge: such an entry is read by tomllib, to the same values.
         assert re.search(rb"inf|[0-9]{19}|[eE][+-]?[0-9]{3}", body)
         try:
-            assert saves._json_or_toml(0, body) == expected
+            assert decoding._json_or_toml(0, body) == expected
         except saves.decoding._BlockError as err:
             assert "not finite" in str(err) or "64-bit" in str(err)
 
@@ -751,8 +751,8 @@ def grow(path: Path, count: int) -> None:
     record = outcome.to_dict()
     blocks = []
     for seq in range(last + 1, last + 1 + count):
-        entry = {"seq": seq, "kind": "combat", "turn": 1, "when": saves._now(), "who": "bench"}
-        blocks.append(saves._block(entry | record))
+        entry = {"seq": seq, "kind": "combat", "turn": 1, "when": appending._now(), "who": "bench"}
+        blocks.append(encoding._block(entry | record))
     with path.open("ab") as handle:
         handle.write(b"".join(blocks))
 
@@ -841,8 +841,12 @@ def test_events_are_logged_with_their_dice(game: Path) -> None:
 def test_the_desk_may_name_the_player(game: Path) -> None:
     assert saves.append_combat(game, *boom(), who="Rommel")["who"] == "Rommel"
     assert saves.add_marker(game, "DG", "0101", who="Monty")["who"] == "Monty"
-    assert saves.advance_turn(game)["who"] == saves._who()
-    assert [e["who"] for e in saves.load_game(game).entries] == ["Rommel", "Monty", saves._who()]
+    assert saves.advance_turn(game)["who"] == appending._who()
+    assert [e["who"] for e in saves.load_game(game).entries] == [
+        "Rommel",
+        "Monty",
+        appending._who(),
+    ]
     with pytest.raises(SaveError, match="player name may not be empty"):
         saves.set_option(game, "mines_cdf", 3, who=" ")
 

@@ -115,7 +115,7 @@ def check_commands(path: Path) -> None:
             assert out == "" and err.count("\n") == 1 and err.startswith("crtdesk: "), (argv, err)
         assert "Traceback" not in err
     try:
-        loaded = read_for_review(path)
+        loaded, _ = read_for_review(path)
     except saves.SaveError as err:
         assert "\n" not in str(err)
     else:
@@ -254,7 +254,7 @@ async def test_the_review_says_why_when_its_reader_fails(
     path = tmp_path / "g.toml"
     saves.new_game(path, "G", ["rivets"])
 
-    def broken(path: Path, chunk: int = 0) -> Any:
+    def broken(path: Path, chunk: int = 0, keep: int = 0) -> Any:
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(review, "read_for_review", broken)

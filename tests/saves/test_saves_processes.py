@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 
 from tui import saves
+from tui.saves import decoding
 
 WRITER = textwrap.dedent(
     """
@@ -133,7 +134,7 @@ def test_a_writer_killed_mid_write_leaves_a_torn_entry_that_is_set_aside(tmp_pat
     final = path.read_bytes()
     for backup in backups:
         original = backup.read_bytes()
-        cut = saves._torn_cut(original)
+        cut = decoding._torn_cut(original)
         assert cut is not None  # the backup holds the torn bytes, as they were
         assert final.startswith(original[:cut])  # and the file went on from the cut
     game = saves.load_game(path)

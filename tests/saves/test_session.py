@@ -50,9 +50,7 @@ async def test_an_append_is_applied_to_the_game_and_told_to_the_screens(
         app.live_applied.clear()
         states: list[SaveState] = []
         path = session.path
-        session.append(
-            lambda notices: saves.advance_turn(path, who="tester", notices=notices), states.append
-        )
+        session.next_turn(done=states.append)
         await settle(pilot)
         assert [state.status for state in states] == ["saved"]
         assert app.game is not None and app.game.turn == 2
@@ -76,9 +74,7 @@ async def test_another_writers_entry_in_between_makes_the_session_read_again(
         saves.add_marker(path, "DG", "hex 0707", who="bob")
         loads = counted_loads(monkeypatch)
         states: list[SaveState] = []
-        session.append(
-            lambda notices: saves.advance_turn(path, who="tester", notices=notices), states.append
-        )
+        session.next_turn(done=states.append)
         await settle(pilot)
         assert states[0].entry is not None and states[0].entry["seq"] == 2
         assert len(loads) == 1 and loads[0] != threading.main_thread().name
@@ -98,7 +94,8 @@ async def test_a_game_option_is_set_through_the_session_off_the_ui_thread(
             return real(*args, **kwargs)  # type: ignore[arg-type]
 
         monkeypatch.setattr(saves, "set_option", set_option)
-        app.set_game_option("mines_cdf", 3)
+        assert app.session is not None
+        app.session.set_option("mines_cdf", 3)
         assert app.game is not None and app.game.options["mines_cdf"] == 2  # not yet
         await settle(pilot)
         assert writers and writers[0] != threading.main_thread().name
@@ -195,3 +192,44 @@ async def test_a_game_option_read_after_the_screen_is_shown_reaches_its_form(
         assert isinstance(screen, PodScreen) and app.session is not None and app.session.loaded
         assert screen.query_one("#mines-cdf", Cycle).value == 3
         assert [entry["kind"] for entry in saves.load_game(path).entries] == ["option"]
+
+
+async def test_a_repair_runs_off_the_ui_thread_and_every_screen_hears_how_it_went(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.game.messages import SaveRepaired
+
+    async with desk(rulesets=["rivets"]) as (app, pilot):
+        session, screen = app.session, app.screen
+        assert session is not None
+        threads: list[str] = []
+        real = saves.repair_save
+
+        def repair_save(path: Path) -> saves.Repaired:
+            threads.append(threading.current_thread().name)
+            return real(path)
+
+        monkeypatch.setattr(saves, "repair_save", repair_save)
+        heard: list[SaveRepaired] = []
+        post = screen.post_message
+
+        def posted(message: object) -> bool:
+            if isinstance(message, SaveRepaired):
+                heard.append(message)
+            return post(message)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(screen, "post_message", posted)
+        with session.path.open("ab") as file:
+            file.write(b"\n[[log]]\nseq = 1\n")  # a write cut short
+        session.repair()
+        await settle(pilot)
+        assert threads and threads[0] != threading.main_thread().name
+        assert len(heard) == 1 and heard[0].path == session.path and heard[0].error is None
+        repaired = heard[0].repaired
+        assert repaired is not None and repaired.backup is not None and repaired.dropped > 0
+        # A save that cannot be repaired: said, by the same message.
+        session.path.unlink()
+        session.repair()
+        await settle(pilot)
+        assert len(heard) == 2 and heard[1].repaired is None
+        assert heard[1].error is not None and "no save file" in heard[1].error

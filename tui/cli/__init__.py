@@ -1,6 +1,6 @@
 """The headless CLI, a module per group of commands: the combat commands (rulesets, table,
 resolve, odds: `tui.cli.combat`), the save-file commands (new, log, turn, marker, option,
-note, repair, luck, report: `tui.cli.saves`), and `serve` (`tui.desk.serve`); `crtdesk`,
+note, repair, luck, report: `tui.cli.saves`), and `serve` (`tui.cli.serve`); `crtdesk`,
 `crtdesk open` and `crtdesk review` open the desk instead.
 
 Bad input exits with status 2 and one line on stderr naming the flag, the value and what
@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from tui.cli import combat
 from tui.cli.combat import combat_from_args, command_line, outcome_text
 from tui.cli.parsing import EXIT_BAD_INPUT, Parser, UsageError, flag_for
+from tui.desk.launch import opens_desk
 from tui.engine.errors import InputError
 from tui.engine.tables import TablesError, default_tables
-from tui.engine.text import one_line, table_json, table_text
-from tui.startup import opens_desk
+from tui.engine.text import one_line
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -29,8 +29,6 @@ __all__ = [
     "command_line",
     "main",
     "outcome_text",
-    "table_json",
-    "table_text",
 ]
 
 
@@ -45,10 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     saves.register(sub)
     reports.register(sub)
+    # Imported by the command that runs it: opening the desk loads no other command.
     from tui.cli import games
 
     games.register(sub)
-    from tui.desk import serve
+    # Imported by the command that runs it: opening the desk loads no other command.
+    from tui.cli import serve
 
     serve.register(sub)
     return parser
@@ -62,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"argument {arg!r} holds a NUL character; no value may")
         if opens_desk(argv):
             return _open_desk(argv, review=bool(argv) and argv[0] == "review")
+        # Imported by the command that runs it: opening the desk loads no other command.
         from tui.cli import games
 
         if games.handles(argv):  # resolve, odds or table on a player's chart
@@ -98,6 +99,7 @@ def _say(message: str) -> None:
 
 def _save_errors() -> tuple[type[Exception], ...]:
     try:
+        # Imported by the command that runs it: opening the desk loads no other command.
         from tui.saves import SaveError
     except ImportError:
         return ()
@@ -105,13 +107,15 @@ def _save_errors() -> tuple[type[Exception], ...]:
 
 
 def _chart_errors() -> tuple[type[Exception], ...]:
+    # Imported by the command that runs it: opening the desk loads no other command.
     from tui.engine.rulesets.charts.chart import ChartError
 
     return (ChartError,)
 
 
 def _serve_errors() -> tuple[type[Exception], ...]:
-    from tui.desk.serve import ServeError
+    # Imported by the command that runs it: opening the desk loads no other command.
+    from tui.cli.serve import ServeError
 
     return (ServeError,)
 
@@ -120,6 +124,7 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
     """`crtdesk [--saves DIR]`, or `crtdesk open FILE`: the Textual desk; `crtdesk review
     FILE` opens it on that save's log review."""
     try:
+        # Imported by the command that runs it: opening the desk loads no other command.
         from tui.desk.app import run_desk
     except ImportError:
         print(
@@ -152,7 +157,8 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
     )
     args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
     if args.games is not None:
-        from tui.cli.games import folder_given
+        # Imported by the command that runs it: opening the desk loads no other command.
+        from tui.cli.folders import folder_given
 
         folder_given(args.games)  # a folder named must be one
     if review:

@@ -11,47 +11,41 @@ from tui.cli.parsing import Subcommands, UsageError, seed_value
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
-from tui.engine.errors import InputError
-from tui.engine.tables import RULESET_IDS, Tables, default_tables
-from tui.engine.text import cell_text, die_text, table_json, table_text
+from tui.engine import registry
+from tui.engine.ruleset import Ruleset
+from tui.engine.schema import Field
+from tui.engine.tables import Tables, default_tables
+from tui.engine.text import cell_text, die_text, one_line
 
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput, Distribution, Outcome
 
-_GROUPS = {
-    "pod-basic": "Pair-o-Dice",
-    "pod-boom": "Big Boom (pod-boom)",
-    "ocs": "OCS",
-    "rivets": "Rivets",
-    "daynight": "Day/Night",
-}
-
 
 def _readers_text(readers: tuple[str, ...]) -> str:
     """ "pod-basic/super/ultra", "ocs, daynight": who reads a flag, for its help."""
-    pod = [r for r in readers if r in ("pod-basic", "pod-super", "pod-ultra")]
-    rest = [r for r in readers if r not in pod]
-    if len(pod) > 1:
-        rest.insert(0, "pod-" + "/".join(r.removeprefix("pod-") for r in pod))
-    else:
-        rest = [*pod, *rest]
+    family = {r.id: r.family for r in registry.rulesets()}
+    rest = list(readers)
+    for name in dict.fromkeys(family[r] for r in readers if family.get(r)):
+        kin = [r for r in readers if family.get(r) == name]
+        if len(kin) > 1:
+            rest = [r for r in rest if r not in kin]
+            rest.insert(0, f"{name}-" + "/".join(r.removeprefix(f"{name}-") for r in kin))
     return ", ".join(rest)
 
 
 def _combat_flags(parser: argparse.ArgumentParser, tables: Tables | None = None) -> None:
-    """Every ruleset's inputs as flags, made from the rulesets' schemas."""
-    from tui.engine import schema
-
+    """Every built-in ruleset's inputs as flags, made from the rulesets' fields."""
     tables = tables or default_tables()
-    parser.add_argument("ruleset", metavar="RULESET", help="one of " + ", ".join(RULESET_IDS))
+    built_in = registry.BUILT_IN_IDS
+    parser.add_argument("ruleset", metavar="RULESET", help="one of " + ", ".join(built_in))
     groups: dict[str, Any] = {}
-    for field, readers in schema.cli_fields():
-        everyone = set(readers) == set(RULESET_IDS) or len(readers) >= len(RULESET_IDS) - 1
+    for field, readers in registry.cli_fields():
+        everyone = set(readers) == set(built_in) or len(readers) >= len(built_in) - 1
         if everyone:
             where: Any = parser
             help_text = field.help
         else:
-            title = _GROUPS.get(readers[0], "Pair-o-Dice")
+            title = registry.get(readers[0]).cli_group
             if title not in groups:
                 groups[title] = parser.add_argument_group(title)
             where = groups[title]
@@ -67,9 +61,33 @@ def _combat_flags(parser: argparse.ArgumentParser, tables: Tables | None = None)
             else:
                 said = [f"{_readers_text(tuple(r))} {v}" for v, r in by_values.items()]
                 help_text += " (" + "; ".join(said) + ")"
-        help_text += field.kind.range_said(field, tables)
-        where.add_argument(field.flag, help=help_text, **field.kind.flag_options(field))
+        add_flag(where, field, help_text, tables)
     parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_flag(where: Any, field: Field, help_text: str, tables: Tables) -> None:
+    """One field as a flag, in the shape its kind gives it."""
+    help_text += field.kind.range_said(field, tables)
+    where.add_argument(field.flag, help=help_text, **field.kind.flag_options(field))
+
+
+def _own_flags(parser: argparse.ArgumentParser, ruleset: Ruleset, tables: Tables) -> None:
+    """A ruleset that is not built in (a player's chart, one registered): its own fields."""
+    parser.add_argument("ruleset", metavar="RULESET", help=f"{ruleset.id}, or its chart file")
+    group = parser.add_argument_group(ruleset.cli_group or ruleset.id)
+    for field in ruleset.flags:
+        help_text = one_line(field.help)
+        if field.choices:
+            help_text += " (" + "|".join(str(v) for v, _ in field.options(ruleset.id, tables)) + ")"
+        add_flag(group, field, help_text, tables)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def flag_fields(ruleset: Ruleset) -> tuple[Field, ...]:
+    """The fields a ruleset's combat is read from on the command line."""
+    if ruleset.id in registry.BUILT_IN_IDS:
+        return tuple(f for f, readers in registry.cli_fields() if ruleset.id in readers)
+    return ruleset.flags
 
 
 def _dest(flag: str) -> str:
@@ -77,34 +95,51 @@ def _dest(flag: str) -> str:
 
 
 def combat_from_args(args: argparse.Namespace) -> CombatInput:
-    """Turn parsed flags into a CombatInput, each read by its field's kind."""
-    from tui.engine import schema
+    """Turn parsed flags into a CombatInput, each read by its field's kind (--attack and
+    --attacker both add units); a field the combat does not hold by name (a player's
+    chart's modifier) is kept in `modifiers`."""
     from tui.engine.model import CombatInput
 
-    if args.ruleset not in RULESET_IDS:
-        raise InputError(
-            "ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
-        )
+    ruleset = registry.get(args.ruleset)
+    held = CombatInput.__dataclass_fields__
     values: dict[str, Any] = {}
-    for field, _ in schema.cli_fields():
+    modifiers: list[tuple[str, Any]] = []
+    fields = (
+        [f for f, _ in registry.cli_fields()]
+        if ruleset.id in registry.BUILT_IN_IDS
+        else list(ruleset.flags)
+    )
+    for field in fields:
         value = field.kind.from_flag(field, getattr(args, _dest(field.flag), None))
-        if value is not None:
-            values[field.name] = field.kind.merge(values.get(field.name), value)
-    return CombatInput(ruleset=args.ruleset, **values)
+        if value is None:
+            continue
+        if field.name not in held:
+            modifiers.append((field.name, value))
+            continue
+        values[field.name] = field.kind.merge(values.get(field.name), value)
+    if modifiers:
+        values["modifiers"] = tuple(modifiers)
+    return CombatInput(ruleset=ruleset.id, **values)
 
 
 def command_line(combat: CombatInput) -> list[str]:
     """The `crtdesk resolve` arguments that give `combat` (every input it holds, dice rolled
-    by hand and answers included): the inverse of `combat_from_args`, from the schema."""
-    from tui.engine import schema
+    by hand and answers included): the inverse of `combat_from_args`, from its fields."""
     from tui.engine.model import CombatInput
 
+    ruleset = registry.get(combat.ruleset)
     blank = CombatInput(combat.ruleset)
-    args = ["resolve", combat.ruleset]
-    for field, readers in schema.cli_fields():
-        value = getattr(combat, field.name)
-        if combat.ruleset not in readers or value == getattr(blank, field.name):
-            continue
+    set_values = dict(combat.modifiers)
+    args = ["resolve", registry.chart_name(ruleset.id) or ruleset.id]
+    for field in flag_fields(ruleset):
+        if field.name in CombatInput.__dataclass_fields__:
+            value = getattr(combat, field.name)
+            if value == getattr(blank, field.name):
+                continue
+        else:
+            value = set_values.get(field.name)
+            if value is None or value is False:
+                continue
         args += field.kind.to_flags(field, value)
     return args
 
@@ -146,7 +181,9 @@ def _bar(probability: float, width: int = 20) -> str:
 
 def _cmd_rulesets(args: argparse.Namespace, tables: Tables) -> int:
     items = [
-        {"id": r, "title": tables.title(r), "dice": tables.data[r]["dice"]} for r in RULESET_IDS
+        {"id": r.id, "title": r.title(tables), "dice": r.dice(tables)}
+        for r in registry.rulesets()
+        if registry.chart_name(r.id) is None
     ]
     if args.json:
         print(json.dumps(items, indent=2))
@@ -157,14 +194,11 @@ def _cmd_rulesets(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_table(args: argparse.Namespace, tables: Tables) -> int:
-    if args.ruleset not in RULESET_IDS:
-        raise InputError(
-            "ruleset", args.ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
-        )
+    ruleset = registry.get(args.ruleset)
     if args.json:
-        print(json.dumps(table_json(args.ruleset, tables), indent=2, ensure_ascii=False))
+        print(json.dumps(ruleset.chart_json(tables), indent=2, ensure_ascii=False))
     else:
-        print(table_text(args.ruleset, tables))
+        print(ruleset.chart_text(tables))
     return 0
 
 
@@ -176,26 +210,43 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     if (args.target is not None or args.note is not None) and not args.save:
         flag = "--target" if args.target is not None else "--note"
         raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
-    from tui.engine.procedure import answer_from, run
+    from tui.engine.procedure import answer_from, card_played_after
 
     combat = combat_from_args(args)
     seed = seed_value(args.seed)
     if args.save:
         from tui.cli import saves as cli_saves
 
-        # The game's own options (the Ultra mines CDF) decide the combat it is saved to.
+        # The game's own options (the Ultra mines CDF) decide the combat it is saved to, and
+        # a player's chart resolves on the copy the game keeps.
+        cli_saves.check_in_play(args.save, args.saves, registry.get(combat.ruleset))
         combat = cli_saves.combat_for_game(args.save, args.saves, combat, tables)
     # The one procedure the desk follows too: the dice no flag gave are rolled, each choice
     # is answered by its flag (or left open, and the result says who still chooses).
     # Dice from a seed are logged as seeded, with it: the same seed gives the same dice.
-    combat, outcome = run(combat, tables, answer_from(combat, None, seed))
+    # A card played after the roll (the Joker, Stanfill) is played after it, as F9 plays
+    # it: the roll is logged, then the card amending it.
+    (combat, outcome), card = card_played_after(combat, tables, answer_from(combat, None, seed))
     saved = None
     if args.save:
         from tui.cli import saves as cli_saves
 
-        saved = cli_saves.record_combat(
+        saved, seq = cli_saves.record_combat(
             args.save, args.saves, combat, outcome, target=args.target, note=args.note
         )
+        if card is not None:
+            more, _ = cli_saves.record_combat(
+                args.save,
+                args.saves,
+                card.combat,
+                card.outcome,
+                target=args.target,
+                note=card.note(seq),
+                amends=seq,
+            )
+            saved += f"\n{more} ({card.note(seq)})"
+    if card is not None:
+        outcome = card.outcome
     if args.json:
         print(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -236,6 +287,47 @@ def print_odds(combat: CombatInput, result: Distribution, as_json: bool) -> None
         )
 
 
+def own_parser(command: str, ruleset: Ruleset, tables: Tables) -> argparse.ArgumentParser:
+    """`crtdesk resolve|odds|table RULESET ...` for a ruleset that is not built in: the same
+    commands, with its own fields as flags."""
+    from tui.cli.parsing import Parser
+
+    parser = Parser(
+        prog=f"crtdesk {command} {registry.chart_name(ruleset.id) or ruleset.id}",
+        description=one_line(f"{ruleset.title(tables)} ({ruleset.dice(tables)})."),
+    )
+    parser.add_argument("--games", metavar="DIR", help=GAMES_HELP)
+    parser.add_argument("--saves", metavar="DIR", help="the saves folder (locates games/)")
+    if command == "table":
+        parser.add_argument("ruleset", metavar="RULESET")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+        parser.set_defaults(func=_cmd_table)
+        return parser
+    _own_flags(parser, ruleset, tables)
+    if command == "resolve":
+        _resolve_flags(parser)
+        parser.set_defaults(func=_cmd_resolve)
+    else:
+        parser.set_defaults(func=_cmd_odds)
+    return parser
+
+
+GAMES_HELP = "the games folder (default: games beside the saves folder, or $CRTDESK_GAMES)"
+
+
+def _resolve_flags(res: argparse.ArgumentParser) -> None:
+    res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
+    res.add_argument(
+        "--save", metavar="FILE", help="append the combat to this save (a name, or a path to it)"
+    )
+    res.add_argument(
+        "--target", metavar="HEX", help="the hex or unit the result's markers go on (with --save)"
+    )
+    res.add_argument(
+        "--note", metavar="TEXT", help="a note kept with the logged combat (with --save)"
+    )
+
+
 def register(subparsers: Subcommands) -> None:
     """Add the combat commands: rulesets, table, resolve, odds."""
     rulesets = subparsers.add_parser("rulesets", help="list the rulesets")
@@ -247,16 +339,7 @@ def register(subparsers: Subcommands) -> None:
     table.set_defaults(func=_cmd_table)
     res = subparsers.add_parser("resolve", help="resolve one combat")
     _combat_flags(res)
-    res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
-    res.add_argument(
-        "--save", metavar="FILE", help="append the combat to this save (a name, or a path to it)"
-    )
-    res.add_argument(
-        "--target", metavar="HEX", help="the hex or unit the result's markers go on (with --save)"
-    )
-    res.add_argument(
-        "--note", metavar="TEXT", help="a note kept with the logged combat (with --save)"
-    )
+    _resolve_flags(res)
     res.add_argument(
         "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
     )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, Protocol
 
 from tui.engine.errors import InputError
+from tui.engine.kinds import whole
 
 EXIT_BAD_INPUT = 2
 
@@ -75,6 +76,7 @@ def flag_for(field: str, value: object = None) -> str:
         return field
     if field in FLAGS:
         return FLAGS[field]
+    # Imported when a message is worded: every command parses without the engine.
     from tui.engine.schema import flag
 
     return flag(field, value)
@@ -98,6 +100,4 @@ def integer_value(field: str, text: str | None, low: int | None = None) -> int |
     kind reads it."""
     if text is None:
         return None
-    from tui.engine.kinds import whole
-
     return whole(field, text, low)

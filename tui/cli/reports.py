@@ -7,7 +7,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from tui import saves
 from tui.cli.parsing import Subcommands
 from tui.cli.saves import _FILE_HELP, _SAVES_HELP, _path, _warn, _whole_number
 from tui.engine.errors import InputError
@@ -34,17 +33,13 @@ def register(subparsers: Subcommands) -> None:
 
 
 def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.reports.luck import LuckReport, luck_report, luck_text
+    # Imported by its command: the other commands start without luck or the report.
+    from tui.reports.luck import luck_text
+    from tui.reports.luck.reading import read_luck
 
     width = _whole_number("width", args.width, 30)
     path = _path(args.file, args.saves)
-
-    def read() -> tuple[LuckReport, saves.Game | None]:
-        # Entry by entry, each let go once counted: the figures keep running totals.
-        stream = saves.read_entries(path)
-        return luck_report((read.entry for read in stream), tables), stream.game
-
-    report, game = saves.read_again(read)
+    report, game = read_luck(path, tables)
     _warn(game)
     if args.json:
         print(json_shown(report.to_dict()))
@@ -54,6 +49,7 @@ def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_report(args: argparse.Namespace, tables: Tables) -> int:
+    # Imported by its command: the other commands start without luck or the report.
     from tui.reports.report import read_report
 
     path = _path(args.file, args.saves)

@@ -27,9 +27,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from tui import saves
-from tui.cli.parsing import Subcommands
+from tui.cli.folders import kept_copies
+from tui.cli.parsing import Subcommands, UsageError
+from tui.engine import registry
 from tui.engine.errors import InputError
-from tui.engine.tables import RULESET_IDS, Tables
+from tui.engine.ruleset import Ruleset
+from tui.engine.rulesets.charts.ruleset import ChartRuleset
+from tui.engine.tables import Tables
 from tui.engine.text import (
     dice_text,
     entry_text,
@@ -40,6 +44,7 @@ from tui.engine.text import (
     when_text,
 )
 from tui.game.player import player_name
+from tui.saves.charts import changed_chart
 
 if TYPE_CHECKING:
     # The engine's model and OCS supply are imported by the commands that use them:
@@ -63,7 +68,9 @@ def register(subparsers: Subcommands) -> None:
         nargs="+",
         required=True,
         metavar="ID",
-        help="the rulesets in play (repeat or list several): " + ", ".join(RULESET_IDS),
+        help="the rulesets in play (repeat or list several): "
+        + ", ".join(registry.BUILT_IN_IDS)
+        + ", or a player's chart by its id",
     )
     new.add_argument(
         "--option",
@@ -74,7 +81,7 @@ def register(subparsers: Subcommands) -> None:
     )
     new.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     new.add_argument(
-        "--games", metavar="DIR", help="the games folder a game:NAME ruleset is read from"
+        "--games", metavar="DIR", help="the games folder a player's chart in play is read from"
     )
     new.add_argument(
         "--create",
@@ -144,6 +151,25 @@ def register(subparsers: Subcommands) -> None:
     note.set_defaults(func=_cmd_note)
 
 
+def check_in_play(save: str, saves_dir: str | None, ruleset: Ruleset) -> None:
+    """A combat saved to a game on a ruleset that is not built in (a player's chart): the
+    game must have it in play, and resolves it on the copy it keeps (loading the save makes
+    that copy the ruleset); a chart file changed since the game began is named on stderr."""
+    if ruleset.id in registry.BUILT_IN_IDS:
+        return
+    game = saves.load_game(save_file(save, saves_dir))
+    if ruleset.id not in game.rulesets:
+        raise UsageError(
+            f"resolve: {ruleset.id} is not in play in {game.path.name} "
+            f"({', '.join(game.rulesets)}); start a game with it to log its combats"
+        )
+    kept = registry.get(ruleset.id)
+    if isinstance(ruleset, ChartRuleset) and isinstance(kept, ChartRuleset):
+        said = changed_chart(kept.chart, ruleset.chart)
+        if said:
+            print(one_line(f"crtdesk: {said}"), file=sys.stderr)
+
+
 def combat_for_game(
     save: str, saves_dir: str | None, combat: CombatInput, tables: Tables
 ) -> CombatInput:
@@ -152,6 +178,7 @@ def combat_for_game(
     Only such a combat reads the whole save (the game's options are the replay of its log).
     An OCS combat of named units reads their Low and Exhausted markers from the save."""
     if combat.ruleset == "ocs" and any(u.name for u in combat.attackers):
+        # Imported for an OCS combat only: a save command starts without any ruleset's rules.
         from tui.engine.rulesets.ocs import supply as ocs_supply
 
         game = saves.read_game(_path(save, saves_dir))
@@ -186,18 +213,27 @@ def record_combat(
     *,
     target: str | None = None,
     note: str | None = None,
-) -> str:
-    """Append a resolved combat to a save; the line to print."""
+    amends: int | None = None,
+) -> tuple[str, int]:
+    """Append a resolved combat to a save (`amends`: the combat whose roll a card played
+    after it reads again); the line to print, and the entry's number."""
     path = _path(save, saves_dir)
     with _notices() as notices:
         entry = saves.append_combat(
-            path, combat, outcome, note, target=target, who=player_name(), notices=notices
+            path,
+            combat,
+            outcome,
+            note,
+            target=target,
+            who=player_name(),
+            amends=amends,
+            notices=notices,
         )
     line = f"Saved as entry {entry['seq']} in {path}"
     placed = [marker_text(m) for m in entry.get("markers", [])]
     if placed:
         line += "; placed " + "; ".join(placed)
-    return line
+    return line, entry["seq"]
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -286,12 +322,10 @@ def _warn(game: saves.Game | None) -> None:
 
 
 def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
-    from tui.cli.games import kept_copies
-
     for ruleset in args.rulesets:
-        if ruleset not in RULESET_IDS and not ruleset.startswith("game:"):
-            allowed = ", ".join(RULESET_IDS) + ", or game:NAME (a chart in the games folder)"
-            raise InputError("rulesets", ruleset, "one of " + allowed, choices=RULESET_IDS)
+        if not registry.known(ruleset) and registry.chart_name(ruleset) is None:
+            allowed = "one of " + ", ".join(registry.ids()) + registry.CHART_HINT
+            raise InputError("rulesets", ruleset, allowed, choices=list(registry.ids()))
     charts = kept_copies(args.rulesets, args.games, args.saves)
     options = dict(_option_pair(text) for text in args.option)
     path = _path(args.file, args.saves, existing=False, make=args.create)
@@ -306,9 +340,12 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
 
 def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     turn = _whole_number("turn", args.turn, 1)
-    if args.ruleset is not None and args.ruleset not in RULESET_IDS:
+    if args.ruleset is not None and not registry.known(args.ruleset):
         raise InputError(
-            "ruleset_filter", args.ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
+            "ruleset_filter",
+            args.ruleset,
+            "one of " + ", ".join(registry.ids()),
+            choices=list(registry.ids()),
         )
     path = _path(args.file, args.saves)
     if args.markers:
@@ -554,7 +591,7 @@ class LogTable:
         if not shown:
             return
         what, result = entry_text(entry)
-        cells = (
+        cells: tuple[str, ...] = (
             str(entry["seq"]),
             str(entry["turn"]),
             when_text(entry["when"]),

@@ -1,5 +1,7 @@
 """The Textual desk: the start screen, one combat screen per ruleset in play, help and
-log review. Game rules stay in the engine; saving goes through tui.saves."""
+log review. Game rules stay in the engine; the open save is the game session's
+(tui.game.session), and the saves folder the game layer's (tui.game.folder): the desk never
+touches the store. Screens ask the app for what it does by message (tui.desk.messages)."""
 
 from __future__ import annotations
 
@@ -9,25 +11,39 @@ import sys
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-from textual import events, on
-from textual.app import App, SystemCommand
+from textual import on
+from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
-from tui import saves
-from tui.desk.commands import RULESET_KEYS, START_COMMANDS, ruleset_title, short_name
-from tui.desk.compat import switchable
+from tui.desk.commands import RULESET_KEYS, START_COMMANDS
+from tui.desk.compat import KeyHoldingApp, switchable
+from tui.desk.launch import resume_collector
+from tui.desk.messages import (
+    CreateGame,
+    LeaveFirstReview,
+    OpenGame,
+    RepairSave,
+    ScreenDrawn,
+    ShowRuleset,
+    ShowStart,
+)
 from tui.desk.screens import screen_for
-from tui.engine.tables import RULESET_IDS, Tables, default_tables
+from tui.engine import registry
+from tui.engine.tables import Tables, default_tables
+from tui.game import folder
+from tui.game.folder import GameSummary
 from tui.game.messages import GameChanged
+from tui.game.model import SaveError
 from tui.game.player import player_name
 from tui.game.session import GameSession, read_game, stand_in
-from tui.startup import resume_collector
 
 if TYPE_CHECKING:
+    from tui.desk.screens.ruleset import RulesetScreen
     from tui.desk.screens.start import StartScreen
+    from tui.game.model import Game
 
 # Seconds at most that keys typed while the desk starts are held for its first screen.
 KEYS_HELD_AT_MOST = 2.0
@@ -38,6 +54,7 @@ KEYS_HELD_AT_MOST = 2.0
 
 
 def _start_screen() -> StartScreen:
+    # Imported when first needed: the desk's start is budgeted (docs/performance.md).
     from tui.desk.screens.start import StartScreen
 
     return StartScreen()
@@ -49,18 +66,18 @@ def _is_a(screen: object, module: str, name: str) -> bool:
     return home is not None and isinstance(screen, getattr(home, name))
 
 
-def _ruleset_screen(screen: object) -> bool:
+def _ruleset_screen(screen: object) -> TypeGuard[RulesetScreen]:
     return _is_a(screen, "tui.desk.screens.ruleset", "RulesetScreen")
 
 
-def _start(screen: object) -> bool:
+def _start(screen: object) -> TypeGuard[StartScreen]:
     return _is_a(screen, "tui.desk.screens.start", "StartScreen")
 
 
 DEFAULT_GAME_TITLE = "First game"
 
 
-class CrtDeskApp(App[None]):
+class CrtDeskApp(KeyHoldingApp[None]):
     CSS_PATH = "app.tcss"
     TITLE = "crtdesk"
 
@@ -72,7 +89,7 @@ class CrtDeskApp(App[None]):
         player: str | None = None,
         tables: Tables | None = None,
         review: bool = False,
-        game: saves.Game | None = None,
+        game: Game | None = None,
         games_dir: Path | None = None,
     ) -> None:
         super().__init__()
@@ -81,7 +98,7 @@ class CrtDeskApp(App[None]):
         self.told: list[str] = []
         # `game_path` already read (by `crtdesk open`): not read a second time.
         self._loaded = game
-        self.saves_dir = saves_dir or saves.saves_folder()
+        self.saves_dir = saves_dir or folder.saves_folder()
         # A player's own charts: `games` beside the saves folder, or $CRTDESK_GAMES.
         self.games_dir = games_dir or _games_beside(self.saves_dir)
         self.game_path = game_path
@@ -96,17 +113,15 @@ class CrtDeskApp(App[None]):
         self._screen_names: list[str] = []
         # Set each time entries are applied to the open game (what a test awaits).
         self.live_applied = asyncio.Event()
-        # Keys typed before the first frame (a player who types the factors as soon as the
-        # command is entered): held, then given to the first screen once it is drawn. A
-        # screen still composing has no field focused, and Textual dropped them.
-        self._held_keys: list[events.Key] | None = []
+        # Keys typed before the first frame are held (KeyHoldingApp), then given to the
+        # first screen once it is drawn (`on_ready`).
         # The save opened from the saves list, read once its screen is drawn.
         self._unread: GameSession | None = None
         # `crtdesk review NAME` read its game behind the review, and could not.
         self._game_failed = False
 
     @property
-    def game(self) -> saves.Game | None:
+    def game(self) -> Game | None:
         """The open game (while it is read from the saves list, what that knows of it)."""
         return self.session.game if self.session is not None else None
 
@@ -127,9 +142,11 @@ class CrtDeskApp(App[None]):
         screen of an opened game is built when asked for (Esc)."""
         if self.game_path is not None and self.review_on_open:
             # `crtdesk review NAME`: the review at once, reading the log itself; the game
-            # (its ruleset screens, the markers, the live watch) is read behind it.
+            # (its ruleset screens, the markers, the live watch) is read behind it, by the
+            # session the review shows it from (read once the desk is mounted).
             from tui.desk.screens.review import ReviewScreen
 
+            self._open_session(GameSession(self, self.game_path, player=self.player))
             return switchable(ReviewScreen(self.game_path))
         if self.game_path is not None:
             first = self._take_game(self.game_path, self._loaded)
@@ -138,41 +155,59 @@ class CrtDeskApp(App[None]):
                 return switchable(self.get_screen(first))
         return _start_screen()
 
-    async def on_event(self, event: events.Event) -> None:
-        if self._held_keys is not None and isinstance(event, events.Key):
-            if not event.is_forwarded:
-                # Typed before the first screen's fields were there to take it.
-                self._held_keys.append(events.Key(event.key, event.character))
-                return
-        await super().on_event(event)
-
     async def on_ready(self) -> None:
         """The first frame is drawn, with the first screen's fields mounted and focused:
         the keys typed while the desk was starting reach them now, in order, ahead of any
         typed later."""
         resume_collector()
-        await self._release_keys()
-
-    async def _release_keys(self) -> None:
-        held, self._held_keys = self._held_keys, None
-        for key in held or ():
-            await self.on_event(key)
+        await self.release_keys()
 
     def on_mount(self) -> None:
         # Textual reports the first frame (`on_ready`); should it never, the keys held
         # are given to whatever has the focus after this long rather than kept.
-        self.set_timer(KEYS_HELD_AT_MOST, self._release_keys)
+        self.set_timer(KEYS_HELD_AT_MOST, self.release_keys)
         for text in self.told:  # a saves folder made for this desk, and where
             self.notify(text, title="Saves folder", markup=False, timeout=15)
-        if self.game_path is not None and self.review_on_open:
+        if self.game_path is not None and self.review_on_open and self.session is not None:
             # `crtdesk review NAME`: the game (its ruleset screens, the markers, the live
             # watch) is read behind the review, off the UI thread.
-            session = GameSession(self, self.game_path, player=self.player)
-            self._open_session(session)
-            session.read(self._install_screens, self._game_unread)
-        elif self.game_path is None and not saves.has_games(self.saves_dir):
+            self.session.read(self._install_screens, self._game_unread)
+        elif self.game_path is None and not folder.has_games(self.saves_dir):
             # A first-time user gets a ready game with every ruleset in play.
-            self.create_game(DEFAULT_GAME_TITLE, list(RULESET_IDS), {})
+            self.create_game(DEFAULT_GAME_TITLE, list(registry.BUILT_IN_IDS), {})
+
+    # ------------------------------------------------------------------ asked by screens
+    @on(OpenGame)
+    def _open_asked(self, message: OpenGame) -> None:
+        self.open_game(message.summary)
+
+    @on(CreateGame)
+    def _create_asked(self, message: CreateGame) -> None:
+        self.create_game(message.title, message.rulesets, message.options, message.charts)
+
+    @on(RepairSave)
+    def _repair_asked(self, message: RepairSave) -> None:
+        # Through the open game's session when it is that save: in turn with its appends.
+        session = self.session_of(message.path)
+        if session is None:
+            session = GameSession(self, message.path, player=self.player)
+        session.repair()
+
+    @on(ShowRuleset)
+    def _ruleset_asked(self, message: ShowRuleset) -> None:
+        self.show_ruleset(message.ruleset)
+
+    @on(ShowStart)
+    def _start_asked(self) -> None:
+        self.show_start()
+
+    @on(LeaveFirstReview)
+    def _leave_review_asked(self) -> None:
+        self.leave_first_review()
+
+    @on(ScreenDrawn)
+    def _screen_drawn(self) -> None:
+        self.screen_drawn()
 
     # ------------------------------------------------------------------ games
     def _game_unread(self, message: str) -> None:
@@ -199,21 +234,15 @@ class CrtDeskApp(App[None]):
     ) -> None:
         """Start a save of these rulesets (`charts`: a copy of each player's chart in play)
         and open it."""
-        base = "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-") or "game"
-        name, n = base, 1
-        while (self.saves_dir / f"{name}.toml").exists():
-            n += 1
-            name = f"{base}-{n}"
         try:
-            path = saves.save_path(name, self.saves_dir)
-            saves.new_game(path, title, rulesets, options, charts=charts)
-        except saves.SaveError as err:
+            summary = folder.new_game(self.saves_dir, title, rulesets, options, charts)
+        except SaveError as err:
             self.notify(str(err), severity="error", markup=False)
             return
-        self.notify(f"New game {title!r} saved as {path.name}.", markup=False)
-        self.open_game(saves.GameSummary(path, title, list(rulesets), 1, None), options)
+        self.notify(f"New game {title!r} saved as {summary.path.name}.", markup=False)
+        self.open_game(summary, options)
 
-    def open_game(self, summary: saves.GameSummary, options: dict[str, Any] | None = None) -> None:
+    def open_game(self, summary: GameSummary, options: dict[str, Any] | None = None) -> None:
         """Open the save the saves list shows as `summary` on its first ruleset's screen, at
         once: the screen shows what the list knows (title, rulesets, turn) while the save is
         read in a worker, and the rest (markers, entries, options) once it is read."""
@@ -259,7 +288,7 @@ class CrtDeskApp(App[None]):
         else:
             back()
 
-    def _take_game(self, path: Path, game: saves.Game | None = None) -> str | None:
+    def _take_game(self, path: Path, game: Game | None = None) -> str | None:
         """Make the save at `path`, opened from the command line, the open game (read
         here, before the first frame, unless `game` is given): watch it and install its
         ruleset screens. The name of its first screen, or None when it cannot be read (the
@@ -267,7 +296,7 @@ class CrtDeskApp(App[None]):
         if game is None:
             try:
                 game = read_game(path, pauses=False)
-            except saves.SaveError as err:
+            except SaveError as err:
                 self.notify(str(err), severity="error", markup=False, timeout=10)
                 return None
         session = GameSession(self, path, player=self.player, loaded=False)
@@ -284,12 +313,12 @@ class CrtDeskApp(App[None]):
             self.session.close()
         self.session = None
 
-    def session_for(self, path: Path) -> GameSession:
-        """The session that appends to the save at `path`: the open game's, else one that
-        only appends (a review of a save not open)."""
+    def session_of(self, path: Path) -> GameSession | None:
+        """The open game's session when it is the save at `path` (None for another save,
+        or none open)."""
         if self.session is not None and not self.session.closed and self.session.path == Path(path):
             return self.session
-        return GameSession(self, path, player=self.player)
+        return None
 
     def _install_screens(self, session: GameSession) -> str:
         """Install the ruleset screens of the session's game; the name of the first."""
@@ -323,12 +352,7 @@ class CrtDeskApp(App[None]):
             else:  # the game was opened from the command line: the start screen is new
                 self.switch_screen(_start_screen())
 
-    # ------------------------------------------------------------------ saving
-    def set_game_option(self, key: str, value: object) -> None:
-        """Set a per-game option of the open game (logged, in a worker)."""
-        assert self.session is not None
-        self.session.set_option(key, value)
-
+    # ------------------------------------------------------------------ the game
     @on(GameChanged)
     def game_changed(self) -> None:
         self.live_applied.set()
@@ -358,13 +382,14 @@ class CrtDeskApp(App[None]):
             for key, ruleset in zip(RULESET_KEYS, self.game.rulesets, strict=False):
                 if ruleset != screen.ruleset:
                     yield SystemCommand(
-                        f"Switch to {short_name(ruleset)} ({key})",
-                        f"The {ruleset_title(ruleset, self.tables)} screen",
+                        f"Switch to {registry.short_name(ruleset)} ({key})",
+                        f"The {registry.title_of(ruleset, self.tables)} screen",
                         partial(self.show_ruleset, ruleset),
                     )
 
 
 def _games_beside(saves_dir: Path) -> Path:
+    # Imported when first needed: the desk's start is budgeted (docs/performance.md).
     from tui.engine.rulesets.charts.folder import games_folder
 
     return games_folder(None, str(saves_dir))
@@ -381,7 +406,7 @@ def run_desk(
     with `review`). A folder named by --saves or $CRTDESK_SAVES must exist unless `create`;
     a folder made is said in the desk, with where."""
     told: list[str] = []
-    folder = saves.saves_folder(saves_dir, make=create, said=told.append)
+    saves_at = folder.saves_folder(saves_dir, make=create, said=told.append)
     game_path = None
     if file:
         # The save commands' own check: a path that is not a crtdesk save is refused in one
@@ -393,13 +418,13 @@ def run_desk(
     # reads the log itself and shows it at once: the game is read behind it.
     game = None
     if game_path is not None:
-        saves.require_save(game_path)
+        folder.require_save(game_path)
         if not review:
             # Entry by entry, only the last entries kept: a long campaign is never held whole.
             game = read_game(game_path, pauses=False)
     games = Path(games_dir).expanduser() if games_dir else None
     app = CrtDeskApp(
-        saves_dir=folder, game_path=game_path, review=review, game=game, games_dir=games
+        saves_dir=saves_at, game_path=game_path, review=review, game=game, games_dir=games
     )
     app.told = [text[:1].upper() + text[1:] + "." for text in told]
     app.run()

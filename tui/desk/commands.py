@@ -4,38 +4,13 @@ entry all come from here."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from textual.binding import Binding
 
-# The ruleset screens' keys, in the order of the game's rulesets, and each ruleset's name on
-# the strip, the Footer and the start screen.
+# The ruleset screens' keys, in the order of the game's rulesets.
 RULESET_KEYS = ("f2", "f3", "f4", "f5", "f6", "f7", "f8")
-SHORT_NAMES = {
-    "pod-basic": "Basic",
-    "pod-super": "Super",
-    "pod-ultra": "Ultra",
-    "pod-boom": "Boom",
-    "ocs": "OCS",
-    "rivets": "Rivets",
-    "daynight": "Day/Night",
-}
-
-
-def short_name(ruleset: str) -> str:
-    """A ruleset's name on the strip of ruleset keys: a player's chart's is its file's."""
-    return SHORT_NAMES.get(ruleset, ruleset.removeprefix("game:"))
-
-
-def ruleset_title(ruleset: str, tables: Any) -> str:
-    """A ruleset's title (a player's chart's from its file: its module is imported only
-    for one)."""
-    if not ruleset.startswith("game:"):
-        return str(tables.title(ruleset))
-    from tui.engine.rulesets.charts.chart import ruleset_title as chart_title
-
-    return chart_title(ruleset, tables)
 
 
 @dataclass(frozen=True)
@@ -48,7 +23,7 @@ class Command:
     priority: bool = False
 
     def binding(self) -> Binding:
-        # Imported here: the review's headless rows read SHORT_NAMES without textual.
+        # Imported here: the start screen draws before anything else of textual's loads.
         from textual.binding import Binding
 
         return Binding(self.key, self.action, self.label, show=self.show, priority=self.priority)

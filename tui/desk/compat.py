@@ -13,19 +13,36 @@ newest Textual the pin allows, so an upgrade that breaks one is caught there fir
   pushes or switches to (`Screen._push_result_callback`), so the desk can switch away from
   it. The public way is to push the first screen over the default one, which draws the
   first frame twice.
+- `StyledOnceScreen` turns off the restyle of the first `ScreenResume` Textual posts to a
+  screen (its `refresh_styles`, read by the private `Screen._on_screen_resume`). No public
+  API skips it; kept because it was about a tenth of a combat screen's first frame.
+- `KeyHoldingApp` holds the keys the driver sends before the first screen's fields are
+  there (`App.on_event`, where Textual forwards a key not yet forwarded), and hands them on
+  through it later. No public API delays input; without it Textual dropped the keys a
+  player typed as the desk started.
+- `keep_input_scroll_width` sets an `Input`'s `virtual_size` for a new value before Input's
+  own value watcher (`Input._watch_value`) does, without asking for a layout. No public API
+  sizes an Input's scrolling area; without it every keystroke laid the screen out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
+from rich.cells import cell_len
+from textual import events
 from textual._compositor import ChopsUpdate, Compositor
-from textual.geometry import Region
+from textual.app import App
+from textual.geometry import Region, Size
+from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widgets import Input
 
 TEXTUAL_WRITTEN_AGAINST = "8.2.8"
+
+ReturnType = TypeVar("ReturnType")
 
 
 class PaneCompositor(Compositor):
@@ -91,3 +108,59 @@ def switchable(screen: Screen[Any]) -> Screen[Any]:
     first screen."""
     screen._push_result_callback(screen, None)
     return screen
+
+
+class StyledOnceScreen(Screen[ReturnType]):
+    """A screen styled once when it is first shown.
+
+    Textual restyles every node of a screen each time it is shown (ScreenResume), first
+    time included, though each node was styled as it was mounted a moment before: on a
+    combat screen's first frame that second pass was about a tenth of the work. It is
+    skipped the first time only; later resumes restyle as Textual does (the theme or a
+    class may have changed while the screen was hidden)."""
+
+    _shown_once = False
+
+    def post_message(self, message: Message) -> bool:
+        if isinstance(message, events.ScreenResume) and not self._shown_once:
+            self._shown_once = True
+            message.refresh_styles = False
+        return super().post_message(message)
+
+
+class KeyHoldingApp(App[ReturnType]):
+    """An app that holds the keys typed before `release_keys` is called (a player who types
+    the factors as soon as the command is entered): a screen still composing has no field
+    focused, and Textual dropped them. Released, they are handed on in order, ahead of any
+    typed later; from then on keys pass as Textual passes them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._held_keys: list[events.Key] | None = []
+
+    @property
+    def holding_keys(self) -> bool:
+        """Whether keys from the terminal are held (until `release_keys`)."""
+        return self._held_keys is not None
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._held_keys is not None and isinstance(event, events.Key):
+            if not event.is_forwarded:  # from the driver, not a key handed back up
+                self._held_keys.append(events.Key(event.key, event.character))
+                return
+        await super().on_event(event)
+
+    async def release_keys(self) -> None:
+        """Hand on the keys held, in order, and hold no more."""
+        held, self._held_keys = self._held_keys, None
+        for key in held or ():
+            await self.on_event(key)
+
+
+def keep_input_scroll_width(field: Input, value: str) -> None:
+    """Give `field` the scrolling area its own value watcher would give it for `value`
+    (Input's `content_width`: the placeholder while empty, else the text and a cell for
+    the cursor), set without a layout: the watcher then finds it unchanged. For an Input
+    whose size its CSS fixes, where a layout changes nothing."""
+    shown = field.placeholder if field.placeholder and not value else f"{value} "
+    field.set_reactive(Input.virtual_size, Size(cell_len(shown), 1))

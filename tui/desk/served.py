@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 from textual_serve.server import Server
+
+# The served page: textual-serve's, with the font it carries (no other host asked).
+TEMPLATES = Path(__file__).with_name("served_page")
 
 # The names a loopback address is reached by from this machine's browser.
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -118,7 +122,9 @@ class DeskServer(Server):
             )
         return None
 
-    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+    # textual-serve annotates its handler as returning a WebSocketResponse only; aiohttp takes
+    # any response from a handler, and a refused socket gets a plain one.
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
         refused = self.refusal(request)
         if refused is not None:
             return refused

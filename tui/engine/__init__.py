@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui.engine.combat import CombatInput, Distribution, Outcome, Unit, distribution, resolve
     from tui.engine.errors import InputError
-    from tui.engine.tables import RULESET_IDS, Tables, TablesError, default_tables, load_tables
+    from tui.engine.tables import Tables, TablesError, default_tables, load_tables
 
 # Each public name and the module that defines it.
 _HOMES = {
@@ -25,7 +25,6 @@ _HOMES = {
     "distribution": "combat",
     "resolve": "combat",
     "InputError": "errors",
-    "RULESET_IDS": "tables",
     "Tables": "tables",
     "TablesError": "tables",
     "default_tables": "tables",
@@ -33,7 +32,6 @@ _HOMES = {
 }
 
 __all__ = [
-    "RULESET_IDS",
     "CombatInput",
     "Distribution",
     "InputError",

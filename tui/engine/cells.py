@@ -4,7 +4,7 @@ desk's text (and its start screen) reads cells without loading the combat model.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 NO_CELL = "(no cell)"
@@ -35,7 +35,8 @@ def cell_text(cell: Any) -> str:
     return str(cell)
 
 
-_SHORT = {
+# A side's effect -> its few words, given the effect's value.
+_SHORT: dict[str, Callable[[Any], str]] = {
     "eliminated": lambda v: "elim",
     "factors_lost": lambda v: "lose all" if v == "all" else f"lose {v}",
     "steps_lost": lambda v: f"{v} step",

@@ -29,11 +29,20 @@ if TYPE_CHECKING:
 class FieldShape(Protocol):
     """What a kind reads of its field (a tui.engine.schema.Field, which holds the kind)."""
 
-    name: str
-    flag: str
-    metavar: str
-    low: int | str | None
-    allowed: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def flag(self) -> str: ...
+
+    @property
+    def metavar(self) -> str: ...
+
+    @property
+    def low(self) -> int | str | None: ...
+
+    @property
+    def allowed(self) -> str: ...
 
     @property
     def said_as(self) -> str: ...
@@ -98,7 +107,7 @@ def _factor(name: str, text: str) -> int:
 def unit_typed(name: str, text: str) -> Unit:
     """A unit as the command line types it: "N", or "N@terrain" (Pair-o-Dice Super/Ultra
     hex terrain)."""
-    from tui.engine.model import Unit
+    from tui.engine.model import Unit  # with the first unit made (see the note at the top)
 
     factor, at, terrain = text.strip().partition("@")
     try:
@@ -129,7 +138,7 @@ _UNIT_TYPES: dict[str, tuple[type, ...]] = {
 def logged_unit(name: str, value: Any) -> Unit:
     """A unit as a save logs it (CombatInput.to_dict), read back; InputError names a key or
     a value a unit cannot hold."""
-    from tui.engine.model import Unit
+    from tui.engine.model import Unit  # with the first unit made (see the note at the top)
 
     if not isinstance(value, Mapping) or "factor" not in value:
         raise InputError(name, value, "a unit as logged: a table with its factor")
@@ -275,7 +284,7 @@ class Choice(Kind):
         self.whole = whole
 
     def read(self, field: FieldShape, text: str) -> Any:
-        return whole(field.name, text) if self.whole else text.lower()
+        return whole(field.name, text) if self.whole else text.strip().lower()
 
     def on_form(self, field: FieldShape, ruleset: str, tables: Tables) -> bool:
         # A choice the form has nothing to offer is left off it (Basic plays no card before
@@ -299,7 +308,7 @@ class Tick(Kind):
 
     shown = Shown.TICK
 
-    def read(self, field: FieldShape, text: str) -> bool:
+    def read(self, field: FieldShape, text: str) -> bool | None:
         found = {**_YES, **_NO}.get(text.strip().lower())
         if found is None:
             raise InputError(field.name, text, "yes or no")
@@ -376,7 +385,7 @@ class Units(Repeated):
             factor = _factor(name, from_text)
         except InputError as err:
             return None, [("factor", err)]
-        from tui.engine.model import Unit
+        from tui.engine.model import Unit  # with the first unit made (see the note at the top)
 
         return Unit(factor, parts.get("terrain")), []
 
@@ -451,7 +460,7 @@ class OcsUnits(Units):
         given), called by its name, else `name` ("A1"). The unit (None without a
         strength) and each part's error; a part that cannot be read is its default in
         the unit."""
-        from tui.engine.model import Unit
+        from tui.engine.model import Unit  # with the first unit made (see the note at the top)
 
         called = str(parts.get("name") or "") or name
         numbers: dict[str, Any] = {}
@@ -497,6 +506,7 @@ class OcsUnits(Units):
 
     def typed(self, unit: Unit) -> str:
         """A counter as its flag takes it (`read`'s inverse)."""
+        parts: list[object]
         if self.side == "attacker":
             parts = [unit.name, unit.factor, unit.steps, unit.ar, unit.kind, unit.supply]
         else:

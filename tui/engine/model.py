@@ -96,7 +96,7 @@ class CombatInput:
     # whether the attacker takes an A1/A1X/A2X as a retreat (disorganized).
     hold: bool | None = None
     attacker_retreats: bool = False
-    # A player's chart (ruleset "game:NAME"): each of its modifiers set, (name, value).
+    # A player's chart: each of its modifiers set, (name, value).
     modifiers: tuple[tuple[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,7 +142,7 @@ class Outcome:
     """One resolved combat: the cell as printed, what it means, and how the desk got there."""
 
     ruleset: str
-    attack_total: int | None
+    attack_total: int | float | None
     defense_total: int | float | None
     odds: str | None
     column: str | None

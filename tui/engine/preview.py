@@ -8,7 +8,9 @@ import random
 from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
+import tui.engine.registry as registry
 from tui.engine.cells import short_meaning
 from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, resolve
 from tui.engine.tables import Tables, default_tables
@@ -94,11 +96,7 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
             PreviewRow(cell_text(cell), probability, short_meaning(detail))
             for (cell, probability, _), detail in ranked
         )
-    dice = tables.data.get(combat.ruleset, {}).get("dice", "")
-    if combat.ruleset.startswith("game:"):
-        from tui.engine.rulesets.charts.chart import known
-
-        dice = known(combat.ruleset).dice
+    dice = registry.get(combat.ruleset).dice(tables)
     return Preview(
         attack_total=first.attack_total,
         defense_total=first.defense_total,
@@ -106,13 +104,13 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
         shifts=tuple(str(s) for s in effects.get("shifts", ())),
         column=column,
         automatic=automatic,
-        dice=dice if isinstance(dice, str) else "",
+        dice=dice,
         rows=rows,
         defence_note=_defence_note(effects),
     )
 
 
-def _defence_note(effects: dict) -> str | None:
+def _defence_note(effects: dict[str, Any]) -> str | None:
     obstacle = effects.get("obstacle")
     if not obstacle:
         return None

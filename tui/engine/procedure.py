@@ -7,80 +7,45 @@ StopIteration value) in the combat as answered and its Outcome:
   Answer a DiceRoll: `desk_dice` (the desk rolls them) or `hand_dice` (as they lie).
 - ChoiceQuestion: named options (OCS options, the Day/Night attacker retreat, BTL press-on).
 - NumberQuestion: a number where one is needed (the Day/Night ENG reserve; None for none).
+- MarkerQuestion: one marker in play, of those offered (the hex Hero #15 Engineer/Frogman
+  repairs).
 
 A choice or number answered None is left as the combat has it (the CLI leaves a choice no
 flag made open, and the result says who still chooses). The desk answers with dialogs or
 its dice, the CLI from its flags, tests and luck from a log entry; each gets the same log.
 The dice of one combat are read again, unchanged, after every answer.
+
+After the roll, `after_roll(combat, outcome, tables)` asks which side plays the card the
+ruleset allows then (the Joker, Stanfill) and ends in the same dice read again with it:
+the desk (F9, on the game's last combat) and the CLI (a card flag) both play it so, and
+log the roll and then the card amending it. `as_rolled` is the combat as its dice were
+rolled, without such a card: what luck judges (RULINGS "Luck and after-roll cards").
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
-from tui.engine.dice import DESK, SEED, DiceRoll, Roller, check_roll
+import tui.engine.registry as registry
+from tui.engine.combat import resolve_with
+from tui.engine.dice import DESK, SEED, DiceRoll, check_roll
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
+from tui.engine.questions import (
+    AnsweringRoller,
+    ChoiceQuestion,
+    DiceQuestion,
+    NumberQuestion,
+    Option,
+    Question,
+)
 from tui.engine.tables import Tables
 
-
-@dataclass(frozen=True)
-class DiceQuestion:
-    field: str  # the input dice rolled by hand are kept in (roll, surprise_roll, rerolls, ...)
-    purpose: str
-    count: int
-    sides: int
-    modifier: int = 0  # what the desk adds to the dice before it reads a row
-
-    @property
-    def dice(self) -> str:
-        return f"{self.count}d{self.sides}"
-
-    @property
-    def low(self) -> int:
-        return self.count
-
-    @property
-    def high(self) -> int:
-        return self.count * self.sides
-
-    @property
-    def prompt(self) -> str:
-        """ "surprise (2d6)", "combat (2d6), DRM +1 added": what the dice are for."""
-        text = f"{self.purpose} ({self.dice})"
-        if self.modifier:
-            text += f", DRM {self.modifier:+d} added"
-        return text
-
-
-@dataclass(frozen=True)
-class Option:
-    key: str  # the key that picks it in a dialog
-    label: str
-    value: Any
-
-
-@dataclass(frozen=True)
-class ChoiceQuestion:
-    field: str
-    prompt: str
-    options: tuple[Option, ...]
-
-
-@dataclass(frozen=True)
-class NumberQuestion:
-    field: str
-    prompt: str
-    low: int
-    high: int | None
-    empty: str  # what no number means ("none")
-
-
-Question = DiceQuestion | ChoiceQuestion | NumberQuestion
 Procedure = Generator[Question, Any, tuple[CombatInput, Outcome]]
+T = TypeVar("T")
 
 
 def desk_dice(question: DiceQuestion, rng: random.Random, seed: int | None = None) -> DiceRoll:
@@ -99,55 +64,19 @@ def hand_dice(question: DiceQuestion, total: int) -> DiceRoll:
     return DiceRoll(question.purpose, question.dice, (), total, "manual")
 
 
-class _AnsweringRoller(Roller):
-    """Reads the dice answered so far: those rolled by hand are in the combat's inputs,
-    those the desk rolled are `kept` and read in turn. At the first die not yet answered it
-    notes the question and reads the lowest face, so the rest can be read for what is known."""
-
-    def __init__(self, kept: list[DiceRoll]) -> None:
-        super().__init__(random.Random(0))
-        self.kept = kept
-        self.used = 0
-        self.known = 0  # dice read for real, before the first one wanted
-        self.wanted: DiceQuestion | None = None
-
-    def roll(
-        self,
-        purpose: str,
-        count: int,
-        sides: int,
-        manual: int | None = None,
-        field: str = "roll",
-        modifier: int = 0,
-    ) -> int:
-        if self.wanted is None and manual is not None:
-            self.known += 1
-            return super().roll(purpose, count, sides, manual, field, modifier)
-        if self.wanted is None and self.used < len(self.kept):
-            die = self.kept[self.used]
-            self.used += 1
-            self.known += 1
-            self.rolls.append(replace(die, purpose=purpose, modifier=modifier))
-            return die.total
-        if self.wanted is None:
-            self.wanted = DiceQuestion(field, purpose, count, sides, modifier)
-        self.rolls.append(DiceRoll(purpose, f"{count}d{sides}", (), count, "desk", modifier))
-        return count
+Asker = Callable[[CombatInput, Outcome, AnsweringRoller, set[str]], "Question | None"]
 
 
-Asker = Callable[[CombatInput, Outcome, _AnsweringRoller, set[str]], "Question | None"]
-
-
-def procedure(combat: CombatInput, tables: Tables) -> Procedure:
-    """Resolve `combat`, asking for each die not given and each choice the result leaves."""
-    from tui.engine.combat import resolve_with
-
-    ask = _CHOICES.get(combat.ruleset)
-    kept: list[DiceRoll] = []
+def procedure(combat: CombatInput, tables: Tables, rolled: Iterable[DiceRoll] = ()) -> Procedure:
+    """Resolve `combat`, asking for each die not given and each choice the result leaves.
+    `rolled`: dice a roll of it logged (an outcome's dice), read again as they came: those
+    the desk rolled are read in turn, those rolled by hand are in the combat's inputs."""
+    ask = registry.get(combat.ruleset).asker()
+    kept: list[DiceRoll] = [die for die in rolled if die.rolled]
     rolled_for: set[str] = set()  # the inputs the desk has rolled dice for
     asked: set[str] = set()
     while True:
-        roller = _AnsweringRoller(kept)
+        roller = AnsweringRoller(kept)
         outcome = resolve_with(combat, tables, roller)
         question = ask(combat, outcome, roller, asked) if ask else None
         if question is None:
@@ -174,28 +103,40 @@ def procedure(combat: CombatInput, tables: Tables) -> Procedure:
             continue
         asked.add(question.field)
         if answer is not None:
-            combat = replace(combat, **{question.field: answer})
+            combat = with_value(combat, question.field, answer)
+
+
+def with_value(combat: CombatInput, field: str, value: Any) -> CombatInput:
+    """The combat with one field (named at run time) set to `value`."""
+    changes: dict[str, Any] = {field: value}
+    return replace(combat, **changes)
 
 
 def with_hand_die(combat: CombatInput, field: str, total: int) -> CombatInput:
     """The combat with one more die rolled by hand, kept in its field."""
     current = getattr(combat, field)
     if isinstance(current, tuple):
-        return replace(combat, **{field: (*current, total)})
-    return replace(combat, **{field: total})
+        return with_value(combat, field, (*current, total))
+    return with_value(combat, field, total)
 
 
 def run(
     combat: CombatInput, tables: Tables, answer: Callable[[Question], Any]
 ) -> tuple[CombatInput, Outcome]:
     """Drive the procedure to its end, each question answered by `answer`."""
-    steps = procedure(combat, tables)
+    return answered(procedure(combat, tables), answer)
+
+
+def answered(steps: Generator[Question, Any, T], answer: Callable[[Question], Any]) -> T:
+    """Drive any of the procedures here (a combat, a card after its roll, a Hero Site draw,
+    a repair) to its end, each question answered by `answer`."""
     try:
         question = next(steps)
         while True:
             question = steps.send(answer(question))
     except StopIteration as done:
-        return done.value
+        result: T = done.value
+        return result
 
 
 def rolled_by(rng: random.Random | None, seed: int | None = None) -> Callable[[Question], Any]:
@@ -207,100 +148,6 @@ def rolled_by(rng: random.Random | None, seed: int | None = None) -> Callable[[Q
         return desk_dice(question, dice, seed) if isinstance(question, DiceQuestion) else None
 
     return answer
-
-
-# --- the choices each ruleset asks once the dice are read --------------------------------------
-
-
-def _ocs(
-    combat: CombatInput, outcome: Outcome, roller: _AnsweringRoller, asked: set[str]
-) -> Question | None:
-    """The attacker's option, then the defender's (who may ignore it after an attacker
-    retreat), once every die is read."""
-    if roller.wanted is not None:
-        return None
-    options = outcome.effects.get("options") or {}
-    read = f"Roll {outcome.roll} on {outcome.column}: {outcome.cell}"
-    attacker = options.get("attacker")
-    if attacker and not attacker["chosen"] and "attacker_option_retreat" not in asked:
-        return _option_question("attacker", attacker["option"], read)
-    defender = options.get("defender")
-    if not defender or defender["chosen"]:
-        return None
-    if defender.get("may_ignore") and "defender_ignores_options" not in asked:
-        return ChoiceQuestion(
-            "defender_ignores_options",
-            f"{read}. The attacker {defender['because']}: the defender may ignore its option "
-            f"{defender['option']} (RULINGS), or take it.",
-            (Option("i", "ignore its options", True), Option("t", "take them", False)),
-        )
-    if "defender_option_retreat" not in asked:
-        return _option_question("defender", defender["option"], read)
-    return None
-
-
-def _option_question(side: str, size: int, read: str) -> ChoiceQuestion:
-    """How a side takes its option: the hexes retreated, the rest in steps lost."""
-    from tui.engine.rulesets.ocs.supply import DG_RETREAT_HEXES
-
-    options = []
-    for hexes in range(size + 1):
-        steps = size - hexes
-        words = []
-        if steps:
-            words.append(f"lose {steps} step{'s' if steps != 1 else ''}")
-        if hexes:
-            words.append(f"retreat {hexes} hex{'es' if hexes != 1 else ''}")
-        if hexes >= DG_RETREAT_HEXES:
-            words.append("DG")
-        if side == "attacker" and hexes:
-            words.append("no exploitation")
-        options.append(Option(str(hexes), ", ".join(words), hexes))
-    return ChoiceQuestion(
-        f"{side}_option_retreat",
-        f"{read}: the {side} takes its option {size}. How?",
-        tuple(options),
-    )
-
-
-def _daynight(
-    combat: CombatInput, outcome: Outcome, roller: _AnsweringRoller, asked: set[str]
-) -> Question | None:
-    """On the first ENG the reserve, on the first BTL pressing on: asked before the battle
-    is rolled again. At the end, on A1/A1X/A2X, whether the attacker retreats."""
-    from tui.engine.rulesets.daynight import ATTACKER_MAY_RETREAT
-
-    battle = outcome.effects.get("battle") or [{"cell": outcome.cell, "roll": outcome.roll}]
-    for step in battle[: roller.known]:
-        cell = step["cell"]
-        if cell == "ENG" and "reserve" not in asked:
-            return NumberQuestion(
-                "reserve",
-                f"ENG on row {step['roll']}: engaged. The attacker may commit one exploitation "
-                "reserve (new odds) before the battle is rolled again. Its strength:",
-                0,
-                None,
-                "none",
-            )
-        if cell == "BTL" and "press_on" not in asked:
-            return ChoiceQuestion(
-                "press_on",
-                f"BTL on row {step['roll']}: unresolved battle. An attacker with superior "
-                "morale may take one step loss and roll again at the same odds.",
-                (Option("n", "the battle ends on BTL", False), Option("y", "press on", True)),
-            )
-    if roller.wanted is None and outcome.cell in ATTACKER_MAY_RETREAT:
-        if "attacker_retreats" not in asked:
-            return ChoiceQuestion(
-                "attacker_retreats",
-                f"{outcome.cell}: does the attacker retreat (its units disorganized) or take "
-                "its losses in steps?",
-                (Option("s", "step losses", False), Option("r", "retreat, disorganized", True)),
-            )
-    return None
-
-
-_CHOICES: dict[str, Asker] = {"ocs": _ocs, "daynight": _daynight}
 
 
 def answer_from(
@@ -334,3 +181,95 @@ def check_answer(question: ChoiceQuestion | NumberQuestion, value: Any) -> None:
         isinstance(value, bool) or not isinstance(value, int) or value < question.low
     ):
         raise InputError(question.field, value, f"a whole number >= {question.low}, or none")
+
+
+# --- after the roll: a card played on a roll already read ------------------------------------
+
+AFTER_ROLL_PROMPT = "A card after the roll: which side plays it?"
+
+
+@dataclass(frozen=True)
+class CardPlayed:
+    """A card played after a roll: which side played which card, and the roll read again
+    with it (the same dice, as they came)."""
+
+    side: str
+    card: str
+    combat: CombatInput
+    outcome: Outcome
+
+    def note(self, seq: int) -> str:
+        """The amending entry's note: the card, the side that played it, the roll amended."""
+        return f"{self.card.title()} played by the {self.side} after the roll of entry {seq}"
+
+
+AfterRoll = Generator[Question, Any, CardPlayed | None]
+
+
+def after_roll_offers(combat: CombatInput, outcome: Outcome, tables: Tables) -> dict[str, str]:
+    """Side -> the card it may still play after this roll, for each side that may play one
+    (none in a ruleset without cards after the roll): the ruleset says."""
+    return registry.get(combat.ruleset).after_roll_offers(combat, outcome, tables)
+
+
+def after_roll(combat: CombatInput, outcome: Outcome, tables: Tables) -> AfterRoll:
+    """A card played after the roll of `combat` (its `outcome`, the dice as they came):
+    which side plays the card the ruleset allows, then the same dice read again with it.
+    Ends in the card played, or None when the question is answered None (no card). Refused
+    (InputError) when no card may be played after this roll."""
+    offers = after_roll_offers(combat, outcome, tables)
+    if not offers:
+        raise InputError(
+            "after_roll", None, "a roll a card may still be played after (none after this one)"
+        )
+    question = ChoiceQuestion(
+        "after_roll",
+        AFTER_ROLL_PROMPT,
+        tuple(
+            Option(side[0], f"the {side} plays {card.title()}", side)
+            for side, card in offers.items()
+        ),
+    )
+    side = yield question
+    if side is None:
+        return None
+    check_answer(question, side)
+    card = offers[side]
+    amended = _with_card(combat, side, card)
+    final, again = yield from procedure(amended, tables, outcome.dice)
+    return CardPlayed(side, card, final, again)
+
+
+def as_rolled(combat: CombatInput, tables: Tables) -> CombatInput:
+    """The combat as its dice were rolled: without any card played after the roll (RULINGS
+    "Luck and after-roll cards": luck judges the dice as they fell)."""
+    return registry.get(combat.ruleset).as_rolled(combat, tables)
+
+
+def card_played_after(
+    combat: CombatInput, tables: Tables, answer: Callable[[Question], Any]
+) -> tuple[tuple[CombatInput, Outcome], CardPlayed | None]:
+    """A combat whose inputs hold a card played after the roll (a CLI flag) played as the
+    desk plays it: rolled without the card (each question answered by `answer`), then the
+    card played after that roll (`after_roll`); the roll and the card are logged apart, as
+    F9 logs them. A card this roll allows none of (AD, AV, a result cancelled before it) is
+    left in the combat, read with the same dice: the ruleset notes it unplayed, or refuses
+    it, as it does any card given so."""
+    side = registry.get(combat.ruleset).card_given_after_roll(combat, tables)
+    if side is None:
+        return run(combat, tables, answer), None
+    card = getattr(combat, f"{side}_card")
+    rolled = run(_with_card(combat, side, None), tables, answer)
+    if after_roll_offers(*rolled, tables).get(side) != card:
+        return answered(procedure(combat, tables, rolled[1].dice), answer), None
+
+    def playing(question: Question) -> Any:
+        return side if question.field == "after_roll" else answer(question)
+
+    return rolled, answered(after_roll(*rolled, tables), playing)
+
+
+def _with_card(combat: CombatInput, side: str, card: str | None) -> CombatInput:
+    if side == "attacker":
+        return replace(combat, attacker_card=card)
+    return replace(combat, defender_card=card)

@@ -21,12 +21,11 @@ a reader sees each form in its order; the functions that read them are short.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.errors import InputError
 from tui.engine.kinds import (
-    AA_UNITS,
     CHOICE,
     DICE,
     DICE_LIST,
@@ -43,7 +42,7 @@ from tui.engine.kinds import (
     Kind,
     Shown,
 )
-from tui.engine.tables import DAYNIGHT_TERRAINS, OCS_TERRAINS, RULESET_IDS, Tables
+from tui.engine.tables import DAYNIGHT_TERRAINS, OCS_TERRAINS, Tables
 
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput
@@ -95,7 +94,7 @@ class Field:
     # On the desk: what an empty number field shows (None: its floor).
     placeholder: str | None = None
     # Whether the field's value changes what the rest of the form reads, or stands for:
-    # the ruleset's form rule says how (tui.engine.combat.form_unread, form_values).
+    # its ruleset's form rule says how (Ruleset.form_unread, form_values).
     form_rule: bool = False
     # A per-game option kept in the save (the form starts at the game's value): the value
     # it has when the game sets none, a dotted path into tables.toml.
@@ -174,15 +173,6 @@ def _mines(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
     return tuple((m, str(m)) for m in tables.data["pod-ultra"]["obstacle_options"]["mines"])
 
 
-def _missions(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
-    """Who flies or fires at the target hex (which of them meet AA: rulesets.boom)."""
-    return (
-        ("bombers", "Allied bombers"),
-        ("batteries", "German batteries"),
-        ("ships", "Allied ships"),
-    )
-
-
 def _terrains(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
     names = OCS_TERRAINS if ruleset == "ocs" else DAYNIGHT_TERRAINS
     return tuple((name.lower().replace(" ", "-"), name) for name in names)
@@ -202,7 +192,7 @@ def _steps(ruleset: str, tables: Tables) -> tuple[tuple[Any, str], ...]:
 
 FACTOR = "a whole number from 0 to {high} per unit"
 
-# Every input of every ruleset, once. A ruleset lists the ones it reads (RULESETS).
+# Every input of every ruleset, once. A ruleset lists the ones it reads (its Ruleset, tui.engine.ruleset).
 _ALL: tuple[Field, ...] = (
     Field(
         "attackers",
@@ -377,38 +367,6 @@ _ALL: tuple[Field, ...] = (
         "accuracy, direction, combat on target, combat astray",
         role="dice",
         desk=False,
-    ),
-    # Big Boom's desk form: how far the bombers fly, and the mission (the target hex, where
-    # its markers go, is the desk's own, as Day/Night's hexes are).
-    Field(
-        "bomber_range",
-        "Bomber range",
-        "",
-        WHOLE,
-        "the bombers' range, in hexes",
-        role="desk",
-        desk_id="range",
-        placeholder="hexes",
-    ),
-    Field(
-        "distance",
-        "From airbase",
-        "",
-        WHOLE,
-        "the target's distance from the nearest Airbase England hex, in hexes",
-        role="desk",
-        placeholder="hexes",
-    ),
-    Field(
-        "mission",
-        "Mission",
-        "",
-        CHOICE,
-        "who flies or fires at the target hex (only bombers meet AA on their route)",
-        role="desk",
-        choices=_missions,
-        required=True,
-        form_rule=True,
     ),
     # OCS
     Field(
@@ -635,77 +593,14 @@ _ALL: tuple[Field, ...] = (
 
 FIELDS: dict[str, Field] = {f.name: f for f in _ALL}
 
-_UNITS_AND_ROLL = ("attackers", "defenders", "column", "roll")
-_POD_BASIC = (
-    *_UNITS_AND_ROLL,
-    "morale_attack",
-    "morale_defense",
-    "buddy",
-    "attacker_card",
-    "defender_card",
-)
-_POD_SUPER = (*_POD_BASIC[:-2], "medal", "attacker_card", "defender_card")
 
-# The inputs each ruleset reads, in the desk form's order; with any label a ruleset words
-# its own way.
-RULESETS: dict[str, tuple[str, ...]] = {
-    "pod-basic": _POD_BASIC,
-    "pod-super": _POD_SUPER,
-    "pod-ultra": (*_UNITS_AND_ROLL, "obstacle", "mines_cdf", *_POD_SUPER[4:]),
-    "pod-boom": (
-        "attackers",
-        "defenders",
-        "roll",
-        "step",
-        "aaf",
-        "caf",
-        "long_range",
-        "chain_rolls",
-        "bomber_range",
-        "distance",
-        "mission",
-    ),
-    "ocs": (
-        *_UNITS_AND_ROLL,
-        "attack_hexes",
-        "nonadjacent_hexsides",
-        "overrun",
-        "hedgehog",
-        "terrain",
-        "defender_unsupplied",
-        "attacker_ar_unit",
-        "defender_ar_unit",
-        "attacker_ar",
-        "defender_ar",
-        "surprise_roll",
-        "shift_roll",
-        "attacker_option_retreat",
-        "defender_option_retreat",
-        "defender_ignores_options",
-    ),
-    "rivets": (*_UNITS_AND_ROLL, "bcpc"),
-    "daynight": (
-        *_UNITS_AND_ROLL,
-        "time",
-        "terrain",
-        "drm",
-        "hold",
-        "reserve",
-        "press_on",
-        "rerolls",
-        "attacker_retreats",
-    ),
-}
-_RELABELLED: dict[str, dict[str, dict[str, Any]]] = {
-    "pod-boom": {
-        "attackers": {"label": "Units", "help": "a bomber, battery or ship unit's CAF (repeat)"},
-        "defenders": {"label": "AA units", "kind": AA_UNITS},
-        "roll": {"label": "Roll", "help": "one step's die rolled by hand (with --step)"},
-    },
-    "daynight": {"roll": {"label": "Result die"}, "terrain": {"desk_default": "clear"}},
-}
+def declared(*names: str) -> tuple[Field, ...]:
+    """The declared fields named, in that order: a ruleset's inputs."""
+    return tuple(FIELDS[name] for name in names)
+
+
 # The OCS counters are typed whole on the command line (--attacker, --defender).
-_OCS_UNITS = (
+OCS_UNIT_SPECS: tuple[Field, ...] = (
     Field(
         "attackers",
         "Attackers",
@@ -733,25 +628,9 @@ _OCS_UNITS = (
 )
 
 
-def schema(ruleset: str) -> tuple[Field, ...]:
-    """The inputs `ruleset` reads, in the form's order."""
-    if ruleset.startswith("game:"):
-        return game_fields(ruleset)
-    if ruleset not in RULESETS:
-        raise InputError(
-            "ruleset", ruleset, "one of " + ", ".join(RULESET_IDS), choices=RULESET_IDS
-        )
-    changes = _RELABELLED.get(ruleset, {})
-    return tuple(
-        replace(FIELDS[n], **changes[n]) if n in changes else FIELDS[n] for n in RULESETS[ruleset]
-    )
-
-
-# A player's chart (ruleset "game:NAME", tui.engine.rulesets.charts.chart): its fields, put here when the
-# chart is registered, and what a logged combat on one holds.
-GAME_FIELDS: dict[str, tuple[Field, ...]] = {}
-GAME_READS: tuple[Field, ...] = (
-    *(FIELDS[name] for name in _UNITS_AND_ROLL),
+# What a logged combat on a player's chart holds: its modifiers' values in one table.
+CHART_READS: tuple[Field, ...] = (
+    *(FIELDS[name] for name in ("attackers", "defenders", "column", "roll")),
     Field(
         "modifiers",
         "Modifiers",
@@ -763,113 +642,65 @@ GAME_READS: tuple[Field, ...] = (
 )
 
 
-def game_fields(ruleset: str) -> tuple[Field, ...]:
-    """The inputs of a player's chart registered as `ruleset`."""
-    found = GAME_FIELDS.get(ruleset)
-    if found is None:
-        known = ", ".join(GAME_FIELDS) or "none read yet"
-        raise InputError(
-            "ruleset", ruleset, f"a player's chart read from the games folder ({known})"
-        )
-    return found
+def form(ruleset: str, fields: tuple[Field, ...], tables: Tables) -> tuple[Field, ...]:
+    """The fields of a ruleset's desk form, in its order: those shown on the desk, a choice
+    only where the form has something to offer (Basic plays no card before the roll: its
+    Stanfill is played after it)."""
+    return tuple(f for f in fields if f.desk and f.kind.on_form(f, ruleset, tables))
 
 
-def form(ruleset: str, tables: Tables) -> tuple[Field, ...]:
-    """The fields of `ruleset`'s desk form, in the schema's order: those shown on the desk,
-    a choice only where the form has something to offer (Basic plays no card before the
-    roll: its Stanfill is played after it)."""
-    return tuple(f for f in schema(ruleset) if f.desk and f.kind.on_form(f, ruleset, tables))
-
-
-# The fields a ruleset's desk rows read where they are not its --attack and --defense: the
-# OCS counters, typed whole on the command line (--attacker, --defender).
-_UNIT_SPECS: dict[str, tuple[Field, Field]] = {"ocs": _OCS_UNITS}
-
-
-def unit_fields(ruleset: str) -> tuple[Field, Field]:
-    """The attackers' and the defenders' fields, as the desk's unit rows read them."""
-    if ruleset in _UNIT_SPECS:
-        return _UNIT_SPECS[ruleset]
-    found = {f.name: f for f in schema(ruleset)}
-    return found["attackers"], found["defenders"]
-
-
-def cli_fields() -> tuple[tuple[Field, tuple[str, ...]], ...]:
-    """Every CLI flag once, with the rulesets that read it, in declaration order."""
-    readers: dict[str, list[str]] = {}
-    for ruleset, names in RULESETS.items():
-        for name in names:
-            readers.setdefault(name, []).append(ruleset)
-    found = [(FIELDS[f.name], tuple(readers[f.name])) for f in _ALL if f.on_combat]
-    specs = [(f, (ruleset,)) for ruleset, pair in _UNIT_SPECS.items() for f in pair]
-    return (*found, *specs)
-
-
-def field_for(ruleset: str | None, name: str) -> Field | None:
-    """The field an engine message names (by its name or an alias)."""
-    pool = schema(ruleset) if ruleset in RULESETS else _ALL
-    for candidate in (*pool, *_OCS_UNITS):
+def field_in(fields: tuple[Field, ...] | None, name: str) -> Field | None:
+    """The field an engine message names (by its name or an alias), among `fields` (None:
+    every field declared)."""
+    pool = fields if fields is not None else _ALL
+    for candidate in (*pool, *OCS_UNIT_SPECS):
         if name == candidate.name or name in candidate.aliases:
             return candidate
     return None
 
 
-def label(ruleset: str | None, name: str) -> str:
+def label(fields: tuple[Field, ...] | None, name: str) -> str:
     """What the desk calls a field an engine message names (the name itself if none)."""
-    found = field_for(ruleset, name)
+    found = field_in(fields, name)
     return found.label if found else name
 
 
 def flag(name: str, value: object = None) -> str:
     """The CLI flag a message names for a field (holding `value`: --no-hold)."""
-    found = field_for(None, name)
+    found = field_in(None, name)
     return found.kind.flag_named(found, value) if found else "--" + name.replace("_", "-")
-
-
-def readers(name: str) -> tuple[str, ...]:
-    return tuple(r for r, names in RULESETS.items() if name in names)
 
 
 # --- checking --------------------------------------------------------------------------------
 
 
-def check_read(combat: CombatInput) -> None:
-    """Refuse an input the ruleset does not read, so nothing typed is silently ignored."""
+def check_read(
+    combat: CombatInput, fields: tuple[Field, ...], readers: Callable[[str], tuple[str, ...]]
+) -> None:
+    """Refuse an input the ruleset does not read (not among `fields`), so nothing typed is
+    silently ignored; `readers` names the rulesets that do read it."""
+    # The combat model loads with the first combat read (see the note at the top).
     from tui.engine.model import CombatInput
 
     blank = CombatInput(combat.ruleset)
-    read = RULESETS[combat.ruleset]
-    for name, found in FIELDS.items():
-        if not found.on_combat:
-            continue
+    read = {f.name for f in fields}
+    for name in FIELDS:
         if name not in read and getattr(combat, name) != getattr(blank, name):
             only = ", ".join(readers(name))
-            why = found.not_read or "nothing in {ruleset}: only {only} read it"
+            why = FIELDS[name].not_read or "nothing in {ruleset}: only {only} read it"
             raise InputError(
                 name, getattr(combat, name), why.format(ruleset=combat.ruleset, only=only)
             )
 
 
-def check_ranges(combat: CombatInput, tables: Tables) -> None:
-    """Refuse a number beyond what a game could reach, naming the allowed range (the first
-    such number). A value below a field's floor, or not a whole number, is left to the
-    resolver."""
-    values = {
-        found.name: getattr(combat, found.name)
-        for found in schema(combat.ruleset)
-        if found.on_combat
-    }
-    errors = range_errors(combat.ruleset, values, tables)
-    if errors:
-        raise errors[0]
-
-
-def range_errors(ruleset: str, values: Mapping[str, Any], tables: Tables) -> list[InputError]:
+def range_errors(
+    fields: tuple[Field, ...], values: Mapping[str, Any], tables: Tables
+) -> list[InputError]:
     """Every number among `values` (a combat's fields by name; one not given is passed
     over) beyond what a game could reach, in the form's order: a form names them all.
     Each field's kind checks its own."""
-    errors = []
-    for found in schema(ruleset):
+    errors: list[InputError] = []
+    for found in fields:
         if found.name in values:
             errors += found.kind.errors(found, values[found.name], tables)
     return errors
@@ -878,23 +709,21 @@ def range_errors(ruleset: str, values: Mapping[str, Any], tables: Tables) -> lis
 # --- reading a logged combat back -------------------------------------------------------------
 
 
-def combat_from_inputs(
-    inputs: Mapping[str, Any], keep: Callable[[Field], bool] | None = None
+def combat_from_logged(
+    ruleset: str,
+    fields: tuple[Field, ...],
+    inputs: Mapping[str, Any],
+    keep: Callable[[Field], bool] | None = None,
 ) -> CombatInput:
     """A logged combat's `inputs` (CombatInput.to_dict, as read back from a save) as the
-    CombatInput again, every unit with all it was logged with. `keep` leaves out the fields
-    it refuses (luck: the dice and the answers that do not shape the chances). Raises
+    CombatInput again, read by the ruleset's logged `fields` (each value as its kind reads
+    a logged one), every unit with all it was logged with. `keep` leaves out the fields it
+    refuses (luck: the dice and the answers that do not shape the chances). Raises
     InputError naming a key the ruleset does not read."""
+    # The combat model loads with the first combat read (see the note at the top).
     from tui.engine.model import CombatInput
 
-    ruleset = inputs.get("ruleset")
-    game = isinstance(ruleset, str) and ruleset.startswith("game:")
-    if not game and (not isinstance(ruleset, str) or ruleset not in RULESETS):
-        raise InputError("inputs", ruleset, "the combat's ruleset: one of " + ", ".join(RULESETS))
-    assert isinstance(ruleset, str)
-    # A player's chart keeps its modifiers' values in one table (the chart checks them).
-    pool = GAME_READS if game else schema(ruleset)
-    by_name = {f.name: f for f in pool if f.on_combat}
+    by_name = {f.name: f for f in fields if f.on_combat}
     values: dict[str, Any] = {"ruleset": ruleset}
     for key, value in inputs.items():
         if key == "ruleset":

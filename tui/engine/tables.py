@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NoReturn, TypeVar, overload
 
 from tui.engine.kept import cache_folder, read_own, write
 
-RULESET_IDS: tuple[str, ...] = (
+# The built-in rulesets, each a section tables.toml must hold (the registry, tui.engine.registry,
+# declares each as a Ruleset; a test holds the two to the same ids).
+SECTIONS: tuple[str, ...] = (
     "pod-basic",
     "pod-super",
     "pod-ultra",
@@ -87,10 +89,15 @@ class Tables:
         node: Any = self.data
         for part in key.split("."):
             node = node[part]
+        if not isinstance(node, Mapping):
+            raise TablesError(f"{key}: expected a table, found {node!r}")
         return node
 
     def title(self, ruleset: str) -> str:
-        return self.data[ruleset]["title"]
+        title = self.data[ruleset]["title"]
+        if not isinstance(title, str):  # `validate` checked it: never so
+            raise TablesError(f"{ruleset}.title: expected a string, found {title!r}")
+        return title
 
     def losses_in(self, ruleset: str) -> str:
         """What a ruleset's results count a side's losses in: "steps" or "factors" (the
@@ -132,14 +139,22 @@ def _path(parts: tuple[str | int, ...]) -> str:
     return text
 
 
+_T = TypeVar("_T")
+
+
 class _Checker:
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
 
-    def fail(self, parts: tuple[str | int, ...], problem: str) -> None:
+    def fail(self, parts: tuple[str | int, ...], problem: str) -> NoReturn:
         raise TablesError(f"{_path(parts)}: {problem}")
 
+    @overload
+    def get(self, parts: tuple[str | int, ...], kind: type[_T]) -> _T: ...
+    @overload
+    def get(self, parts: tuple[str | int, ...], kind: tuple[type, ...]) -> Any: ...
     def get(self, parts: tuple[str | int, ...], kind: type | tuple[type, ...]) -> Any:
+        """The value at `parts`, checked to be of `kind` (a bool is not an int)."""
         node: Any = self.data
         for i, part in enumerate(parts):
             if isinstance(part, int):
@@ -314,7 +329,6 @@ _CONSTANTS: dict[str, type] = {
     "pod.shifts.buddy": int,
     "pod.shifts.medal": int,
     "pod.terrain": dict,
-    "pod.markers": list,
     "pod-boom.long_range_aa_bonus": int,
     "pod-boom.accuracy_effect": dict,
     "ocs.row_min": int,
@@ -351,7 +365,7 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
         check.fail(
             ("format",), f"format {fmt} is not supported (this desk reads {SUPPORTED_FORMAT})"
         )
-    for ruleset in RULESET_IDS:
+    for ruleset in SECTIONS:
         for field in ("title", "seed", "dice"):
             check.get((ruleset, field), str)
         if "losses" in data.get(ruleset, {}) and data[ruleset]["losses"] not in LOSS_UNITS:
@@ -377,7 +391,7 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
         check.get(("pod-boom", "direction", roll), str)
 
     legends: dict[str, dict[str, LegendEntry]] = {}
-    for ruleset in RULESET_IDS:
+    for ruleset in SECTIONS:
         if ruleset == "pod-ultra":
             continue
         entries = check.get((ruleset, "legend"), list)
@@ -422,7 +436,7 @@ def validate(data: dict[str, Any], path: str = "tables.toml") -> Tables:
 def _build(data: dict[str, Any], path: str) -> Tables:
     """The frozen tables of a tables.toml `validate` has checked (or a cached copy of one)."""
     legends: dict[str, tuple[LegendEntry, ...]] = {}
-    for ruleset in RULESET_IDS:
+    for ruleset in SECTIONS:
         if ruleset != "pod-ultra":
             entries = {
                 e["code"]: LegendEntry(e["code"], e["means"], e["seed"])

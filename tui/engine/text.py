@@ -15,7 +15,7 @@ from tui.engine.cells import NO_CELL as NO_CELL
 from tui.engine.cells import cell_text as cell_text
 from tui.engine.cells import plain
 from tui.engine.cells import short_meaning as short_meaning
-from tui.engine.tables import Chart, Tables
+from tui.engine.tables import Chart, LegendEntry, TerrainChart
 
 # Control characters, the others str.splitlines() breaks at (NEL, line and paragraph
 # separators), and the marks that reorder text on screen (bidi embeddings, overrides,
@@ -58,13 +58,22 @@ def shown_lines(lines: str | Sequence[str]) -> str:
 
 
 class _Die(Protocol):
-    dice: str
-    values: tuple[int, ...]
-    total: int
-    source: str
-    modifier: int
-    row: str | None
-    seed: int | None
+    """A roll as the engine keeps it (a frozen `DiceRoll`): read, never set, here."""
+
+    @property
+    def dice(self) -> str: ...
+    @property
+    def values(self) -> tuple[int, ...]: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def modifier(self) -> int: ...
+    @property
+    def row(self) -> str | None: ...
+    @property
+    def seed(self) -> int | None: ...
 
 
 def die_text(die: _Die | Mapping[str, Any]) -> str:
@@ -144,11 +153,20 @@ def when_text(when: str) -> str:
 
 
 class _Marker(Protocol):
-    id: str
-    kind: str
-    target: str
-    side: str | None
-    turns_left: int | None
+    """A marker in play (the save store's `Marker`): read, never set, here."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def target(self) -> str: ...
+    @property
+    def side(self) -> str | None: ...
+    @property
+    def turns_left(self) -> int | None: ...
+    @property
+    def note(self) -> str | None: ...
 
 
 def _turns(count: int, left: str = "") -> str:
@@ -228,38 +246,20 @@ def _entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
 # --- the printed charts ---------------------------------------------------------------------
 
 
-def table_json(ruleset: str, tables: Tables) -> dict[str, Any]:
-    """The tables of one ruleset in the shapes the CLI contract names."""
-    data = tables.data
-
-    def grid(chart: Chart) -> dict[str, Any]:
-        return {"columns": list(chart.columns), "rows": plain(chart.rows)}
-
-    if ruleset in ("pod-basic", "pod-super", "pod-ultra"):
-        key = data[ruleset].get("same_chart_as", ruleset)
-        return grid(tables.chart(f"{key}.crt"))
-    if ruleset == "pod-boom":
-        return {
-            "accuracy": plain(data["pod-boom"]["accuracy"]),
-            "attrition": grid(tables.chart("pod-boom.attrition")),
-            "direction": plain(data["pod-boom"]["direction"]),
-            "crt": grid(tables.chart("pod-boom.crt")),
-        }
-    if ruleset == "rivets":
-        return grid(tables.chart("rivets.crt"))
-
-    def terrain(key: str) -> dict[str, Any]:
-        chart = tables.terrain_chart(key)
-        return {"columns_by_terrain": plain(chart.columns_by_terrain), "rows": plain(chart.rows)}
-
-    if ruleset == "ocs":
-        return terrain("ocs.crt")
-    return {"day": terrain("daynight.day"), "night": terrain("daynight.night")}
+def grid_json(chart: Chart) -> dict[str, Any]:
+    """One printed grid in the CLI contract's shape: its columns and its rows."""
+    return {"columns": list(chart.columns), "rows": plain(chart.rows)}
 
 
-def _grid_lines(
+def terrain_json(chart: TerrainChart) -> dict[str, Any]:
+    """A chart whose columns depend on the terrain row: each terrain's columns, the rows."""
+    return {"columns_by_terrain": plain(chart.columns_by_terrain), "rows": plain(chart.rows)}
+
+
+def grid_lines(
     title: str, columns: list[str], rows: dict[str, list[Any]], row_label: str
 ) -> list[str]:
+    """A grid as printed: its title, the column labels, then one line per row."""
     texts = {k: [cell_text(c) for c in v] for k, v in rows.items()}
     widths = [max([len(col)] + [len(texts[k][i]) for k in texts]) for i, col in enumerate(columns)]
     key_width = max([len(row_label)] + [len(k) for k in rows])
@@ -276,44 +276,15 @@ def _grid_lines(
     return lines
 
 
-def table_text(ruleset: str, tables: Tables) -> str:
-    """A ruleset's charts and legend as printed text, one table after another."""
-    shape = table_json(ruleset, tables)
-    title = tables.title(ruleset)
-    lines: list[str] = []
-    if ruleset == "pod-boom":
-        lines += [f"{title}: Boom Accuracy (1d6)"] + [
-            f"  {k}  {v}" for k, v in shape["accuracy"].items()
-        ]
-        attrition = shape["attrition"]
-        lines += _grid_lines(
-            "\nBomber Mission Attrition (1d6 by AA factors)",
-            attrition["columns"],
-            attrition["rows"],
-            "1d6",
-        )
-        lines += ["\nDirection (1d6)"] + [f"  {k}  {v}" for k, v in shape["direction"].items()]
-        crt = shape["crt"]
-        lines += _grid_lines(
-            "\nBatteries, Bombers and Ship Guns (loss interdiction, by CAF)",
-            crt["columns"],
-            crt["rows"],
-            "1d6",
-        )
-    elif ruleset == "ocs":
-        for terrain_name, columns in shape["columns_by_terrain"].items():
-            lines += _grid_lines(f"{title}: {terrain_name}", columns, shape["rows"], "2d6+DRM")
-            lines.append("")
-    elif ruleset == "daynight":
-        for time in ("day", "night"):
-            part = shape[time]
-            for terrain_name, columns in part["columns_by_terrain"].items():
-                lines += _grid_lines(
-                    f"{title}: {time}, {terrain_name}", columns, part["rows"], "1d6+DRM"
-                )
-                lines.append("")
-    else:
-        lines += _grid_lines(title, shape["columns"], shape["rows"], "roll")
-    legend = tables.legends[ruleset]
-    lines += ["", "Legend:"] + [f"  {e.code:5} {e.means} (seed {e.seed})" for e in legend]
+def legend_lines(legend: Sequence[LegendEntry]) -> list[str]:
+    return ["", "Legend:"] + [f"  {e.code:5} {e.means} (seed {e.seed})" for e in legend]
+
+
+def printed(lines: Sequence[str]) -> str:
     return "\n".join(line.rstrip() for line in lines)
+
+
+def grid_text(title: str, shape: Mapping[str, Any], legend: Sequence[LegendEntry]) -> str:
+    """One grid and its legend as printed text."""
+    lines = grid_lines(title, shape["columns"], shape["rows"], "roll")
+    return printed(lines + legend_lines(legend))

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from tui.saves.repair import Repaired
 
 
 class GameChanged(Message):
@@ -26,3 +29,17 @@ class GameRead(Message):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.path = path
+
+
+class SaveRepaired(Message):
+    """The save at `path` was repaired (`GameSession.repair`): `repaired` says what was done
+    (nothing, for a sound save), or `error` why it could not be. Posted to every screen on
+    the stack (and the app)."""
+
+    def __init__(
+        self, path: Path, repaired: Repaired | None = None, error: str | None = None
+    ) -> None:
+        super().__init__()
+        self.path = path
+        self.repaired = repaired
+        self.error = error

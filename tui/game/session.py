@@ -1,11 +1,15 @@
 """The open game: one session per open save owns the game read from it, the watcher that
 brings other players' entries, and the one way this desk appends to it.
 
-Every append runs in a thread worker, one at a time in the order asked (`_SAVE_LOCK`);
-the entry written is then applied to the game on the UI thread, or, when another writer's
-entries came in between, the game is read again in the worker and taken whole. Screens
-never change the game: they read `session.game` and hear of changes by message
-(`GameChanged`, `GameRead`), each posted to every screen on the stack.
+The session's typed methods are the only way a screen changes a save: log a combat, play a
+card after a roll, note an entry, log an event, start the next turn, place or lift a
+marker, set an option, repair the file. Each runs in a thread worker, one at a time in the
+order asked (`_SAVE_LOCK`); the entry written is then applied to the game on the UI thread,
+or, when another writer's entries came in between, the game is read again in the worker
+and taken whole. Screens never change the game and never call the store: they read
+`session.game` and hear of changes by message (`GameChanged`, `GameRead`, `SaveRepaired`),
+each posted to every screen on the stack; `done`, where given, hears how the one append it
+was given to went (the screen that asked shows it: its result box, its notice).
 """
 
 from __future__ import annotations
@@ -17,13 +21,18 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
+from textual.message import Message
 
 from tui import saves
 from tui.game.live import SaveWatcher, last_seq
-from tui.game.messages import GameChanged, GameRead
+from tui.game.messages import GameChanged, GameRead, SaveRepaired
+
+if TYPE_CHECKING:
+    from tui.engine.dice import DiceRoll
+    from tui.engine.model import CombatInput, Outcome
 
 # One save at a time from this desk, in the order they were asked for (a game being read
 # holds it too: an append asked meanwhile is applied to the game read).
@@ -31,7 +40,9 @@ _SAVE_LOCK = threading.Lock()
 # The longest a save waits for the frame it was asked to follow (seconds).
 SAVE_WAITS_FOR_FRAME = 0.1
 
-Write = Callable[[list[str]], dict[str, Any]]
+# What the session calls to write one entry: it is given a list for the store's notices and
+# returns the entry written. Made by the session's own methods only.
+_Write = Callable[[list[str]], dict[str, Any]]
 
 # The entries an open game keeps in memory: the last ones (what the desk shows and
 # announces); its turn, markers and options come from every entry as it is read.
@@ -83,6 +94,10 @@ class SaveState:
     error: str | None = None
 
 
+# Hears how one append went (on the UI thread).
+Done = Callable[[SaveState], None]
+
+
 def stand_in(summary: saves.GameSummary, options: dict[str, Any] | None = None) -> saves.Game:
     """The game as the saves list knows it (title, rulesets, turn), shown while the whole
     save is read: its markers, entries and options (`options`, where known) come with the
@@ -129,7 +144,7 @@ class GameSession:
     # ------------------------------------------------------------------ reading
     def read(
         self,
-        then: Callable[[GameSession], None] | None = None,
+        then: Callable[[GameSession], object] | None = None,
         failed: Callable[[str], None] | None = None,
     ) -> None:
         """Read the whole save in a worker; on the UI thread, take it (its warnings shown,
@@ -184,14 +199,190 @@ class GameSession:
             # A torn last entry set aside (the bytes kept, and where), as the CLI says it.
             self.app.notify(warning, severity="warning", markup=False, timeout=15)
         self.watch()
-        for screen in self.app.screen_stack:
-            screen.post_message(GameRead(self.path))
+        self._tell(lambda: GameRead(self.path))
+
+    def adopt(self, game: saves.Game) -> None:
+        """A game read whole by another reader (the log review reads a save that is not
+        open here, entry by entry, for its rows): the session's game from now on, kept as
+        `take_read` keeps it, so the review has no model of its own. Not watched, and
+        nothing said: the save is only reviewed (UI thread)."""
+        if self.closed:
+            return
+        del game.entries[:-KEPT_ENTRIES]
+        self.game = game
+        self.loaded = True
 
     # ------------------------------------------------------------------ appending
-    def append(
+    def log_combat(
         self,
-        write: Write,
-        done: Callable[[SaveState], None] | None = None,
+        combat: CombatInput,
+        outcome: Outcome,
+        *,
+        note: str | None = None,
+        target: str | None = None,
+        targets: dict[str, str] | None = None,
+        done: Done | None = None,
+        after: threading.Event | None = None,
+    ) -> None:
+        """Log a combat rolled on this desk; the markers its result places go on `target`
+        (or per side on `targets`)."""
+        path, who = self.path, self.player
+        self._append(
+            lambda notices: saves.append_combat(
+                path,
+                combat,
+                outcome,
+                note=note,
+                target=target,
+                targets=targets,
+                who=who,
+                notices=notices,
+            ),
+            done,
+            after,
+        )
+
+    def play_card(
+        self,
+        combat: CombatInput,
+        outcome: Outcome,
+        *,
+        amends: int,
+        note: str | None = None,
+        target: str | None = None,
+        targets: dict[str, str] | None = None,
+        done: Done | None = None,
+        after: threading.Event | None = None,
+    ) -> None:
+        """Log a card played after the roll of entry `amends`: the combat read again with
+        the card (`combat` and `outcome`, as the procedure gave them), amending it."""
+        path, who = self.path, self.player
+        self._append(
+            lambda notices: saves.append_combat(
+                path,
+                combat,
+                outcome,
+                note=note,
+                target=target,
+                targets=targets,
+                who=who,
+                amends=amends,
+                notices=notices,
+            ),
+            done,
+            after,
+        )
+
+    def note(
+        self,
+        seq: int,
+        text: str,
+        *,
+        done: Done | None = None,
+        after: threading.Event | None = None,
+    ) -> None:
+        """Note entry `seq` (a new entry naming it: the entry itself is never edited)."""
+        path, who = self.path, self.player
+        self._append(
+            lambda notices: saves.append_note(path, seq, text, who=who, notices=notices),
+            done,
+            after,
+        )
+
+    def log_event(
+        self,
+        event: str,
+        text: str,
+        *,
+        ruleset: str | None = None,
+        dice: list[DiceRoll] | None = None,
+        done: Done | None = None,
+    ) -> None:
+        """Log something done at the desk that is not a combat, with its dice (the die of a
+        Hero Site draw)."""
+        path, who = self.path, self.player
+        rolls = list(dice or [])
+        self._append(
+            lambda notices: saves.append_event(
+                path, event, text, ruleset=ruleset, dice=list(rolls), who=who, notices=notices
+            ),
+            done,
+        )
+
+    def next_turn(self, *, done: Done | None = None) -> None:
+        """Start the next turn: timed markers count down, those at 0 are lifted."""
+        path, who = self.path, self.player
+        self._append(lambda notices: saves.advance_turn(path, who=who, notices=notices), done)
+
+    def place_marker(
+        self,
+        kind: str,
+        target: str,
+        side: str | None = None,
+        turns: int | None = None,
+        *,
+        done: Done | None = None,
+    ) -> None:
+        """Place a marker by hand (`turns`: None until lifted)."""
+        path, who = self.path, self.player
+        self._append(
+            lambda notices: saves.add_marker(
+                path, kind, target, side, turns, who=who, notices=notices
+            ),
+            done,
+        )
+
+    def lift_marker(
+        self, marker_id: str, *, note: str | None = None, done: Done | None = None
+    ) -> None:
+        """Lift a marker in play (`note` says why, e.g. a card repairing a No-entry hex)."""
+        path, who = self.path, self.player
+        self._append(
+            lambda notices: saves.remove_marker(
+                path, marker_id, note=note, who=who, notices=notices
+            ),
+            done,
+        )
+
+    def set_option(self, key: str, value: object, *, done: Done | None = None) -> None:
+        """Set a per-game option (logged like every change); said when it is logged, unless
+        `done` hears it."""
+        path, who = self.path, self.player
+
+        def said(state: SaveState) -> None:
+            if state.status == "failed":
+                self.app.notify(
+                    f"Not saved: {state.error}", severity="error", markup=False, timeout=10
+                )
+            else:
+                self.app.notify(f"Game option {key} set to {value} (logged).", markup=False)
+
+        self._append(
+            lambda notices: saves.set_option(path, key, value, who=who, notices=notices),
+            done or said,
+        )
+
+    def repair(self) -> None:
+        """Repair the save (`crtdesk repair`) off the UI thread, in turn with the appends;
+        every screen hears how it went (`SaveRepaired`)."""
+        path = self.path
+
+        def job() -> None:
+            with _SAVE_LOCK:
+                try:
+                    done = saves.repair_save(path)
+                except saves.SaveError as err:
+                    said = str(err)
+                    self._on_ui(self._tell, lambda: SaveRepaired(path, error=said))
+                    return
+            self._on_ui(self._tell, lambda: SaveRepaired(path, repaired=done))
+
+        self.app.run_worker(job, thread=True, group="save", exit_on_error=False)
+
+    def _append(
+        self,
+        write: _Write,
+        done: Done | None = None,
         after: threading.Event | None = None,
     ) -> None:
         """Append to the save off the UI thread, then apply the entry to the game and tell
@@ -269,22 +460,6 @@ class GameSession:
         if new:  # else the watcher took the entry first, and told the screens then
             self._announce(new)
 
-    def set_option(self, key: str, value: object) -> None:
-        """Set a per-game option (logged like every change)."""
-        path, who = self.path, self.player
-
-        def done(state: SaveState) -> None:
-            if state.status == "failed":
-                self.app.notify(
-                    f"Not saved: {state.error}", severity="error", markup=False, timeout=10
-                )
-            else:
-                self.app.notify(f"Game option {key} set to {value} (logged).", markup=False)
-
-        self.append(
-            lambda notices: saves.set_option(path, key, value, who=who, notices=notices), done
-        )
-
     # ------------------------------------------------------------------ live
     def watch(self) -> None:
         """Watch the save for entries other processes append, from where the game read
@@ -332,9 +507,13 @@ class GameSession:
 
     # ------------------------------------------------------------------ telling
     def _announce(self, entries: list[dict[str, Any]]) -> None:
+        self._tell(lambda: GameChanged(self.path, entries))
+
+    def _tell(self, message: Callable[[], Message]) -> None:
+        """Post a message (one made for each) to every screen on the stack and the app."""
         for screen in self.app.screen_stack:
-            screen.post_message(GameChanged(self.path, entries))
-        self.app.post_message(GameChanged(self.path, entries))
+            screen.post_message(message())
+        self.app.post_message(message())
 
     def _on_ui(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         """Run `callback` on the UI thread (from a worker or the watcher's thread)."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tui import saves
+from tui.engine import registry
 from tui.engine.tables import Tables, default_tables
 from tui.engine.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
 from tui.reports.luck import CombatLuck, LuckReport, LuckTally, combats_summary, luck_text, p_text
@@ -247,8 +248,8 @@ def _game_lines(
     in_play = saves.options_in_play(game.options, game.rulesets)
     options = ", ".join(f"{k} {v}" for k, v in in_play.items()) or "none"
     rulesets = ", ".join(
-        f"{md_code(r)} ({md_text(_title(r, tables))})"
-        if r in tables.data or r.startswith("game:")
+        f"{md_code(r)} ({md_text(registry.title_of(r, tables))})"
+        if registry.known(r)
         else md_code(r)
         for r in game.rulesets
     )
@@ -322,7 +323,7 @@ def _luck_lines(report: LuckReport) -> list[str]:
         "gave (the same seed gives the same dice).",
         "",
     ]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for group in report.groups:
         if group.ruleset is not None and group.player is None:
             continue
@@ -342,6 +343,7 @@ def _luck_lines(report: LuckReport) -> list[str]:
                 f"{seeded} {'die' if seeded == 1 else 'dice'}; {md_text(combats_summary(group.seed))}",
             )
         )
+    header: tuple[str, ...]
     header = ("Player", "Ruleset", "Desk dice", "Faces p", "Desk combats", "By hand", "Seeded")
     if not (report.everyone.seed_faces or report.everyone.seed.count):
         # Seeded dice get their column only in a game that has some.
@@ -377,6 +379,15 @@ def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves
     return saves.read_again(report)
 
 
+def write_report(path: Path, tables: Tables | None = None) -> Path:
+    """The after-action report of the save at `path`, as Markdown, in NAME-report.md beside
+    it (with its mode, replacing the name: never through a link), written a piece at a
+    time, never the whole page of a long campaign at once; the file written. SaveError or
+    OSError when it cannot be read or written."""
+    read, game = read_report(path, tables)
+    return saves.write_beside(path, f"{path.stem}-report.md", read.lines(game))
+
+
 class Report:
     """A save's entries read for its report: what each entry shows (its words in a file),
     the notes and cards on each, the markers, the luck. `lines` gives the page in pieces."""
@@ -389,14 +400,14 @@ class Report:
         self.told: list[_Told] = []
         self.counts: dict[str, int] = {}
         self.players: set[str] = set()
-        self._kinds: dict[Any, Any] = {}
+        self._kinds: dict[str, str] = {}
 
     def add(self, entry: Mapping[str, Any]) -> None:
         luck = self.tally.add(entry)
         self.story.add(entry)
         self.players.add(str(entry.get("who", "")))
-        kind = entry.get("kind")
-        self.counts[kind] = self.counts.get(kind, 0) + 1  # type: ignore[index]
+        kind = entry["kind"]  # text in every entry the store reads (saves.checking)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
         if kind == "combat":
             text = combat_words(entry) + _percentile_words(luck)
         else:
@@ -440,12 +451,3 @@ def _report(entries: Iterable[Mapping[str, Any]], tables: Tables | None) -> Repo
     for entry in entries:
         report.add(entry)
     return report
-
-
-def _title(ruleset: str, tables: Tables) -> str:
-    """A ruleset's title; a player's chart's from the copy its save keeps."""
-    if ruleset.startswith("game:"):
-        from tui.engine.rulesets.charts.chart import ruleset_title
-
-        return ruleset_title(ruleset, tables)
-    return tables.title(ruleset)

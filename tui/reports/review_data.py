@@ -10,10 +10,9 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from tui.desk.commands import SHORT_NAMES, short_name
-from tui.engine.tables import RULESET_IDS
+from tui.engine import registry
 from tui.engine.text import (
     cell_text,
     dice_text,
@@ -23,9 +22,6 @@ from tui.engine.text import (
     shown_lines,
     when_text,
 )
-
-if TYPE_CHECKING:
-    from tui.reports.review_rows import Row
 
 # (key, label, width, shown from this terminal width). The result takes what is left, so the
 # table fits 80 columns with its cell padding and scrollbar; wider terminals show more.
@@ -79,7 +75,8 @@ def _number(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-_SOURCE_MARKS = {"desk": "", "seed": "s"}
+# By a die's source; any other (by hand: "manual", or none in an older save) is marked "h".
+_SOURCE_MARKS: dict[str | None, str] = {"desk": "", "seed": "s"}
 
 
 def _dice_short(dice: Iterable[Mapping[str, Any]]) -> str:
@@ -152,7 +149,7 @@ def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
         "turn": str(entry["turn"]),
         "when": when_text(str(entry.get("when", "")))[5:],
         "who": one_line(entry.get("who", "")),
-        "ruleset": one_line(short_name(ruleset) if ruleset else what),
+        "ruleset": one_line(registry.short_name(ruleset) if ruleset else what),
         "sides": f"{_number(attack)}:{_number(defence)}" if combat and attack is not None else "",
         "odds": one_line(entry.get("odds") or ""),
         "column": one_line(entry.get("column") or ""),
@@ -162,7 +159,7 @@ def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:
     }
 
 
-def _search_text(entry: Mapping[str, Any], cells: Mapping[str, str], index: Index) -> str:
+def search_text(entry: Mapping[str, Any], cells: Mapping[str, str], index: Index) -> str:
     """What the filter's words are looked for in: the cells, the entry in words (unless the
     result cell already says them: kept once, a long campaign keeps this for every entry)
     and the notes on it."""
@@ -256,6 +253,19 @@ def detail_text(entry: Mapping[str, Any], index: Index) -> str:
 # --- filters --------------------------------------------------------------------------------
 
 
+class Filtered(Protocol):
+    """What a filter reads of a row (`tui.reports.review_rows.Row`)."""
+
+    @property
+    def turn(self) -> int: ...
+    @property
+    def ruleset(self) -> str | None: ...
+    @property
+    def who(self) -> str: ...
+    @property
+    def search(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Filter:
     """What the filter bar asks for; every part given must match."""
@@ -265,7 +275,7 @@ class Filter:
     player: str | None = None
     words: tuple[str, ...] = ()
 
-    def matches(self, row: Row) -> bool:
+    def matches(self, row: Filtered) -> bool:
         if self.turns is not None and not self.turns[0] <= row.turn <= self.turns[1]:
             return False
         if self.ruleset is not None and row.ruleset != self.ruleset:
@@ -273,11 +283,6 @@ class Filter:
         if self.player is not None and row.who.lower() != self.player:
             return False
         return all(word in row.search for word in self.words)
-
-
-_RULESET_NAMES = {r: r for r in RULESET_IDS} | {
-    name.lower(): ruleset for ruleset, name in SHORT_NAMES.items()
-}
 
 
 _KEYS = {"turn": "turn", "t": "turn", "ruleset": "ruleset", "r": "ruleset"}
@@ -303,12 +308,12 @@ def parse_filter(text: str) -> tuple[Filter, str | None]:
                 return Filter(), f"turn {value!r} is not a turn; expected e.g. turn:3 or turn:2-4"
             turns = (int(low), int(high) if dash else int(low))
         elif name == "ruleset":
-            ruleset = _RULESET_NAMES.get(value.lower())
-            if value.lower().startswith("game:"):  # a player's chart, by its id
-                ruleset = value.lower()
+            ruleset = registry.by_name(value)
+            if ruleset is None and registry.chart_name(value.lower()) is not None:
+                ruleset = value.lower()  # a player's chart no longer read, by its id
             if ruleset is None:
                 return Filter(), (
-                    f"ruleset {value!r} is not one; expected one of {', '.join(RULESET_IDS)}"
+                    f"ruleset {value!r} is not one; expected one of {', '.join(registry.ids())}"
                 )
         else:
             if not value:

@@ -4,7 +4,9 @@ into them (headless; the screen, `tui.desk.screens.review`, shows them).
 The save is read entry by entry (`saves.read_entries`), so a long campaign's log is never
 held whole: each entry is kept in columns (its number, turn, player, ruleset and place in
 the file) with the text the filters search, its cells made when it is shown and the entry
-read again in full when it is shown in full.
+read again in full when it is shown in full. The rows hold no game: the review shows the
+game (title, turn, markers) its session holds, and a whole read hands the game it replayed
+on to that session when it has none.
 
 Headless: never imports textual or rich.
 """
@@ -14,14 +16,14 @@ from __future__ import annotations
 import bisect
 import weakref
 from array import array
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, overload
 
 from tui import saves
-from tui.reports.review_data import CELL_KEYS, Filter, Index, _search_text, entry_cells
+from tui.reports.review_data import CELL_KEYS, Filter, Index, entry_cells, search_text
 
 
 @dataclass(slots=True)
@@ -44,21 +46,6 @@ class Row:
         return dict(zip(CELL_KEYS, self.cells, strict=True))
 
 
-def _unread_game(path: Path) -> saves.Game:
-    """A stand-in for the game while its header and replay are not read yet."""
-    return saves.Game(
-        path=path,
-        title=path.stem,
-        rulesets=[],
-        options={},
-        created="",
-        format=0,
-        turn=0,  # not known until the whole log is replayed
-        entries=[],
-        markers=[],
-    )
-
-
 _NO_PLACE = -1
 # The rows whose cells are kept at once: a screenful or two, and some scrolling either way.
 _CELLS_KEPT = 512
@@ -72,16 +59,8 @@ class Loaded:
     when it is shown (the entry read again from its place) and only the last few hundred
     kept. `rows` gives each entry as a `Row`."""
 
-    def __init__(
-        self,
-        path: Path,
-        game: saves.Game,
-        index: Index | None = None,
-        partial: bool = False,
-    ) -> None:
+    def __init__(self, path: Path, index: Index | None = None, partial: bool = False) -> None:
         self.path = path
-        # The header, the turn, the markers and the options; its `entries` stay empty.
-        self.game = game
         self.index = index or Index()
         # Only the log's last entries (`read_tail`): the whole log is still being read.
         self.partial = partial
@@ -147,7 +126,7 @@ class Loaded:
             self._cells.pop(at, None)
 
     def _search_of(self, entry: dict[str, Any]) -> str:
-        return _search_text(entry, entry_cells(entry, self.index), self.index)
+        return search_text(entry, entry_cells(entry, self.index), self.index)
 
     def position(self, seq: int) -> int | None:
         """Where entry `seq` is among the rows (they are in the order of their numbers)."""
@@ -295,27 +274,30 @@ def read_tail(path: Path, count: int = TAIL_ENTRIES) -> Loaded | None:
     entries = entries[-count:]
     if not entries:
         return None
-    loaded = Loaded(path, _unread_game(path), partial=True)
+    loaded = Loaded(path, partial=True)
     for entry in entries:
         loaded.add(entry)
     return loaded
 
 
-def read_for_review(path: Path, chunk: int | None = None) -> Loaded:
-    """The whole log, read entry by entry: a row for each, the game (header, turn,
-    markers) from its replay, read again if it was written over meanwhile. SaveError as
-    `saves.load_game` raises it."""
+def read_for_review(
+    path: Path, chunk: int | None = None, keep: int = 0
+) -> tuple[Loaded, saves.Game]:
+    """The whole log, read entry by entry: a row for each, and the game its replay gives
+    (header, turn, markers, and its last `keep` entries), read again if it was written
+    over meanwhile. SaveError as `saves.load_game` raises it."""
 
-    def read() -> Loaded:
+    def read() -> tuple[Loaded, saves.Game]:
         stream = saves.read_entries(path, chunk)
-        loaded = Loaded(path, _unread_game(path))
+        loaded = Loaded(path)
+        kept: deque[dict[str, Any]] = deque(maxlen=keep)
         # Millions of small objects and no cycles: a collection on the way would walk them
         # all, holding the desk (it answered keys 100 ms late now and then).
         with saves.no_gc():
             for entry, place in stream:
                 loaded.add(entry, place)
+                kept.append(entry)
         assert stream.game is not None
-        loaded.game = stream.game
-        return loaded
+        return loaded, replace(stream.game, entries=list(kept))
 
     return saves.read_again(read)

@@ -46,8 +46,6 @@ from typing import Any
 # Each public name and the module of the package it lives in: imported when first asked
 # for, so a desk that only loads a save imports no appending, repair or marker code.
 _HOMES: dict[str, str] = {
-    "_now": "appending",
-    "_who": "appending",
     "DEFAULT_OPTIONS": "checking",
     "ENTRY_KINDS": "checking",
     "KNOWN_OPTIONS": "checking",
@@ -55,12 +53,7 @@ _HOMES: dict[str, str] = {
     "append_combat": "combats",
     "UNSPECIFIED_TARGET": "combats",
     "new_game": "creating",
-    "_fast_json": "decoding",
-    "_json_or_toml": "decoding",
     "no_gc": "decoding",
-    "_torn_cut": "decoding",
-    "_verified_body": "decoding",
-    "_block": "encoding",
     "FORMAT_VERSION": "encoding",
     "SaveError": "errors",
     "write_beside": "files",

@@ -32,7 +32,7 @@ from tui.saves.decoding import (
     _torn_cut,
     value_problem,
 )
-from tui.saves.encoding import _block, _without_none
+from tui.saves.encoding import _block, _entry_as_read
 from tui.saves.errors import SaveError
 from tui.saves.loading import _current_turn, _parse, _read_ends, _refuse_empty
 from tui.saves.locking import _TAIL, _Lock, _locked, _require, _still_verified
@@ -134,7 +134,7 @@ def _write(
     entry = _entry(path, fields, last, who)
     _check_follows(fd, path, entry["seq"])
     block = _write_entry(fd, path, entry)
-    written = _without_none(entry)
+    written = _entry_as_read(entry)
     state = b""
     if game is not None:
         apply_entry(game, written, keep=False)
@@ -170,7 +170,7 @@ def _append_whole(
             )
     _check_follows(fd, path, entry["seq"])
     block = _write_entry(fd, path, entry)
-    written = _without_none(entry)
+    written = _entry_as_read(entry)
     game.entries = []
     apply_entry(game, written, keep=False)
     lock.remember(os.fstat(fd), (tail + block)[-_TAIL:], state_line(game, entry["seq"]))
@@ -190,7 +190,7 @@ def _entry(
     }
     entry |= fields
     # Never write what the reader would refuse: check it as a load would.
-    problem = _check_entry(_without_none(entry))
+    problem = _check_entry(_entry_as_read(entry))
     unreadable = value_problem(entry)  # nan, inf, past 64 bits: no reader takes them
     if problem or unreadable:
         raise SaveError(f"{path}: not saved: {problem[0] if problem else unreadable}")

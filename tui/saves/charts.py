@@ -1,23 +1,17 @@
 """A player's charts kept in a save: the header's `charts` table holds a copy of each chart
-in play (ruleset "game:NAME" -> the file's text), so the log reads, reviews and is judged
-where the file is gone or edited. Checking a header reads and registers each copy; a chart
-whose file changed after the game began is named (the game keeps its copy)."""
+in play (its ruleset id -> the file's text), so the log reads, reviews and is judged where
+the file is gone or edited. Checking a header makes each copy the ruleset of its id (the
+registry's chart loader); a chart whose file changed after the game began is named (the game
+keeps its copy)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tui.engine.rulesets.charts.chart import ChartError, PlayerChart, is_game, known, register
-from tui.engine.rulesets.charts.reading import parse_chart
-from tui.engine.tables import RULESET_IDS
+from tui.engine import registry
+from tui.engine.rulesets.charts.chart import ChartError, PlayerChart
 from tui.saves.errors import SaveError
-
-
-@lru_cache(maxsize=64)
-def _read(text: str, name: str) -> PlayerChart:
-    return parse_chart(text, f"the copy of game:{name}", name)
 
 
 def kept_charts(header: dict[str, Any]) -> dict[str, str]:
@@ -26,37 +20,30 @@ def kept_charts(header: dict[str, Any]) -> dict[str, str]:
 
 
 def check_charts(path: Path, header: dict[str, Any], line: int) -> None:
-    """Every player's chart in play has its copy in the header, sound: each is registered.
-    SaveError naming the save, the line and the chart otherwise."""
+    """Every ruleset in play is known, a player's chart by the copy the header keeps (each
+    copy is registered as its ruleset). SaveError naming the save, the line and the ruleset
+    otherwise."""
     charts = header.get("charts", {})
     if not isinstance(charts, dict) or not all(isinstance(t, str) for t in charts.values()):
         raise SaveError(f"{path}: line {line}: 'charts' must be a table of chart texts")
     for ruleset in header.get("rulesets", []):
-        if not is_game(ruleset):
-            continue
         text = charts.get(ruleset)
         if text is None:
-            raise SaveError(
-                f"{path}: line {line}: ruleset {ruleset!r} is a player's chart, but the save "
-                "keeps no copy of it in 'charts'"
-            )
+            if registry.chart_name(ruleset) is not None:
+                raise SaveError(
+                    f"{path}: line {line}: ruleset {ruleset!r} is a player's chart, but the "
+                    "save keeps no copy of it in 'charts'"
+                )
+            if not registry.known(ruleset):
+                raise SaveError(
+                    f"{path}: line {line}: unknown ruleset {ruleset!r}; expected one of "
+                    + ", ".join(registry.ids())
+                )
+            continue
         try:
-            register(_read(text, ruleset.removeprefix("game:")))
+            registry.kept_chart(ruleset, text)
         except ChartError as err:
             raise SaveError(f"{path}: line {line}: the kept chart is broken: {err}") from None
-
-
-def known_ruleset(ruleset: str) -> bool:
-    """A built-in ruleset, or a player's chart a checked header registered."""
-    if ruleset in RULESET_IDS:
-        return True
-    if not is_game(ruleset):
-        return False
-    try:
-        known(ruleset)
-    except ValueError:
-        return False
-    return True
 
 
 def changed_chart(kept: PlayerChart | None, folder_chart: PlayerChart) -> str | None:

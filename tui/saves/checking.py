@@ -7,7 +7,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tui.engine.tables import RULESET_IDS
+from tui.engine import registry
+from tui.engine.errors import nearest
+from tui.saves.charts import check_charts
 from tui.saves.decoding import _key_line, _Parsed
 from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, _encode
 from tui.saves.errors import SaveError
@@ -74,14 +76,12 @@ def _check_header(path: Path, data: bytes, header: dict[str, Any]) -> None:
     ):
         raise fail("rulesets", "'rulesets' must be an array of ruleset ids such as [\"pod-super\"]")
     for ruleset in rulesets:
-        if ruleset not in RULESET_IDS and not ruleset.startswith("game:"):
+        if not registry.known(ruleset) and registry.chart_name(ruleset) is None:
             raise fail(
-                "rulesets", f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}"
+                "rulesets",
+                f"unknown ruleset {ruleset!r}; expected one of {', '.join(registry.ids())}",
             )
-    if "charts" in header or any(r.startswith("game:") for r in rulesets):
-        from tui.saves.charts import check_charts
-
-        check_charts(path, header, _key_line(data, 0, "charts"))
+    check_charts(path, header, _key_line(data, 0, "charts"))
     options = header.get("options", {})
     if not isinstance(options, dict):
         raise fail("options", f"'options' must be a table, not {_type_name(options)}")
@@ -91,9 +91,9 @@ def _check_header(path: Path, data: bytes, header: dict[str, Any]) -> None:
             raise fail("options", problem)
 
 
-_COMMON = {"seq": int, "kind": str, "turn": int, "when": str, "who": str}
-_OPTIONAL = {"note": str, "target": str}
-_COMBAT = {
+_COMMON: dict[str, type] = {"seq": int, "kind": str, "turn": int, "when": str, "who": str}
+_OPTIONAL: dict[str, type] = {"note": str, "target": str}
+_COMBAT: dict[str, type] = {
     "ruleset": str,
     "inputs": dict,
     "dice": list,
@@ -101,7 +101,7 @@ _COMBAT = {
     "explanation": str,
     "trace": list,
 }
-_COMBAT_OPTIONAL = {
+_COMBAT_OPTIONAL: dict[str, type] = {
     "attack_total": int,
     "defense_total": float,  # a whole number, or a half (an OCS defender without supply)
     "odds": str,
@@ -219,15 +219,6 @@ def _is(value: Any, kind: type) -> bool:
     return type(value) is kind if kind in (int, bool) else isinstance(value, kind)
 
 
-def _player_chart(ruleset: str) -> bool:
-    """A player's chart whose copy a checked header registered (tui.saves.charts)."""
-    if not ruleset.startswith("game:"):
-        return False
-    from tui.saves.charts import known_ruleset
-
-    return known_ruleset(ruleset)
-
-
 def _check_entry(entry: Any) -> tuple[str, str | None] | None:
     """The first problem in an entry as (message, key), or None."""
     if not isinstance(entry, dict):
@@ -256,9 +247,9 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
                 return f"'{key}' is missing from a combat", None
             if not _is(entry[key], typ):
                 return f"'{key}' must be {_type_name(typ())}, not {entry[key]!r}", key
-        if entry["ruleset"] not in RULESET_IDS and not _player_chart(entry["ruleset"]):
+        if not registry.known(entry["ruleset"]):
             return (
-                f"unknown ruleset {entry['ruleset']!r}; expected one of {', '.join(RULESET_IDS)}",
+                f"unknown ruleset {entry['ruleset']!r}; expected one of {', '.join(registry.ids())}",
                 "ruleset",
             )
         for key, typ in _COMBAT_OPTIONAL.items():
@@ -274,7 +265,7 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
     elif kind == "event":
         if not isinstance(entry.get("event"), str) or not isinstance(entry.get("text"), str):
             return "an event entry needs 'event' and 'text' (text)", "event"
-        if "ruleset" in entry and entry["ruleset"] not in RULESET_IDS:
+        if "ruleset" in entry and not registry.known(entry["ruleset"]):
             return f"unknown ruleset {entry['ruleset']!r}", "ruleset"
         problem = _dice_problem(entry.get("dice", []))
         if problem:
@@ -293,9 +284,9 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
         if problem:
             return problem, "value"
     elif kind == "note":
-        problem = _note_problem(entry)
-        if problem:
-            return problem
+        note_problem = _note_problem(entry)
+        if note_problem:
+            return note_problem
     elif kind == "turn":
         for key in ("expired", "counted_down"):
             ids = entry.get(key, [])
@@ -367,7 +358,6 @@ def _option_problem(key: Any, value: Any, known_only: bool = False) -> str | Non
         known = ", ".join(
             f"{name} ({_allowed_text(allowed)})" for name, allowed in KNOWN_OPTIONS.items()
         )
-        from tui.engine.errors import nearest
 
         near = nearest(key, KNOWN_OPTIONS)
         hint = f"; did you mean {near}?" if near else ""

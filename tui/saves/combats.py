@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.engine import registry
 from tui.saves.appending import _append, _NeedsGame
 from tui.saves.checking import (
     _check_ruleset_in_play,
@@ -47,6 +48,7 @@ def _combat_markers(
         astray = given.pop("astray", None)
         extra = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in given.items())
         sides = [s for s in ("attacker", "defender") if s in targets and side in (s, "both")]
+        places: list[tuple[str | None, str | None]]
         places = [(targets[s], s) for s in sides] or [(target, side)]
         for where, who in [(unit, side)] if unit else places:
             where = where or UNSPECIFIED_TARGET
@@ -76,7 +78,7 @@ def append_combat(
     who: str | None = None,
     amends: int | None = None,
     notices: list[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Log one resolved combat; markers the result places (No-entry, DG, exploitation,
     engaged) go on `target` (or per side on `targets`), or on "(unspecified)". `who`
     defaults to the OS user. Returns the entry written.
@@ -98,7 +100,9 @@ def append_combat(
     if amends is not None and (type(amends) is not int or amends < 1):
         raise SaveError(f"amends must be the number of an earlier combat entry, not {amends!r}")
 
-    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+    def make(
+        header: dict[str, Any], last: dict[str, Any] | None, game: Game | None
+    ) -> dict[str, Any]:
         _check_ruleset_in_play(header, combat.ruleset)
         seq = (last["seq"] if last else 0) + 1
         if amends is not None:
@@ -128,13 +132,13 @@ def append_combat(
 
 
 def _check_amends(
-    path: Path, seq: int, record: dict[str, Any], last: dict | None, game: Game | None
+    path: Path, seq: int, record: dict[str, Any], last: dict[str, Any] | None, game: Game | None
 ) -> None:
     """Refuse an amendment of anything but an earlier combat of the same ruleset, or one
     whose dice are not that combat's. Raises _NeedsGame when the entry is not the last and
     `game` (the log, or the entries it holds) is not at hand."""
     if last is not None and last["seq"] == seq:
-        amended: dict | None = last
+        amended: dict[str, Any] | None = last
     elif game is None:
         raise _NeedsGame(seq)
     else:
@@ -158,10 +162,8 @@ def _check_amends(
             f"than its own ({_dice_words(amended.get('dice', []))}); an amendment keeps "
             "the roll it reads again"
         )
-    from tui.engine.rulesets.pod import after_roll_closed
-
     later = [] if game is None else [e for e in game.entries if e["seq"] > seq]
-    closed = after_roll_closed(amended, later)
+    closed = registry.get(record["ruleset"]).card_closed(amended, later)
     if closed is not None:
         raise SaveError(
             f"{path}: not saved: amends {seq}, but {closed}: a card after the roll is "

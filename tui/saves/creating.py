@@ -13,11 +13,12 @@ import stat
 from datetime import UTC, datetime
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tui.engine.tables import RULESET_IDS
+from tui.engine import registry
 from tui.saves import files
 from tui.saves.appending import _now, _player
+from tui.saves.charts import check_charts
 from tui.saves.checking import (
     DEFAULT_OPTIONS,
     _check_text,
@@ -39,31 +40,31 @@ def new_game(
     path: Path,
     title: str,
     rulesets: list[str],
-    options: dict | None = None,
+    options: dict[str, Any] | None = None,
     *,
     who: str | None = None,
     charts: dict[str, str] | None = None,
 ) -> Game:
     """Start a save: the header alone (the log starts empty). SaveError if the file exists.
-    `charts`: a copy of each player's chart in play (ruleset "game:NAME" -> its text)."""
+    `charts`: a copy of each player's chart in play (its ruleset id -> its text)."""
     path = Path(path)
     _check_text("title", title, allow_empty=False)
     rulesets = list(dict.fromkeys(rulesets))
     if not rulesets:
         raise SaveError(
-            "a game needs at least one ruleset; expected one of " + ", ".join(RULESET_IDS)
+            "a game needs at least one ruleset; expected one of " + ", ".join(registry.ids())
         )
     charts = {r: t for r, t in (charts or {}).items() if r in rulesets}
     for ruleset in rulesets:
-        if ruleset not in RULESET_IDS and ruleset not in charts:
+        if ruleset in charts:
+            continue
+        if registry.chart_name(ruleset) is not None:
+            raise SaveError(f"ruleset {ruleset!r}: a player's chart needs its copy")
+        if not registry.known(ruleset):
             raise SaveError(
-                f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}"
-                + (" (a player's chart needs its copy)" if ruleset.startswith("game:") else "")
+                f"unknown ruleset {ruleset!r}; expected one of {', '.join(registry.ids())}"
             )
-    if charts:
-        from tui.saves.charts import check_charts
-
-        check_charts(path, {"rulesets": rulesets, "charts": charts}, 1)
+    check_charts(path, {"rulesets": rulesets, "charts": charts}, 1)
     options = dict(options or {})
     for key, value in options.items():
         problem = _option_problem(key, value, known_only=True)

@@ -228,7 +228,10 @@ def _toml_entry(offset: int, part: bytes) -> dict[str, Any]:
         raise _BlockError(offset, str(err)) from err
     if set(doc) != {"log"} or not isinstance(doc["log"], list) or len(doc["log"]) != 1:
         raise _BlockError(offset, "only [[log]] entries may follow the header")
-    return doc["log"][0]
+    entry = doc["log"][0]
+    if not isinstance(entry, dict):  # `[[log]]` makes a table: never so, unless tomllib changes
+        raise _BlockError(offset, "an entry must be a table")
+    return entry
 
 
 def _line_of(data: bytes, offset: int) -> int:

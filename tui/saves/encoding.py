@@ -91,7 +91,7 @@ def _block(entry: dict[str, Any]) -> bytes:
 def _header(
     title: str,
     rulesets: list[str],
-    options: dict,
+    options: dict[str, Any],
     created: str,
     who: str,
     charts: dict[str, str] | None = None,
@@ -111,6 +111,11 @@ def _header(
         "# end of header",
     ]
     return _encode("\n".join(lines) + "\n")
+
+
+def _entry_as_read(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry as reading it back gives it: `_without_none` of each of its values."""
+    return {k: _without_none(v) for k, v in entry.items() if v is not None}
 
 
 def _without_none(value: Any) -> Any:

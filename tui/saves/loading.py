@@ -159,7 +159,7 @@ def _tail(fd: int, size: int) -> tuple[int, bytes]:
         window *= 4
 
 
-def _read_ends(fd: int, path: Path) -> tuple[dict, dict | None, bytes]:
+def _read_ends(fd: int, path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, bytes]:
     """The checked header and last entry, reading only the ends of the file (a torn last
     entry is skipped), and the file's last bytes (for the store's record)."""
     size = os.fstat(fd).st_size
@@ -193,6 +193,9 @@ def _read_ends(fd: int, path: Path) -> tuple[dict, dict | None, bytes]:
     if at == -1 or start + at < header_end:
         _check_header(path, header_data, header)
         return header, None, tail
+    # The header first: it makes the rulesets in play known (a player's chart from its copy),
+    # and the last entry is a combat on one of them.
+    _check_header(path, header_data, header)
     offset = start + at + 1
     part = data[at + len(_SEPARATOR) :]
     try:
@@ -204,7 +207,6 @@ def _read_ends(fd: int, path: Path) -> tuple[dict, dict | None, bytes]:
     if problem:
         _parse(path, files._read_range(fd, 0, size))  # raises with the line and what is wrong
         raise SaveError(f"{path}: the last entry cannot be read")
-    _check_header(path, header_data, header)
     return header, last, tail
 
 

@@ -27,11 +27,13 @@ def advance_turn(
     who: str | None = None,
     notices: list[str] | None = None,
     markers_before: list[Marker] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Start the next turn: every timed marker counts down one, those at 0 are removed.
     `markers_before`, if given, gets the markers as the turn found them (under the lock)."""
 
-    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+    def make(
+        header: dict[str, Any], last: dict[str, Any] | None, game: Game | None
+    ) -> dict[str, Any]:
         assert game is not None
         if markers_before is not None:
             markers_before[:] = [replace(m) for m in game.markers]
@@ -59,7 +61,7 @@ def add_marker(
     *,
     who: str | None = None,
     notices: list[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Place a marker by hand. Its id is the entry's number and `.1`."""
     kind = canonical_kind(kind)
     _check_text("target", target, allow_empty=False)
@@ -70,7 +72,9 @@ def add_marker(
     if turns is not None and (type(turns) is not int or turns < 1):
         raise SaveError(f"turns must be a whole number of 1 or more, not {turns!r}")
 
-    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+    def make(
+        header: dict[str, Any], last: dict[str, Any] | None, game: Game | None
+    ) -> dict[str, Any]:
         seq = (last["seq"] if last else 0) + 1
         marker = {
             "id": f"{seq}.1",
@@ -95,14 +99,16 @@ def remove_marker(
     note: str | None = None,
     who: str | None = None,
     notices: list[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Lift a marker by hand (e.g. Hero #15 Engineer/Frogman repairing a No-entry hex,
     said in `note`)."""
     marker_id = str(marker_id).strip()
     if note is not None:
         _check_text("note", note)
 
-    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+    def make(
+        header: dict[str, Any], last: dict[str, Any] | None, game: Game | None
+    ) -> dict[str, Any]:
         assert game is not None
         found = next((m for m in game.markers if m.id == marker_id), None)
         if found is None:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.tables import RULESET_IDS
+from tui.engine import registry
 from tui.saves.appending import _append
 from tui.saves.checking import (
     _check_ruleset_in_play,
@@ -33,17 +33,19 @@ def append_event(
     dice: list[DiceRoll | dict[str, Any]] | None = None,
     who: str | None = None,
     notices: list[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Log something the desk did that is not a combat, with its dice: e.g. the die rolled
     for a Hero Site won uncontested (event "hero-site-draw"). Returns the entry written."""
     if not isinstance(event, str) or not _BARE_KEY.match(event):
         raise SaveError(f"event name {event!r} must be letters, digits, '_' or '-'")
     _check_text("event text", text)
-    if ruleset is not None and ruleset not in RULESET_IDS:
-        raise SaveError(f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESET_IDS)}")
+    if ruleset is not None and not registry.known(ruleset):
+        raise SaveError(f"unknown ruleset {ruleset!r}; expected one of {', '.join(registry.ids())}")
     rolls = [dict(d) if isinstance(d, Mapping) else d.to_dict() for d in dice or []]
 
-    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+    def make(
+        header: dict[str, Any], last: dict[str, Any] | None, game: Game | None
+    ) -> dict[str, Any]:
         if ruleset is not None:
             _check_ruleset_in_play(header, ruleset)
         return {"kind": "event", "event": event, "ruleset": ruleset, "text": text, "dice": rolls}
@@ -58,7 +60,7 @@ def append_note(
     *,
     who: str | None = None,
     notices: list[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Annotate entry `seq` with a note: a new entry (kind "note", `annotates`, `text`); the
     entry it names is never edited. SaveError if no entry has that number (entries are
     numbered 1, 2, 3, ... so the last one's number says it, without reading the others)."""
@@ -66,7 +68,9 @@ def append_note(
         raise SaveError(f"entry number {seq!r} must be a whole number of 1 or more")
     _check_text("note", text, allow_empty=False)
 
-    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+    def make(
+        header: dict[str, Any], last: dict[str, Any] | None, game: Game | None
+    ) -> dict[str, Any]:
         if last is None or seq > last["seq"]:
             known = f"entries 1 to {last['seq']}" if last else "no entries yet"
             raise SaveError(f"no entry {seq} in {path} ({known})")

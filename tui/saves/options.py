@@ -27,7 +27,7 @@ def set_option(
     *,
     who: str | None = None,
     notices: list[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Set a per-game option (e.g. mines_cdf 3); logged like everything else. An option this
     desk does not know is refused, with the known ones."""
     problem = _option_problem(key, value, known_only=True)
@@ -36,7 +36,9 @@ def set_option(
     if isinstance(value, str):
         _check_text("option value", value)
 
-    def make(header: dict, last: dict | None, game: Game | None) -> dict[str, Any]:
+    def make(
+        header: dict[str, Any], last: dict[str, Any] | None, game: Game | None
+    ) -> dict[str, Any]:
         return {"kind": "option", "key": key, "value": value}
 
     return _append(path, make, who=who, notices=notices)

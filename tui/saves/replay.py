@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.engine.errors import nearest
 from tui.saves.checking import DEFAULT_OPTIONS
 from tui.saves.decoding import _Parsed
 from tui.saves.errors import SaveError
@@ -53,11 +54,11 @@ class Game:
     path: Path
     title: str
     rulesets: list[str]
-    options: dict
+    options: dict[str, Any]
     created: str
     format: int
     turn: int
-    entries: list[dict]
+    entries: list[dict[str, Any]]
     markers: list[Marker]
     # What loading found and left out (a torn last entry), one line each.
     warnings: list[str] = field(default_factory=list)
@@ -70,7 +71,6 @@ def canonical_kind(kind: str) -> str:
     key = re.sub(r"[\s_]+", "-", str(kind).strip()).lower()
     if key in _KIND_ALIASES:
         return _KIND_ALIASES[key]
-    from tui.engine.errors import nearest
 
     near = nearest(key, _KIND_ALIASES)
     hint = f"; did you mean {_KIND_ALIASES[near]}?" if near else ""
@@ -128,7 +128,7 @@ def _lift(markers: dict[str, Marker], entry: dict[str, Any]) -> None:
             del markers[held.id]
 
 
-def apply_entry(game: Game, entry: dict, *, keep: bool = True) -> None:
+def apply_entry(game: Game, entry: dict[str, Any], *, keep: bool = True) -> None:
     """Update a loaded game in place with one entry appended after it (as an `append_*`
     function returns it): its log, turn, markers and options then equal what `load_game`
     would now give. The load's replay applies every entry by the same rule (`_apply`).

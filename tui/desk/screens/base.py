@@ -1,25 +1,43 @@
-"""What the desk's full screens (start, ruleset, review) share."""
+"""What the desk's full screens (start, ruleset, review) share: styled once when first
+shown (`compat.StyledOnceScreen`), and the desk they are on, typed."""
 
 from __future__ import annotations
 
-from textual import events
-from textual.message import Message
-from textual.screen import Screen
+import random
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from textual.app import App
+
+from tui.desk.compat import StyledOnceScreen
+from tui.engine.tables import Tables
+from tui.game.session import GameSession
 
 
-class DeskScreen(Screen[None]):
-    """A full screen, styled once when it is first shown.
+class Desk(Protocol):
+    """What a screen reads of the desk it is on (the app, `tui.desk.app.CrtDeskApp`): its
+    tables, dice, player, folders and open game. What a screen asks of it goes by message
+    (`tui.desk.messages`)."""
 
-    Textual restyles every node of a screen each time it is shown (ScreenResume), first
-    time included, though each node was styled as it was mounted a moment before: on a
-    combat screen's first frame that second pass was about a tenth of the work. It is
-    skipped the first time only; later resumes restyle as Textual does (the theme or a
-    class may have changed while the screen was hidden)."""
+    tables: Tables
+    rng: random.Random
+    player: str
+    saves_dir: Path
+    games_dir: Path
+    session: GameSession | None
 
-    _shown_once = False
+    def session_of(self, path: Path) -> GameSession | None: ...
 
-    def post_message(self, message: Message) -> bool:
-        if isinstance(message, events.ScreenResume) and not self._shown_once:
-            self._shown_once = True
-            message.refresh_styles = False
-        return super().post_message(message)
+
+def desk_of(app: App[Any]) -> Desk:
+    """The desk a screen is on, typed (the app is the one desk a screen is shown on)."""
+    return cast(Desk, app)
+
+
+class DeskScreen(StyledOnceScreen[None]):
+    """A full screen of the desk."""
+
+    @property
+    def desk(self) -> Desk:
+        """The desk this screen is on (`desk_of`)."""
+        return desk_of(self.app)

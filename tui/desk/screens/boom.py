@@ -11,14 +11,14 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
 from tui.desk.commands import FROGMAN_COMMANDS, Command
 from tui.desk.screens.combat import CombatScreen, FormReading
-from tui.desk.screens.pod import field
+from tui.desk.screens.pod import field, play_frogman
 from tui.desk.widgets.combat import FixedInput, OddsPreview, bar
 from tui.engine import CombatInput, InputError, Outcome, Unit
 from tui.engine.cells import cell_text
@@ -91,6 +91,10 @@ class BoomScreen(CombatScreen):
     # The inputs the form hides, as the mission last left them unread.
     hidden: frozenset[str] = frozenset()
 
+    @work(exclusive=True, group="markers")
+    async def action_frogman(self) -> None:
+        await play_frogman(self)
+
     @cached_property
     def most_lost(self) -> int:
         """The most bombers the attrition chart removes (read once: the preview shows every
@@ -104,11 +108,6 @@ class BoomScreen(CombatScreen):
         # Where the result's markers go: the desk's own, not an input of the combat.
         yield field("Target hex", FixedInput(placeholder="e.g. 0712", compact=True, id="target"))
         yield from super().compose_fields()
-
-    @property
-    def marker_kinds(self) -> frozenset[str] | None:
-        """The markers a Pair-o-Dice game uses (tables.toml), Big Boom's among them."""
-        return frozenset(self.tables.data["pod"]["markers"])
 
     @property
     def target(self) -> str:

@@ -23,11 +23,11 @@ each half would reach into the other's attributes. Every ruleset screen subclass
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -39,24 +39,27 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
-from tui import engine, saves
+from tui import engine
 from tui.desk.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
 from tui.desk.compat import use_pane_compositor
+from tui.desk.messages import ScreenDrawn
 from tui.desk.screens.ruleset import RulesetScreen, SaveState
-from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow, unit_row
+from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, TypingForm, UnitRow
+from tui.engine import registry
 from tui.engine.errors import InputError
-from tui.engine.kinds import Shown
+from tui.engine.kinds import Shown, Units
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
 
 if TYPE_CHECKING:
     from tui.engine import CombatInput, Outcome
     from tui.engine.preview import Preview
-    from tui.engine.procedure import Question
+    from tui.engine.questions import Question
     from tui.engine.schema import Field as SchemaField
 
 # A question the player cancelled (Esc in any dialog): nothing is rolled or logged.
 _CANCELLED = object()
+T = TypeVar("T")
 
 # What a form's first combat needs of the engine, besides its ruleset's resolver.
 ENGINE_MODULES = ("tui.engine.model", "tui.engine.preview", "tui.engine.rulesets.common")
@@ -82,7 +85,7 @@ class FormReading:
     problems: tuple[str, ...] = ()
 
 
-class CombatScreen(RulesetScreen):
+class CombatScreen(TypingForm, RulesetScreen):
     """The shared combat screen. Subclasses give the form and turn it into a CombatInput."""
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = COMBAT_SCREEN_COMMANDS
@@ -172,14 +175,12 @@ class CombatScreen(RulesetScreen):
         """The schema's fields this screen's form shows."""
         from tui.engine.schema import form
 
-        return form(self.ruleset, self.tables)
+        return form(self.ruleset, registry.get(self.ruleset).fields, self.tables)
 
     @cached_property
     def unit_inputs(self) -> tuple[SchemaField, SchemaField]:
         """The attackers' and the defenders' fields, as this form's unit rows read them."""
-        from tui.engine.schema import unit_fields
-
-        return unit_fields(self.ruleset)
+        return registry.get(self.ruleset).unit_fields
 
     @cached_property
     def form_ruled(self) -> bool:
@@ -191,7 +192,7 @@ class CombatScreen(RulesetScreen):
         """What the form calls an input an engine message names."""
         from tui.engine.schema import label
 
-        return label(self.ruleset, name)
+        return label(registry.get(self.ruleset).fields, name)
 
     def compose_inputs(self, inputs: Iterable[SchemaField]) -> ComposeResult:
         """A line per input (an input `beside` the one before joins its line)."""
@@ -243,7 +244,7 @@ class CombatScreen(RulesetScreen):
     def input_default(self, found: SchemaField) -> Any:
         """The value a choice starts with: a per-game option's as the game sets it."""
         if found.game_option is not None:
-            return self.desk.game.options.get(found.name, found.option_default(self.tables))
+            return self.game.options.get(found.name, found.option_default(self.tables))
         if found.desk_default is not None:
             return found.desk_default
         return None if found.required else ""
@@ -274,7 +275,12 @@ class CombatScreen(RulesetScreen):
         found = self.unit_inputs[0 if side == "attacker" else 1]
         attack, defence = self.FACTOR_NAMES
         placeholder = attack if side == "attacker" else defence
-        return unit_row(found.shown, side, number, self.unit_terrains, placeholder)
+        if found.shown is Shown.OCS_UNIT_ROWS:
+            # The OCS row's module brings the OCS rules: a form without one loads neither.
+            from tui.desk.widgets.ocs import OcsUnitRow
+
+            return OcsUnitRow(side, number, placeholder=placeholder)
+        return UnitRow(side, number, self.unit_terrains, placeholder=placeholder)
 
     @property
     def unit_terrains(self) -> tuple[str, ...]:
@@ -304,7 +310,7 @@ class CombatScreen(RulesetScreen):
         self.show_latest()  # a game opened again shows its last combat here
         self.restore_form()
         # What preparing laid out drawn too: the save opened from the list is read now.
-        self.call_after_refresh(self.desk.screen_drawn)
+        self.call_after_refresh(self.post_message, ScreenDrawn())
 
     def focused_unit_row(self) -> UnitRow | None:
         """The unit row whose text field has the focus, if one has."""
@@ -419,7 +425,7 @@ class CombatScreen(RulesetScreen):
         # Numbers beyond the game's range, each named beside what could not be read.
         from tui.engine.schema import range_errors
 
-        for err in range_errors(self.ruleset, fields, self.tables):
+        for err in range_errors(registry.get(self.ruleset).fields, fields, self.tables):
             problems.append(err.message(self.field_label(err.field)))
         if problems:
             return FormReading(None, tuple(problems))
@@ -431,9 +437,7 @@ class CombatScreen(RulesetScreen):
         """The inputs these values leave unread, as the ruleset's form rule says."""
         if not self.form_ruled:
             return frozenset()
-        from tui.engine.combat import form_unread
-
-        return form_unread(self.ruleset, values)
+        return registry.get(self.ruleset).form_unread(values)
 
     def show_unread(self, unread: frozenset[str]) -> None:
         """Show the unit rows the form does not read as such: greyed (an Ultra obstacle is
@@ -450,10 +454,8 @@ class CombatScreen(RulesetScreen):
         no combat is made)."""
         if not self.form_ruled:
             return values
-        from tui.engine.combat import form_values
-
         errors: list[InputError] = []
-        fields = form_values(self.ruleset, values, errors)
+        fields = registry.get(self.ruleset).form_values(values, errors)
         problems += [typed_problem(err, self.field_label(err.field)) for err in errors]
         return fields
 
@@ -465,6 +467,7 @@ class CombatScreen(RulesetScreen):
         """A side's units, each row read by the kind of the side's field (a part that
         cannot be read is marked, and named in `problems`)."""
         kind = self.unit_inputs[0 if side == "attacker" else 1].kind
+        assert isinstance(kind, Units), kind  # a side's units are a unit list's kind
         units = []
         for row in self.unit_rows(side):
             unit, errors = kind.read_row(row.label, row.parts(), row.placeholder)
@@ -573,24 +576,39 @@ class CombatScreen(RulesetScreen):
     async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
         """Resolve the combat by the ruleset's procedure, answering its questions: the
         desk's dice (or dice by hand), and a dialog for each choice. None if cancelled."""
-        from tui.engine.procedure import DiceQuestion, procedure
+        from tui.engine.procedure import procedure
+        from tui.engine.questions import DiceQuestion
 
-        steps = procedure(combat, self.tables)
-        dice_asked = False
+        asked: list[Question] = []
+        played = await self.answered(procedure(combat, self.tables), by_hand, asked)
+        if played is None:
+            return None
+        dice_asked = any(isinstance(question, DiceQuestion) for question in asked)
+        if by_hand and not dice_asked and not await self.confirm_no_dice(played[1]):
+            return None
+        return played
+
+    async def answered(
+        self,
+        steps: Generator[Question, Any, T],
+        by_hand: bool = False,
+        asked: list[Question] | None = None,
+    ) -> T | None:
+        """One of the engine's procedures (a roll, a card after it, a Hero Site draw, a
+        repair) driven to its end, each question answered here (`answer`); each question
+        is noted in `asked`. None when the player cancelled one (Esc)."""
         try:
             question = next(steps)
             while True:
-                dice_asked = dice_asked or isinstance(question, DiceQuestion)
+                if asked is not None:
+                    asked.append(question)
                 answer = await self.answer(question, by_hand)
                 if answer is _CANCELLED:
                     steps.close()
                     return None
                 question = steps.send(answer)
         except StopIteration as done:
-            played: tuple[CombatInput, Outcome] = done.value
-        if by_hand and not dice_asked and not await self.confirm_no_dice(played[1]):
-            return None
-        return played
+            return done.value
 
     async def confirm_no_dice(self, outcome: Outcome) -> bool:
         """Dice by hand on a combat that reads none (AD, AV, an overrun): said, and logged
@@ -607,10 +625,11 @@ class CombatScreen(RulesetScreen):
         return await self.app.push_screen_wait(ChoiceScreen(question, choices)) == "yes"
 
     async def answer(self, question: Question, by_hand: bool) -> Any:
-        """One question of the procedure answered: dice rolled (or asked for), a choice or a
-        number asked in a dialog. `_CANCELLED` when the player cancelled."""
+        """One question of the procedure answered: dice rolled (or asked for), a choice, a
+        number or a marker asked in a dialog. `_CANCELLED` when the player cancelled."""
         from tui.desk.screens.dialogs import ChoiceScreen, NumberScreen
-        from tui.engine.procedure import ChoiceQuestion, DiceQuestion, desk_dice, hand_dice
+        from tui.engine.procedure import desk_dice, hand_dice
+        from tui.engine.questions import ChoiceQuestion, DiceQuestion, MarkerQuestion
 
         if isinstance(question, DiceQuestion):
             if not by_hand:
@@ -623,6 +642,12 @@ class CombatScreen(RulesetScreen):
             choices = [(option.key, option.label, option.key) for option in question.options]
             key = await self.app.push_screen_wait(ChoiceScreen(question.prompt, choices))
             return _CANCELLED if key is None else values[key]
+        if isinstance(question, MarkerQuestion):
+            from tui.desk.screens.markers import MarkerPickScreen
+
+            picked = MarkerPickScreen(question.prompt, question.markers)
+            marker_id = await self.app.push_screen_wait(picked)
+            return _CANCELLED if marker_id is None else marker_id
         number = NumberScreen(question.prompt, question.empty)
         value = await self.app.push_screen_wait(number)
         return _CANCELLED if number.cancelled else value
@@ -668,30 +693,39 @@ class CombatScreen(RulesetScreen):
     def record(
         self, combat: CombatInput, outcome: Outcome, note: str | None, amends: int | None = None
     ) -> None:
-        desk = self.desk
-        path, player = self.session.path, desk.player
+        """Log the roll through the session: a combat, or a card played after the roll of
+        entry `amends`."""
         targets = self.marker_targets()
+        target, by_side = targets.get("target"), targets.get("targets")
         self.save_state = SaveState("saving")
         # Written once the roll is drawn: the worker's thread would share the frame's time.
         drawn = threading.Event()
         self.call_after_refresh(drawn.set)
-        self.session.append(
-            lambda notices: saves.append_combat(
-                path,
+        if amends is None:
+            self.session.log_combat(
                 combat,
                 outcome,
                 note=note,
-                who=player,
+                target=target,
+                targets=by_side,
+                done=self.recorded,
+                after=drawn,
+            )
+        else:
+            self.session.play_card(
+                combat,
+                outcome,
                 amends=amends,
-                notices=notices,
-                **targets,
-            ),
-            self.recorded,
-            after=drawn,
-        )
+                note=note,
+                target=target,
+                targets=by_side,
+                done=self.recorded,
+                after=drawn,
+            )
 
     def marker_targets(self) -> dict[str, Any]:
-        """Where the markers a result places go (`append_combat`'s keywords)."""
+        """Where the markers a result places go: `target` (a hex), or `targets` (a place
+        per side), as the session's `log_combat` takes them."""
         return {}
 
     def recorded(self, state: SaveState) -> None:
@@ -872,7 +906,6 @@ class CombatScreen(RulesetScreen):
         text = await self.app.push_screen_wait(NoteScreen(f"entry {seq}, the last roll logged"))
         if not text:
             return
-        path, player = self.session.path, self.desk.player
 
         def done(state: SaveState) -> None:
             if state.status == "failed":
@@ -881,6 +914,4 @@ class CombatScreen(RulesetScreen):
                 noted = state.entry.get("seq") if state.entry else "?"
                 self.notify(f"Note on entry {seq} logged as entry {noted}.", markup=False)
 
-        self.session.append(
-            lambda notices: saves.append_note(path, seq, text, who=player, notices=notices), done
-        )
+        self.session.note(seq, text, done=done)

@@ -16,7 +16,6 @@ from tui.desk.widgets.combat import FixedInput
 
 
 class DayNightScreen(CombatScreen):
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset({"engaged", "disorganized"})
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
 
     def compose_fields(self) -> ComposeResult:

@@ -28,9 +28,10 @@ from textual.widgets import (
 )
 
 from tui.desk.widgets.ticks import TickList
-from tui.engine import Outcome
+from tui.engine import Outcome, registry
 from tui.engine.combat import cell_text
-from tui.engine.tables import RULESET_IDS, Tables
+from tui.engine.schema import FIELDS
+from tui.engine.tables import Tables
 from tui.engine.text import one_line
 
 
@@ -104,7 +105,7 @@ class NewGameRequest:
     title: str
     rulesets: list[str]
     options: dict[str, object]
-    # A copy of each player's chart in play (ruleset "game:NAME" -> the file's text).
+    # A copy of each player's chart in play (its ruleset id -> the file's text).
     charts: dict[str, str] = field(default_factory=dict)
 
 
@@ -125,18 +126,22 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
         self.charts: dict[str, Any] = {}
         self.broken: tuple[str, ...] = ()
         if games is not None:
+            # Imported when the dialog opens: the desk starts without reading charts.
             from tui.engine.rulesets.charts.folder import read_games
 
             shelf = read_games(games)
-            self.charts = {chart.ruleset: chart for chart in shelf.charts}
+            self.charts = {registry.chart_id(chart.name): chart for chart in shelf.charts}
             self.broken = shelf.broken
 
     def compose(self) -> ComposeResult:
-        from tui.engine.schema import FIELDS
-
         # The Ultra mines CDF: a per-game option, offered as its field is.
         mines = FIELDS["mines_cdf"]
-        offered = [(f"{r}  {self.tables.title(r)}", r, True) for r in RULESET_IDS]
+        # The built-in rulesets (ticked), any other registered, then the folder's charts.
+        offered = [
+            (f"{r.id}  {r.title(self.tables)}", r.id, r.id in registry.BUILT_IN_IDS)
+            for r in registry.rulesets()
+            if r.chart_copy is None
+        ]
         offered += [(f"{r}  {c.title}", r, False) for r, c in self.charts.items()]
         with Vertical(classes="dialog"):
             yield Label("New game")
@@ -195,7 +200,8 @@ class NewGameScreen(ModalScreen[NewGameRequest | None]):
         if not rulesets:
             problem.update("Pick at least one ruleset.")
             return
-        ordered = [r for r in (*RULESET_IDS, *self.charts) if r in rulesets]
+        ordered = [r for r in (*registry.ids(), *self.charts) if r in rulesets]
+        ordered = list(dict.fromkeys(ordered))
         mines = self.query_one("#new-mines", Select).value
         charts = {r: self.charts[r].text for r in ordered if r in self.charts}
         self.dismiss(NewGameRequest(title, ordered, {"mines_cdf": mines}, charts))

@@ -1,7 +1,8 @@
-"""A player's own chart (ruleset "game:NAME"): the combat screen made from the chart's
-inputs alone. Its form is the schema the chart gives (tui.engine.rulesets.charts.chart): the unit rows of
-each side, then each modifier as a tick, a choice or a number; its values go to the
-engine as the combat's `modifiers`."""
+"""The combat screen of a ruleset that draws none of its own (a player's chart, or one a
+plug-in registers): its form is the ruleset's fields alone, the unit rows of each side,
+then each other field as a tick, a choice or a number. A field the combat holds by name is
+given by name; any other (a chart's modifier) goes to the engine in the combat's
+`modifiers`."""
 
 from __future__ import annotations
 
@@ -10,18 +11,18 @@ from typing import Any, ClassVar
 from textual import work
 
 from tui.desk.screens.combat import CombatScreen
+from tui.engine import registry
+from tui.engine.model import CombatInput
+from tui.engine.rulesets.charts.chart import ChartError
+from tui.engine.rulesets.charts.reading import load_chart
+from tui.engine.rulesets.charts.ruleset import ChartRuleset
+from tui.game.charts import changed_chart
+
+_HELD = frozenset(CombatInput.__dataclass_fields__)
 
 
-class GameChartScreen(CombatScreen):
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset()  # a player's chart places none
+class FormScreen(CombatScreen):
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")
-
-    def __init__(self, ruleset: str) -> None:
-        super().__init__(ruleset)
-        # The copy of the chart the open game's save keeps, once the save is read: the
-        # one this screen resolves with, whatever else was read since (another save's
-        # copy of a chart of the same name, say).
-        self.pinned: Any = None
 
     @property
     def rules(self) -> Any:
@@ -29,59 +30,27 @@ class GameChartScreen(CombatScreen):
 
     def on_mount(self) -> None:
         if self.session.loaded:
-            self.pin()
+            self.check_the_file()
         super().on_mount()
 
     def game_was_read(self) -> None:
         super().game_was_read()
-        self.pin()
-        self.form_changed()
-
-    def pin(self) -> None:
-        """Keep the chart the game's save registered as it was read; name a changed file."""
-        from tui.engine.rulesets.charts.chart import known
-
-        try:
-            self.pinned = known(self.ruleset)
-        except ValueError:
-            return
         self.check_the_file()
-
-    def the_games_chart(self) -> None:
-        """Resolve with the pinned copy (registered again if another took its place)."""
-        if self.pinned is None:
-            return
-        from tui.engine.rulesets.charts.chart import known, register
-
-        try:
-            if known(self.ruleset) is self.pinned:
-                return
-        except ValueError:
-            pass
-        register(self.pinned)
-
-    def read_form(self) -> Any:
-        self.the_games_chart()
-        return super().read_form()
-
-    def before_roll(self) -> None:
-        self.the_games_chart()
+        self.form_changed()
 
     @work(thread=True, exclusive=True, group="chart-file", exit_on_error=False)
     def check_the_file(self) -> None:
         """Name a chart file in the games folder that changed since the game began: the
         game keeps the copy its save holds (a missing or broken file says nothing)."""
-        from tui.engine.rulesets.charts.chart import ChartError, known
-        from tui.engine.rulesets.charts.reading import load_chart
-        from tui.saves.charts import changed_chart
-
-        name = self.ruleset.removeprefix("game:")
+        kept = registry.get(self.ruleset) if registry.known(self.ruleset) else None
+        name = registry.chart_name(self.ruleset)
+        if not isinstance(kept, ChartRuleset) or name is None:
+            return
         folder = self.desk.games_dir
         path = folder / f"{name}.toml"
         try:
-            kept = self.pinned or known(self.ruleset)
-            said = changed_chart(kept, load_chart(path, f"{folder.name}/{path.name}"))
-        except (ChartError, ValueError):
+            said = changed_chart(kept.chart, load_chart(path, f"{folder.name}/{path.name}"))
+        except ChartError:
             return
         if said:
             self.app.call_from_thread(
@@ -89,19 +58,27 @@ class GameChartScreen(CombatScreen):
             )
 
     def logged_value(self, combat: Any, found: Any) -> Any:
-        """A modifier's value in a logged combat (kept by name in its `modifiers`)."""
+        """A field's value in a logged combat (a modifier's is kept in its `modifiers`)."""
+        if found.name in _HELD:
+            return getattr(combat, found.name)
         return dict(combat.modifiers).get(found.name)
 
     def combat_fields(self, values: dict[str, Any], problems: list[str]) -> dict[str, Any]:
-        """The units, and each modifier set (a number left empty, or a tick not ticked, is
-        not set)."""
-        modifiers = tuple(
-            (found.name, values[found.name])
-            for found in self.form_inputs
-            if values.get(found.name) not in (None, False)
-        )
-        return {
+        """The units, and each other field set (a number left empty, or a tick not ticked,
+        is not set): the combat's own by name, a modifier's in `modifiers`."""
+        combat: dict[str, Any] = {
             "attackers": values.get("attackers", ()),
             "defenders": values.get("defenders", ()),
-            "modifiers": modifiers,
         }
+        modifiers: list[tuple[str, Any]] = []
+        for found in self.form_inputs:
+            value = values.get(found.name)
+            if value is None or value is False:
+                continue
+            if found.name in _HELD:
+                combat[found.name] = value
+            else:
+                modifiers.append((found.name, value))
+        if modifiers:
+            combat["modifiers"] = tuple(modifiers)
+        return combat

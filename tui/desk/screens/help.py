@@ -9,6 +9,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tui.desk.commands import COMBAT_SCREEN_COMMANDS, RULESET_COMMANDS, Command
+from tui.desk.screens.base import desk_of
+from tui.engine import registry
 
 # How a combat is typed: the same on every combat screen.
 TYPING_KEYS = (
@@ -29,9 +31,7 @@ class HelpScreen(ModalScreen[None]):
         self.commands = commands
 
     def compose(self) -> ComposeResult:
-        from tui.engine.text import table_text
-
-        tables = self.app.tables  # type: ignore[attr-defined]
+        tables = desk_of(self.app).tables
         keys = "\n".join(f"  {c.key:8} {c.help}" for c in self.commands)
         with VerticalScroll(classes="help-body"):
             if self.ruleset is None:
@@ -45,24 +45,24 @@ class HelpScreen(ModalScreen[None]):
                     "  ctrl+p   command palette; ctrl+q quits",
                     markup=False,
                 )
-            elif self.ruleset.startswith("game:"):  # a player's chart: all from its file
-                from tui.cli.games import chart_text
-                from tui.engine.rulesets.charts.chart import known
-
-                yield Static(chart_text(known(self.ruleset)), markup=False, classes="chart")
-                yield Static(
-                    f"\nKeys:\n{keys}\n{TYPING_KEYS}\n  F2-F8    switch ruleset", markup=False
-                )
             else:
-                rulings = "\n".join(f"- {r}" for r in tables.data[self.ruleset]["rulings"])
-                yield Static(f"{tables.title(self.ruleset)}\n\nRulings:\n{rulings}", markup=False)
-                yield Static(
-                    f"\nKeys:\n{keys}\n{TYPING_KEYS}\n  F2-F8    switch ruleset\n"
-                    "  space    on a choice (terrain, card, ...): its next value; left the one\n"
-                    "           before; a letter the next value starting with it\n",
-                    markup=False,
-                )
-                yield Static(table_text(self.ruleset, tables), markup=False, classes="chart")
+                ruleset = registry.get(self.ruleset)
+                rulings = ruleset.rulings(tables)
+                if rulings:  # a player's chart prints its own, with its chart
+                    said = "\n".join(f"- {r}" for r in rulings)
+                    yield Static(f"{ruleset.title(tables)}\n\nRulings:\n{said}", markup=False)
+                    yield Static(
+                        f"\nKeys:\n{keys}\n{TYPING_KEYS}\n  F2-F8    switch ruleset\n"
+                        "  space    on a choice (terrain, card, ...): its next value; left the one\n"
+                        "           before; a letter the next value starting with it\n",
+                        markup=False,
+                    )
+                    yield Static(ruleset.chart_text(tables), markup=False, classes="chart")
+                else:
+                    yield Static(ruleset.chart_text(tables), markup=False, classes="chart")
+                    yield Static(
+                        f"\nKeys:\n{keys}\n{TYPING_KEYS}\n  F2-F8    switch ruleset", markup=False
+                    )
         yield Footer(compact=True)
 
     def action_close(self) -> None:

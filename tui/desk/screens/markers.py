@@ -15,7 +15,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.engine.text import marker_text
-from tui.saves import MARKER_KINDS, Marker, SaveError, canonical_kind
+from tui.game.model import MARKER_KINDS, Marker, SaveError, canonical_kind
 
 
 class MarkerPickScreen(ModalScreen[str | None]):

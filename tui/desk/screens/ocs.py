@@ -31,7 +31,6 @@ HIGHEST = "(highest)"
 
 
 class OcsScreen(CombatScreen):
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset(SHOWN_MARKERS)
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("strength", "strength")
 
     def compose_unit_heading(self, side: str) -> ComposeResult:
@@ -61,7 +60,7 @@ class OcsScreen(CombatScreen):
     def held_markers(self) -> dict[str, list[str]]:
         """The markers the save has on each unit, by name."""
         held: dict[str, list[str]] = {}
-        for marker in self.desk.game.markers:
+        for marker in self.game.markers:
             shown = SHOWN_MARKERS.get(marker.kind)
             if shown and shown not in held.get(marker.target, []):
                 held.setdefault(marker.target, []).append(shown)
@@ -76,7 +75,7 @@ class OcsScreen(CombatScreen):
         for row in self.unit_rows(side):
             row.show_markers(held.get(row.unit_name, []))
         if side == "attacker":
-            markers = [(marker.target, marker.kind) for marker in self.desk.game.markers]
+            markers = [(marker.target, marker.kind) for marker in self.game.markers]
             units = ocs_supply.stocks_from_markers(units, markers)
         self.refresh_ar_choices(side, list(units))
         return units

@@ -3,6 +3,7 @@ and after the roll, the Hero Site draw, and Ultra obstacles."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -10,13 +11,15 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Label
 
-from tui import saves
 from tui.desk.commands import FROGMAN_COMMANDS, POD_COMMANDS, Command
 from tui.desk.screens.combat import CombatScreen, SaveState
 from tui.desk.widgets.combat import Cycle
+from tui.engine.schema import FIELDS
 
 if TYPE_CHECKING:
     from textual.timer import Timer
+
+    from tui.engine.rulesets.pod import HeroSiteDraw
 
 # The Pair-o-Dice rules (tui.engine.rulesets.pod) are imported at the first roll (Ultra's
 # form rule, the obstacle's, when its form is first read).
@@ -28,6 +31,25 @@ def field(label: str, *widgets: Widget) -> Horizontal:
 
 
 MINES_SETTLE = 0.8
+
+
+async def play_frogman(screen: CombatScreen) -> None:
+    """Hero #15 Engineer/Frogman (Ctrl+Z on the Pair-o-Dice screens, Big Boom's too), by the
+    engine's procedure: which No-entry hex is asked where several are closed; its marker
+    is lifted, and the repair logged."""
+    # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
+    from tui.engine.rulesets.pod import frogman
+    from tui.engine.text import marker_text
+
+    game = screen.session.game
+    markers = game.markers if game is not None else []
+    repair = await screen.answered(frogman(markers, screen.tables))
+    if repair is None:
+        return  # Esc
+    if repair.refused:
+        screen.notify(repair.refused, markup=False)
+        return
+    screen.lift(repair.marker.id, repair.note, marker_text(repair.marker))
 
 
 class PodScreen(CombatScreen):
@@ -45,11 +67,6 @@ class PodScreen(CombatScreen):
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("CAF", "CDF")
 
     @property
-    def marker_kinds(self) -> frozenset[str] | None:
-        """The markers a Pair-o-Dice game uses (tables.toml)."""
-        return frozenset(self.tables.data["pod"]["markers"])
-
-    @property
     def unit_terrains(self) -> tuple[str, ...]:
         if not self.rules["terrain_effects"]:
             return ()
@@ -58,8 +75,6 @@ class PodScreen(CombatScreen):
     @property
     def mines_default(self) -> Any:
         """The mines CDF of a game that sets none (the field's per-game option)."""
-        from tui.engine.schema import FIELDS
-
         return FIELDS["mines_cdf"].option_default(self.tables)
 
     # ------------------------------------------------------------------ the form
@@ -68,7 +83,7 @@ class PodScreen(CombatScreen):
         super().game_was_read()
         found = self.form_field("#mines-cdf")
         if isinstance(found, Cycle):
-            found.value = self.desk.game.options.get("mines_cdf", self.mines_default)
+            found.value = self.game.options.get("mines_cdf", self.mines_default)
 
     @on(Cycle.Changed, "#mines-cdf")
     def mines_option_changed(self, event: Cycle.Changed) -> None:
@@ -85,41 +100,37 @@ class PodScreen(CombatScreen):
             self._mines_timer = None
         found = self.form_field("#mines-cdf")
         value = found.value if isinstance(found, Cycle) else None
-        if isinstance(value, int) and value != self.desk.game.options.get(
+        if isinstance(value, int) and value != self.game.options.get(
             "mines_cdf", self.mines_default
         ):
-            self.desk.set_game_option("mines_cdf", value)
+            self.session.set_option("mines_cdf", value)
 
     def before_roll(self) -> None:
         self.keep_mines_option()
+
+    @work(exclusive=True, group="markers")
+    async def action_frogman(self) -> None:
+        await play_frogman(self)
 
     # ------------------------------------------------------------------ after the roll
     def card_offers(self) -> dict[str, str]:
         """Side -> the card it may play after the last roll, once the roll is saved."""
         if self.last is None or self.last_combat is None:
             return {}
-        from tui.engine.rulesets.pod import SIDES, after_roll_card
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
+        from tui.engine.procedure import after_roll_offers
 
-        offers = {
-            side: after_roll_card(self.last_combat, self.last, self.tables, side) for side in SIDES
-        }
-        return {side: card for side, card in offers.items() if card}
+        return after_roll_offers(self.last_combat, self.last, self.tables)
 
-    def logged_target(self) -> tuple[dict[str, Any] | None, str | None]:
+    def logged_target(self) -> tuple[Mapping[str, Any] | None, str | None]:
         """The game's last combat, as any desk on the save has it (a card after the roll is
         played on it, from either player's desk), and why no card may be played after it
         (None: one may). (None, None) when the game has no combat."""
-        from tui.engine.rulesets.pod import after_roll_closed
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
+        from tui.engine.rulesets.pod import last_combat
 
         game = self.session.game
-        entries = game.entries if game is not None else []
-        for at in range(len(entries) - 1, -1, -1):
-            entry = entries[at]
-            if entry.get("kind") != "combat" or entry.get("amends") is not None:
-                continue
-            closed = after_roll_closed(entry, entries[at + 1 :])
-            return entry, closed
-        return None, None
+        return last_combat(game.entries if game is not None else [])
 
     def after_roll_offers(self) -> dict[str, str]:
         """Side -> the card it may still play after the game's last combat (a saved roll)."""
@@ -142,12 +153,11 @@ class PodScreen(CombatScreen):
                 f"The game's last combat (entry {entry['seq']}) is a {title} combat: "
                 "F9 on its screen plays a card after it."
             )
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
         from tui.engine.combat import logged_roll
-        from tui.engine.rulesets.pod import SIDES, after_roll_card
+        from tui.engine.procedure import after_roll_offers
 
-        combat, outcome = logged_roll(entry)
-        offers = {side: after_roll_card(combat, outcome, self.tables, side) for side in SIDES}
-        found = {side: card for side, card in offers.items() if card}
+        found = after_roll_offers(*logged_roll(entry), self.tables)
         return found, "" if found else "No card can be played after this roll."
 
     def after_roll_hint(self) -> str:
@@ -160,71 +170,50 @@ class PodScreen(CombatScreen):
         cards = sorted({card.title() for card in offers.values()})
         return f"F9: play {' or '.join(cards)}" if cards else ""
 
-    def action_after_roll(self) -> None:
+    @work(exclusive=True, group="after-roll")
+    async def action_after_roll(self) -> None:
         """A card after the game's last roll, whichever desk rolled it (the other player's
-        comes through the shared save): the side is asked in a dialog (Up/Down and Enter,
-        or a/d; Esc plays neither)."""
-        from tui.desk.screens.dialogs import ChoiceScreen
+        comes through the shared save), played by the engine's procedure: the side is asked
+        in a dialog (Up/Down and Enter, or a/d; Esc plays neither, and nothing is logged);
+        the same dice are read again and logged as amending the roll."""
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
+        from tui.engine.combat import logged_roll
+        from tui.engine.procedure import after_roll
 
         offers, why_not = self.after_roll_reading()
-        if not offers:
+        entry, _ = self.logged_target()
+        if not offers or entry is None:
             self.notify(why_not, severity="warning", markup=False)
             return
-        choices = [
-            (side[0], f"the {side} plays {card.title()}", side) for side, card in offers.items()
-        ]
-        question = "A card after the roll: which side plays it?"
-        self.app.push_screen(ChoiceScreen(question, choices), self.play_after_roll)
-
-    def play_after_roll(self, side: str | None) -> None:
-        """The card `side` chose, played on the game's last roll: the same dice read again,
-        logged as amending it. None (Esc): nothing is played or logged."""
-        if side is None:
+        played = await self.answered(after_roll(*logged_roll(entry), self.tables))
+        if played is None:
+            return  # Esc: no card played, nothing logged
+        # The game may have moved on while the dialog was open (the other desk's roll).
+        now, closed = self.logged_target()
+        if now is None or now.get("seq") != entry["seq"] or closed is not None:
+            _, why_not = self.after_roll_reading()
+            self.notify(why_not, severity="warning", markup=False)
             return
-        offers, _ = self.after_roll_reading()
-        entry, _ = self.logged_target()
-        if side not in offers or entry is None:
-            return
-        from tui.engine.combat import logged_roll, play_after_roll
-
-        amended, outcome = play_after_roll(*logged_roll(entry), side, self.tables)
         seq = entry["seq"]
-        note = f"{offers[side].title()} played by the {side} after the roll of entry {seq}"
-        self.show_outcome(amended, outcome, note, amends=seq)
+        self.show_outcome(played.combat, played.outcome, played.note(seq), amends=seq)
 
     @work(exclusive=True, group="hero")
     async def action_hero_draw(self) -> None:
-        """Ask first who won the site: the draw rolls a die and logs it, and only for the
-        attacker (RULINGS)."""
-        from tui.desk.screens.dialogs import ChoiceScreen
-        from tui.engine.rulesets.pod import hero_draw_refusal
+        """A Hero Site won uncontested, by the engine's procedure: who won it is asked first,
+        and only the attacker's draw rolls a die (RULINGS), rolled by the desk and logged."""
+        # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
+        from tui.engine.rulesets.pod import hero_site
 
-        answer = await self.app.push_screen_wait(
-            ChoiceScreen(
-                "A Hero Site won uncontested, the loser lacking the Buddy card: who won it?\n"
-                "The attacker rolls 1d6 for the draw (the desk rolls it and logs it).",
-                [
-                    ("n", "nobody yet: roll nothing", "no"),
-                    ("a", "the attacker: roll and log the draw", "attacker"),
-                    ("d", "the defender: no draw", "defender"),
-                ],
-            )
-        )
-        if answer in (None, "no"):
+        draw = await self.answered(hero_site())
+        if draw is None:
+            return  # nobody won it yet, or Esc
+        if draw.refused:
+            self.notify(draw.refused, severity="warning", markup=False)
             return
-        refused = hero_draw_refusal(answer)
-        if refused:
-            self.notify(refused, severity="warning", markup=False)
-            return
-        self.hero_draw()
+        self.hero_draw(draw)
 
-    def hero_draw(self) -> None:
-        from tui.engine.dice import Roller
-        from tui.engine.rulesets.pod import hero_site_draw, hero_site_draw_text
-
-        roller = Roller(self.desk.rng)
-        message = hero_site_draw_text(hero_site_draw(roller))
-        desk, ruleset = self.desk, self.ruleset
+    def hero_draw(self, draw: HeroSiteDraw) -> None:
+        message = draw.text
 
         def done(state: SaveState) -> None:
             if state.status == "failed":
@@ -233,15 +222,6 @@ class PodScreen(CombatScreen):
                 seq = state.entry.get("seq") if state.entry else "?"
                 self.notify(f"{message} (logged as entry {seq})", markup=False, timeout=8)
 
-        self.append_in_worker(
-            lambda notices: saves.append_event(
-                desk.game.path,
-                "hero-site-draw",
-                message,
-                ruleset=ruleset,
-                dice=list(roller.rolls),
-                who=desk.player,
-                notices=notices,
-            ),
-            done,
+        self.session.log_event(
+            "hero-site-draw", message, ruleset=self.ruleset, dice=list(draw.dice), done=done
         )

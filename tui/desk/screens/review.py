@@ -6,6 +6,10 @@ The save is read in a thread worker by `tui.reports.review_data` (rows, filters,
 shows, the reading), so a long campaign shows the screen at once and its log is never held
 whole. This module holds the widgets. A filter or a note rebuilds only the table's rows,
 never the widgets.
+
+The game shown (title, turn, markers) is the one its session holds: the open game's, or
+for a save not open here the review's own session, given the game the whole read replayed.
+The review keeps no game of its own; notes go through that session.
 """
 
 from __future__ import annotations
@@ -22,13 +26,15 @@ from textual.events import Resize
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from tui import saves
 from tui.desk.commands import REVIEW_COMMANDS, Command
+from tui.desk.messages import LeaveFirstReview
 from tui.desk.screens.base import DeskScreen
 from tui.desk.widgets.log_table import LogTable, TableColumn
 from tui.desk.widgets.title import TitleBar
 from tui.engine.text import marker_text
-from tui.game.messages import GameChanged
+from tui.game.messages import GameChanged, GameRead
+from tui.game.model import SaveError
+from tui.game.session import KEPT_ENTRIES, GameSession
 from tui.reports.review_data import (
     _KEYS,
     CELL_KEYS,
@@ -41,7 +47,7 @@ from tui.reports.review_data import (
 from tui.reports.review_rows import Loaded, Row, read_for_review, read_tail
 
 if TYPE_CHECKING:
-    from tui.desk.app import CrtDeskApp
+    from tui.game.model import Game
     from tui.game.session import SaveState
 
 FILTER_HELP = "turn:3 (or 2-4)  ruleset:rivets  player:ann  any words"
@@ -64,6 +70,8 @@ class ReviewScreen(DeskScreen):
         self._filter_timer: Timer | None = None
         # Entries appended while only the log's tail was read.
         self._pending: list[dict[str, Any]] = []
+        # The session of a save not open here (made when first needed): the review's own.
+        self._own_session: GameSession | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -90,8 +98,15 @@ class ReviewScreen(DeskScreen):
         return self.query_one("#review-table", LogTable)
 
     @property
-    def desk(self) -> CrtDeskApp:
-        return self.app  # type: ignore[return-value]
+    def session(self) -> GameSession:
+        """The reviewed save's session: the open game's when it is this save, else the
+        review's own (no watch; it holds the game the review's read replayed)."""
+        found = self.desk.session_of(self.path)
+        if found is not None:
+            return found
+        if self._own_session is None:
+            self._own_session = GameSession(self.app, self.path, player=self.desk.player)
+        return self._own_session
 
     def on_mount(self) -> None:
         self.title = f"Log: {self.path.stem}"
@@ -107,28 +122,31 @@ class ReviewScreen(DeskScreen):
             # A long log: its last entries first, shown while the rest is read.
             tail = read_tail(self.path)
             if tail is not None:
-                self.app.call_from_thread(self.show_loaded, tail)
+                self.app.call_from_thread(self.show_loaded, tail, None)
                 # The rest is read once the tail is drawn: the read holds the interpreter
                 # much of the time, and would delay that frame.
                 drawn = threading.Event()
                 self.app.call_from_thread(self.call_after_refresh, drawn.set)
                 drawn.wait(timeout=1.0)
         try:
-            loaded = read_for_review(self.path)
-        except saves.SaveError as err:
+            loaded, game = read_for_review(self.path, keep=KEPT_ENTRIES)
+        except SaveError as err:
             self.app.call_from_thread(self.failed, str(err))
             return
         except Exception as err:  # a reader's own failure: said, never "reading…" for ever
             message = f"{self.path}: cannot be read: {type(err).__name__}: {err}"
             self.app.call_from_thread(self.failed, " ".join(message.split()))
             return
-        self.app.call_from_thread(self.show_loaded, loaded)
+        self.app.call_from_thread(self.show_loaded, loaded, game)
 
     def failed(self, message: str) -> None:
         self.query_one("#review-status", Static).update("Not read")
         self.query_one("#review-detail", Static).update(message)
 
-    def show_loaded(self, loaded: Loaded) -> None:
+    def show_loaded(self, loaded: Loaded, game: Game | None) -> None:
+        """The rows read (the log's tail first, or the whole log); `game`, the game a whole
+        read replayed, is handed to the review's own session (the open game's session
+        reads its game itself)."""
         keep = None
         before = self.loaded
         if before is not None and self.shown_rows:
@@ -137,14 +155,10 @@ class ReviewScreen(DeskScreen):
             if self.highlighted_position() != len(before.rows) - 1:
                 keep = self.highlighted_seq()
         self.loaded = loaded
-        game = loaded.game
-        self.title = f"Log: {game.title}"
-        self.sub_title = (
-            f"the last {len(loaded.rows)} entries, reading the rest…"
-            if loaded.partial
-            else f"Turn {game.turn} · {len(loaded.rows)} entries"
-        )
-        self.show_markers()
+        session = self.session
+        if game is not None and session is self._own_session:
+            session.adopt(game)
+        self.show_game()
         self.layout_width = 0
         self.rebuild(keep=keep)
         if not loaded.partial and self._pending:
@@ -212,22 +226,38 @@ class ReviewScreen(DeskScreen):
             return
         try:
             text = detail_text(loaded.entry(self.shown_rows[row]), loaded.index)
-        except saves.SaveError as err:
+        except SaveError as err:
             # The file is not as it was read (rewritten by hand, say): read it again.
             text = f"{err}; reading the log again…"
             self.load()
         self.query_one("#review-detail", Static).update(text)
         self.query_one("#review-detail-pane", VerticalScroll).scroll_home(animate=False)
 
-    def show_markers(self) -> None:
-        game = self.loaded.game if self.loaded else None
-        if self.loaded is not None and self.loaded.partial:
-            self.query_one("#review-markers", Static).update("Markers in play: reading…")
+    def show_game(self) -> None:
+        """The game's title, turn and markers as its session holds them, over the rows."""
+        loaded, session = self.loaded, self.session
+        game = session.game if session.loaded else None
+        title = session.game.title if session.game is not None else self.path.stem
+        self.title = f"Log: {title}"
+        if loaded is None:
             return
-        markers = [marker_text(m) for m in game.markers] if game else []
-        self.query_one("#review-markers", Static).update(
-            "Markers in play: " + ("; ".join(markers) if markers else "none")
-        )
+        count = len(loaded.rows)
+        if loaded.partial:
+            self.sub_title = f"the last {count} entries, reading the rest…"
+        else:
+            self.sub_title = f"Turn {game.turn} · {count} entries" if game else f"{count} entries"
+        markers = self.query_one("#review-markers", Static)
+        if loaded.partial or game is None:
+            markers.update("Markers in play: reading…")
+            return
+        shown = [marker_text(m) for m in game.markers]
+        markers.update("Markers in play: " + ("; ".join(shown) if shown else "none"))
+
+    @on(GameRead)
+    def game_read(self, message: GameRead) -> None:
+        """The open game read whole (behind a `crtdesk review`): its turn and markers."""
+        if Path(message.path) == self.path:
+            self.show_game()
 
     # ------------------------------------------------------------------ filters
     @on(Input.Changed, "#review-filter")
@@ -305,6 +335,7 @@ class ReviewScreen(DeskScreen):
 
     @work(exclusive=True, group="review-jump")
     async def action_jump(self) -> None:
+        # Imported when first shown or asked for: the review opens without it.
         from tui.desk.screens.dialogs import NumberScreen
 
         if not self.shown_rows:
@@ -337,6 +368,7 @@ class ReviewScreen(DeskScreen):
         if row is None:
             self.notify("No entry to annotate.", markup=False)
             return
+        # Imported when first shown or asked for: the review opens without it.
         from tui.desk.screens.dialogs import NoteScreen
 
         text = await self.app.push_screen_wait(NoteScreen(f"entry {row.seq}"))
@@ -346,7 +378,6 @@ class ReviewScreen(DeskScreen):
     def append_note(self, seq: int, text: str) -> None:
         """Append the note through the save's session (a worker); the review (and the open
         game, when it is this save) then show it."""
-        path, player = self.path, self.desk.player
 
         def done(state: SaveState) -> None:
             if state.entry is None:
@@ -354,9 +385,7 @@ class ReviewScreen(DeskScreen):
             else:
                 self.noted(state.entry)
 
-        self.desk.session_for(path).append(
-            lambda notices: saves.append_note(path, seq, text, who=player, notices=notices), done
-        )
+        self.session.note(seq, text, done=done)
 
     def noted(self, entry: dict[str, Any]) -> None:
         """Show a note just appended: its row, and on the entry it annotates."""
@@ -372,7 +401,8 @@ class ReviewScreen(DeskScreen):
 
     def take_entries(self, new: list[dict[str, Any]]) -> None:
         """Entries appended after the ones shown: each gets its row, and an entry it
-        annotates or amends shows it. A gap means others came in between: read again."""
+        annotates or amends shows it (the game's turn and markers are the session's, which
+        applied them). A gap means others came in between: read again."""
         loaded = self.loaded
         if loaded is None:
             return
@@ -391,13 +421,11 @@ class ReviewScreen(DeskScreen):
         keep = None if was_last else self.highlighted_seq()
         try:
             for entry in new:
-                saves.apply_entry(loaded.game, entry, keep=False)
                 loaded.add(entry)  # kept whole: the few entries appended while it is shown
-        except saves.SaveError:
+        except SaveError:
             self.load()  # the entry a note points at is not where it was read: read again
             return
-        self.sub_title = f"Turn {loaded.game.turn} · {len(rows)} entries"
-        self.show_markers()
+        self.show_game()
         self.rebuild(keep=keep)
 
     # ------------------------------------------------------------------ luck and report
@@ -413,7 +441,9 @@ class ReviewScreen(DeskScreen):
 
     @work(thread=True, exclusive=True, group="review-luck", exit_on_error=False)
     def work_out_luck(self) -> None:
-        from tui.reports.luck import luck_report, luck_text
+        # Imported when first shown or asked for: the review opens without it.
+        from tui.reports.luck import luck_text
+        from tui.reports.luck.reading import read_luck
 
         loaded = self.loaded
         if loaded is None or loaded.partial:
@@ -421,12 +451,9 @@ class ReviewScreen(DeskScreen):
         else:
             # Read from the file again, entry by entry: the review keeps only its rows.
             try:
-                tables = self.desk.tables
-                report = saves.read_again(
-                    lambda: luck_report((r.entry for r in saves.read_entries(self.path)), tables)
-                )
+                report, _ = read_luck(self.path, self.desk.tables)
                 text = luck_text(report, max(40, self.size.width - 4))
-            except saves.SaveError as err:
+            except SaveError as err:
                 text = f"No luck figures: {err}"
         self.app.call_from_thread(self.query_one("#review-luck", Static).update, text)
 
@@ -437,15 +464,12 @@ class ReviewScreen(DeskScreen):
     @work(thread=True, exclusive=True, group="review-report", exit_on_error=False)
     def write_report(self) -> None:
         """The after-action report, as Markdown, in NAME-report.md beside the save."""
-        from tui.reports.report import read_report
+        # Imported when first shown or asked for: the review opens without it.
+        from tui.reports.report import write_report
 
         try:
-            read, game = read_report(self.path, self.desk.tables)
-            # Beside the save with its mode, replacing the name: never through a link; a
-            # piece at a time, never the whole page of a long campaign at once.
-            name = f"{self.path.stem}-report.md"
-            target = saves.write_beside(self.path, name, read.lines(game))
-        except (saves.SaveError, OSError) as err:
+            target = write_report(self.path, self.desk.tables)
+        except (SaveError, OSError) as err:
             message = f"No report written: {err}"
             self.app.call_from_thread(
                 self.notify, message, severity="error", markup=False, timeout=10
@@ -466,6 +490,11 @@ class ReviewScreen(DeskScreen):
         if field.has_focus:
             self.table.focus()
         elif self.app.screen_stack[0] is self:  # the desk's first screen: nothing under it
-            self.app.leave_first_review()  # type: ignore[attr-defined]
+            self.post_message(LeaveFirstReview())
         else:
             self.dismiss(None)
+
+    def on_unmount(self) -> None:
+        # The review's own session appends nothing more: news of it is dropped.
+        if self._own_session is not None:
+            self._own_session.close()

@@ -9,5 +9,4 @@ from tui.desk.screens.combat import CombatScreen
 
 
 class RivetsScreen(CombatScreen):
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = frozenset()  # Rivets places none
     FACTOR_NAMES: ClassVar[tuple[str, str]] = ("attack", "defence")

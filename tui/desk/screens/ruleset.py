@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -13,19 +12,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static
 
-from tui import saves
-from tui.desk.commands import RULESET_COMMANDS, RULESET_KEYS, Command, ruleset_title, short_name
+from tui.desk.commands import RULESET_COMMANDS, RULESET_KEYS, Command
+from tui.desk.messages import ShowRuleset, ShowStart
 from tui.desk.screens.base import DeskScreen
 from tui.desk.widgets.markers import MarkerPanel
 from tui.desk.widgets.title import TitleBar
+from tui.engine import registry
+from tui.engine.ruleset import FORM_SCREEN
 from tui.engine.text import entry_text, marker_text, one_line
 from tui.game.messages import GameChanged, GameRead
-from tui.game.session import SAVE_WAITS_FOR_FRAME, GameSession, SaveState, Write
+from tui.game.session import SAVE_WAITS_FOR_FRAME, GameSession, SaveState
 
 if TYPE_CHECKING:
-    from tui.desk.app import CrtDeskApp
     from tui.desk.screens.markers import MarkerRequest
-    from tui.saves import Marker
+    from tui.game.model import Game, Marker
 
 # Where the combat screens and the tests have long found them.
 __all__ = ["SAVE_WAITS_FOR_FRAME", "RulesetScreen", "SaveState"]
@@ -37,7 +37,6 @@ class RulesetScreen(DeskScreen):
     # Every command this screen has, in Footer order: its key, help line and palette entry.
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = RULESET_COMMANDS
     # The marker kinds this screen's game uses (None: every kind), and the marker keys.
-    MARKER_KINDS: ClassVar[frozenset[str] | None] = None
     MARKER_KEYS: ClassVar[str] = "^s next turn · ^\\ markers"
     # The smallest terminal that shows the form, the last roll and the chances together:
     # below it, the screen says so in place of its body (the class "-too-small", app.tcss).
@@ -58,16 +57,13 @@ class RulesetScreen(DeskScreen):
     )
 
     def __init__(self, ruleset: str) -> None:
-        # A player's chart ("game:NAME") is styled as one class: a colon is no class name.
-        style = "game-chart" if ruleset.startswith("game:") else ruleset
+        # A ruleset without a screen of its own (a player's chart) is styled as one class:
+        # its id may hold what no class name may.
+        style = ruleset if registry.get(ruleset).screen != FORM_SCREEN else "game-chart"
         super().__init__(name=ruleset, classes=f"ruleset-screen {style}")
         self.ruleset = ruleset
         # The turn and markers the marker panel shows (copies: the game's change in place).
         self._markers_shown: tuple[int, list[Any] | None] | None = None
-
-    @property
-    def desk(self) -> CrtDeskApp:
-        return self.app  # type: ignore[return-value]
 
     @property
     def session(self) -> GameSession:
@@ -75,6 +71,13 @@ class RulesetScreen(DeskScreen):
         session = self.desk.session
         assert session is not None
         return session
+
+    @property
+    def game(self) -> Game:
+        """The open game (while it is read from the saves list, what that knows of it)."""
+        game = self.session.game
+        assert game is not None
+        return game
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -122,8 +125,8 @@ class RulesetScreen(DeskScreen):
 
     def strip_text(self) -> str:
         parts = []
-        for key, ruleset in zip(RULESET_KEYS, self.desk.game.rulesets, strict=False):
-            name = short_name(ruleset)
+        for key, ruleset in zip(RULESET_KEYS, self.game.rulesets, strict=False):
+            name = registry.short_name(ruleset)
             parts.append(f"[{name}]" if ruleset == self.ruleset else f"{key.upper()} {name}")
         return " ".join(parts)
 
@@ -163,11 +166,11 @@ class RulesetScreen(DeskScreen):
         screen: the latest combat in its result box)."""
 
     def refresh_header(self) -> None:
-        game = self.desk.game
+        game = self.game
         self.title = game.title
         self.sub_title = (
             f"Turn {game.turn} · {self.desk.player} · "
-            f"{ruleset_title(self.ruleset, self.desk.tables)}"
+            f"{registry.title_of(self.ruleset, self.desk.tables)}"
         ) + (" · READ-ONLY" if self.session.read_only else "")
         # Redrawn only when the turn or a marker changed: the panel's height follows its
         # lines, so a redraw lays the screen out (on every roll recorded, before).
@@ -187,36 +190,23 @@ class RulesetScreen(DeskScreen):
         expanded = not self.has_class("-all-markers")
         self.set_class(expanded, "-all-markers")
         for panel in self.query(MarkerPanel).results(MarkerPanel):
-            panel.expand(expanded)
+            panel.show_all(expanded)
 
     def compose_markers(self) -> ComposeResult:
         """The marker panel: the turn and the markers in play that this screen's game uses."""
         yield MarkerPanel(self.MARKER_KEYS, classes="marker-panel")
 
-    @property
-    def marker_kinds(self) -> frozenset[str] | None:
-        """The marker kinds this screen's game uses (None: every kind)."""
-        return self.MARKER_KINDS
-
     def shown_markers(self, markers: Sequence[Marker]) -> list[Marker]:
         """The markers this screen lists (every one where it names no kinds)."""
-        kinds = self.marker_kinds
+        kinds = registry.get(self.ruleset).markers
         return list(markers) if kinds is None else [m for m in markers if m.kind in kinds]
 
     # ------------------------------------------------------------------ saving
-    def append_in_worker(
-        self, write: Write, done: Callable[[SaveState], None], after: threading.Event | None = None
-    ) -> None:
-        """The session's append (`GameSession.append`), as the ruleset screens call it."""
-        self.session.append(write, done, after)
-
-    def log_marker_change(
-        self,
-        write: Write,
-        said: str | Callable[[dict[str, Any]], str],
-    ) -> None:
-        """Append a turn or marker entry; the header and marker panel follow it. `said`
-        is what the player is told (or makes it from the entry written)."""
+    def marker_change_said(
+        self, said: str | Callable[[dict[str, Any]], str]
+    ) -> Callable[[SaveState], None]:
+        """What hears a turn or marker entry appended: the header and marker panel follow
+        it, and the player is told `said` (or what it makes of the entry written)."""
 
         def done(state: SaveState) -> None:
             self.refresh_header()
@@ -226,16 +216,17 @@ class RulesetScreen(DeskScreen):
             text = said if isinstance(said, str) else said(state.entry)
             self.notify(f"{text} (logged as entry {state.entry.get('seq')})", markup=False)
 
-        self.session.append(write, done)
+        return done
 
     # ------------------------------------------------------------------ turns and markers
     def action_next_turn(self) -> None:
         """Ask first: a new turn counts the markers down and closes the last combat to cards
         after its roll. The answer comes back to `start_next_turn` (no worker waits on the
         dialog)."""
+        # Imported when first shown: a ruleset screen opens without it.
         from tui.desk.screens.dialogs import ChoiceScreen
 
-        turn = self.desk.game.turn
+        turn = self.game.turn
         question = (
             f"End turn {turn} and start turn {turn + 1}? Timed markers count down one, "
             "and those at 0 are lifted."
@@ -250,33 +241,14 @@ class RulesetScreen(DeskScreen):
         """Start the next turn (logged) when the player said yes."""
         if answer != "yes":
             return
-        path, who = self.session.path, self.desk.player
-        self.log_marker_change(
-            lambda notices: saves.advance_turn(path, who=who, notices=notices),
-            lambda entry: (
-                f"Turn {entry['turn']} begins"
-                + (f"; lifted {', '.join(entry['expired'])}" if entry.get("expired") else "")
-            ),
-        )
-
-    @work(exclusive=True, group="markers")
-    async def action_frogman(self) -> None:
-        from tui.desk.screens.markers import MarkerPickScreen
-
-        card = self.desk.tables.data["pod-boom"]["repair_card"]
-        closed = [m for m in self.desk.game.markers if m.kind == "no-entry"]
-        if not closed:
-            self.notify(f"No No-entry hex to repair: {card} needs one.")
-            return
-        marker_id = closed[0].id
-        if len(closed) > 1:
-            marker_id = await self.app.push_screen_wait(
-                MarkerPickScreen(f"{card}: which No-entry hex?", closed)
+        self.session.next_turn(
+            done=self.marker_change_said(
+                lambda entry: (
+                    f"Turn {entry['turn']} begins"
+                    + (f"; lifted {', '.join(entry['expired'])}" if entry.get("expired") else "")
+                )
             )
-            if marker_id is None:
-                return
-        marker = next(m for m in closed if m.id == marker_id)
-        self.lift(marker_id, f"{card} repairs the hex", marker_text(marker))
+        )
 
     @work(exclusive=True, group="markers")
     async def action_marker_by_hand(self) -> None:
@@ -284,7 +256,7 @@ class RulesetScreen(DeskScreen):
         from tui.desk.screens.dialogs import ChoiceScreen
         from tui.desk.screens.markers import MarkerPickScreen, PlaceMarkerScreen
 
-        markers = self.desk.game.markers
+        markers = self.game.markers
         choices = [("n", "nothing (or Esc)", ""), ("p", "place a marker", "place")]
         if markers:
             choices.append(("l", "lift a marker", "lift"))
@@ -306,46 +278,41 @@ class RulesetScreen(DeskScreen):
         return ""
 
     def lift(self, marker_id: str, note: str | None, shown: str) -> None:
-        path, who = self.session.path, self.desk.player
-        self.log_marker_change(
-            lambda notices: saves.remove_marker(
-                path, marker_id, note=note, who=who, notices=notices
-            ),
-            f"{note + ': ' if note else ''}lifted {shown}",
+        self.session.lift_marker(
+            marker_id,
+            note=note,
+            done=self.marker_change_said(f"{note + ': ' if note else ''}lifted {shown}"),
         )
 
     def place(self, request: MarkerRequest) -> None:
-        path, who = self.session.path, self.desk.player
-        self.log_marker_change(
-            lambda notices: saves.add_marker(
-                path,
-                request.kind,
-                request.target,
-                request.side,
-                request.turns,
-                who=who,
-                notices=notices,
-            ),
-            f"Placed {request.kind} on {request.target}",
+        self.session.place_marker(
+            request.kind,
+            request.target,
+            request.side,
+            request.turns,
+            done=self.marker_change_said(f"Placed {request.kind} on {request.target}"),
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch_ruleset":
-            return parameters[0] < len(self.desk.game.rulesets)  # type: ignore[operator]
+            index = parameters[0]
+            return isinstance(index, int) and index < len(self.game.rulesets)
         return True
 
     def action_switch_ruleset(self, index: int) -> None:
-        self.desk.show_ruleset(self.desk.game.rulesets[index])
+        self.post_message(ShowRuleset(self.game.rulesets[index]))
 
     def action_help(self) -> None:
+        # Imported when first shown: a ruleset screen opens without it.
         from tui.desk.screens.help import HelpScreen
 
         self.app.push_screen(HelpScreen(self.ruleset, self.DESK_COMMANDS))
 
     def action_log(self) -> None:
+        # Imported when first shown: a ruleset screen opens without it.
         from tui.desk.screens.review import ReviewScreen
 
         self.app.push_screen(ReviewScreen(self.session.path))
 
     def action_back(self) -> None:
-        self.desk.show_start()
+        self.post_message(ShowStart())

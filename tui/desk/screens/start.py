@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Static
 
-from tui import saves
-from tui.desk.commands import SHORT_NAMES, START_COMMANDS
+from tui.desk.commands import START_COMMANDS
+from tui.desk.messages import CreateGame, OpenGame, RepairSave
 from tui.desk.screens.base import DeskScreen
 from tui.desk.widgets.title import TitleBar
+from tui.engine import registry
 from tui.engine.text import one_line, when_text
+from tui.game.folder import GameSummary, list_games
+from tui.game.messages import SaveRepaired
 
 if TYPE_CHECKING:
     from tui.desk.screens.dialogs import NewGameRequest
@@ -57,9 +59,8 @@ class StartScreen(DeskScreen):
         self.reload()
 
     def reload(self) -> None:
-        desk = self.app
-        folder = desk.saves_dir  # type: ignore[attr-defined]
-        self.games = saves.list_games(folder)
+        folder = self.desk.saves_dir
+        self.games = list_games(folder)
         self.query_one("#saves-folder", Static).update(f"Saves in {folder}/ ({len(self.games)})")
         table = self.query_one(DataTable)
         table.clear()
@@ -69,7 +70,7 @@ class StartScreen(DeskScreen):
                 # Within the rulesets column at 80 columns ("unreadable (Enter: w" was cut).
                 table.add_row(file, fit(game.title, COLUMNS[1][1]), UNREADABLE, "-", "-")
                 continue
-            rulesets = " ".join(SHORT_NAMES.get(r, r) for r in game.rulesets)
+            rulesets = " ".join(registry.short_name(r) for r in game.rulesets)
             last = when_text(game.last_entry)[5:] if game.last_entry else "-"
             table.add_row(
                 file,
@@ -80,7 +81,7 @@ class StartScreen(DeskScreen):
             )
         table.focus()
 
-    def _highlighted(self) -> saves.GameSummary | None:
+    def _highlighted(self) -> GameSummary | None:
         table = self.query_one(DataTable)
         if not self.games or table.cursor_row < 0:
             return None
@@ -99,54 +100,52 @@ class StartScreen(DeskScreen):
             message = f"{game.error} (r repairs it: a copy kept, nothing lost)"
             self.notify(message, severity="error", markup=False, timeout=10)
             return
-        self.app.open_game(game)  # type: ignore[attr-defined]
+        self.post_message(OpenGame(game))
 
     def action_repair(self) -> None:
         game = self._highlighted()
         if game is not None:
             # The list reads only a save's ends: one broken in the middle is refused on
             # opening, and repaired from here all the same (a sound one is left as it is).
-            self.repair(game.path)
+            # `crtdesk repair`, off the UI thread: the desk hears how it went (`repaired`).
+            self.post_message(RepairSave(game.path))
 
-    @work(thread=True, exclusive=True, group="start-repair", exit_on_error=False)
-    def repair(self, path: Path) -> None:
-        """`crtdesk repair` on the save, in a worker; what it did said, the list read again."""
-        try:
-            done = saves.repair_save(path)
-        except saves.SaveError as err:
-            self.app.call_from_thread(
-                self.notify, f"Not repaired: {err}", severity="error", markup=False, timeout=10
+    @on(SaveRepaired)
+    def repaired(self, message: SaveRepaired) -> None:
+        """What the repair did said; the list read again when the file changed."""
+        path, done = message.path, message.repaired
+        if done is None:
+            self.notify(
+                f"Not repaired: {message.error}", severity="error", markup=False, timeout=10
             )
             return
         aside = f"; {len(done.set_aside)} set aside in {done.side_file}" if done.side_file else ""
         if done.backup is None:
-            self.app.call_from_thread(
-                self.notify, f"{path.name} is sound: nothing to repair.", markup=False
-            )
+            self.notify(f"{path.name} is sound: nothing to repair.", markup=False)
             return
-        self.app.call_from_thread(
-            self.notify,
+        self.notify(
             f"Repaired {path.name}: {done.entries} entries kept{aside}; the file as it was "
             f"is in {done.backup}",
             markup=False,
             timeout=10,
         )
-        self.app.call_from_thread(self.reload)
+        self.reload()
 
     def action_new_game(self) -> None:
+        # Imported when first shown: the start screen draws without it.
         from tui.desk.screens.dialogs import NewGameScreen
 
-        app = self.app
-        dialog = NewGameScreen(app.tables, games=app.games_dir)  # type: ignore[attr-defined]
-        app.push_screen(dialog, self._created)
+        dialog = NewGameScreen(self.desk.tables, games=self.desk.games_dir)
+        self.app.push_screen(dialog, self._created)
 
     def _created(self, request: NewGameRequest | None) -> None:
         if request is not None:
-            self.app.create_game(  # type: ignore[attr-defined]
-                request.title, request.rulesets, request.options, request.charts
+            self.post_message(
+                CreateGame(request.title, request.rulesets, request.options, request.charts)
             )
 
     def action_review_log(self) -> None:
+        # Imported when first shown: the start screen draws without it.
         from tui.desk.screens.review import ReviewScreen
 
         game = self._highlighted()
@@ -154,6 +153,7 @@ class StartScreen(DeskScreen):
             self.app.push_screen(ReviewScreen(game.path))
 
     def action_help(self) -> None:
+        # Imported when first shown: the start screen draws without it.
         from tui.desk.screens.help import HelpScreen
 
         self.app.push_screen(HelpScreen(None, START_COMMANDS))

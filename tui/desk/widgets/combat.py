@@ -32,11 +32,11 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
+from tui.desk.compat import keep_input_scroll_width
 from tui.engine.text import cell_text, dice_brief, shown_lines
 
 if TYPE_CHECKING:
     from tui.engine import Outcome
-    from tui.engine.kinds import Shown
     from tui.engine.preview import Preview
 
 BAR_WIDTH = 10
@@ -55,28 +55,33 @@ def bar(probability: float, width: int = BAR_WIDTH) -> str:
     return text.ljust(width)
 
 
+class TypingForm:
+    """A screen whose form is read as a value is typed in one of its `FixedInput`s, not
+    when the field's Changed message reaches it (a frame later)."""
+
+    def field_typed(self, field: Input, value: str) -> None:
+        """`field` now holds `value`, typed."""
+        raise NotImplementedError
+
+
 class FixedInput(Input):
     """An Input whose size is fixed by its CSS: a changed value redraws it without
     laying the screen out again (Textual's Input asks for a layout whenever its text
     grows or shrinks, to resize its scrolling area). A value typed is handed at once to
-    the screen's `field_typed(field, value)`, where it has one."""
+    its screen, when that is a `TypingForm`."""
 
     def validate_value(self, value: str) -> str:
         if not self.styles.auto_dimensions:
-            # The scrolling area's new width (Input's `content_width` with this value), set
-            # before Input's own watcher and without a layout (it only scrolls the text):
-            # the watcher then finds it unchanged.
-            shown = self.placeholder if self.placeholder and not value else f"{value} "
-            self.set_reactive(Input.virtual_size, Size(cell_len(shown), 1))
+            # Set before Input's own watcher and without a layout (it only scrolls the
+            # text): the watcher then finds it unchanged.
+            keep_input_scroll_width(self, value)
         return value
 
     def watch_value(self, value: str) -> None:
-        if self.has_focus:
+        if self.has_focus and isinstance(self.screen, TypingForm):
             # Typed: the form is told now, so the preview is drawn in the same frame as
             # the key's echo (its Changed message reaches the screen a frame later).
-            answer = getattr(self.screen, "field_typed", None)
-            if answer is not None:
-                answer(self, value)
+            self.screen.field_typed(self, value)
 
 
 class Cycle(Widget, can_focus=True):
@@ -279,21 +284,6 @@ class UnitRow(Horizontal):
     def mark_invalid(self, parts: Collection[str]) -> None:
         """Mark the parts that cannot be read (and only those)."""
         self.factor_input.set_class("factor" in parts, "-invalid")
-
-
-def unit_row(
-    shown: Shown, side: str, number: int, terrains: tuple[str, ...], placeholder: str
-) -> UnitRow:
-    """The unit row a side's field kind names: a factor (and its hex's terrain where it
-    counts), or an OCS counter (tui.desk.widgets.ocs, imported by the screens that show
-    one)."""
-    from tui.engine.kinds import Shown
-
-    if shown is Shown.OCS_UNIT_ROWS:
-        from tui.desk.widgets.ocs import OcsUnitRow
-
-        return OcsUnitRow(side, number, placeholder=placeholder)
-    return UnitRow(side, number, terrains, placeholder=placeholder)
 
 
 class LinesInPlace(Static):

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from textual.widgets import Static
 
 from tui.engine.text import marker_text, shown_lines
-from tui.saves import Marker
+from tui.game.model import Marker
 
 # The keys are in tui.desk.commands; they are not in the Footer, which has no room for them.
 KEYS_HINT = "^s next turn · ^z Frogman · ^\\ markers"
@@ -76,7 +76,7 @@ class MarkerPanel(Static):
         self._lines_shown = len(lines)
         self.update(shown_lines(lines), layout=not same)
 
-    def expand(self, expanded: bool) -> None:
+    def show_all(self, expanded: bool) -> None:
         """List every marker, one a line (True), or as many as fit one line (False)."""
         self.expanded = expanded
         if self._shown is not None:

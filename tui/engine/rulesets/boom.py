@@ -8,6 +8,7 @@ CRT); apart, the preview would need the resolver's private readers."""
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from tui.engine.tables import Chart, Tables
 
 STEPS = ("attrition", "accuracy", "direction", "crt")
 
-# The missions (the desk form's choice, tui.engine.schema) that meet AA on their route:
+# The missions (the desk form's choice, rulesets.boom_ruleset) that meet AA on their route:
 # bombers. Batteries and ships skip attrition, and with it the AA units, the bombers' range
 # and the target's distance (the long-range AA bonus).
 AA_MISSIONS = frozenset({"bombers"})
@@ -627,3 +628,9 @@ def chain_distribution(combat: CombatInput, tables: Tables) -> Distribution:
         details=tuple(details),
         inputs=combat.to_dict(),
     )
+
+
+def whole_chain(combat: CombatInput, tables: Tables) -> Distribution:
+    """The whole chain's chances, folded: one read first refuses what the chain refuses."""
+    resolve(combat, tables, Roller(random.Random(0)))
+    return chain_distribution(combat, tables)

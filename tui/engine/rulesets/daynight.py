@@ -7,6 +7,7 @@ from typing import Any
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
+from tui.engine.questions import AnsweringRoller, ChoiceQuestion, NumberQuestion, Option, Question
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,
@@ -232,4 +233,42 @@ def _row(
     how = " (by hand)" if given is not None else ""
     trace.append(f"1d{sides} {die}{how} {drm:+d} DRM = {modified}{clamp}")
     roller.read_row(str(total))
-    return total
+    return int(total)
+
+
+# --- what the procedure asks once the dice are read ------------------------------------------
+
+
+def ask(
+    combat: CombatInput, outcome: Outcome, roller: AnsweringRoller, asked: set[str]
+) -> Question | None:
+    """On the first ENG the reserve, on the first BTL pressing on: asked before the battle
+    is rolled again. At the end, on A1/A1X/A2X, whether the attacker retreats."""
+    battle = outcome.effects.get("battle") or [{"cell": outcome.cell, "roll": outcome.roll}]
+    for step in battle[: roller.known]:
+        cell = step["cell"]
+        if cell == "ENG" and "reserve" not in asked:
+            return NumberQuestion(
+                "reserve",
+                f"ENG on row {step['roll']}: engaged. The attacker may commit one exploitation "
+                "reserve (new odds) before the battle is rolled again. Its strength:",
+                0,
+                None,
+                "none",
+            )
+        if cell == "BTL" and "press_on" not in asked:
+            return ChoiceQuestion(
+                "press_on",
+                f"BTL on row {step['roll']}: unresolved battle. An attacker with superior "
+                "morale may take one step loss and roll again at the same odds.",
+                (Option("n", "the battle ends on BTL", False), Option("y", "press on", True)),
+            )
+    if roller.wanted is None and outcome.cell in ATTACKER_MAY_RETREAT:
+        if "attacker_retreats" not in asked:
+            return ChoiceQuestion(
+                "attacker_retreats",
+                f"{outcome.cell}: does the attacker retreat (its units disorganized) or take "
+                "its losses in steps?",
+                (Option("s", "step losses", False), Option("r", "retreat, disorganized", True)),
+            )
+    return None

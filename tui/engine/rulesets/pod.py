@@ -4,13 +4,15 @@ special cards, and the two chart layouts."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from tui.engine.dice import Roller, check_roll, parse_dice
+from tui.engine.dice import DiceRoll, Roller, check_roll, parse_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
+from tui.engine.questions import ChoiceQuestion, DiceQuestion, MarkerQuestion, Option, Question
 from tui.engine.rulesets.common import (
     finish,
     pick_column,
@@ -161,7 +163,7 @@ def _obstacle_cdf(combat: CombatInput, tables: Tables, trace: list[str]) -> int 
     trace.append(
         f"Defender is a {combat.obstacle} obstacle: CDF {cdf} ({source}); obstacles ignore terrain"
     )
-    return cdf
+    return int(cdf)
 
 
 def _shifts(combat: CombatInput, tables: Tables) -> list[tuple[str, int]]:
@@ -454,7 +456,49 @@ def after_roll_card(combat: CombatInput, outcome: Outcome, tables: Tables, side:
         return None
     if getattr(combat, f"{side}_card"):
         return None
-    return cards[0]
+    return str(cards[0])
+
+
+def after_roll_offers(combat: CombatInput, outcome: Outcome, tables: Tables) -> dict[str, str]:
+    """Side -> the card it may still play after this roll (`after_roll_card`), for the sides
+    that may play one."""
+    offers = {side: after_roll_card(combat, outcome, tables, side) for side in SIDES}
+    return {side: card for side, card in offers.items() if card}
+
+
+def card_given_after_roll(combat: CombatInput, tables: Tables) -> str | None:
+    """The side whose card (a flag, a logged input) is one played after the roll, or None:
+    none is, or both sides hold one (refused as given: one such card per combat)."""
+    cards = tables.data[combat.ruleset]["after_roll_cards"]
+    sides = [side for side in SIDES if getattr(combat, f"{side}_card") in cards]
+    return str(sides[0]) if len(sides) == 1 else None
+
+
+def as_rolled(combat: CombatInput, tables: Tables) -> CombatInput:
+    """The combat as its dice were rolled: without any card played after the roll."""
+    cards = tables.data[combat.ruleset]["after_roll_cards"]
+    attacker, defender = combat.attacker_card, combat.defender_card
+    if attacker not in cards and defender not in cards:
+        return combat
+    return replace(
+        combat,
+        attacker_card=None if attacker in cards else attacker,
+        defender_card=None if defender in cards else defender,
+    )
+
+
+def last_combat(
+    entries: Sequence[Mapping[str, Any]],
+) -> tuple[Mapping[str, Any] | None, str | None]:
+    """The game's last combat, the one a card after the roll is played on (from either
+    player's desk, or the CLI), and why no card may be played after it any more (None: one
+    may). (None, None) when the game has no combat."""
+    for at in range(len(entries) - 1, -1, -1):
+        entry = entries[at]
+        if entry.get("kind") != "combat" or entry.get("amends") is not None:
+            continue
+        return entry, after_roll_closed(entry, entries[at + 1 :])
+    return None, None
 
 
 def after_roll_closed(combat: Mapping[str, Any], later: Iterable[Mapping[str, Any]]) -> str | None:
@@ -473,9 +517,52 @@ def after_roll_closed(combat: Mapping[str, Any], later: Iterable[Mapping[str, An
     return None
 
 
-def hero_site_draw(roller: Roller, manual: int | None = None) -> int:
-    """Site won uncontested by the attacker, loser lacks the Buddy card: its 1d6 for the draw."""
-    return roller.roll("Hero Site card draw", 1, 6, manual)
+# --- Hero Buddy cards away from the CRT: the Hero Site draw, the Engineer/Frogman ------------
+
+HERO_SITE_QUESTION = (
+    "A Hero Site won uncontested, the loser lacking the Buddy card: who won it?\n"
+    "The attacker rolls 1d6 for the draw (the desk rolls it and logs it)."
+)
+
+
+@dataclass(frozen=True)
+class HeroSiteDraw:
+    """A Hero Site won uncontested by `winner`: the die of the draw and what it means, or
+    why there is no draw (`refused`)."""
+
+    winner: str
+    dice: tuple[DiceRoll, ...] = ()
+    refused: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self.refused is not None or not self.dice:
+            return self.refused or ""
+        return hero_site_draw_text(self.dice[0].total)
+
+
+def hero_site() -> Generator[Question, Any, HeroSiteDraw | None]:
+    """The Hero Site draw as a procedure: who won the site (None or "no": nobody yet, no
+    draw), then, for the attacker only (RULINGS), the 1d6 of the draw."""
+    winner = yield ChoiceQuestion(
+        "winner",
+        HERO_SITE_QUESTION,
+        (
+            Option("n", "nobody yet: roll nothing", "no"),
+            Option("a", "the attacker: roll and log the draw", "attacker"),
+            Option("d", "the defender: no draw", "defender"),
+        ),
+    )
+    if winner in (None, "no"):
+        return None
+    refused = hero_draw_refusal(winner)
+    if refused is not None:
+        return HeroSiteDraw(winner, refused=refused)
+    die = yield DiceQuestion("hero_draw", "Hero Site card draw", 1, 6)
+    if not isinstance(die, DiceRoll):
+        raise TypeError(f"a DiceRoll answers the Hero Site draw, not {die!r}")
+    check_roll("hero_draw", die.total, 1, 6, "1d6")
+    return HeroSiteDraw(winner, dice=(die,))
 
 
 def hero_draw_refusal(winner: str) -> str | None:
@@ -497,3 +584,36 @@ def hero_site_draw_text(count: int) -> str:
         f"The loser offers {count} Buddy card{'s' if count != 1 else ''} face down; "
         "the attacker draws one."
     )
+
+
+@dataclass(frozen=True)
+class Repair:
+    """Hero #15 Engineer/Frogman played: the No-entry marker it lifts, or why none."""
+
+    card: str
+    marker: Any = None  # the marker in play lifted (None: none)
+    refused: str | None = None
+
+    @property
+    def note(self) -> str:
+        return f"{self.card} repairs the hex"
+
+
+def frogman(markers: Iterable[Any], tables: Tables) -> Generator[Question, Any, Repair | None]:
+    """Hero #15 Engineer/Frogman as a procedure (RULINGS "Markers": it opens a No-entry hex,
+    lifting its marker whatever strikes made it): which No-entry hex, when several are
+    closed. None when the question is left unanswered."""
+    card = tables.data["pod-boom"]["repair_card"]
+    closed = tuple(marker for marker in markers if marker.kind == "no-entry")
+    if not closed:
+        return Repair(card, refused=f"No No-entry hex to repair: {card} needs one.")
+    marker_id = closed[0].id
+    if len(closed) > 1:
+        marker_id = yield MarkerQuestion("marker", f"{card}: which No-entry hex?", closed)
+        if marker_id is None:
+            return None
+    marker = next((m for m in closed if m.id == marker_id), None)
+    if marker is None:
+        allowed = [m.id for m in closed]
+        raise InputError("marker", marker_id, "one of " + ", ".join(allowed), choices=allowed)
+    return Repair(card, marker)

@@ -9,7 +9,6 @@ result against its exact distribution (a mid-rank percentile); `tui.reports.luck
 
 from tui.reports.luck.chi_square import chi_square_p, upper_gamma_q
 from tui.reports.luck.stats import (
-    DAYNIGHT_ORDER,
     CombatFigures,
     CombatLuck,
     FaceCounts,
@@ -35,7 +34,6 @@ from tui.reports.luck.text import (
 __all__ = [
     "CombatFigures",
     "CombatLuck",
-    "DAYNIGHT_ORDER",
     "FaceCounts",
     "LuckGroup",
     "LuckReport",

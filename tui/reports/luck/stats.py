@@ -15,8 +15,13 @@ Two figures, both from a save's log entries:
   0.5 says whether a player's combats went better or worse than the odds promised.
 
 An entry's player is its `who`: the player who logged a combat is taken as its attacker.
-A combat amended by a later entry (a card played after the roll, `amends = N`) is read
-once, as first rolled: the amending entry repeats its dice and adds nothing here.
+RULINGS "Luck and after-roll cards": the dice are judged as they fell, on the column they
+were read on, before any card played after the roll. A combat amended by a later entry (a
+card played after the roll, `amends = N`) is read once, as first rolled: the amending entry
+repeats its dice and adds nothing here, but for a result it cancelled (Stanfill), which
+leaves the combat it amends unjudged. A card played after the roll kept in a combat's own
+inputs (as older saves logged a card flag) is left out of the combat judged
+(`tui.engine.procedure.as_rolled`).
 
 About 580 lines: the ranking of results, one combat's percentile, the dice faces and the
 running tally kept together, as one statistic; the figures' text is in `tui.reports.luck.text`.
@@ -26,18 +31,22 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeGuard
 
-from tui.engine import schema
+from tui.engine import registry
 from tui.engine.combat import CombatInput, Distribution, distribution, plain
+from tui.engine.combat import combat_from_inputs as logged_combat
 from tui.engine.dice import DESK, MANUAL, SEED
 from tui.engine.errors import InputError
+from tui.engine.procedure import as_rolled
+from tui.engine.schema import judged
 from tui.engine.tables import Tables, TablesError, default_tables
 from tui.engine.text import one_line
 from tui.reports.luck.chi_square import chi_square_p
@@ -53,19 +62,18 @@ def combat_from_inputs(inputs: Mapping[str, Any]) -> CombatInput:
     """A logged combat's `inputs` as the CombatInput again, with only what decides its
     chances: not the dice rolled by hand, nor the answers that say how a result is taken
     (the ruleset's schema says which are which)."""
-    return schema.combat_from_inputs(inputs, keep=schema.judged)
+    return logged_combat(inputs, keep=judged)
 
 
 # --- ordering results for the attacker -----------------------------------------------------
 
 # Day/Night codes, best for the attacker first: the printed charts read in this order down
 # every column (tests/engine/test_luck.py checks it against tables.toml).
-DAYNIGHT_ORDER = ("D2X", "D2", "D1", "FF", "D1+", "ENG", "BTL", "A1", "A1X", "A2X")
 _ELIMINATED = 10**6  # a loss of every unit, when the side's total is not known
 _ACCURACY = {"miss": 0, "half": 1, "all": 2}
 
 
-def _known(total: float | None) -> bool:
+def _known(total: float | None) -> TypeGuard[float]:
     return isinstance(total, int | float) and not isinstance(total, bool) and total > 0
 
 
@@ -73,7 +81,7 @@ def _loss(side: Mapping[str, Any], total: float | None) -> float:
     whole = total if _known(total) else _ELIMINATED
     if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
         return whole
-    lost = 0
+    lost: float = 0
     for key in ("factors_lost", "steps_lost", "bombers_removed"):
         value = side.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -86,12 +94,12 @@ def _gone(side: Mapping[str, Any], total: float | None) -> bool:
     of it to retreat, be disorganized, advance or exploit, whatever else its line says."""
     if side.get("eliminated") or side.get("factors_lost") in ("all", "All"):
         return True
-    return _known(total) and _loss(side, total) >= total  # type: ignore[operator]
+    return _known(total) and _loss(side, total) >= total
 
 
 def _moved(side: Mapping[str, Any]) -> float:
     """Hexes a side must give up: retreats, and options (retreat or lose steps)."""
-    moved = 0
+    moved: float = 0
     for key in ("retreat", "option", "retreat_or_steps"):
         value = side.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -108,7 +116,7 @@ def result_rank(
 ) -> tuple[float, ...]:
     """How good a result is for the attacker: a larger rank is better, equal ranks tie.
 
-    Day/Night reads its codes in the charts' own order (DAYNIGHT_ORDER). Every other
+    A ruleset that orders its own results (Day/Night, a player's chart) ranks them. Every other
     ruleset compares, in turn: the defender's losses less the attacker's (factors, steps or
     bombers; an eliminated side loses its whole total), the hexes the defender must give up
     less the attacker's (retreats and options; Big Boom's No-entry turns count for the
@@ -116,11 +124,10 @@ def result_rank(
     all it has (eliminated, or losses of its whole total) keeps nothing else of its line:
     nothing is left of it to retreat, advance or exploit, so results that end the same tie.
     """
-    if ruleset == "daynight" and isinstance(cell, str) and cell in DAYNIGHT_ORDER:
-        return (float(len(DAYNIGHT_ORDER) - DAYNIGHT_ORDER.index(cell)),)
-    chart_rank = effects.get("rank")  # a player's chart: the order of its [results]
-    if ruleset.startswith("game:") and isinstance(chart_rank, int | float):
-        return (float(chart_rank),)
+    if registry.known(ruleset):
+        own = registry.get(ruleset).rank(cell, effects)
+        if own is not None:
+            return own
     attacker = effects.get("attacker") or {}
     defender = effects.get("defender") or {}
     losses = _loss(defender, defense_total) - _loss(attacker, attack_total)
@@ -186,32 +193,9 @@ class CombatLuck:
 
 
 def same_chances(combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
-    """A combat with the same exact distribution, cheaper to share between combats.
-
-    OCS's distribution (surprise, shift and result dice: up to 726 paths) costs the most,
-    and it reads the units only for the odds column and the action ratings only as their
-    difference: the combat read on its logged odds column, with no units and the smaller
-    rating at 0, has the same chances and is shared by every combat like it.
-    """
-    column = entry.get("odds_column")
-    if combat.ruleset != "ocs" or combat.column is not None or not isinstance(column, str):
-        return combat
-    from tui.engine.rulesets.ocs.supply import with_unit_ars
-
-    # The action ratings its units give, before the units are left out.
-    rated = with_unit_ars(combat)
-    difference = rated.attacker_ar - rated.defender_ar
-    return replace(
-        rated,
-        attackers=(),
-        defenders=(),
-        column=column,
-        defender_unsupplied=False,
-        attacker_ar_unit=None,
-        defender_ar_unit=None,
-        attacker_ar=max(difference, 0),
-        defender_ar=max(-difference, 0),
-    )
+    """A combat with the same exact distribution, cheaper to share between combats (the
+    ruleset says which: OCS's on its logged odds column)."""
+    return registry.get(combat.ruleset).same_chances(combat, entry)
 
 
 def _chances(
@@ -238,7 +222,7 @@ def _chances(
         by_rank[rank] = by_rank.get(rank, Fraction(0)) + chance
     p_same = by_rank.get(obtained, Fraction(0))
     p_worse = sum((p for rank, p in by_rank.items() if rank < obtained), Fraction(0))
-    variance = (1 - sum(p**3 for p in by_rank.values())) / 12
+    variance = (1 - sum((p**3 for p in by_rank.values()), Fraction(0))) / 12
     return p_worse, p_same, variance, by_cell
 
 
@@ -251,11 +235,16 @@ def _steps(units: Iterable[Any]) -> int | None:
 
 def _wholes(combat: CombatInput, entry: Mapping[str, Any], tables: Tables) -> tuple[Any, Any]:
     """What each side has to lose, in what the ruleset's results count losses in
-    (`Tables.losses_in`): its units' steps (None where one's are not known), or the logged
+    (its Ruleset's `losses`): its units' steps (None where one's are not known), or the logged
     totals of factors."""
-    if tables.losses_in(combat.ruleset) == "steps":
+    if registry.get(combat.ruleset).losses(tables) == "steps":
         return _steps(combat.attackers), _steps(combat.defenders)
     return entry.get("attack_total"), entry.get("defense_total")
+
+
+# Why a combat whose result Stanfill cancelled is not judged (in its own entry, or by a
+# card played after its roll): nothing came of its dice.
+CANCELLED = "its result was cancelled (Margaret Stanfill): nothing happened to judge"
 
 
 def combat_luck(
@@ -270,9 +259,10 @@ def combat_luck(
     if not dice:
         return "no dice were read (an automatic result)"
     if (entry.get("effects") or {}).get("cancelled"):
-        return "its result was cancelled (Margaret Stanfill): nothing happened to judge"
+        return CANCELLED
     try:
-        combat = combat_from_inputs(entry.get("inputs") or {})
+        # The dice as they fell: a card played after the roll (a Joker) is no luck.
+        combat = as_rolled(combat_from_inputs(entry.get("inputs") or {}), tables)
         read = same_chances(combat, entry)
         key = json.dumps(plain(read.to_dict()), sort_keys=True)
         found = cache.get(key) if cache is not None else None
@@ -567,10 +557,14 @@ class LuckTally:
             self._tallies.setdefault(key, _Tally()).count(rolls)
         if entry.get("kind") != "combat":
             return None
-        if entry.get("amends") is not None:
-            self.skipped.append(
-                (entry["seq"], f"it amends entry {entry['amends']}, read as rolled")
-            )
+        amends = entry.get("amends")
+        if amends is not None:
+            if (entry.get("effects") or {}).get("cancelled"):
+                self._cancelled(amends)
+                why = f"it amends entry {amends}, whose result it cancelled"
+            else:
+                why = f"it amends entry {amends}, read as rolled"
+            self.skipped.append((entry["seq"], why))
             return None
         found = combat_luck(entry, self.tables, self._cache, self._judged)
         if isinstance(found, str):
@@ -579,6 +573,16 @@ class LuckTally:
         found = self._compact(found)
         self.combats.append(found)
         return found
+
+    def _cancelled(self, seq: Any) -> None:
+        """A card after the roll (Stanfill) cancelled the result of combat `seq`: it is not
+        judged, for the reason its own entry would give had it logged the card."""
+        for at in range(len(self.combats) - 1, -1, -1):
+            if self.combats[at].seq == seq:
+                del self.combats[at]
+                where = bisect.bisect(self.skipped, seq, key=lambda skip: skip[0])
+                self.skipped.insert(where, (seq, CANCELLED))
+                return
 
     def _compact(self, found: CombatLuck) -> CombatLuck:
         shared = self._shared

@@ -96,7 +96,7 @@ def _group_lines(group: LuckGroup, width: int) -> list[str]:
 
 def _ruleset_table(report: LuckReport, player: str) -> list[str]:
     groups = [g for g in report.groups if g.player == player and g.ruleset is not None]
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             g.ruleset or "",
             str(sum(f.dice for f in g.desk_faces)),

@@ -34,25 +34,24 @@ The format (docs/adding-a-game.md walks through it):
 
 A chart is checked as a whole when read (tui.engine.rulesets.charts.reading); a broken one raises
 ChartError, one line naming the file, the line where TOML can say it, the key path and what
-is allowed. A chart read is registered here under the ruleset id "game:NAME" (NAME: the
-file's stem) and resolved by the one engine front door (tui.engine.combat) like a built-in
-ruleset, by its family's module (tui.engine.rulesets.charts.player). This module holds what they
-share: the chart as data, the charts known, and each chart's inputs as schema fields (the
-desk's form and the CLI's flags). Never imports textual.
+is allowed. The registry's chart loader (tui.engine.registry) makes a chart read into a
+Ruleset (tui.engine.rulesets.charts.ruleset), resolved by the one engine front door
+(tui.engine.combat) like a built-in one. This module holds the chart as data and its inputs
+as schema fields (the desk's form and the CLI's flags). Never imports textual.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 from tui.engine.errors import InputError
-
-PREFIX = "game:"
+from tui.engine.kinds import CHOICE, SIGNED, TICK, WHOLE
+from tui.engine.schema import FIELDS, Field
 
 
 class ChartError(Exception):
@@ -82,7 +81,8 @@ class Modifier:
             return self.by
         if self.input == "choice":
             return dict(self.values)[value]
-        return self.by * value
+        amount: Fraction = self.by * value
+        return amount
 
     def check(self, value: Any) -> None:
         """Refuse a value the modifier does not take, naming what it does."""
@@ -140,10 +140,6 @@ class PlayerChart:
     _patterns: tuple[tuple[re.Pattern[str], str], ...] = field(default=(), repr=False)
 
     @property
-    def ruleset(self) -> str:
-        return PREFIX + self.name
-
-    @property
     def dice(self) -> str:
         return f"{self.count}d{self.sides}"
 
@@ -175,57 +171,6 @@ class PlayerChart:
                 return row
         return None
 
-    def summary(self) -> str:
-        columns = f"{len(self.columns)} {self.kind} columns {self.columns[0]}..{self.columns[-1]}"
-        rows = f"{len(self.rows)} rows {self.rows[0].low}..{self.rows[-1].high}"
-        mods = len(self.modifiers)
-        return (
-            f"{self.ruleset}: {self.title} ({self.dice}); {columns}; {rows}; "
-            f"{len(self.results)} result codes; {mods} modifier{'s' if mods != 1 else ''}"
-        )
-
-
-# --- the charts known to the engine -------------------------------------------------------------
-
-_KNOWN: dict[str, PlayerChart] = {}
-
-
-def register(chart: PlayerChart) -> str:
-    """Make `chart` the one its ruleset id resolves with (and whose fields the schema
-    gives); returns the id."""
-    from tui.engine.schema import GAME_FIELDS
-
-    _KNOWN[chart.ruleset] = chart
-    GAME_FIELDS[chart.ruleset] = fields(chart)
-    return chart.ruleset
-
-
-def is_game(ruleset: object) -> bool:
-    return isinstance(ruleset, str) and ruleset.startswith(PREFIX)
-
-
-def known(ruleset: str) -> PlayerChart:
-    chart = _KNOWN.get(ruleset)
-    if chart is None:
-        names = ", ".join(_KNOWN) or "none read yet"
-        raise InputError(
-            "ruleset", ruleset, f"a player's chart read from the games folder ({names})"
-        )
-    return chart
-
-
-def known_games() -> tuple[str, ...]:
-    return tuple(_KNOWN)
-
-
-def ruleset_title(ruleset: str, tables: Any) -> str:
-    """A ruleset's title: a built-in's from tables.toml, a player's chart's from its file
-    (its id while no copy of it is read)."""
-    if not is_game(ruleset):
-        return str(tables.title(ruleset))
-    chart = _KNOWN.get(ruleset)
-    return chart.title if chart is not None else ruleset
-
 
 # --- numbers as shown ---------------------------------------------------------------------------
 
@@ -246,9 +191,6 @@ def fields(chart: PlayerChart) -> tuple[Any, ...]:
     """The chart's inputs as schema Fields: the units of each side, the column and the roll,
     then each modifier (its `name` is the modifier's; its value is kept in
     CombatInput.modifiers)."""
-    from dataclasses import replace
-
-    from tui.engine.schema import FIELDS
 
     found = [
         replace(FIELDS["attackers"], help="an attacking unit's factor (repeat per unit)"),
@@ -265,9 +207,6 @@ def fields(chart: PlayerChart) -> tuple[Any, ...]:
 
 def modifier_field(mod: Modifier) -> Any:
     """One modifier as a schema Field (kind tick, choice, or signed/whole with its range)."""
-    from tui.engine.kinds import CHOICE, SIGNED, TICK, WHOLE
-    from tui.engine.schema import Field
-
     said = effect_text(mod)
     desk_id = f"modifier-{mod.name}"  # never one of the desk's own widgets' ids
     # The desk's form gives a choice's or a number's label 14 columns (a tick's is whole).
@@ -282,7 +221,7 @@ def modifier_field(mod: Modifier) -> Any:
             f"--{mod.name}",
             CHOICE,
             mod.help or said,
-            choices=lambda ruleset, tables, pairs=pairs: pairs,
+            choices=_offered(pairs),
             metavar="NAME",
             desk_id=desk_id,
             desk_label=short,
@@ -300,6 +239,17 @@ def modifier_field(mod: Modifier) -> Any:
         desk_id=desk_id,
         desk_label=short,
     )
+
+
+def _offered(
+    pairs: tuple[tuple[Any, str], ...],
+) -> Callable[[str, Any], tuple[tuple[Any, str], ...]]:
+    """A choice's options, the same for any ruleset and tables."""
+
+    def options(ruleset: str, tables: Any) -> tuple[tuple[Any, str], ...]:
+        return pairs
+
+    return options
 
 
 def effect_text(mod: Modifier) -> str:

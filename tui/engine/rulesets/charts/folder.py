@@ -37,11 +37,13 @@ class Shelf:
     broken: tuple[str, ...]
 
 
-def read_games(folder: Path, register_charts: bool = False) -> Shelf:
+def read_games(folder: Path) -> Shelf:
     """Read every `*.toml` in `folder` (not below it), in name order; each broken one is
-    named in `broken`. A missing folder holds no games. The sound charts are registered
-    only when asked: an open game resolves with the copy its save keeps."""
-    from tui.engine.rulesets.charts.chart import ChartError, register
+    named in `broken`. A missing folder holds no games. None is registered: an open game
+    resolves with the copy its save keeps, a new one with the chart picked
+    (tui.engine.registry.chart_ruleset)."""
+    # Imported to read a chart (see above: the desk starts without the engine).
+    from tui.engine.rulesets.charts.chart import ChartError
     from tui.engine.rulesets.charts.reading import load_chart
 
     charts: list[PlayerChart] = []
@@ -58,30 +60,7 @@ def read_games(folder: Path, register_charts: bool = False) -> Shelf:
         except ChartError as err:
             broken.append(str(err))
             continue
-        if register_charts:
-            register(chart)
         charts.append(chart)
     if len(paths) > MOST_FILES:
         broken.append(f"{folder}: over {MOST_FILES} chart files; the first {MOST_FILES} are read")
     return Shelf(folder, tuple(charts), tuple(broken))
-
-
-def find_chart(given: str, folder: Path) -> PlayerChart:
-    """A chart named on a command line: a path to a .toml file, or NAME / game:NAME in the
-    games folder. Read, checked and registered. Raises ChartError."""
-    from tui.engine.rulesets.charts.chart import PREFIX, ChartError, register
-    from tui.engine.rulesets.charts.reading import load_chart
-
-    name = given.removeprefix(PREFIX)
-    if given.endswith(".toml") or os.sep in given:
-        chart = load_chart(Path(given))
-    else:
-        path = folder / f"{name}.toml"
-        if not path.is_file():
-            raise ChartError(
-                f"{given}: no chart {name}.toml in the games folder {folder} "
-                "(give --games DIR, or a path to the file)"
-            )
-        chart = load_chart(path, f"{folder.name}/{path.name}")
-    register(chart)
-    return chart

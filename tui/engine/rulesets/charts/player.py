@@ -13,7 +13,7 @@ from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts
-from tui.engine.rulesets.charts.chart import PlayerChart, known, shown_number, signed
+from tui.engine.rulesets.charts.chart import PlayerChart, shown_number, signed
 from tui.engine.rulesets.common import finish, pick_column, require_attack, require_defense
 from tui.engine.rulesets.common import units_total as _units_total
 
@@ -176,9 +176,8 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
-    """One combat on the chart registered for combat.ruleset (`tables` is not read)."""
-    chart = known(combat.ruleset)
+def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outcome:
+    """One combat on `chart`."""
     check_inputs(combat, chart)
     trace: list[str] = []
     effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
@@ -197,10 +196,8 @@ def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
         attack, defense = _totals(combat, chart, trace)
         require_attack(1 if attack > 0 else 0, combat.attackers)
         odds, ratio, index, automatic = _column(chart, attack, defense, trace)
-    totals = {
-        "attack_total": None if attack is None else shown_number(attack),
-        "defense_total": None if defense is None else shown_number(defense),
-    }
+    attack_total = None if attack is None else shown_number(attack)
+    defense_total = None if defense is None else shown_number(defense)
     if automatic is not None or index is None:
         code = automatic or ""
         if combat.roll is not None:
@@ -210,7 +207,14 @@ def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
         effects["short"] = f"{code} (automatic)"
         effects["rank"] = rank(chart, code)
         return finish(
-            combat, cell=None, effects=effects, trace=trace, odds=code, ratio=ratio, **totals
+            combat,
+            cell=None,
+            effects=effects,
+            trace=trace,
+            odds=code,
+            ratio=ratio,
+            attack_total=attack_total,
+            defense_total=defense_total,
         )
     shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace)
     if net_shift != sum(a for _, a in shifts):
@@ -232,15 +236,15 @@ def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
     read = modified
     if row is None:
         below = modified < chart.rows[0].low
-        code = chart.low if below else chart.high
-        if code is None:
+        end = chart.low if below else chart.high
+        if end is None:
             row = chart.rows[0] if below else chart.rows[-1]
             read = row.low if below else row.high
             trace.append(f"{said}: beyond the rows, read on row {row.label} (clamped)")
         else:
             roller.read_row(str(modified))
-            trace.append(f"{said}: {'below the first' if below else 'above the last'} row: {code}")
-            cell: Any = code
+            trace.append(f"{said}: {'below the first' if below else 'above the last'} row: {end}")
+            cell: Any = end
     if row is not None:
         roller.read_row(row.label)
         cell = row.cells[moved.index]
@@ -260,5 +264,6 @@ def resolve(combat: CombatInput, tables: Any, roller: Roller) -> Outcome:
         # The roll read: the modified total, or the end row's where it was clamped to it.
         roll=str(read),
         ratio=ratio,
-        **totals,
+        attack_total=attack_total,
+        defense_total=defense_total,
     )

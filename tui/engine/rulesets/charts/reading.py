@@ -226,7 +226,7 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
                 f'{value!r} is not allowed; expected "{word}" or a code of [results] '
                 f"({', '.join(results)})",
             )
-        return value
+        return str(value)
 
     left, right = code_or("left", "end"), code_or("right", "end")
     low, high = code_or("low", "clamp"), code_or("high", "clamp")

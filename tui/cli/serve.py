@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from tui import saves
+from tui.game import folder
 
 if TYPE_CHECKING:
     from tui.cli.parsing import Subcommands
@@ -105,9 +105,10 @@ def public_url(text: str | None, host: str, port: int) -> str:
 def saves_dir(text: str | None, create: bool = False) -> Path:
     if text is not None and text.startswith("-"):
         raise ServeError(f"--saves {text!r}: a folder name may not start with '-' (write ./{text})")
+    # Imported to say a saves folder made: `crtdesk serve` starts no save command.
     from tui.cli.saves import said_on_stderr
 
-    return saves.saves_folder(text, make=create, said=said_on_stderr)
+    return folder.saves_folder(text, make=create, said=said_on_stderr)
 
 
 def is_local(host: str) -> bool:
@@ -154,7 +155,8 @@ def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
     url = public_url(args.public_url, host, port)
     most = max_desks(args.max_desks)
     folder = saves_dir(args.saves, args.create)
-    from tui.desk.served import DeskServer, allowed_origins
+    # Imported when serving: textual-serve loads only for `crtdesk serve`.
+    from tui.desk.served import TEMPLATES, DeskServer, allowed_origins
 
     # Beyond localhost anyone who reaches the port would get a desk: ask for a token.
     token = None if is_local(host) else secrets.token_urlsafe(24)
@@ -168,7 +170,7 @@ def _cmd_serve(args: argparse.Namespace, tables: object) -> int:
         title="crtdesk",
         public_url=url,
         # textual-serve's page with the font it carries, asked of no other host.
-        templates_path=Path(__file__).with_name("served_page"),
+        templates_path=TEMPLATES,
     )
     check_port(host, port)  # before any line says the desk is served
     print(start_line(host, port, url if token is None else f"{url}/?token={token}"), flush=True)

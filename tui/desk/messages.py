@@ -1,0 +1,61 @@
+"""What the desk's screens ask of the app, by message (they never call into it): open or
+start a game, repair a save, show a ruleset's screen or the saves list, leave a review
+that is the desk's first screen, and say a screen has drawn its first frame. Posted by a
+screen, they bubble up to the app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from tui.game.folder import GameSummary
+
+
+@dataclass
+class OpenGame(Message):
+    """Open the save the saves list shows as `summary`."""
+
+    summary: GameSummary
+
+
+@dataclass
+class CreateGame(Message):
+    """Start a save of these rulesets, with a copy of each player's chart in play, and
+    open it."""
+
+    title: str
+    rulesets: list[str]
+    options: dict[str, Any]
+    charts: dict[str, str] | None = field(default=None)
+
+
+@dataclass
+class RepairSave(Message):
+    """Repair the save at `path` (`crtdesk repair`): the screens hear how it went
+    (`tui.game.messages.SaveRepaired`)."""
+
+    path: Path
+
+
+@dataclass
+class ShowRuleset(Message):
+    """Show the screen of one of the open game's rulesets."""
+
+    ruleset: str
+
+
+class ShowStart(Message):
+    """Back to the saves list."""
+
+
+class LeaveFirstReview(Message):
+    """Esc on a review that is the desk's first screen (`crtdesk review NAME`)."""
+
+
+class ScreenDrawn(Message):
+    """A screen drew its first frame (and what follows it): a save opened from the list is
+    read now."""

@@ -1,0 +1,135 @@
+"""A player's chart as a Ruleset: its fields from its modifiers, resolved by its own rules
+(tui.engine.rulesets.charts.player), printed from its file, ranked by its [results] order.
+Made by the registry's chart loader (tui.engine.registry), which gives it its id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tui.engine.cells import cell_text, plain
+from tui.engine.ruleset import Ruleset
+from tui.engine.rulesets.charts.chart import PlayerChart, effect_text, fields
+from tui.engine.schema import CHART_READS, Field
+from tui.engine.tables import Tables
+from tui.engine.text import one_line
+
+if TYPE_CHECKING:
+    from tui.engine.dice import Roller
+    from tui.engine.model import CombatInput, Outcome
+
+
+class ChartRuleset(Ruleset):
+    """One player's chart, read from its file (or from the copy a save keeps)."""
+
+    rules = "tui.engine.rulesets.charts.player"
+    cli_group = "the chart's modifiers"
+
+    def __init__(self, ruleset_id: str, chart: PlayerChart) -> None:
+        super().__init__(id=ruleset_id, short=chart.name, fields=fields(chart))
+        self.chart = chart
+
+    def title(self, tables: Tables) -> str:
+        return self.chart.title
+
+    def dice(self, tables: Tables) -> str:
+        return self.chart.dice
+
+    def losses(self, tables: Tables) -> str:
+        return "factors"
+
+    @property
+    def chart_copy(self) -> str | None:
+        return self.chart.text
+
+    def logged_fields(self) -> tuple[Field, ...]:
+        return CHART_READS
+
+    def check_inputs(self, combat: CombatInput) -> None:
+        self.rules_module().check_inputs(combat, self.chart)
+
+    def resolve(self, combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
+        outcome: Outcome = self.rules_module().resolve_on(self.chart, combat, roller)
+        return outcome
+
+    def rank(self, cell: Any, effects: Mapping[str, Any]) -> tuple[float, ...] | None:
+        found = effects.get("rank")  # the order of the chart's [results]
+        return (float(found),) if isinstance(found, int | float) else None
+
+    def summary(self) -> str:
+        chart = self.chart
+        columns = (
+            f"{len(chart.columns)} {chart.kind} columns {chart.columns[0]}..{chart.columns[-1]}"
+        )
+        rows = f"{len(chart.rows)} rows {chart.rows[0].low}..{chart.rows[-1].high}"
+        mods = len(chart.modifiers)
+        return (
+            f"{self.id}: {chart.title} ({chart.dice}); {columns}; {rows}; "
+            f"{len(chart.results)} result codes; {mods} modifier{'s' if mods != 1 else ''}"
+        )
+
+    def chart_json(self, tables: Tables) -> dict[str, Any]:
+        chart = self.chart
+        return {
+            "ruleset": self.id,
+            "title": chart.title,
+            "dice": chart.dice,
+            "kind": chart.kind,
+            "columns": list(chart.columns),
+            "left": chart.left or "end",
+            "right": chart.right or "end",
+            "low": chart.low or "clamp",
+            "high": chart.high or "clamp",
+            "rows": {row.label: plain(row.cells) for row in chart.rows},
+            "results": dict(chart.results),
+            "modifiers": [
+                {"name": m.name, "label": m.label, "input": m.input, "effect": m.effect}
+                for m in chart.modifiers
+            ],
+            "caps": {"drm": chart.drm_cap, "shift": chart.shift_cap},
+            "digest": chart.digest,
+        }
+
+    def chart_text(self, tables: Tables) -> str:
+        """The chart as printed text: the grid, the ends, the results and the modifiers;
+        every text from the file shown as text."""
+        chart = self.chart
+        texts = [[cell_text(c) for c in row.cells] for row in chart.rows]
+        labels = [row.label for row in chart.rows]
+        drm = any(m.effect == "drm" for m in chart.modifiers)
+        roll = f"{chart.dice}+DRM" if drm else chart.dice
+        key_width = max(len(roll), *(len(k) for k in labels))
+        widths = [max(len(col), *(len(t[i]) for t in texts)) for i, col in enumerate(chart.columns)]
+        lines = [one_line(f"{chart.title} ({self.id}, {chart.kind} columns)")]
+        lines.append(
+            f"{roll:>{key_width}}  "
+            + "  ".join(one_line(c).ljust(w) for c, w in zip(chart.columns, widths, strict=True))
+        )
+        for label, cells in zip(labels, texts, strict=True):
+            lines.append(
+                f"{label:>{key_width}}  "
+                + "  ".join(one_line(c).ljust(w) for c, w in zip(cells, widths, strict=True))
+            )
+        lines.append("")
+        lines.append(
+            f"Below the first column: {chart.left or 'read the first column'}; beyond the last: "
+            f"{chart.right or 'read the last column'}"
+        )
+        lines.append(
+            f"A roll below the rows: {chart.low or 'read the first row'}; above them: "
+            f"{chart.high or 'read the last row'}"
+        )
+        if chart.drm_cap is not None or chart.shift_cap is not None:
+            caps = []
+            if chart.drm_cap is not None:
+                caps.append(f"net DRM at most {chart.drm_cap} either way")
+            if chart.shift_cap is not None:
+                caps.append(f"net shift at most {chart.shift_cap} columns either way")
+            lines.append("Caps: " + "; ".join(caps))
+        lines += ["", "Results:"] + [one_line(f"  {c:5} {m}") for c, m in chart.results.items()]
+        if chart.modifiers:
+            lines += ["", "Modifiers:"]
+            lines += [one_line(f"  --{m.name}  {effect_text(m)}") for m in chart.modifiers]
+        if chart.rulings:
+            lines += ["", "Rulings:"] + [one_line(f"  {r}") for r in chart.rulings]
+        return "\n".join(line.rstrip() for line in lines)
