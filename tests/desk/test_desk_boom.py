@@ -233,7 +233,7 @@ def test_the_preview_holds_every_line_a_mission_can_show() -> None:
 
     from tui.desk.screens.boom import most_preview_lines, preview_text
     from tui.engine import CombatInput, Unit
-    from tui.engine.rulesets.boom import chain_preview, most_attrition_losses
+    from tui.engine.rulesets.boom.rules import chain_preview, most_attrition_losses
     from tui.engine.tables import load_tables
 
     tables = load_tables()

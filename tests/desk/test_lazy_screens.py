@@ -172,7 +172,7 @@ def test_starting_the_desk_loads_no_resolver():
     odds and the preview are imported when a game's screen is first shown."""
     imported = fresh_python(DESK_ENGINE_PROBE)
     assert "tui.engine.tables" in imported  # the probe sees the engine modules it does load
-    for module in ("combat", "model", "dice", "preview", "odds", "rulesets.pod", "rulesets.ocs"):
+    for module in ("combat", "model", "dice", "preview", "odds", "rulesets.pod.rules", "rulesets.ocs.rules"):
         assert f"tui.engine.{module}" not in imported, module
 
 
@@ -182,7 +182,7 @@ def test_a_new_form_is_drawn_without_the_engine_and_loads_it_just_after():
     without the hidden result panel, mounted then."""
     drawn, loaded, read = fresh_python(FORM_ENGINE_PROBE)
     assert "result panel: False" in drawn and "result panel: True" in loaded
-    for module in ("model", "preview", "odds", "dice", "rulesets.common", "rulesets.pod"):
+    for module in ("model", "preview", "odds", "dice", "rulesets.common", "rulesets.pod.rules"):
         assert f"tui.engine.{module}" not in drawn, module
         assert f"tui.engine.{module}" in loaded, module
     assert read == "True"  # "12 Tab 3" made a combat

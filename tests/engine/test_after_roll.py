@@ -23,7 +23,7 @@ from tui.engine.procedure import (
     desk_dice,
 )
 from tui.engine.questions import ChoiceQuestion, DiceQuestion, MarkerQuestion, Question
-from tui.engine.rulesets.pod import after_roll_card, frogman, hero_site
+from tui.engine.rulesets.pod.rules import after_roll_card, frogman, hero_site
 from tui.engine.tables import default_tables
 
 TABLES = default_tables()

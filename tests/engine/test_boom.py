@@ -17,7 +17,7 @@ from tui.engine import CombatInput, InputError, resolve
 from tui.engine.combat import distribution
 from tui.engine.dice import enumerate_dice
 from tui.engine.model import Unit
-from tui.engine.rulesets import boom
+from tui.engine.rulesets.boom import rules as boom
 from tui.engine.tables import default_tables
 
 TABLES = default_tables()
@@ -222,7 +222,7 @@ def test_the_chain_counted_in_whole_216ths_equals_every_die_enumerated(
 
 
 def test_the_most_bombers_one_attrition_roll_removes_is_read_from_the_chart() -> None:
-    from tui.engine.rulesets.boom import most_attrition_losses
+    from tui.engine.rulesets.boom.rules import most_attrition_losses
     from tui.engine.tables import default_tables
 
     tables = default_tables()

@@ -15,8 +15,8 @@ from tui.engine.combat import combat_from_inputs
 from tui.engine.errors import InputError
 from tui.engine.kinds import Kind, Shown
 from tui.engine.model import Unit
-from tui.engine.rulesets import boom
-from tui.engine.rulesets.pod_ruleset import MARKERS
+from tui.engine.rulesets.boom import rules as boom
+from tui.engine.rulesets.pod import MARKERS
 from tui.engine.tables import default_tables
 
 TABLES = default_tables()

@@ -20,7 +20,7 @@ from tui import saves
 from tui.engine import CombatInput, Unit, distribution, resolve
 from tui.engine.cells import plain
 from tui.engine.combat import combat_from_inputs as read_logged
-from tui.engine.rulesets.daynight_ruleset import ORDER as DAYNIGHT_ORDER
+from tui.engine.rulesets.daynight import ORDER as DAYNIGHT_ORDER
 from tui.engine.tables import default_tables
 from tui.reports.luck import (
     LuckReport,

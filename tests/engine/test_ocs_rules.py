@@ -13,7 +13,7 @@ import pytest
 from tui import saves
 from tui.engine import CombatInput, InputError, Unit, distribution, resolve
 from tui.engine.dice import enumerate_dice, total_distribution
-from tui.engine.rulesets import ocs
+from tui.engine.rulesets.ocs import rules as ocs
 from tui.engine.rulesets.ocs import supply as ocs_supply
 from tui.engine.tables import default_tables
 

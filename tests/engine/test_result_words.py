@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui.engine import CombatInput, Unit, resolve
 from tui.engine.rulesets.common import explain
-from tui.engine.rulesets.ocs import result_words
+from tui.engine.rulesets.ocs.rules import result_words
 from tui.engine.text import dice_brief, dice_text
 
 OPTIONS_RULE = "Options are taken attacker first"

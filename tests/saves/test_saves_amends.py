@@ -13,7 +13,7 @@ from tui import saves
 from tui.cli import main
 from tui.engine import CombatInput, Unit, resolve
 from tui.engine.combat import Outcome
-from tui.engine.rulesets.pod import after_roll_card
+from tui.engine.rulesets.pod.rules import after_roll_card
 from tui.engine.tables import default_tables
 from tui.engine.text import entry_text
 from tui.saves import SaveError

@@ -16,13 +16,13 @@ from pathlib import Path
 
 from tui.engine.errors import InputError
 from tui.engine.ruleset import Ruleset
-from tui.engine.rulesets.boom_ruleset import BOOM
+from tui.engine.rulesets.boom import BOOM
 from tui.engine.rulesets.charts.chart import ChartError, PlayerChart
 from tui.engine.rulesets.charts.ruleset import ChartRuleset
-from tui.engine.rulesets.daynight_ruleset import DAYNIGHT
-from tui.engine.rulesets.ocs_ruleset import OCS
-from tui.engine.rulesets.pod_ruleset import BASIC, SUPER, ULTRA
-from tui.engine.rulesets.rivets_ruleset import RIVETS
+from tui.engine.rulesets.daynight import DAYNIGHT
+from tui.engine.rulesets.ocs import OCS
+from tui.engine.rulesets.pod import BASIC, SUPER, ULTRA
+from tui.engine.rulesets.rivets import RIVETS
 from tui.engine.schema import Field
 from tui.engine.tables import Tables
 

@@ -1,6 +1,6 @@
 """Pair-o-Dice Big Boom: Allied bombers, German batteries or Allied ships against a target
 hex. The form is the schema's (the bombers' range, the distance, the mission); which of it
-a mission reads, and what it stands for, the engine says (tui.engine.rulesets.boom). The
+a mission reads, and what it stands for, the engine says (tui.engine.rulesets.boom.rules). The
 preview folds the whole chain (attrition, accuracy, direction, combat) as you type;
 rolling runs it with every die shown, and its No-entry markers go on the target hex or on
 the hex the astray units hit, named from it ("one hex NE of 0712")."""
@@ -22,7 +22,7 @@ from tui.desk.screens.pod import field, play_frogman
 from tui.desk.widgets.combat import FixedInput, OddsPreview, bar
 from tui.engine import CombatInput, InputError, Outcome, Unit
 from tui.engine.cells import cell_text
-from tui.engine.rulesets.boom import (
+from tui.engine.rulesets.boom.rules import (
     NO_AA,
     ChainPreview,
     chain_preview,

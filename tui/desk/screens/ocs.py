@@ -18,8 +18,8 @@ from tui.desk.widgets.combat import Cycle, OddsPreview
 from tui.desk.widgets.ocs import OcsOddsPreview, OcsUnitRow
 from tui.engine import InputError, Unit
 from tui.engine.preview import preview
-from tui.engine.rulesets.ocs import TERRAIN_IDS, result_words
 from tui.engine.rulesets.ocs import supply as ocs_supply
+from tui.engine.rulesets.ocs.rules import TERRAIN_IDS, result_words
 from tui.engine.text import dice_brief
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ from tui.engine.schema import FIELDS
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from tui.engine.rulesets.pod import HeroSiteDraw
+    from tui.engine.rulesets.pod.rules import HeroSiteDraw
 
-# The Pair-o-Dice rules (tui.engine.rulesets.pod) are imported at the first roll (Ultra's
+# The Pair-o-Dice rules (tui.engine.rulesets.pod.rules) are imported at the first roll (Ultra's
 # form rule, the obstacle's, when its form is first read).
 
 
@@ -38,7 +38,7 @@ async def play_frogman(screen: CombatScreen) -> None:
     engine's procedure: which No-entry hex is asked where several are closed; its marker
     is lifted, and the repair logged."""
     # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
-    from tui.engine.rulesets.pod import frogman
+    from tui.engine.rulesets.pod.rules import frogman
     from tui.engine.text import marker_text
 
     game = screen.session.game
@@ -127,7 +127,7 @@ class PodScreen(CombatScreen):
         played on it, from either player's desk), and why no card may be played after it
         (None: one may). (None, None) when the game has no combat."""
         # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
-        from tui.engine.rulesets.pod import last_combat
+        from tui.engine.rulesets.pod.rules import last_combat
 
         game = self.session.game
         return last_combat(game.entries if game is not None else [])
@@ -202,7 +202,7 @@ class PodScreen(CombatScreen):
         """A Hero Site won uncontested, by the engine's procedure: who won it is asked first,
         and only the attacker's draw rolls a die (RULINGS), rolled by the desk and logged."""
         # The rules load after the form's first frame (tests/desk/test_lazy_screens.py).
-        from tui.engine.rulesets.pod import hero_site
+        from tui.engine.rulesets.pod.rules import hero_site
 
         draw = await self.answered(hero_site())
         if draw is None:

@@ -1,315 +1,114 @@
-"""OCS (DAK-II): terrain row, odds column, surprise and its shift, the DRM, and the
-attacker and defender halves of the result."""
+"""OCS (DAK-II) as a ruleset: its inputs and counters, its screen, its terrain-row chart, the
+options it asks after the dice, and the chances luck can share between combats."""
 
 from __future__ import annotations
 
-import random
-from fractions import Fraction
-from functools import lru_cache
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import replace
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from tui.engine.dice import Roller, check_roll, total_distribution
-from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Distribution, Outcome
-from tui.engine.odds import apply_shifts
-from tui.engine.rulesets.common import (
-    check_whole,
-    computed_ratio,
-    explain,
-    finish,
-    pick_column,
-    ratio_column,
-    require_attack,
-    require_defense,
-    units_total,
+from tui.engine.ruleset import Asker, Ruleset
+from tui.engine.schema import OCS_UNIT_SPECS, Field, declared
+from tui.engine.tables import Tables
+from tui.engine.text import grid_lines, legend_lines, printed, terrain_json
+
+if TYPE_CHECKING:
+    from tui.engine.model import CombatInput, Distribution
+
+OCS_UNIT_KEYS = ("name", "steps", "ar", "kind", "supply", "re", "stocks")
+
+
+class OcsRuleset(Ruleset):
+    rules = "tui.engine.rulesets.ocs.rules"
+    screen = "tui.desk.screens.ocs:OcsScreen"
+    cli_group = "OCS"
+    markers = frozenset({"low", "exhausted", "DG", "exploitation"})
+    unit_keys = OCS_UNIT_KEYS
+
+    @property
+    def flags(self) -> tuple[Field, ...]:
+        """Its counters are typed whole on the command line too (--attacker, --defender)."""
+        return (*self.fields, *OCS_UNIT_SPECS)
+
+    @property
+    def unit_fields(self) -> tuple[Field, Field]:
+        """The desk's rows read whole counters, as --attacker and --defender do."""
+        attackers, defenders = OCS_UNIT_SPECS
+        return attackers, defenders
+
+    def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
+        if (combat.surprise_roll, combat.shift_roll, combat.roll) != (None, None, None):
+            return None
+        found: Distribution = self.rules_module().distribution(combat, tables)
+        return found
+
+    def asker(self) -> Asker | None:
+        # Imported at the first question: the procedure's questions import the procedure.
+        ask: Asker = import_module("tui.engine.rulesets.ocs.questions").ask
+        return ask
+
+    def chart_json(self, tables: Tables) -> dict[str, Any]:
+        return terrain_json(tables.terrain_chart(f"{self.id}.crt"))
+
+    def chart_text(self, tables: Tables) -> str:
+        shape = self.chart_json(tables)
+        title = self.title(tables)
+        lines: list[str] = []
+        for terrain_name, columns in shape["columns_by_terrain"].items():
+            lines += grid_lines(f"{title}: {terrain_name}", columns, shape["rows"], "2d6+DRM")
+            lines.append("")
+        return printed(lines + legend_lines(tables.legends[self.id]))
+
+    def same_chances(self, combat: CombatInput, entry: Mapping[str, Any]) -> CombatInput:
+        """OCS's distribution (surprise, shift and result dice: up to 726 paths) costs the
+        most, and it reads the units only for the odds column and the action ratings only
+        as their difference: the combat read on its logged odds column, with no units and
+        the smaller rating at 0, has the same chances and is shared by every combat like it.
+        """
+        column = entry.get("odds_column")
+        if combat.column is not None or not isinstance(column, str):
+            return combat
+        supply = import_module("tui.engine.rulesets.ocs.supply")
+        # The action ratings its units give, before the units are left out.
+        rated: CombatInput = supply.with_unit_ars(combat)
+        difference = rated.attacker_ar - rated.defender_ar
+        shared: CombatInput = replace(
+            rated,
+            attackers=(),
+            defenders=(),
+            column=column,
+            defender_unsupplied=False,
+            attacker_ar_unit=None,
+            defender_ar_unit=None,
+            attacker_ar=max(difference, 0),
+            defender_ar=max(-difference, 0),
+        )
+        return shared
+
+
+OCS = OcsRuleset(
+    id="ocs",
+    short="OCS",
+    fields=declared(
+        "attackers",
+        "defenders",
+        "column",
+        "roll",
+        "attack_hexes",
+        "nonadjacent_hexsides",
+        "overrun",
+        "hedgehog",
+        "terrain",
+        "defender_unsupplied",
+        "attacker_ar_unit",
+        "defender_ar_unit",
+        "attacker_ar",
+        "defender_ar",
+        "surprise_roll",
+        "shift_roll",
+        "attacker_option_retreat",
+        "defender_option_retreat",
+        "defender_ignores_options",
+    ),
 )
-from tui.engine.rulesets.ocs import supply as ocs_supply
-from tui.engine.tables import OCS_TERRAINS, Tables, tokenize
-
-TERRAIN_IDS = {t.lower().replace(" ", "-"): t for t in OCS_TERRAINS}
-
-
-def terrain_name(terrain: str | None) -> str:
-    key = (terrain or "open").lower().replace(" ", "-")
-    if key not in TERRAIN_IDS:
-        raise InputError(
-            "terrain", terrain, "one of " + ", ".join(TERRAIN_IDS), choices=TERRAIN_IDS
-        )
-    return TERRAIN_IDS[key]
-
-
-def row_key(total: int, tables: Tables) -> str:
-    rules = tables.data["ocs"]
-    if total <= rules["row_min"]:
-        return f"<={rules['row_min']}"
-    if total >= rules["row_max"]:
-        return f">={rules['row_max']}"
-    return str(total)
-
-
-# The OCS dice, (count, sides): the surprise roll, its shift die and the result roll.
-SURPRISE_DICE, SHIFT_DIE, RESULT_DICE = (2, 6), (1, 6), (2, 6)
-
-
-def surprise(
-    combat: CombatInput, tables: Tables, roller: Roller, trace: list[str]
-) -> tuple[str | None, int]:
-    """Who gains surprise (attacker, defender or nobody) and the shift (+ attacker's way)."""
-    rules = tables.data["ocs"]
-    bonus = rules["hedgehog_surprise_bonus"] if combat.hedgehog > 0 else 0
-    difference, attacker_from, defender_to = ocs_supply.surprise_limits(combat, tables)
-    kind = "overrun" if combat.overrun else "regular"
-    raw = roller.roll("surprise", *SURPRISE_DICE, combat.surprise_roll, "surprise_roll")
-    total = raw + difference
-    hedgehog = f" (defender AR +{bonus} in a hedgehog)" if bonus else ""
-    trace.append(
-        f"Surprise: 2d6 {raw} {difference:+d} AR difference{hedgehog} = {total}; "
-        f"{kind} attack: attacker from {attacker_from}, defender at {defender_to} or less"
-    )
-    if total >= attacker_from:
-        side, sign = "attacker", 1
-    elif total <= defender_to:
-        side, sign = "defender", -1
-    else:
-        trace.append("Nobody gains surprise")
-        if combat.shift_roll is not None:
-            # A roll by hand is checked even when nothing reads it (RULINGS).
-            check_roll("shift_roll", combat.shift_roll, 1, 6, "1d6")
-            trace.append(f"The shift roll {combat.shift_roll} is not used")
-        return None, 0
-    shift = roller.roll("surprise shift", *SHIFT_DIE, combat.shift_roll, "shift_roll")
-    trace.append(f"The {side} gains surprise: 1d6 {shift} columns its way")
-    return side, sign * shift
-
-
-def decode(cell: str, tables: Tables) -> dict[str, Any]:
-    """Split a printed OCS cell into per-side effects and markers."""
-    # Notes say what this result does; reminders, the rules every such result follows.
-    effects: dict[str, Any] = {
-        "attacker": {},
-        "defender": {},
-        "markers": [],
-        "notes": [],
-        "reminders": [],
-    }
-    side: str | None = None
-    codes = tokenize(cell, tables.data["ocs"]["crt"]["tokens"]) or []
-    for code in codes:
-        if code in ("A", "D"):
-            side = "attacker" if code == "A" else "defender"
-        elif code == "DG":
-            effects["defender"]["disorganized"] = True
-        elif code[0] == "L":
-            effects[side or "attacker"]["steps_lost"] = int(code[1:])
-        elif code[0] == "o":
-            effects[side or "attacker"]["option"] = int(code[1:])
-        elif code[0] == "e":
-            effects["attacker"]["exploit_min_ar"] = int(code[1:])
-    exploit = effects["attacker"].get("exploit_min_ar")
-    if exploit is not None:
-        effects["markers"].append({"kind": "exploitation", "side": "attacker", "min_ar": exploit})
-        effects["reminders"].append(
-            "No exploitation from an attack from 3+ hexes or two non-adjacent hexsides."
-        )
-    if effects["defender"].get("disorganized"):
-        effects["markers"].append({"kind": "DG", "side": "defender"})
-    if any("option" in effects[s] for s in ("attacker", "defender")):
-        effects["reminders"].append(
-            "Options are taken attacker first; a unit retreating 2+ hexes is DG on entering the second hex."
-        )
-    return effects
-
-
-def cell_effects(
-    combat: CombatInput, cell: str, tables: Tables, trace: list[str]
-) -> dict[str, Any]:
-    """A cell's effects for this combat, executed (supply, options, DG, exploitation)."""
-    effects = decode(cell, tables)
-    effects.setdefault("attacker", {})
-    effects.setdefault("defender", {})
-    ocs_supply.execute(combat, effects, tables, trace)
-    return effects
-
-
-# Tables the cache has seen, by id, kept alive so an id is never reused for other tables.
-_TABLES: dict[int, Tables] = {}
-
-
-@lru_cache(maxsize=512)
-def cell_chances(
-    tables_id: int,
-    terrain: str,
-    index: int,
-    drm: int,
-    difference: int,
-    attacker_from: int,
-    defender_to: int,
-) -> tuple[tuple[str, Fraction], ...]:
-    """The exact chance of each cell, with the surprise roll, its shift die and the result
-    roll folded in (9.2): what decides it is the odds column, the DRM and the surprise
-    thresholds. Cached: the preview asks again on every keystroke."""
-    tables = _TABLES[tables_id]
-    chart = tables.terrain_chart("ocs.crt")
-    columns = chart.columns_by_terrain[terrain]
-    last = len(columns) - 1
-    # The chance of each final column index.
-    at: dict[int, Fraction] = {}
-    sides = SHIFT_DIE[1]
-    for total, chance in total_distribution(*SURPRISE_DICE):
-        total += difference
-        if total >= attacker_from:
-            moves = [(min(index + k, last), chance / sides) for k in range(1, sides + 1)]
-        elif total <= defender_to:
-            moves = [(max(index - k, 0), chance / sides) for k in range(1, sides + 1)]
-        else:
-            moves = [(index, chance)]
-        for where, p in moves:
-            at[where] = at.get(where, Fraction(0)) + p
-    cells: dict[str, Fraction] = {}
-    for where, p in at.items():
-        for total, chance in total_distribution(*RESULT_DICE):
-            cell = chart.cell(row_key(total + drm, tables), terrain, columns[where])
-            cells[cell] = cells.get(cell, Fraction(0)) + p * chance
-    return tuple(sorted(cells.items(), key=lambda pair: (-pair[1], pair[0])))
-
-
-def distribution(combat: CombatInput, tables: Tables) -> Distribution:
-    """The exact distribution of the final cell when no die is entered by hand, folded
-    (`cell_chances`) rather than enumerated: the same as enumerating all three rolls."""
-    first = resolve(combat, tables, Roller(random.Random(0)))
-    rated = ocs_supply.with_unit_ars(combat)
-    terrain = first.effects["terrain"]
-    columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
-    _TABLES.setdefault(id(tables), tables)
-    chances = cell_chances(
-        id(tables),
-        terrain,
-        columns.index(first.odds_column),
-        ocs_supply.result_drm(rated),
-        *ocs_supply.surprise_limits(rated, tables),
-    )
-    details = []
-    for cell, _ in chances:
-        effects = cell_effects(rated, cell, tables, [])
-        effects["summary"] = explain(effects)
-        details.append(effects)
-    return Distribution(
-        ruleset=combat.ruleset,
-        odds=first.odds,
-        ratio=first.ratio,
-        column=first.odds_column,
-        columns=(first.odds_column,),
-        outcomes=tuple(
-            (cell, p, effects["summary"])
-            for (cell, p), effects in zip(chances, details, strict=True)
-        ),
-        details=tuple(details),
-        inputs=combat.to_dict(),
-    )
-
-
-def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
-    trace: list[str] = []
-    ocs_supply.check_units(combat)
-    ocs_supply.require_supply(combat)
-    combat = ocs_supply.with_unit_ars(combat)
-    terrain = terrain_name(combat.terrain)
-    chart = tables.terrain_chart("ocs.crt")
-    columns = chart.columns_by_terrain[terrain]
-    for name in ("attacker_ar", "defender_ar", "hedgehog"):
-        check_whole(name, getattr(combat, name))
-    trace.append(f"Terrain row {terrain} (the defender's choice, 9.3b)")
-    attack = defense = None
-    if combat.column is not None:
-        index = pick_column(columns, combat.column, trace)
-        odds = combat.column
-    else:
-        require_defense(combat.defenders)
-        attack = units_total("attack", combat.attackers)
-        defense = units_total("defense", combat.defenders)
-        require_attack(attack, combat.attackers)
-        trace.append(f"Attack total {attack}, defence total {defense}")
-        if combat.defender_unsupplied:
-            # Defending at half strength: A / (D/2) is 2A / D, read exactly.
-            trace.append(
-                f"The defender withholds combat supply and defends at half strength: {defense / 2:g}"
-            )
-            odds, index = ratio_column(
-                columns, 2 * attack, defense, ":", trace, "read the first column (desk ruling)"
-            )
-            defense = defense // 2 if defense % 2 == 0 else defense / 2  # type: ignore[assignment]
-        else:
-            odds, index = ratio_column(
-                columns, attack, defense, ":", trace, "read the first column (desk ruling)"
-            )
-    odds_column = columns[index]
-    drm = ocs_supply.result_drm(combat)
-    trace.append(
-        f"DRM {drm:+d} = attacker AR {combat.attacker_ar} - defender AR {combat.defender_ar}"
-        + (f" - hedgehog {combat.hedgehog}" if combat.hedgehog else "")
-    )
-    side, shift = surprise(combat, tables, roller, trace)
-    effects_shifts: list[str] = []
-    if shift:
-        moved = apply_shifts(columns, index, [(f"Surprise ({side})", shift)])
-        index = moved.index
-        effects_shifts = moved.describe()
-        trace.extend(f"Shift: {s}" for s in effects_shifts)
-    column = columns[index]
-    # The result dice as they lie (RULINGS, "Dice"): entered by hand or rolled, the DRM added.
-    raw = roller.roll("combat", *RESULT_DICE, combat.roll, "roll", modifier=drm)
-    total = raw + drm
-    how = " (by hand)" if combat.roll is not None else ""
-    trace.append(f"Combat roll: 2d6 {raw}{how} {drm:+d} DRM = {total}")
-    roll = row_key(total, tables)
-    roller.read_row(roll)
-    cell = chart.cell(roll, terrain, column)
-    trace.append(f"Row {roll}, column {column}: {cell}")
-    effects = cell_effects(combat, cell, tables, trace)
-    effects["terrain"] = terrain
-    if side:
-        effects["surprise"] = {"side": side, "shift": abs(shift)}
-    if effects_shifts:
-        effects["shifts"] = effects_shifts
-    outcome = finish(
-        combat,
-        attack_total=attack,
-        defense_total=defense,
-        odds=odds,
-        column=column,
-        roll=roll,
-        cell=cell,
-        effects=effects,
-        trace=trace,
-        odds_column=odds_column,
-        ratio=computed_ratio(combat, odds),
-    )
-    # What the cell means, then how it was carried out (supply, options, markers).
-    effects["cell_summary"] = outcome.explanation
-    outcome.explanation = result_words(effects, odds_column, column)
-    return outcome
-
-
-def result_words(
-    effects: dict[str, Any], odds_column: str | None, column: str | None, brief: bool = False
-) -> str:
-    """The surprise, what the cell means, then how it was carried out (supply, options,
-    markers). `brief`, for the result box: without the rules' reminders, and exploitation
-    said once, as carried out."""
-    surprise = effects.get("surprise")
-    surprised = []
-    if isinstance(surprise, dict) and surprise.get("side"):
-        shift = surprise.get("shift")
-        surprised.append(
-            f"Surprise to the {surprise.get('side')}: {shift} column{'s' if shift != 1 else ''} "
-            f"its way, {odds_column} to {column}."
-        )
-    if brief:
-        said = dict(effects)
-        if effects.get("exploitation"):
-            attacker = effects.get("attacker", {})
-            said["attacker"] = {k: v for k, v in attacker.items() if k != "exploit_min_ar"}
-        meaning = explain(said, brief=True)
-    else:
-        meaning = effects.get("cell_summary") or explain(effects)
-    return " ".join([*surprised, meaning, *effects.get("executed", [])])

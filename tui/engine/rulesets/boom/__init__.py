@@ -9,7 +9,7 @@ from tui.engine.cells import plain
 from tui.engine.errors import InputError
 from tui.engine.kinds import AA_UNITS, CHOICE, WHOLE
 from tui.engine.ruleset import Ruleset, relabelled
-from tui.engine.rulesets.pod_ruleset import MARKERS
+from tui.engine.rulesets.pod import MARKERS
 from tui.engine.schema import Field, declared
 from tui.engine.tables import Tables
 from tui.engine.text import grid_json, grid_lines, legend_lines, printed
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 class BoomRuleset(Ruleset):
-    rules = "tui.engine.rulesets.boom"
+    rules = "tui.engine.rulesets.boom.rules"
     screen = "tui.desk.screens.boom:BoomScreen"
     cli_group = "Big Boom (pod-boom)"
     markers = MARKERS

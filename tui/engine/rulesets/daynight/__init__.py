@@ -16,7 +16,7 @@ ORDER = ("D2X", "D2", "D1", "FF", "D1+", "ENG", "BTL", "A1", "A1X", "A2X")
 
 
 class DayNightRuleset(Ruleset):
-    rules = "tui.engine.rulesets.daynight"
+    rules = "tui.engine.rulesets.daynight.rules"
     screen = "tui.desk.screens.daynight:DayNightScreen"
     cli_group = "Day/Night"
     markers = frozenset({"engaged", "disorganized"})

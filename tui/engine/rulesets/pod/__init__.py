@@ -18,7 +18,7 @@ MARKERS = frozenset({"no-entry", "obstacle", "hero-site", "buddy-card"})
 
 
 class PodRuleset(Ruleset):
-    rules = "tui.engine.rulesets.pod"
+    rules = "tui.engine.rulesets.pod.rules"
     screen = "tui.desk.screens.pod:PodScreen"
     cli_group = "Pair-o-Dice"
     markers = MARKERS
