@@ -172,7 +172,15 @@ def test_starting_the_desk_loads_no_resolver():
     odds and the preview are imported when a game's screen is first shown."""
     imported = fresh_python(DESK_ENGINE_PROBE)
     assert "tui.engine.tables" in imported  # the probe sees the engine modules it does load
-    for module in ("combat", "model", "dice", "preview", "odds", "rulesets.pod.rules", "rulesets.ocs.rules"):
+    for module in (
+        "combat",
+        "model",
+        "dice",
+        "preview",
+        "odds",
+        "rulesets.pod.rules",
+        "rulesets.ocs.rules",
+    ):
         assert f"tui.engine.{module}" not in imported, module
 
 

@@ -98,6 +98,7 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
     """Turn parsed flags into a CombatInput, each read by its field's kind (--attack and
     --attacker both add units); a field the combat does not hold by name (a player's
     chart's modifier) is kept in `modifiers`."""
+    # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
     from tui.engine.model import CombatInput
 
     ruleset = registry.get(args.ruleset)
@@ -125,6 +126,7 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
 def command_line(combat: CombatInput) -> list[str]:
     """The `crtdesk resolve` arguments that give `combat` (every input it holds, dice rolled
     by hand and answers included): the inverse of `combat_from_args`, from its fields."""
+    # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
     from tui.engine.model import CombatInput
 
     ruleset = registry.get(combat.ruleset)
@@ -210,11 +212,13 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     if (args.target is not None or args.note is not None) and not args.save:
         flag = "--target" if args.target is not None else "--note"
         raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
+    # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
     from tui.engine.procedure import answer_from, card_played_after
 
     combat = combat_from_args(args)
     seed = seed_value(args.seed)
     if args.save:
+        # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
         from tui.cli import saves as cli_saves
 
         # The game's own options (the Ultra mines CDF) decide the combat it is saved to, and
@@ -229,6 +233,7 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
     (combat, outcome), card = card_played_after(combat, tables, answer_from(combat, None, seed))
     saved = None
     if args.save:
+        # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
         from tui.cli import saves as cli_saves
 
         saved, seq = cli_saves.record_combat(
@@ -257,6 +262,7 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
+    # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
     from tui.engine.combat import distribution
 
     combat = combat_from_args(args)
@@ -290,6 +296,7 @@ def print_odds(combat: CombatInput, result: Distribution, as_json: bool) -> None
 def own_parser(command: str, ruleset: Ruleset, tables: Tables) -> argparse.ArgumentParser:
     """`crtdesk resolve|odds|table RULESET ...` for a ruleset that is not built in: the same
     commands, with its own fields as flags."""
+    # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
     from tui.cli.parsing import Parser
 
     parser = Parser(

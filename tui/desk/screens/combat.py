@@ -173,6 +173,7 @@ class CombatScreen(TypingForm, RulesetScreen):
     @property
     def form_inputs(self) -> tuple[SchemaField, ...]:
         """The schema's fields this screen's form shows."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.engine.schema import form
 
         return form(self.ruleset, registry.get(self.ruleset).fields, self.tables)
@@ -190,6 +191,7 @@ class CombatScreen(TypingForm, RulesetScreen):
 
     def field_label(self, name: str) -> str:
         """What the form calls an input an engine message names."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.engine.schema import label
 
         return label(registry.get(self.ruleset).fields, name)
@@ -218,6 +220,7 @@ class CombatScreen(TypingForm, RulesetScreen):
 
     def input_widget(self, found: SchemaField) -> Widget:
         """The widget an input is typed, ticked or cycled in: the one its kind names."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.desk.widgets.combat import FixedInput
         from tui.desk.widgets.ticks import Tick
 
@@ -300,6 +303,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         (the model, the preview and the ruleset's resolver), and the last roll's panel,
         hidden until the first roll."""
         self.drawn = True
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.engine.combat import load_ruleset
 
         for name in ENGINE_MODULES:
@@ -398,6 +402,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         problems = list(reading.problems)
         shown: Preview | None = None
         if reading.combat is not None:
+            # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
             from tui.engine.preview import preview
 
             try:
@@ -490,6 +495,7 @@ class CombatScreen(TypingForm, RulesetScreen):
 
     def checked(self, selector: str) -> bool:
         """A checkbox's value (False when it is not on this screen)."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from textual.widgets import Checkbox
 
         found = self.form_field(selector)
@@ -576,6 +582,7 @@ class CombatScreen(TypingForm, RulesetScreen):
     async def play(self, combat: CombatInput, by_hand: bool) -> tuple[CombatInput, Outcome] | None:
         """Resolve the combat by the ruleset's procedure, answering its questions: the
         desk's dice (or dice by hand), and a dialog for each choice. None if cancelled."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.engine.procedure import procedure
         from tui.engine.questions import DiceQuestion
 
@@ -613,6 +620,7 @@ class CombatScreen(TypingForm, RulesetScreen):
     async def confirm_no_dice(self, outcome: Outcome) -> bool:
         """Dice by hand on a combat that reads none (AD, AV, an overrun): said, and logged
         only when the player confirms (the keys typed for a die go to this dialog)."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.desk.screens.dialogs import ChoiceScreen
         from tui.engine.combat import cell_text
 
@@ -627,6 +635,7 @@ class CombatScreen(TypingForm, RulesetScreen):
     async def answer(self, question: Question, by_hand: bool) -> Any:
         """One question of the procedure answered: dice rolled (or asked for), a choice, a
         number or a marker asked in a dialog. `_CANCELLED` when the player cancelled."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.desk.screens.dialogs import ChoiceScreen, NumberScreen
         from tui.engine.procedure import desk_dice, hand_dice
         from tui.engine.questions import ChoiceQuestion, DiceQuestion, MarkerQuestion
@@ -643,6 +652,7 @@ class CombatScreen(TypingForm, RulesetScreen):
             key = await self.app.push_screen_wait(ChoiceScreen(question.prompt, choices))
             return _CANCELLED if key is None else values[key]
         if isinstance(question, MarkerQuestion):
+            # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
             from tui.desk.screens.markers import MarkerPickScreen
 
             picked = MarkerPickScreen(question.prompt, question.markers)
@@ -653,6 +663,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         return _CANCELLED if number.cancelled else value
 
     async def ask_hand_roll(self, dice: tuple[str, int, int], what: str = "") -> int | None:
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.desk.screens.dialogs import HandDiceScreen
 
         name, low, high = dice
@@ -773,6 +784,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         shown = self.save_state.entry
         panel = self.result_panel
         if shown is None or shown.get("seq") != entry.get("seq"):
+            # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
             from tui.engine.combat import logged_roll
 
             try:
@@ -820,6 +832,7 @@ class CombatScreen(TypingForm, RulesetScreen):
                 break
         else:
             return
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.engine.combat import logged_roll
 
         try:
@@ -832,8 +845,10 @@ class CombatScreen(TypingForm, RulesetScreen):
     async def fill_form(self, combat: CombatInput) -> None:
         """Show a logged combat in the form: its units (rows added as needed) and each of
         the form's fields."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from textual.widgets import Checkbox
 
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.desk.widgets.combat import set_choice
         from tui.desk.widgets.ticks import Tick
 
@@ -886,6 +901,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         return ""
 
     def action_trace(self) -> None:
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.desk.screens.dialogs import TraceScreen
 
         if self.last is None:
@@ -896,6 +912,7 @@ class CombatScreen(TypingForm, RulesetScreen):
     @work(exclusive=True, group="note")
     async def action_note(self) -> None:
         """Annotate the last roll logged: the note is a new entry naming it."""
+        # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.desk.screens.dialogs import NoteScreen
 
         entry = self.save_state.entry if self.save_state.status == "saved" else None

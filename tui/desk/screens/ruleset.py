@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
 
 from tui.desk.commands import RULESET_COMMANDS, RULESET_KEYS, Command
@@ -42,19 +42,17 @@ class RulesetScreen(DeskScreen):
     # below it, the screen says so in place of its body (the class "-too-small", app.tcss).
     LEAST_SIZE: ClassVar[tuple[int, int]] = (80, 24)
 
-    BINDINGS = (
-        [c.binding() for c in RULESET_COMMANDS]
-        + [
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(c.binding() for c in RULESET_COMMANDS),
+        *(
             Binding(key, f"switch_ruleset({n})", f"Ruleset {n + 1}", show=False)
             for n, key in enumerate(RULESET_KEYS)
-        ]
+        ),
         # Focus moves are priority bindings: the app moves focus before it hands on the
         # next keystroke, so "8 Tab 2" typed fast puts the 2 in the next field.
-        + [
-            Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
-            Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
-        ]
-    )
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
+    ]
 
     def __init__(self, ruleset: str) -> None:
         # A ruleset without a screen of its own (a player's chart) is styled as one class:

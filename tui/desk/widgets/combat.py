@@ -345,8 +345,10 @@ class LinesInPlace(Static):
         """What each part shows now."""
         return dict(self._texts)
 
-    @property
-    def content(self) -> str:  # type: ignore[override]
+    # Read-only here: the box is set through its parts (`texts`), never as a whole; reading
+    # it gives what a player sees, as a Static's content does.
+    @property  # type: ignore[misc]
+    def content(self) -> str:
         """Every line shown, as the player reads it (unwrapped)."""
         return "\n".join(text for _, text in self._lines)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.engine.errors import InputError
+from tui.engine.kinds import unit_typed
 from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import column_for_ratio, odds_label
 
@@ -205,6 +206,4 @@ def finish(
 def parse_unit(field: str, text: str) -> Unit:
     """A unit as typed: "N", or "N@terrain" (Pair-o-Dice Super/Ultra hex terrain); read as
     every unit list's kind reads it."""
-    from tui.engine.kinds import unit_typed
-
     return unit_typed(field, text)

@@ -232,7 +232,9 @@ def _check_step_inputs(combat: CombatInput) -> None:
     }
     for name, (value, field) in given.items():
         if value not in (None, (), False) and name not in reads:
-            shown = value[0].factor if name == "attackers" else value
+            shown: Any = value
+            if name == "attackers" and isinstance(value, tuple) and value:
+                shown = getattr(value[0], "factor", value[0])
             shown = shown[0] if name == "chain_rolls" else shown
             steps = [
                 f"with --step {s}" if s else "with no --step (the whole chain)"
@@ -277,15 +279,15 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
     if step in ("accuracy", "direction"):
         name = "Boom Accuracy" if step == "accuracy" else "Direction"
         table = tables.data["pod-boom"][step]
-        roll = roller.roll(name, 1, 6, combat.roll)
-        cell = table[str(roll)]
-        trace.append(f"{name} 1d6 {roll}: {cell}")
+        die = roller.roll(name, 1, 6, combat.roll)
+        cell = table[str(die)]
+        trace.append(f"{name} 1d6 {die}: {cell}")
         if step == "accuracy":
-            effects["accuracy"] = tables.data["pod-boom"]["accuracy_effect"][str(roll)]
+            effects["accuracy"] = tables.data["pod-boom"]["accuracy_effect"][str(die)]
         effects["headline"] = [f"{name}: {cell}"]
         return finish(
             combat,
-            roll=str(roll),
+            roll=str(die),
             cell=cell,
             effects=effects,
             trace=trace,

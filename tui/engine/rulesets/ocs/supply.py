@@ -148,10 +148,11 @@ def defender_supply(combat: CombatInput, tables: Tables) -> int:
     if combat.defender_unsupplied:
         return 0
     sizes = [u.re for u in combat.defenders]
-    if sizes and all(size is not None for size in sizes):
-        if sum(sizes) <= rules["small_defender_max_re"]:  # type: ignore[arg-type]
-            return rules["defender_small"]
-    return rules["defender_per_combat"]
+    known = [size for size in sizes if size is not None]
+    if sizes and len(known) == len(sizes):
+        if sum(known) <= rules["small_defender_max_re"]:
+            return int(rules["defender_small"])
+    return int(rules["defender_per_combat"])
 
 
 def refusal(combat: CombatInput) -> str | None:
@@ -506,9 +507,10 @@ def attacker_destroyed(combat: CombatInput, effects: dict[str, Any]) -> bool:
     steps known), so it is destroyed before taking options (RULINGS)."""
     lost = effects["attacker"].get("steps_lost")
     steps = [u.steps for u in combat.attackers]
-    if not lost or not steps or any(s is None for s in steps):
+    known = [s for s in steps if s is not None]
+    if not lost or not steps or len(known) < len(steps):
         return False
-    return lost >= sum(steps)  # type: ignore[arg-type]
+    return bool(lost >= sum(known))
 
 
 def defender_destroyed(combat: CombatInput, effects: dict[str, Any]) -> bool:
@@ -516,9 +518,10 @@ def defender_destroyed(combat: CombatInput, effects: dict[str, Any]) -> bool:
     steps known): it is wiped out, and no option is left for it to take."""
     lost = effects["defender"].get("steps_lost")
     steps = [u.steps for u in combat.defenders]
-    if not lost or not steps or any(s is None for s in steps):
+    known = [s for s in steps if s is not None]
+    if not lost or not steps or len(known) < len(steps):
         return False
-    return lost >= sum(steps)  # type: ignore[arg-type]
+    return bool(lost >= sum(known))
 
 
 def _option_taken(side: str, option: int, retreat: int, trace: list[str]) -> dict[str, Any]:
