@@ -56,3 +56,7 @@ def nearest(value: object, choices: Iterable[object]) -> str | None:
         return lowered[typed]
     found = difflib.get_close_matches(typed, list(lowered), n=1, cutoff=0.6)
     return lowered[found[0]] if found else None
+
+
+class ChartError(Exception):
+    """A player's chart that cannot be used; the message is one line naming the place."""

@@ -13,18 +13,22 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui.engine.errors import InputError
+from tui.engine.errors import ChartError, InputError
 from tui.engine.ruleset import Ruleset
 from tui.engine.rulesets.boom import BOOM
-from tui.engine.rulesets.charts.chart import ChartError, PlayerChart
-from tui.engine.rulesets.charts.ruleset import ChartRuleset
 from tui.engine.rulesets.daynight import DAYNIGHT
 from tui.engine.rulesets.ocs import OCS
 from tui.engine.rulesets.pod import BASIC, SUPER, ULTRA
 from tui.engine.rulesets.rivets import RIVETS
 from tui.engine.schema import Field
 from tui.engine.tables import Tables
+
+# A player's chart's modules load with the first chart read (see chart_ruleset).
+if TYPE_CHECKING:
+    from tui.engine.rulesets.charts.chart import PlayerChart
+    from tui.engine.rulesets.charts.ruleset import ChartRuleset
 
 BUILT_IN: tuple[Ruleset, ...] = (BASIC, SUPER, ULTRA, BOOM, OCS, RIVETS, DAYNIGHT)
 BUILT_IN_IDS: tuple[str, ...] = tuple(r.id for r in BUILT_IN)
@@ -130,6 +134,9 @@ def chart_name(ruleset_id: str) -> str | None:
 
 def chart_ruleset(chart: PlayerChart) -> ChartRuleset:
     """`chart` as the ruleset its id resolves with from now on."""
+    # A chart's ruleset loads with the first chart read: the desk starts without it.
+    from tui.engine.rulesets.charts.ruleset import ChartRuleset
+
     made = ChartRuleset(chart_id(chart.name), chart)
     register(made)
     return made

@@ -7,11 +7,15 @@ keeps its copy)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.engine import registry
-from tui.engine.rulesets.charts.chart import ChartError, PlayerChart
+from tui.engine.errors import ChartError
 from tui.saves.errors import SaveError
+
+# A chart's own modules load with the first chart read: the desk starts without them.
+if TYPE_CHECKING:
+    from tui.engine.rulesets.charts.chart import PlayerChart
 
 
 def kept_charts(header: dict[str, Any]) -> dict[str, str]:

@@ -49,13 +49,10 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
+from tui.engine.errors import ChartError as ChartError
 from tui.engine.errors import InputError
 from tui.engine.kinds import CHOICE, SIGNED, TICK, WHOLE
 from tui.engine.schema import FIELDS, Field
-
-
-class ChartError(Exception):
-    """A player's chart that cannot be used; the message is one line naming the place."""
 
 
 @dataclass(frozen=True)
