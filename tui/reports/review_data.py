@@ -328,3 +328,16 @@ def _quoted(token: str) -> str:
     if sep and key.lower() in _KEYS:
         return f"{key}:{shlex.quote(value)}"
     return shlex.quote(token)
+
+
+def with_token(text: str, key: str, value: str) -> str:
+    """The filter `text` with one `key:value` added (or put in place of the key's); the same
+    again removes it."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError:  # a lone quote: the words as typed
+        tokens = text.split()
+    kept = [t for t in tokens if _KEYS.get(t.partition(":")[0].lower()) != key]
+    if f"{key}:{value}" not in tokens:
+        kept.append(f"{key}:{value}")
+    return " ".join(_quoted(t) for t in kept)

@@ -14,7 +14,6 @@ The review keeps no game of its own; notes go through that session.
 
 from __future__ import annotations
 
-import shlex
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -36,13 +35,12 @@ from tui.game.messages import GameChanged, GameRead
 from tui.game.model import SaveError
 from tui.game.session import KEPT_ENTRIES, GameSession
 from tui.reports.review_data import (
-    _KEYS,
     CELL_KEYS,
     Filter,
-    _quoted,
     detail_text,
     parse_filter,
     shown_columns,
+    with_token,
 )
 from tui.reports.review_rows import Loaded, Row, read_for_review, read_tail
 
@@ -295,14 +293,7 @@ class ReviewScreen(DeskScreen):
     def _with_token(self, key: str, value: str) -> None:
         """Add (or replace) one `key:value` in the filter bar; the same again removes it."""
         field = self.query_one("#review-filter", Input)
-        try:
-            tokens = shlex.split(field.value)
-        except ValueError:
-            tokens = field.value.split()
-        kept = [t for t in tokens if _KEYS.get(t.partition(":")[0].lower()) != key]
-        if f"{key}:{value}" not in tokens:
-            kept.append(f"{key}:{value}")
-        self.set_filter_text(" ".join(_quoted(t) for t in kept))
+        self.set_filter_text(with_token(field.value, key, value))
 
     def action_filter(self) -> None:
         # At once, not after the next message: keys typed right after "/" go to the bar.
