@@ -222,10 +222,13 @@ class CombatScreen(TypingForm, RulesetScreen):
         """The widget an input is typed, ticked or cycled in: the one its kind names."""
         # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.desk.widgets.combat import FixedInput
-        from tui.desk.widgets.ticks import Tick
 
         shown = found.shown
         if shown is Shown.TICK:
+            # Imported for a form with a tick: Checkbox (and the tick list's SelectionList)
+            # load only then, which the budgeted open of a Basic screen never needs.
+            from tui.desk.widgets.ticks import Tick
+
             return Tick(found.form_label, id=found.widget_id, compact=True)
         if shown is Shown.CHOICE:
             if found.desk_options is not None:  # a tick with a name for each value
