@@ -132,7 +132,7 @@ def command_line(combat: CombatInput) -> list[str]:
     ruleset = registry.get(combat.ruleset)
     blank = CombatInput(combat.ruleset)
     set_values = dict(combat.modifiers)
-    args = ["resolve", registry.chart_name(ruleset.id) or ruleset.id]
+    args = ["resolve", ruleset.cli_name]
     for field in flag_fields(ruleset):
         if field.name in CombatInput.__dataclass_fields__:
             value = getattr(combat, field.name)
@@ -185,7 +185,7 @@ def _cmd_rulesets(args: argparse.Namespace, tables: Tables) -> int:
     items = [
         {"id": r.id, "title": r.title(tables), "dice": r.dice(tables)}
         for r in registry.rulesets()
-        if registry.chart_name(r.id) is None
+        if r.chart_copy is None
     ]
     if args.json:
         print(json.dumps(items, indent=2))
@@ -300,7 +300,7 @@ def own_parser(command: str, ruleset: Ruleset, tables: Tables) -> argparse.Argum
     from tui.cli.parsing import Parser
 
     parser = Parser(
-        prog=f"crtdesk {command} {registry.chart_name(ruleset.id) or ruleset.id}",
+        prog=f"crtdesk {command} {ruleset.cli_name}",
         description=one_line(f"{ruleset.title(tables)} ({ruleset.dice(tables)})."),
     )
     parser.add_argument("--games", metavar="DIR", help=GAMES_HELP)

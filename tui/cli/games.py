@@ -56,7 +56,7 @@ def run(argv: Sequence[str], tables: Tables) -> int:
     chart, by NAME, its id or its file; or one registered): the combat commands with its own
     fields as flags."""
     given = argv[1]
-    if registry.known(given) and registry.chart_name(given) is None:
+    if registry.known(given) and registry.get(given).chart_copy is None:
         ruleset: Ruleset = registry.get(given)
     else:
         folder = folder_given(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))

@@ -94,6 +94,11 @@ class Ruleset:
         return tables.losses_in(self.id)
 
     @property
+    def cli_name(self) -> str:
+        """How a command line names it (`crtdesk resolve NAME`): its id."""
+        return self.id
+
+    @property
     def chart_copy(self) -> str | None:
         """The text a save keeps of the ruleset's chart (a player's chart), else None."""
         return None

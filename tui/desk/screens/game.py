@@ -43,9 +43,9 @@ class FormScreen(CombatScreen):
         """Name a chart file in the games folder that changed since the game began: the
         game keeps the copy its save holds (a missing or broken file says nothing)."""
         kept = registry.get(self.ruleset) if registry.known(self.ruleset) else None
-        name = registry.chart_name(self.ruleset)
-        if not isinstance(kept, ChartRuleset) or name is None:
+        if not isinstance(kept, ChartRuleset):
             return
+        name = kept.chart.name
         folder = self.desk.games_dir
         path = folder / f"{name}.toml"
         try:

@@ -39,6 +39,11 @@ class ChartRuleset(Ruleset):
         return "factors"
 
     @property
+    def cli_name(self) -> str:
+        """A chart is named on a command line by its file's name."""
+        return self.chart.name
+
+    @property
     def chart_copy(self) -> str | None:
         return self.chart.text
 
