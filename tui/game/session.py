@@ -226,21 +226,7 @@ class GameSession:
     ) -> None:
         """Log a combat rolled on this desk; the markers its result places go on `target`
         (or per side on `targets`)."""
-        path, who = self.path, self.player
-        self._append(
-            lambda notices: saves.append_combat(
-                path,
-                combat,
-                outcome,
-                note=note,
-                target=target,
-                targets=targets,
-                who=who,
-                notices=notices,
-            ),
-            done,
-            after,
-        )
+        self._log(combat, outcome, None, note, target, targets, done, after)
 
     def play_card(
         self,
@@ -256,6 +242,19 @@ class GameSession:
     ) -> None:
         """Log a card played after the roll of entry `amends`: the combat read again with
         the card (`combat` and `outcome`, as the procedure gave them), amending it."""
+        self._log(combat, outcome, amends, note, target, targets, done, after)
+
+    def _log(
+        self,
+        combat: CombatInput,
+        outcome: Outcome,
+        amends: int | None,
+        note: str | None,
+        target: str | None,
+        targets: dict[str, str] | None,
+        done: Done | None,
+        after: threading.Event | None,
+    ) -> None:
         path, who = self.path, self.player
         self._append(
             lambda notices: saves.append_combat(
