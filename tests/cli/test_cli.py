@@ -806,3 +806,25 @@ def test_a_double_dash_value_after_the_separator_is_text(torch, capsys):
     capsys.readouterr()
     assert main(["note", "torch", "1", "--", "--turn=--"]) == 0
     assert '"--turn=--"' in torch.read_text(encoding="utf-8")
+
+
+def test_the_parser_is_made_once_and_each_call_parses_alone(tmp_path: Path, capsys) -> None:
+    """`main` called again and again (a script, a test) reuses one parser; what one call
+    typed (an appended option, a flag) never shows in the next call's values."""
+    assert build_parser() is build_parser()
+    first = ["new", "a", "--title", "A", "--ruleset", "pod-ultra", "--option", "mines_cdf=3"]
+    assert main([*first, "--saves", str(tmp_path)]) == 0
+    assert (
+        main(["new", "b", "--title", "B", "--ruleset", "pod-ultra", "--saves", str(tmp_path)]) == 0
+    )
+    assert saves.load_game(tmp_path / "a.toml").options == {"mines_cdf": 3}
+    assert saves.load_game(tmp_path / "b.toml").options == {"mines_cdf": 2}  # the default
+    code, once, _ = run(
+        capsys, "resolve", "rivets", "--attack", "4", "--defense", "2", "--roll", "3", "--json"
+    )
+    assert code == 0 and json.loads(once)["dice"][0]["source"] == "manual"
+    code, again, _ = run(
+        capsys, "resolve", "rivets", "--attack", "4", "--defense", "2", "--json", "--seed", "1"
+    )
+    (dice,) = json.loads(again)["dice"]
+    assert code == 0 and (dice["source"], dice["seed"]) == ("seed", 1)

@@ -6,7 +6,6 @@ unit's factor, so "12 Enter 3 ctrl+r" logs a combat."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
 
 from tests.conftest import Desk, settle
 from tui import saves
@@ -62,33 +61,6 @@ async def test_tab_goes_across_each_row_then_down_then_to_the_form(
         assert landed == {f: v for f, v in before.items() if f in landed}
 
 
-@pytest.mark.parametrize("ruleset", RULESETS)
-async def test_focus_starts_in_the_first_field_and_enter_goes_down(
-    desk: Desk, ruleset: str
-) -> None:
-    async with desk(rulesets=[ruleset]) as (app, pilot):
-        screen = app.screen
-        (attacker,) = screen.unit_rows("attacker")
-        (defender,) = screen.unit_rows("defender")
-        # The first field is the factor on every screen (on OCS the strength: the name,
-        # optional, comes after it in the row).
-        assert screen.focused is row_fields(attacker)[0] is attacker.factor_input
-        if ruleset == "pod-boom":
-            screen.query_one("#target", Input).value = "0712"
-            screen.query_one("#range", Input).value = "8"
-            screen.query_one("#distance", Input).value = "2"
-        await pilot.press("1", "2", "enter", "3", "ctrl+r")
-        await pilot.pause()
-        while app.screen is not screen:  # OCS options: the first choice each time
-            await pilot.press("enter")
-            await pilot.pause()
-        await settle(pilot)
-        assert (attacker.factor_input.value, defender.factor_input.value) == ("12", "3")
-        assert app.game is not None
-        (entry,) = saves.load_game(app.game.path).entries
-        assert entry["kind"] == "combat"
-
-
 async def test_ocs_rows_typed_with_tab_only_land_in_their_fields(desk: Desk) -> None:
     async with desk(rulesets=["ocs"]) as (app, pilot):
         screen = app.screen
@@ -129,19 +101,25 @@ async def test_f1_names_tab_and_enter(desk: Desk) -> None:
 async def test_the_quick_entry_logs_one_combat_of_12_against_3(desk: Desk) -> None:
     """The README's first combat, typed as printed on every screen: `12 Enter 3 ctrl+r`
     (on OCS the 12 once went into the unit's name, and the roll was refused). One game
-    with every ruleset in play: each screen in turn logs exactly one combat more."""
+    with every ruleset in play: each screen opens with the focus in its first field (the
+    factor; on OCS the strength, the optional name comes after it in the row), and in turn
+    logs exactly one combat more, the 12 and the 3 in the fields Enter took them to."""
     async with desk(rulesets=list(RULESETS)) as (app, pilot):
         assert app.game is not None
         for count, ruleset in enumerate(RULESETS, start=1):
             app.show_ruleset(ruleset)
             await settle(pilot)
             screen = app.screen
+            (attacker,) = screen.unit_rows("attacker")
+            (defender,) = screen.unit_rows("defender")
+            assert screen.focused is row_fields(attacker)[0] is attacker.factor_input, ruleset
             await pilot.press("1", "2", "enter", "3", "ctrl+r")
             await pilot.pause()
             while app.screen is not screen:  # OCS options: the first choice each time
                 await pilot.press("enter")
                 await pilot.pause()
             await settle(pilot)
+            assert (attacker.factor_input.value, defender.factor_input.value) == ("12", "3")
             logged = saves.load_game(app.game.path).entries
             assert [e["kind"] for e in logged] == ["combat"] * count, (ruleset, logged)
             combat = logged[-1]

@@ -33,6 +33,21 @@ __all__ = [
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command's parser, kept for the process: it is made from the built-in rulesets
+    (which no process changes) and the tables (loaded once), so a script or a test that
+    calls `main` again and again pays about 12 ms for it once, not every call."""
+    tables = default_tables()
+    kept = _KEPT.get("parser")
+    if kept is None or kept[0] is not tables:
+        kept = _KEPT["parser"] = (tables, _new_parser())
+    return kept[1]
+
+
+# The parser made, with the tables it was made from (see build_parser).
+_KEPT: dict[str, tuple[object, argparse.ArgumentParser]] = {}
+
+
+def _new_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="crtdesk", description="A combat desk for hex-and-counter wargames.")
     sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
     sub.add_parser("open", help="open the desk on a save file: crtdesk open FILE [--saves DIR]")
