@@ -818,6 +818,7 @@ def test_the_parser_is_made_once_and_each_call_parses_alone(tmp_path: Path, caps
         main(["new", "b", "--title", "B", "--ruleset", "pod-ultra", "--saves", str(tmp_path)]) == 0
     )
     assert saves.load_game(tmp_path / "a.toml").options == {"mines_cdf": 3}
+    capsys.readouterr()
     assert saves.load_game(tmp_path / "b.toml").options == {"mines_cdf": 2}  # the default
     code, once, _ = run(
         capsys, "resolve", "rivets", "--attack", "4", "--defense", "2", "--roll", "3", "--json"
