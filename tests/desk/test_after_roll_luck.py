@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from tests.conftest import Desk, crtdesk_cli, settle
-from tui import saves
+from tests.conftest import Desk, settle
+from tui import cli, saves
 from tui.desk.screens.pod import PodScreen
 from tui.reports.luck import luck_report
 
@@ -42,13 +42,25 @@ def _plain(value: Any) -> Any:
     return dict(value) if isinstance(value, Mapping) else list(value)
 
 
+def run_cli(capsys: pytest.CaptureFixture[str], folder: Path, *argv: str) -> str:
+    """`crtdesk ARGV --saves FOLDER`, the command line's own entry point in this process (the
+    player is the desk's, "tester"): its output, once it exited 0."""
+    capsys.readouterr()
+    assert cli.main([*argv, "--saves", str(folder)]) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
 def result_box(screen: PodScreen) -> str:
     return "\n".join(str(w.content) for w in screen.query("ResultPanel Static").results(Static))
 
 
 @pytest.mark.parametrize("card", list(PLAYS))
 async def test_the_desk_and_the_cli_log_a_card_after_the_roll_alike_and_luck_agrees(
-    desk: Desk, tmp_path: Path, card: str
+    desk: Desk,
+    tmp_path: Path,
+    card: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     ruleset, attack, defense, roll, key, flag = PLAYS[card]
     folder = tmp_path / "saves"
@@ -66,18 +78,15 @@ async def test_the_desk_and_the_cli_log_a_card_after_the_roll_alike_and_luck_agr
         assert app.game is not None
         on_desk = entries(app.game.path)
     units = ("--attack", attack + ON_THE_FORM[ruleset], "--defense", defense + ON_THE_FORM[ruleset])
-    crtdesk_cli(folder, "new", "cli", "--title", "CLI", "--ruleset", ruleset, player="tester")
-    crtdesk_cli(
-        folder,
-        *("resolve", ruleset, *units, "--roll", roll, flag, card, "--save", "cli"),
-        player="tester",
-    )
+    monkeypatch.setenv("CRTDESK_PLAYER", "tester")
+    run_cli(capsys, folder, "new", "cli", "--title", "CLI", "--ruleset", ruleset)
+    run_cli(capsys, folder, "resolve", ruleset, *units, "--roll", roll, flag, card, "--save", "cli")
     from_cli = entries(folder / "cli.toml")
     # The roll, then the card amending it: the same fields and the same dice.
     assert [(e["seq"], e.get("amends")) for e in on_desk] == [(1, None), (2, 1)]
     assert from_cli == on_desk
     desk_luck = luck_report(saves.load_game(app.game.path).entries).to_dict()
-    cli_luck = json.loads(crtdesk_cli(folder, "luck", "cli", "--json", player="tester"))
+    cli_luck = json.loads(run_cli(capsys, folder, "luck", "cli", "--json"))
     assert cli_luck == json.loads(json.dumps(desk_luck))
     if card == "stanfill":
         assert desk_luck["combats"] == []  # the result cancelled: nothing to judge
@@ -87,8 +96,6 @@ async def test_the_desk_and_the_cli_log_a_card_after_the_roll_alike_and_luck_agr
         [judged] = desk_luck["combats"]
         assert judged["seq"] == 1
         saves.new_game(folder / "plain.toml", "Plain", [ruleset])
-        crtdesk_cli(
-            folder, "resolve", ruleset, *units, "--roll", roll, "--save", "plain", player="tester"
-        )
-        plain = json.loads(crtdesk_cli(folder, "luck", "plain", "--json", player="tester"))
+        run_cli(capsys, folder, "resolve", ruleset, *units, "--roll", roll, "--save", "plain")
+        plain = json.loads(run_cli(capsys, folder, "luck", "plain", "--json"))
         assert judged["percentile"] == plain["combats"][0]["percentile"]

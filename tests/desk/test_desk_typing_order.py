@@ -48,17 +48,6 @@ async def test_tab_goes_across_each_row_then_down_then_to_the_form(
             assert screen.focused is first
             await pilot.press("shift+tab")
             assert screen.focused is last
-        # A combat typed with Tab only: the first attacker's factor, Tab along the rows to
-        # the first defender's factor. Each value lands in its field and nowhere else.
-        first_attack, first_defence = attackers[0].factor_input, defenders[0].factor_input
-        before = {field: getattr(field, "value", None) for field in expected}
-        first_attack.focus()
-        tabs = expected.index(first_defence) - expected.index(first_attack)
-        await pilot.press("1", "2", *["tab"] * tabs, "3")
-        await settle(pilot)
-        landed = {field: getattr(field, "value", None) for field in expected}
-        assert (landed.pop(first_attack), landed.pop(first_defence)) == ("12", "3")
-        assert landed == {f: v for f, v in before.items() if f in landed}
 
 
 async def test_ocs_rows_typed_with_tab_only_land_in_their_fields(desk: Desk) -> None:

@@ -285,12 +285,13 @@ def desk_example(ruleset: str, seed: int) -> tuple[CombatInput, random.Random]:
         return combat, rnd
 
 
-@pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("ruleset", RULESET_IDS)
 async def test_the_desk_logs_the_entry_the_procedure_does(
-    desk: Desk, tmp_path: Path, ruleset: str, seed: int
+    desk: Desk, tmp_path: Path, ruleset: str
 ) -> None:
-    combat, rnd = desk_example(ruleset, seed)
+    """One random combat per ruleset typed on the desk (the procedure and the CLI are
+    compared over many more above: the desk adds only the form's reading and its dialogs)."""
+    combat, rnd = desk_example(ruleset, 1)
     final, asked, entry = by_procedure(tmp_path, combat, rnd)
     async with desk(rulesets=[ruleset]) as (app, pilot):
         screen = app.screen
