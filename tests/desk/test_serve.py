@@ -72,6 +72,13 @@ def wait_listening(port: int, server: subprocess.Popen, timeout: float = 20) -> 
     raise AssertionError(f"nothing listens on port {port}")
 
 
+def printed_token(line: str) -> str:
+    """The token in the address a start line gives."""
+    found = re.search(r"/\?token=([A-Za-z0-9_-]+), ", line)
+    assert found, f"no token in {line!r}"
+    return found[1]
+
+
 def desks_on(folder: Path) -> list[int]:
     """The ids of the desk processes running on `folder` (a browser tab's each)."""
     found = []
@@ -121,8 +128,11 @@ def test_each_browser_tab_runs_the_desk_on_the_saves_folder_and_no_file(tmp_path
 def test_the_start_line_says_who_can_reach_the_desk() -> None:
     assert is_local("127.0.0.1") and is_local("localhost") and is_local("::1")
     assert not is_local("0.0.0.0") and not is_local("192.168.1.5")
-    assert "127.0.0.1 only (this machine)" in start_line("127.0.0.1", 8000, "http://x")
+    assert "127.0.0.1 only (this machine; its other accounts need this address, its token)" in (
+        start_line("127.0.0.1", 8000, "http://x")
+    )
     assert "has this address (its token)" in start_line("0.0.0.0", 8000, "http://x")
+    assert "on 0.0.0.0 (every address of this host)" in start_line("0.0.0.0", 8000, "http://x")
 
 
 def test_a_port_already_taken_is_one_line(tmp_path: Path) -> None:
@@ -159,19 +169,24 @@ def test_the_served_page_asks_no_other_host_for_its_font(tmp_path: Path) -> None
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "tui.cli", "serve", "--port", str(port), "--saves", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
         start_new_session=True,
     )
     own = f"http://127.0.0.1:{port}/"
     try:
+        assert server.stdout is not None
+        token = printed_token(server.stdout.readline())
         wait_listening(port, server)
+        # A browser: the page's cookie (the token) kept for the page again.
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
 
         def fetch(url: str) -> tuple[int, bytes]:
-            with urllib.request.urlopen(url, timeout=20) as answer:
+            with browser.open(url, timeout=20) as answer:
                 return answer.status, answer.read()
 
-        status, body = fetch(own)
+        status, body = fetch(f"{own}?token={token}")
         page = body.decode()
         assert status == 200 and "data-session-websocket-url" in page
         written = set(re.findall(r"https?://[^\s\"'<>)]+", page)) - set(_NAMESPACES)
@@ -227,7 +242,10 @@ def test_the_desk_in_a_browser(tmp_path: Path) -> None:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             wait_listening(port, server)
             first = (tmp_path / "server.log").read_text().splitlines()[0]
-            assert first.startswith(f"crtdesk serve: the desk on http://127.0.0.1:{port}, ")
+            token = printed_token(first)
+            assert first.startswith(
+                f"crtdesk serve: the desk on http://127.0.0.1:{port}/?token={token}, "
+            )
             assert "listening on 127.0.0.1 only" in first
             page = browser.new_page(viewport={"width": 1000, "height": 640})
             page.add_init_script(CATCH_TERMINAL)
@@ -243,7 +261,8 @@ def test_the_desk_in_a_browser(tmp_path: Path) -> None:
                     route.abort()
 
             page.route("**/*", own_only)
-            page.goto(f"http://127.0.0.1:{port}/")
+            page.goto(f"http://127.0.0.1:{port}/?token={token}")  # the address printed
+            assert page.url == f"http://127.0.0.1:{port}/"  # the token kept, not shown
 
             def screen_shows(*texts: str) -> str:
                 """The terminal's text, once it shows every one of `texts`."""

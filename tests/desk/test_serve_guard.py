@@ -1,20 +1,26 @@
-"""The served desk's guard: a WebSocket from a page of another origin starts no desk, a page
-of the address served does, and no more desks run than `--max-desks`."""
+"""The served desk's guard: on every address, localhost included, neither the page nor a
+desk without the token the server printed; a WebSocket from a page of another origin starts
+no desk, a page of the address served does; no more desks run than `--max-desks`; bound to
+every address, the address printed is one a browser opens."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
 
 from tests.desk.test_serve import free_port, wait_listening
 from tui.cli import main
+from tui.cli.serve import public_url
 from tui.desk.served import allowed_origins, origin_of
 
 
@@ -42,15 +48,18 @@ def test_a_bad_max_desks_is_one_line(capsys: pytest.CaptureFixture[str], value: 
     assert err.startswith(f"crtdesk: --max-desks {value!r}: expected a whole number from 1 to")
 
 
-async def _connect(session: aiohttp.ClientSession, port: int, origin: str):
+async def _connect(session: aiohttp.ClientSession, port: int, origin: str, token: str = ""):
+    """A WebSocket from a page of `origin`; with `token` in its query when given (else the
+    session's cookie, or none, goes with it)."""
+    query = f"&token={token}" if token else ""
     return await session.ws_connect(
-        f"ws://127.0.0.1:{port}/ws?width=80&height=24", headers={"Origin": origin}
+        f"ws://127.0.0.1:{port}/ws?width=80&height=24{query}", headers={"Origin": origin}
     )
 
 
-async def _refused(session: aiohttp.ClientSession, port: int, origin: str) -> int:
+async def _refused(session: aiohttp.ClientSession, port: int, origin: str, token: str = "") -> int:
     with pytest.raises(aiohttp.WSServerHandshakeError) as caught:
-        await _connect(session, port, origin)
+        await _connect(session, port, origin, token)
     return caught.value.status
 
 
@@ -58,19 +67,16 @@ async def test_a_foreign_origin_is_refused_and_the_desks_are_capped(tmp_path: Pa
     folder = tmp_path / "saves"
     folder.mkdir()
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "serve", "--port", str(port), "--saves", str(folder)]
-        + ["--max-desks", "1"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its desks are its children: stopped with it below
-    )
+    server, first = await asyncio.to_thread(_start, folder, "--port", str(port), "--max-desks", "1")
     try:
+        url, token = _printed_url(first)
         await asyncio.to_thread(wait_listening, port, server)
+        # A page of another site holding the token (the browser would send the cookie).
         async with aiohttp.ClientSession() as session:
-            assert await _refused(session, port, "http://evil.example") == 403
-            assert await _refused(session, port, f"http://127.0.0.1:{port + 1}") == 403
-            page = await session.get(f"http://127.0.0.1:{port}/")
+            assert await _refused(session, port, "http://evil.example", token) == 403
+            assert await _refused(session, port, f"http://127.0.0.1:{port + 1}", token) == 403
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+            page = await session.get(f"{url}/?token={token}")  # the cookie kept
             assert page.status == 200 and f"ws://127.0.0.1:{port}/ws" in await page.text()
             desk = await _connect(session, port, f"http://localhost:{port}")
             message = await desk.receive(timeout=20)  # the desk's first bytes
@@ -123,6 +129,113 @@ async def test_beyond_localhost_the_desk_needs_the_printed_token(tmp_path: Path)
             page = await player.get(f"{url}/?token={token}")
             assert page.status == 200 and str(page.url) == f"{url}/"  # the token left the URL
             desk = await _connect(player, port, url)  # the cookie goes with it
+            message = await desk.receive(timeout=20)
+            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
+            await desk.close()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=20)
+
+
+def _start(folder: Path, *argv: str) -> tuple[subprocess.Popen[str], str]:
+    """`crtdesk serve ARGV` started, with the one line it printed first."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "serve", *argv, "--saves", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,  # its desks are its children: stopped with it
+    )
+    assert server.stdout is not None
+    return server, server.stdout.readline()
+
+
+def _printed_url(line: str) -> tuple[str, str]:
+    """The address a start line gives, and its token."""
+    found = re.search(r"the desk on (\S+)/\?token=([A-Za-z0-9_-]+), ", line)
+    assert found, f"no address with a token in {line!r}"
+    return found[1], found[2]
+
+
+async def test_on_localhost_every_websocket_needs_the_printed_token(tmp_path: Path) -> None:
+    """Another account of the host reaches 127.0.0.1 too, with a client that sends no Origin
+    (aiohttp sends none unless told): without the token it gets neither the page nor a desk."""
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    port = free_port()
+    server, first = await asyncio.to_thread(_start, folder, "--port", str(port))
+    try:
+        await asyncio.to_thread(wait_listening, port, server)
+        url = f"http://127.0.0.1:{port}"
+        ws = f"ws://127.0.0.1:{port}/ws?width=80&height=24"
+        async with aiohttp.ClientSession() as eve:
+            # No token, and no Origin: no desk, and no page.
+            with pytest.raises(aiohttp.WSServerHandshakeError) as caught:
+                await eve.ws_connect(ws)
+            assert caught.value.status == 403
+            assert (await eve.get(f"{url}/")).status == 403
+            assert (await eve.get(f"{url}/download/x")).status == 403
+            printed, token = _printed_url(first)
+            assert printed == url and len(token) >= 24
+            assert (await eve.get(f"{url}/?token={token[:-1]}")).status == 403
+            for asked, headers in [
+                (f"{ws}&token=", {}),
+                (f"{ws}&token={token[:-1]}", {}),  # a wrong token
+                (f"{ws}&token={token}", {"Origin": "http://evil.example"}),
+                (f"{ws}&token={token}", {"Origin": f"http://127.0.0.1:{port + 1}"}),
+            ]:
+                with pytest.raises(aiohttp.WSServerHandshakeError) as caught:
+                    await eve.ws_connect(asked, headers=headers)
+                assert caught.value.status == 403, (asked, headers)
+            # With the token, and no Origin: the desk, its first bytes on the socket.
+            desk = await eve.ws_connect(f"{ws}&token={token}")
+            message = await desk.receive(timeout=20)
+            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
+            await desk.close()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=20)
+
+
+def _an_address_of_this_host(host: str) -> bool:
+    """True when this host can listen on `host`: it is one of its addresses."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.create_server((host.strip("[]"), 0), family=family):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("everywhere", ["0.0.0.0", "::"])
+def test_bound_to_every_address_the_url_names_this_host(everywhere: str) -> None:
+    url = public_url(None, everywhere, 8000)
+    host = urlsplit(url).hostname or ""
+    assert url == f"http://{'[' + host + ']' if ':' in host else host}:8000"
+    assert host not in ("0.0.0.0", "::", "")
+    assert host == socket.gethostname() or _an_address_of_this_host(host), url
+    assert public_url("https://desk.example.org", everywhere, 8000) == "https://desk.example.org"
+
+
+async def test_bound_to_0_0_0_0_the_printed_url_opens_the_desk(tmp_path: Path) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    port = free_port()
+    server, first = await asyncio.to_thread(
+        _start, folder, "--host", "0.0.0.0", "--port", str(port)
+    )
+    try:
+        url, token = _printed_url(first)
+        assert "0.0.0.0" not in url and url.endswith(f":{port}"), first
+        assert "listening on 0.0.0.0 (every address of this host)" in first, first
+        await asyncio.to_thread(wait_listening, port, server)
+        # As a browser: the page by the printed address, then its WebSocket from that page.
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as player:
+            page = await player.get(f"{url}/?token={token}")
+            assert page.status == 200 and str(page.url) == f"{url}/"
+            ws = url.replace("http://", "ws://", 1)
+            assert f"{ws}/ws" in await page.text()  # the page's own WebSocket, not 0.0.0.0's
+            desk = await player.ws_connect(f"{ws}/ws?width=80&height=24", headers={"Origin": url})
             message = await desk.receive(timeout=20)
             assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
             await desk.close()
