@@ -408,13 +408,18 @@ def test_note_says_when_it_cut_a_torn_entry_off(
 
 
 def test_new_clears_what_a_killed_new_left_behind(folder: Path) -> None:
-    stale = folder / ".g.toml.new-1234"
+    import fcntl
+
+    stale = folder / ".g.toml.new-1234"  # no process holds it: a killed `new`'s
     stale.write_bytes(b"half a hea")
-    os.utime(stale, (time.time() - 3600, time.time() - 3600))
-    fresh = folder / ".g.toml.new-5678"  # another player's `new`, still writing
+    fresh = folder / ".g.toml.new-5678"  # another player's `new`, still writing (locked)
     fresh.write_bytes(b"half")
-    saves.new_game(folder / "g.toml", "G", ["pod-boom"])
+    with fresh.open("rb") as writing:
+        fcntl.flock(writing, fcntl.LOCK_EX)
+        notices: list[str] = []
+        saves.new_game(folder / "g.toml", "G", ["pod-boom"], notices=notices)
     assert not stale.exists() and fresh.exists()
+    assert notices == [saves.files.temporaries_notice(folder / "g.toml", [stale.name])]
 
 
 def test_a_backup_cut_short_by_a_full_disk_is_not_left_behind(

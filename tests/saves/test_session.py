@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -205,9 +206,9 @@ async def test_a_repair_runs_off_the_ui_thread_and_every_screen_hears_how_it_wen
         threads: list[str] = []
         real = saves.repair_save
 
-        def repair_save(path: Path) -> saves.Repaired:
+        def repair_save(path: Path, **how: Any) -> saves.Repaired:
             threads.append(threading.current_thread().name)
-            return real(path)
+            return real(path, **how)
 
         monkeypatch.setattr(saves, "repair_save", repair_save)
         heard: list[SaveRepaired] = []

@@ -139,6 +139,13 @@ def register(subparsers: Subcommands) -> None:
         "side file), keeping a copy of the whole file",
     )
     repair.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    repair.add_argument(
+        "--yes",
+        action="store_true",
+        help="repair even when setting entries aside changes the game (a turn gone, a note "
+        "pointing at nothing); without it such a repair says what would change and writes "
+        "nothing",
+    )
     repair.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
     repair.set_defaults(func=_cmd_repair)
     note = subparsers.add_parser(
@@ -329,9 +336,16 @@ def _cmd_new(args: argparse.Namespace, tables: Tables) -> int:
     charts = kept_copies(args.rulesets, args.games, args.saves)
     options = dict(_option_pair(text) for text in args.option)
     path = _path(args.file, args.saves, existing=False, make=args.create)
-    game = saves.new_game(
-        path, args.title, args.rulesets, options, who=player_name(), charts=charts
-    )
+    with _notices() as notices:  # a killed `new`'s temporary files removed are said
+        game = saves.new_game(
+            path,
+            args.title,
+            args.rulesets,
+            options,
+            who=player_name(),
+            charts=charts,
+            notices=notices,
+        )
     in_play = saves.options_in_play(game.options, game.rulesets)
     shown = "".join(f"; {k} {v}" for k, v in in_play.items())
     print(f"Started {one_line(game.title)!r} in {path} ({', '.join(game.rulesets)}{shown})")
@@ -480,10 +494,25 @@ def _cmd_option(args: argparse.Namespace, tables: Tables) -> int:
 
 
 def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
-    done = saves.repair_save(_path(args.file, args.saves))
+    path = _path(args.file, args.saves)
+    with _notices() as notices:  # a killed `new`'s or `repair`'s temporary files removed
+        done = saves.repair_save(path, accept=args.yes, notices=notices)
     kept = f"entries {done.first}-{done.last}" if done.entries > 1 else f"entry {done.first}"
     if not done.entries:
         kept = "the header alone"
+    if done.asked:
+        lines = ", ".join(str(line) for line, _ in done.set_aside)
+        print(
+            f"Repairing {done.path} would set aside {len(done.set_aside)} "
+            f"(from lines {lines}) and change the game:"
+        )
+        for change in done.changes:
+            print(f"  {one_line(change)}")
+        print(
+            f"Nothing written. `crtdesk repair {one_line(args.file)} --yes` repairs it so "
+            "(the whole file as it is kept in a copy, the entries set aside in a side file)."
+        )
+        return 1
     if done.side_file is not None:
         lines = ", ".join(str(line) for line, _ in done.set_aside) or "none"
         renumbered = f"; {done.renumbered} renumbered where numbers clashed" * bool(done.renumbered)
@@ -494,6 +523,8 @@ def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
         )
         for line, reason in done.set_aside:
             print(f"  line {line}: {one_line(reason)}")
+        for change in done.changes:
+            print(f"  changed: {one_line(change)}")
     elif done.backup is None:
         print(f"{done.path} has no torn entry ({kept}, all whole); nothing to do")
     else:

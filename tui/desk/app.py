@@ -191,7 +191,7 @@ class CrtDeskApp(KeyHoldingApp[None]):
         session = self.session_of(message.path)
         if session is None:
             session = GameSession(self, message.path, player=self.player)
-        session.repair()
+        session.repair(accept=message.accept)
 
     @on(ShowRuleset)
     def _ruleset_asked(self, message: ShowRuleset) -> None:

@@ -36,9 +36,11 @@ class CreateGame(Message):
 @dataclass
 class RepairSave(Message):
     """Repair the save at `path` (`crtdesk repair`): the screens hear how it went
-    (`tui.game.messages.SaveRepaired`)."""
+    (`tui.game.messages.SaveRepaired`). `accept`: the changes to the game the player agreed
+    to (`Repaired.changes`); a repair that would change more writes nothing and asks."""
 
     path: Path
+    accept: tuple[str, ...] = ()
 
 
 @dataclass

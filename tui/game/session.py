@@ -361,19 +361,27 @@ class GameSession:
             done or said,
         )
 
-    def repair(self) -> None:
+    def repair(self, accept: tuple[str, ...] = ()) -> None:
         """Repair the save (`crtdesk repair`) off the UI thread, in turn with the appends;
-        every screen hears how it went (`SaveRepaired`)."""
+        every screen hears how it went (`SaveRepaired`): a repair that would change the
+        game more than `accept` says writes nothing and is `asked`. What else it did (a
+        killed writer's temporary files removed) is shown as a warning."""
         path = self.path
 
         def job() -> None:
+            notices: list[str] = []
             with _SAVE_LOCK:
                 try:
-                    done = saves.repair_save(path)
+                    done = saves.repair_save(path, accept=accept, notices=notices)
                 except saves.SaveError as err:
                     said = str(err)
                     self._on_ui(self._tell, lambda: SaveRepaired(path, error=said))
                     return
+                finally:
+                    for notice in notices:
+                        self._on_ui(
+                            self.app.notify, notice, severity="warning", markup=False, timeout=15
+                        )
             self._on_ui(self._tell, lambda: SaveRepaired(path, repaired=done))
 
         self.app.run_worker(job, thread=True, group="save", exit_on_error=False)

@@ -76,7 +76,8 @@ def _append(
     entry's own fields; `game` is the game as its log leaves it (turn, markers, options; no
     entries) when `whole`, else None. A save a load would refuse is refused, untouched, and
     so is an entry `make` refuses; a torn last entry is set aside just before the entry is
-    written, and said so in `notices` (one line).
+    written, and said so in `notices` (one line), as are the temporary files a killed `new`
+    or `repair` left, removed when the lock is taken.
 
     While the save matches the lock file's record, only its ends are read, and the game
     comes from the state kept beside the record (`tui.saves.state`): the lock is held for
@@ -87,6 +88,8 @@ def _append(
     before: tuple[Game, os.stat_result] | None = None
     for attempt in range(2):
         with _locked(path, exclusive=True) as lock:
+            if lock.removed and notices is not None:
+                notices.append(files.temporaries_notice(path, lock.removed))
             fd = lock.open_fd()
             status = os.fstat(fd)
             header, last, tail = _read_ends(fd, path)

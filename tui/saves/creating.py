@@ -9,9 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
-from datetime import UTC, datetime
-from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,9 +41,12 @@ def new_game(
     *,
     who: str | None = None,
     charts: dict[str, str] | None = None,
+    notices: list[str] | None = None,
 ) -> Game:
     """Start a save: the header alone (the log starts empty). SaveError if the file exists.
-    `charts`: a copy of each player's chart in play (its ruleset id -> its text)."""
+    `charts`: a copy of each player's chart in play (its ruleset id -> its text). The
+    temporary files a killed `new` or `repair` of this name left are removed first, and
+    said in `notices` (one line); never one a live process is writing."""
     path = Path(path)
     _check_text("title", title, allow_empty=False)
     rulesets = list(dict.fromkeys(rulesets))
@@ -74,7 +74,9 @@ def new_game(
         raise SaveError(f"no folder {path.parent} for the save")
     created = _now()
     content = _header(title, rulesets, options, created, _player(who), charts)
-    _clear_stale_temporaries(path)
+    removed = files.clear_temporaries(path)
+    if removed and notices is not None:
+        notices.append(files.temporaries_notice(path, removed))
     game = Game(
         path=path,
         title=title,
@@ -92,29 +94,11 @@ def new_game(
             status = os.fstat(lock.open_fd())
             if (status.st_dev, status.st_ino, status.st_size) == made:
                 lock.remember(status, content[-_TAIL:], state_line(game, 0))
+            if lock.removed and notices is not None:
+                notices.append(files.temporaries_notice(path, lock.removed))
     except SaveError:
         pass  # made, then changed or locked otherwise: the next append checks it whole
     return game
-
-
-_STALE = 600  # seconds: a temporary file older than this is a killed `new`'s
-
-
-def _clear_stale_temporaries(path: Path) -> None:
-    """Remove the temporary files of this save's `new` that a killed process left behind:
-    ours, plain files (unlink never follows a link), older than a write could take."""
-    now = datetime.now(UTC).timestamp()
-    for temp in path.parent.glob(f".{glob_escape(path.name)}.new-*"):
-        try:
-            status = os.lstat(temp)
-            if (
-                stat.S_ISREG(status.st_mode)
-                and status.st_uid == os.getuid()
-                and now - status.st_mtime > _STALE
-            ):
-                temp.unlink()
-        except OSError:
-            pass  # gone meanwhile, or not ours to remove
 
 
 def _create_whole(path: Path, content: bytes) -> tuple[int, int, int]:
@@ -125,23 +109,23 @@ def _create_whole(path: Path, content: bytes) -> tuple[int, int, int]:
     if os.path.lexists(path):
         raise taken
     temp: Path | None = None
+    fd: int | None = None
     try:
+        # Locked while it is written and until its temporary name is gone (see
+        # `files._create_beside`): a killed `new`'s file is one no live process holds.
         fd, temp = _create_beside(path, f".{path.name}.new-", FILE_MODE)
-        try:
-            files._write_all(fd, content)
-            os.fsync(fd)
-            status = os.fstat(fd)
-        finally:
-            os.close(fd)
+        files._write_all(fd, content)
+        os.fsync(fd)
+        status = os.fstat(fd)
         try:
             os.link(temp, path)  # fails if the name is taken: no clobbering
         except FileExistsError as err:
             raise taken from err
         except OSError as err:
+            if os.path.lexists(path):
+                raise taken from err  # taken meanwhile (and our temporary file cleared)
             if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
                 raise
-            if os.path.lexists(path):
-                raise taken from err
             os.replace(temp, path)  # a filesystem without hard links
     except OSError as err:
         raise SaveError(f"cannot create {path}: {err.strerror}") from err
@@ -149,4 +133,6 @@ def _create_whole(path: Path, content: bytes) -> tuple[int, int, int]:
         if temp is not None:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
+        if fd is not None:
+            os.close(fd)
     return status.st_dev, status.st_ino, status.st_size

@@ -11,11 +11,13 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import stat
 import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,10 +39,88 @@ def _take_mode(fd: int, save: os.stat_result | int) -> None:
 
 def _create_beside(save: Path, prefix: str, mode: os.stat_result | int) -> tuple[int, Path]:
     """A new file in the save's folder (O_EXCL: never an existing name, never through a
-    link), with the save's mode: its descriptor and path."""
-    fd, name = tempfile.mkstemp(prefix=prefix, dir=save.parent)
-    _take_mode(fd, mode)
-    return fd, Path(name)
+    link), with the save's mode: its descriptor and path. The descriptor holds an exclusive
+    flock on the file until it is closed (a process's locks go with it when it dies), so
+    that `clear_temporaries` never removes a file a live process is still writing."""
+    for _attempt in range(20):
+        fd, name = tempfile.mkstemp(prefix=prefix, dir=save.parent)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            made = os.fstat(fd)
+            here = os.stat(name, follow_symlinks=False)
+        except OSError:
+            # Taken by a clearer in the instant between its making and its lock (so it is
+            # removed, or about to be): another name.
+            os.close(fd)
+            continue
+        if (here.st_dev, here.st_ino) != (made.st_dev, made.st_ino):
+            os.close(fd)
+            continue
+        _take_mode(fd, mode)
+        return fd, Path(name)
+    raise OSError(f"cannot make a temporary file beside {save}")
+
+
+# The temporary files the store writes beside a save NAME.toml before they take its name:
+# `.NAME.toml.new-*` (a `new`) and `.NAME.toml.repair-*` (a repair broken in the middle).
+TEMPORARY_KINDS = ("new", "repair")
+
+
+def clear_temporaries(save: Path, holding: os.stat_result | None = None) -> list[str]:
+    """Remove the temporary files of the save at `save` that a killed `new` or `repair`
+    left behind; the names removed. Never one a live process is writing (its writer holds
+    an flock on it: see `_create_beside`), never through a link, only plain files. With
+    `holding`, the status of the save this process holds locked: a leftover that is another
+    name of that very file (a `new` killed after it gave the save its name) is only a name,
+    and goes."""
+    save = Path(save)
+    removed = []
+    for kind in TEMPORARY_KINDS:
+        try:
+            found = sorted(save.parent.glob(f".{glob_escape(save.name)}.{kind}-*"))
+        except OSError:
+            continue  # a folder that cannot be listed: nothing to clear
+        for temp in found:
+            if _left_behind(temp, holding):
+                removed.append(temp.name)
+    return removed
+
+
+def _left_behind(temp: Path, holding: os.stat_result | None) -> bool:
+    """Remove `temp` if no live process is writing it; whether it was removed."""
+    try:
+        fd = os.open(temp, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False  # a link, gone meanwhile, or not ours to read
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return False
+        same = holding is not None and (status.st_dev, status.st_ino) == (
+            holding.st_dev,
+            holding.st_ino,
+        )
+        if not same:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a live writer: raises
+        here = os.stat(temp, follow_symlinks=False)
+        if (here.st_dev, here.st_ino) != (status.st_dev, status.st_ino):
+            return False  # another file took the name meanwhile
+        temp.unlink()
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def temporaries_notice(save: Path, removed: list[str]) -> str:
+    """The line that says what `clear_temporaries` removed."""
+    names = ", ".join(removed)
+    return (
+        f"removed {names} beside {Path(save).name}: temporary "
+        f"{'files' if len(removed) > 1 else 'file'} a killed crtdesk left (a `new` or a "
+        "`repair` cut short)"
+    )
 
 
 def write_beside(save: Path, name: str, text: str | Iterable[str]) -> Path:
@@ -54,18 +134,16 @@ def write_beside(save: Path, name: str, text: str | Iterable[str]) -> Path:
     except OSError as err:
         raise SaveError(f"cannot write {target}: {err.strerror}") from err
     try:
-        try:
-            for part in [text] if isinstance(text, str) else text:
-                _write_all(fd, part.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, target)
+        for part in [text] if isinstance(text, str) else text:
+            _write_all(fd, part.encode("utf-8"))
+        os.fsync(fd)
+        os.replace(temp, target)  # still locked (see `_create_beside`) until it is named
     except OSError as err:
         raise SaveError(f"cannot write {target}: {err.strerror}") from err
     finally:
         with contextlib.suppress(FileNotFoundError):
             temp.unlink()
+        os.close(fd)
     return target
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.saves.errors import SaveError
-from tui.saves.files import _take_mode
+from tui.saves.files import _take_mode, clear_temporaries
 from tui.saves.paths import _lock_path
 from tui.saves.state import MAX_STATE
 
@@ -55,6 +55,9 @@ class _Lock:
         self.path = path
         self.fd: int | None = None
         self.record_fd: int | None = None
+        # The temporary files a killed `new` or `repair` left, removed when the exclusive
+        # lock was taken (`files.clear_temporaries`): the writer says so in its notices.
+        self.removed: list[str] = []
 
     def take(self, exclusive: bool) -> None:
         for _attempt in range(20):
@@ -78,6 +81,9 @@ class _Lock:
                 # Also the lock an older crtdesk takes, so it and this one take turns while
                 # both run; always after the save's own, so no two writers wait on each other.
                 fcntl.flock(self.record_fd, fcntl.LOCK_EX)
+            # Under the exclusive lock no live repair of this save is writing its copy:
+            # what a killed one (or a killed `new`) left is cleared by the next writer.
+            self.removed = clear_temporaries(self.path, status)
 
     def open_fd(self) -> int:
         """The locked save's descriptor (closed by the lock's release, never by its user)."""

@@ -8,10 +8,12 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui.saves import files
 from tui.saves.checking import (
@@ -58,6 +60,10 @@ class Repaired:
     set_aside: tuple[tuple[int, str], ...] = ()
     side_file: Path | None = None
     renumbered: int = 0
+    # What setting those entries aside changes in the game (a turn gone, a note pointing at
+    # nothing), one line each; with `asked`, nothing was written: the player is asked first.
+    changes: tuple[str, ...] = ()
+    asked: bool = False
 
 
 def _repair(fd: int, path: Path, cut: int) -> Path:
@@ -72,17 +78,31 @@ def _repair(fd: int, path: Path, cut: int) -> Path:
     return backup
 
 
-def repair_save(path: Path) -> Repaired:
+def repair_save(
+    path: Path,
+    *,
+    accept: bool | Collection[str] = False,
+    notices: list[str] | None = None,
+) -> Repaired:
     """Bring a save back, keeping the whole file as it was in NAME.toml.bak-<UTC time>.
 
     A torn last entry is cut off. A save broken elsewhere (an entry edited by hand, a bad
     sector) is written again with every entry whose checksum and shape hold, renumbered
     only where numbers clash (`amends` and `annotates` follow), and the entries set aside
     are kept in NAME.toml.set-aside-<UTC time>: nothing is lost. A sound save is left as it
-    is; a save whose header cannot be read is refused (SaveError), untouched."""
+    is; a save whose header cannot be read is refused (SaveError), untouched.
+
+    Setting aside an entry others depend on (a turn, an entry a note, an amendment or a
+    marker lifted points at) changes the game: unless `accept` is True, or holds every line
+    of what changes, nothing is written and the result is `asked`, its `changes` naming
+    what would change (`crtdesk repair --yes`, or the desk's dialog, then accepts them).
+    The temporary files a killed `new` or `repair` left are removed when the lock is taken,
+    and said in `notices` (one line)."""
     path = Path(path)
     _require(path)
     with _locked(path, exclusive=True) as lock:
+        if lock.removed and notices is not None:
+            notices.append(files.temporaries_notice(path, lock.removed))
         fd = lock.open_fd()
         data = files._read_all(fd)
         _refuse_empty(path, data)
@@ -90,7 +110,7 @@ def repair_save(path: Path) -> Repaired:
         try:
             parsed = _parse(path, data[:cut])
         except SaveError:
-            return _salvage(path, fd, data)
+            return _salvage(path, fd, data, accept)
         backup = _repair(fd, path, cut) if cut is not None else None
         kept = data[:cut]
         lock.remember(os.fstat(fd), kept[-_TAIL:])
@@ -106,9 +126,9 @@ def repair_save(path: Path) -> Repaired:
     )
 
 
-def _salvage(path: Path, fd: int, data: bytes) -> Repaired:
-    """A save broken in the middle written again with its sound entries (see `repair_save`).
-    Hold the exclusive lock on `fd`."""
+def _salvage(path: Path, fd: int, data: bytes, accept: bool | Collection[str]) -> Repaired:
+    """A save broken in the middle written again with its sound entries (see `repair_save`),
+    unless what that changes is not accepted. Hold the exclusive lock on `fd`."""
     header_bytes, blocks = _split(data)
     try:
         header = toml_loads(header_bytes.decode("utf-8"))
@@ -122,6 +142,7 @@ def _salvage(path: Path, fd: int, data: bytes) -> Repaired:
     previous = 0
     combats: set[int] = set()
     new_number: dict[int, int] = {}  # an entry's number as written -> as kept
+    links = _Links()
     for offset, part in blocks:
         line = _line_of(data, offset)
         try:
@@ -129,11 +150,14 @@ def _salvage(path: Path, fd: int, data: bytes) -> Repaired:
             entry = _toml_entry(offset, part) if body is None else _json_or_toml(offset, body)
         except (_BlockError, UnicodeDecodeError, ValueError) as err:
             aside.append((line, f"cannot be read: {err}", part))
+            links.add(_as_written(part), kept=False)
             continue
         problem = _check_entry(entry) or value_problem(entry)
         if problem:
             aside.append((line, problem if isinstance(problem, str) else problem[0], part))
+            links.add(entry, kept=False)
             continue
+        links.add(entry, kept=True)
         written = entry["seq"]
         for key in ("amends", "annotates"):
             if entry.get(key) in new_number:
@@ -148,6 +172,7 @@ def _salvage(path: Path, fd: int, data: bytes) -> Repaired:
             problem = (f"cannot be written again: {err!r}", None)
         if problem:
             aside.append((line, problem[0], part))
+            links.set_aside(written, entry)
             continue
         new_number[written] = previous = entry["seq"]
         if entry["kind"] == "combat":
@@ -156,6 +181,19 @@ def _salvage(path: Path, fd: int, data: bytes) -> Repaired:
         kept.append(block)
     content = header_bytes.rstrip(b"\n") + b"\n" + b"".join(kept)
     _replay(path, _parse(path, content), [])  # what is written loads, or nothing is written
+    changes = links.changes()
+    if changes and accept is not True and not set(changes) <= set(accept or ()):
+        return Repaired(
+            path=path,
+            entries=len(seqs),
+            first=seqs[0] if seqs else None,
+            last=seqs[-1] if seqs else None,
+            kept=len(data),
+            set_aside=tuple((line, reason) for line, reason, _ in aside),
+            renumbered=renumbered,
+            changes=changes,
+            asked=True,
+        )
     status = os.fstat(fd)
     try:
         backup = _set_aside(path, data, status)
@@ -167,14 +205,12 @@ def _salvage(path: Path, fd: int, data: bytes) -> Repaired:
             os.close(side_fd)
         new_fd, temp = _create_beside(path, f".{path.name}.repair-", status)
         try:
-            try:
-                files._write_all(new_fd, content)
-                os.fsync(new_fd)
-            finally:
-                os.close(new_fd)
+            files._write_all(new_fd, content)
+            os.fsync(new_fd)
             os.replace(temp, path)  # whole or not at all; writers waiting re-open it by name
         finally:
             temp.unlink(missing_ok=True)
+            os.close(new_fd)  # its lock held until it has the save's name
     except OSError as err:
         raise SaveError(f"{path}: cannot write the repaired save: {err.strerror}") from err
     return Repaired(
@@ -188,6 +224,7 @@ def _salvage(path: Path, fd: int, data: bytes) -> Repaired:
         set_aside=tuple((line, reason) for line, reason, _ in aside),
         side_file=side,
         renumbered=renumbered,
+        changes=changes,
     )
 
 
@@ -202,3 +239,92 @@ def _set_aside_text(path: Path, aside: list[tuple[int, str, bytes]]) -> bytes:
         parts.append(f"\n# line {line}: {' '.join(reason.split())}\n[[log]]\n".encode())
         parts.append(part.rstrip(b"\n") + b"\n")
     return b"".join(parts)
+
+
+# What an entry is, as a change names it.
+_KIND_NAMES = {
+    "combat": "a combat",
+    "event": "an event",
+    "place-marker": "a marker placed",
+    "remove-marker": "a marker lifted",
+    "turn": "the turn",
+    "option": "an option set",
+    "note": "a note",
+}
+_WRITTEN_SEQ = re.compile(rb"^seq\s*=\s*(\d{1,18})\s*$", re.MULTILINE)
+_WRITTEN_KIND = re.compile(rb'^kind\s*=\s*"([a-z-]{1,20})"\s*$', re.MULTILINE)
+
+
+def _as_written(part: bytes) -> dict[str, Any]:
+    """What an entry that cannot be read says of its number and kind, where its lines do."""
+    seq, kind = _WRITTEN_SEQ.search(part), _WRITTEN_KIND.search(part)
+    return {
+        "seq": int(seq[1]) if seq else None,
+        "kind": kind[1].decode() if kind else None,
+    }
+
+
+class _Links:
+    """The entries a repair reads, kept or set aside, by the number each was written with,
+    and what each points at (`annotates`, `amends`, a marker lifted by its id): what
+    setting entries aside changes in the game."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[int, str | None] = {}
+        self.aside: dict[int, dict[str, Any]] = {}
+        self.kept: set[int] = set()
+        self.points: list[tuple[int, str | None, int]] = []  # (entry, its kind, the entry)
+
+    def add(self, entry: dict[str, Any], kept: bool) -> None:
+        seq = entry.get("seq")
+        if type(seq) is not int:
+            return
+        kind = entry.get("kind") if isinstance(entry.get("kind"), str) else None
+        self.kinds.setdefault(seq, kind)
+        if kept:
+            self.kept.add(seq)
+        else:
+            self.aside.setdefault(seq, entry)
+        for key in ("annotates", "amends"):
+            target = entry.get(key)
+            if type(target) is int:
+                self.points.append((seq, kind, target))
+        marker = entry.get("marker_id")
+        if kind == "remove-marker" and isinstance(marker, str):
+            placed = marker.partition(".")[0]
+            if placed.isascii() and placed.isdigit():
+                self.points.append((seq, kind, int(placed)))
+
+    def set_aside(self, seq: int, entry: dict[str, Any]) -> None:
+        """An entry read whole (written as `seq`) and then set aside all the same (an
+        amendment of a combat set aside, a number that cannot follow)."""
+        self.kept.discard(seq)
+        self.aside.setdefault(seq, entry)
+
+    def changes(self) -> tuple[str, ...]:
+        lines = []
+        for seq, entry in sorted(self.aside.items()):
+            if seq in self.kept or self.kinds.get(seq) != "turn":
+                continue
+            ids = [
+                i
+                for key in ("counted_down", "expired")
+                if isinstance(entry.get(key), list)
+                for i in entry[key]
+                if isinstance(i, str)
+            ]
+            held = f" ({', '.join(ids)})" if ids else ""
+            lines.append(
+                f"entry {seq} (the turn) is set aside: the game stays a turn behind, and the "
+                f"timed markers it counted down{held} last one turn more"
+            )
+        for seq, kind, target in self.points:
+            if target not in self.aside or target in self.kept:
+                continue
+            what = f"entry {seq} ({_KIND_NAMES.get(kind or '', 'an entry')})"
+            their = f"entry {target} ({_KIND_NAMES.get(self.kinds.get(target) or '', 'an entry')})"
+            if seq in self.kept:
+                lines.append(f"{what} points at {their}, set aside: it will point at nothing")
+            else:
+                lines.append(f"{what} points at {their}, set aside: it is set aside too")
+        return tuple(dict.fromkeys(lines))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -119,6 +120,9 @@ class StartScreen(DeskScreen):
                 f"Not repaired: {message.error}", severity="error", markup=False, timeout=10
             )
             return
+        if done.asked:
+            self._ask_to_repair(path, done.changes)
+            return
         aside = f"; {len(done.set_aside)} set aside in {done.side_file}" if done.side_file else ""
         if done.backup is None:
             self.notify(f"{path.name} is sound: nothing to repair.", markup=False)
@@ -130,6 +134,26 @@ class StartScreen(DeskScreen):
             timeout=10,
         )
         self.reload()
+
+    def _ask_to_repair(self, path: Path, changes: tuple[str, ...]) -> None:
+        """A repair that would change the game (`crtdesk repair` without --yes): what
+        changes said, and asked; Esc (or n) writes nothing."""
+        from tui.desk.screens.dialogs import ChoiceScreen
+
+        question = "\n".join(
+            [f"Repairing {path.name} changes the game:"]
+            + [f"- {one_line(change)}" for change in changes]
+            + ["The whole file as it is is kept in a copy. Repair it so?"]
+        )
+        choices = [("y", "Yes, repair it", "yes"), ("n", "No, leave it as it is", "no")]
+
+        def answered(answer: str | None) -> None:
+            if answer == "yes":
+                self.post_message(RepairSave(path, accept=changes))
+            else:
+                self.notify(f"{path.name} not repaired: nothing written.", markup=False)
+
+        self.app.push_screen(ChoiceScreen(question, choices), answered)
 
     def action_new_game(self) -> None:
         # Imported when first shown: the start screen draws without it.
