@@ -12,6 +12,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from tui.engine.bounds import BoundError, read_bounded
+
 CACHE_ENV = "CRTDESK_CACHE"
 
 
@@ -25,14 +27,12 @@ def cache_folder() -> Path | None:
     return Path(base) / "crtdesk"
 
 
-def read_own(path: Path) -> bytes | None:
-    """The kept file's bytes, or None: not there, unreadable, or not the player's own."""
+def read_own(path: Path, limit: int) -> bytes | None:
+    """The kept file's bytes, or None: not there, unreadable, not the player's own, not a
+    plain file, or over `limit` bytes (its size known before any byte is read)."""
     try:
-        with open(path, "rb") as file:
-            if os.fstat(file.fileno()).st_uid != os.getuid():
-                return None
-            return file.read()
-    except OSError:
+        return read_bounded(path, limit, follow_links=False, owner=os.getuid())
+    except (OSError, BoundError):
         return None
 
 

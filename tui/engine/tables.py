@@ -23,6 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn, TypeVar, overload
 
+from tui.engine.bounds import BoundError, loads_bounded, read_bounded
 from tui.engine.kept import cache_folder, read_own, write
 
 # The built-in rulesets, each a section tables.toml must hold (the registry, tui.engine.registry,
@@ -39,6 +40,10 @@ SECTIONS: tuple[str, ...] = (
 OCS_TERRAINS: tuple[str, ...] = ("Open", "Close", "Very Close", "Extremely Close")
 DAYNIGHT_TERRAINS: tuple[str, ...] = ("Forest", "Woods", "Rough", "Clear")
 SUPPORTED_FORMAT = 1
+# The most the tables file may hold (it holds about 35 KB), and its kept copy (the file's
+# text and what it parses to, as JSON): sizes known before a byte of either is read.
+MOST_TABLES_BYTES = 4 * 1024 * 1024
+_MOST_KEPT_BYTES = 4 * MOST_TABLES_BYTES
 
 
 class TablesError(Exception):
@@ -508,19 +513,23 @@ def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
     the desk's start)."""
     target = Path(path) if path is not None else default_path()
     try:
-        raw = target.read_bytes()
+        raw = read_bounded(target, MOST_TABLES_BYTES)
     except OSError as err:
         raise TablesError(f"{target}: cannot read the tables file ({err.strerror})") from None
+    except BoundError as err:
+        raise TablesError(f"{target}: {err} (the tables file's limit, 4 MiB)") from None
     kept = _cache_file(raw)
     cached = _read_cache(kept, raw, str(target))
     if cached is not None:
         return cached
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = loads_bounded(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise TablesError(f"{target}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as err:
         raise TablesError(f"{target}: not valid TOML: {err}") from None
+    except BoundError as err:
+        raise TablesError(f"{target}: {err}") from None
     try:
         tables = validate(data, str(target))
     except TablesError as err:
@@ -547,7 +556,7 @@ def _read_cache(kept: Path | None, raw: bytes, path: str) -> Tables | None:
     """The tables kept for exactly these bytes, or None (none kept, or not as kept)."""
     if kept is None:
         return None
-    bytes_kept = read_own(kept)
+    bytes_kept = read_own(kept, _MOST_KEPT_BYTES)
     if bytes_kept is None:
         return None
     try:
@@ -557,7 +566,7 @@ def _read_cache(kept: Path | None, raw: bytes, path: str) -> Tables | None:
         if not isinstance(data, dict):
             return None
         return _build(data, path)
-    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None  # not there, or damaged: the file is read and checked as if new
 
 

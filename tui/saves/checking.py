@@ -11,7 +11,7 @@ from tui.engine import registry
 from tui.engine.errors import nearest
 from tui.saves.charts import check_charts
 from tui.saves.decoding import _key_line, _Parsed
-from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, _encode
+from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, MAX_ENTRY, _encode
 from tui.saves.errors import SaveError
 
 # Per-game options this desk reads, with the values each allows (None: any scalar).
@@ -380,6 +380,13 @@ def _allowed_text(allowed: tuple[object, ...] | None) -> str:
 def _check_text(what: str, text: Any, allow_empty: bool = True) -> None:
     if not isinstance(text, str):
         raise SaveError(f"{what} must be text, not {_type_name(text)}")
+    # Measured before anything copies it: a 50 MB note is refused, not encoded.
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_ENTRY:
+        raise SaveError(
+            f"{what} is {size:,} bytes; an entry of a save holds at most {MAX_ENTRY:,} bytes "
+            f"({MAX_ENTRY // 1024} KiB)"
+        )
     if not allow_empty and not text.strip():
         raise SaveError(f"{what} may not be empty")
     _encode(text)

@@ -12,6 +12,9 @@ from typing import Any
 from tui.saves.errors import SaveError
 
 FORMAT_VERSION = 1
+# The most one entry's block may take (a long note, an OCS combat's trace are a few KB):
+# an append refuses more, so that no command's memory grows with one entry.
+MAX_ENTRY = 256 * 1024
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
 _NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f"\\]')
 _ESCAPES = {i: f"\\u{i:04x}" for i in range(0x20)} | {

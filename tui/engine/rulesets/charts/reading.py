@@ -16,6 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from tui.engine.bounds import BoundError, loads_bounded, read_bounded
 from tui.engine.odds import label_ratio
 from tui.engine.rulesets.charts.chart import ChartError, Modifier, PlayerChart, Row
 
@@ -176,9 +177,11 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
             "digits, - or _ (up to 40; it names the game: game:NAME)"
         )
     try:
-        data = tomllib.loads(text)
+        data = loads_bounded(text)
     except tomllib.TOMLDecodeError as err:
         raise _toml_error(source, err) from None
+    except BoundError as err:
+        raise ChartError(f"{source}: {err}") from None
     _plain_text(reader, data, ())
     _unknown_keys(reader, data, _TOP, ())
     game = _get(reader, data, ("game",), dict, "a [game] table with title and dice")
@@ -543,11 +546,11 @@ def load_chart(path: str | Path, shown: str | None = None) -> PlayerChart:
     path = Path(path)
     source = shown or str(path)
     try:
-        raw = path.read_bytes()[: MOST_BYTES + 1]
+        raw = read_bounded(path, MOST_BYTES)
     except OSError as err:
         raise ChartError(f"{source}: cannot be read: {err.strerror or err}") from None
-    if len(raw) > MOST_BYTES:
-        raise ChartError(f"{source}: over {MOST_BYTES // 1024} KiB; a chart file is smaller")
+    except BoundError as err:
+        raise ChartError(f"{source}: {err} (a chart file's limit, 256 KiB)") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
