@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from tui.cli import combat
 from tui.cli.combat import combat_from_args, command_line, outcome_text
-from tui.cli.parsing import EXIT_BAD_INPUT, Parser, UsageError, flag_for
+from tui.cli.parsing import EXIT_BAD_INPUT, Parser, UsageError, flag_for, paths_checked
 from tui.desk.launch import opens_desk
 from tui.engine.errors import InputError
 from tui.engine.tables import TablesError, default_tables
@@ -87,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 0
+        paths_checked(args)
         tables = default_tables()
         return args.func(args, tables)
     except InputError as err:
@@ -171,6 +172,7 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
         help="make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist",
     )
     args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
+    paths_checked(args)
     if args.games is not None:
         # Imported by the command that runs it: opening the desk loads no other command.
         from tui.cli.folders import folder_given

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tui.cli.parsing import UsageError
+from tui.cli.parsing import UsageError, path_checked
 from tui.engine import registry
 from tui.engine.rulesets.charts.folder import games_folder
 
@@ -14,7 +14,7 @@ from tui.engine.rulesets.charts.folder import games_folder
 def folder_given(games: str | None, saves: str | None = None) -> Path:
     """The games folder; one named by --games must be a folder."""
 
-    if games is not None and not Path(games).expanduser().is_dir():
+    if games is not None and not path_checked("--games", games, folder=True).is_dir():
         raise UsageError(f"--games: {games!r} is not a folder; expected the games folder")
     return games_folder(games, saves)
 

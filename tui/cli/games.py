@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from tui.cli.combat import GAMES_HELP, own_parser
 from tui.cli.folders import folder_given
-from tui.cli.parsing import Subcommands, UsageError
+from tui.cli.parsing import Subcommands, UsageError, path_checked
 from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.ruleset import Ruleset
@@ -38,8 +38,24 @@ def handles(argv: Sequence[str]) -> bool:
         return True
     if given.startswith("-") or not given.replace("-", "").replace("_", "").isalnum():
         return False
-    folder = games_folder(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))
-    return (folder / f"{given}.toml").is_file()
+    try:
+        folder = games_folder(_flag_value(argv, "--games"), _flag_value(argv, "--saves"))
+        return (folder / f"{given}.toml").is_file()
+    except (OSError, ValueError, RuntimeError):
+        return True  # a folder or name the system refuses: `run` checks and says which
+
+
+def _paths_checked(argv: Sequence[str]) -> None:
+    """The ruleset's path (a chart file), --games and --saves, checked before use."""
+    given = argv[1]
+    if given.endswith(".toml") or "/" in given:
+        path_checked("RULESET", given)
+    elif len(given.encode()) > 200:
+        raise UsageError(f"RULESET {given!r}: too long; expected a ruleset or a chart's name")
+    for flag in ("--games", "--saves"):
+        value = _flag_value(argv, flag)
+        if value is not None:
+            path_checked(flag, value, folder=True)
 
 
 def _flag_value(argv: Sequence[str], flag: str) -> str | None:
@@ -55,6 +71,7 @@ def run(argv: Sequence[str], tables: Tables) -> int:
     """`crtdesk resolve|odds|table RULESET ...` on a ruleset that is not built in (a player's
     chart, by NAME, its id or its file; or one registered): the combat commands with its own
     fields as flags."""
+    _paths_checked(argv)
     given = argv[1]
     if registry.known(given) and registry.get(given).chart_copy is None:
         ruleset: Ruleset = registry.get(given)

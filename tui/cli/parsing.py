@@ -4,8 +4,10 @@ traceback), and a value typed after "=" is the value, "--" included."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
 from tui.engine.errors import InputError
@@ -69,6 +71,55 @@ class Parser(argparse.ArgumentParser):
     ) -> argparse.Namespace:
         typed = sys.argv[1:] if args is None else args
         return _dashes_given_back(super().parse_args(_dashes_kept(typed), namespace))
+
+
+# The longest path, and name within it, a player may type (Linux's PATH_MAX less its NUL,
+# and NAME_MAX, in bytes): a longer one is refused before the system is asked about it.
+PATH_MOST = 4095
+NAME_MOST = 255
+
+# Each command line value that is a path: its flag as a message names it, and whether it
+# names a folder (else a file).
+PATH_ARGUMENTS = {
+    "file": ("FILE", False),
+    "save": ("--save", False),
+    "output": ("--output", False),
+    "saves": ("--saves", True),
+    "games": ("--games", True),
+}
+
+
+def paths_checked(args: argparse.Namespace) -> None:
+    """Every path a parsed command line holds, checked before use (see `path_checked`)."""
+    for name, (flag, folder) in PATH_ARGUMENTS.items():
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            path_checked(flag, value, folder=folder)
+
+
+def path_checked(flag: str, text: str, *, folder: bool = False) -> Path:
+    """A path typed for `flag`, checked before any use: not empty, not over the system's
+    lengths, a `~` that names a home folder, and (for a file) a name at its end. UsageError
+    (one line naming the value and what is allowed) when it is not."""
+    kind = ("a saves folder" if flag == "--saves" else "a folder") if folder else "a file"
+    if not text.strip():
+        raise UsageError(f"{flag} {text!r}: empty; expected the name or path of {kind}")
+    try:
+        raw = os.fsencode(text)
+    except UnicodeError:
+        raise UsageError(f"{flag} {text!r}: not a name the system can hold") from None
+    if len(raw) > PATH_MOST or any(len(part) > NAME_MOST for part in raw.split(b"/")):
+        raise UsageError(
+            f"{flag} {text!r}: too long; expected the path of {kind}: up to {PATH_MOST} "
+            f"bytes, each name in it up to {NAME_MOST}"
+        )
+    try:
+        path = Path(text).expanduser()
+    except (RuntimeError, KeyError):
+        raise UsageError(f"{flag} {text!r}: its '~' names no home folder") from None
+    if not folder and (text.endswith(("/", os.sep)) or path.name in ("", ".", "..")):
+        raise UsageError(f"{flag} {text!r}: names a folder; expected the name or path of a file")
+    return path
 
 
 def flag_for(field: str, value: object = None) -> str:

@@ -32,7 +32,8 @@ def has_games(folder: Path) -> bool:
 
 
 def list_games(folder: Path) -> list[GameSummary]:
-    """Every save in the folder, newest last entry first; a broken one with its error."""
+    """Every save in the folder, newest last entry first; a broken one (a link planted
+    in it among them) with its error. SaveError when the folder cannot be read."""
     return saves.list_games(folder)
 
 

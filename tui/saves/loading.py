@@ -105,16 +105,39 @@ def _parse(path: Path, data: bytes) -> _Parsed:
 
 
 def _save_files(folder: Path) -> list[Path]:
-    return [path for path in sorted(Path(folder).glob("*.toml")) if path.is_file()]
+    """Every `*.toml` entry of the folder (not a hidden one, not a folder), by name, without
+    following a link: a link, or anything else that is not a plain file, is listed, and its
+    load says why it cannot be read. SaveError (one line) when the folder cannot be read."""
+    folder = Path(folder)
+    try:
+        with os.scandir(folder) as entries:
+            names = [
+                entry.name
+                for entry in entries
+                if entry.name.endswith(".toml")
+                and not entry.name.startswith(".")
+                and not entry.is_dir(follow_symlinks=False)
+            ]
+    except FileNotFoundError:
+        return []
+    except OSError as err:
+        raise SaveError(f"saves folder {folder} cannot be read: {err.strerror or err}") from None
+    return [folder / name for name in sorted(names)]
 
 
 def has_games(folder: Path) -> bool:
-    """Whether `list_games` would list anything, without reading a save."""
-    return bool(_save_files(folder))
+    """Whether `list_games` would list anything, without reading a save: True for a folder
+    that cannot be read (its listing says so; nothing is made in it)."""
+    try:
+        return bool(_save_files(folder))
+    except SaveError:
+        return True
 
 
 def list_games(folder: Path) -> list[GameSummary]:
-    """Every save in a folder, newest last entry first; a broken one listed with its error."""
+    """Every save in a folder, newest last entry first; a broken one listed with its error,
+    as is anything named like a save that is not a plain file (a link is never followed).
+    SaveError (one line) only when the folder itself cannot be read."""
     summaries = []
     for path in _save_files(folder):
         try:

@@ -169,17 +169,34 @@ def _open(path: Path, writable: bool) -> int:
         fd = os.open(path, flags | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as err:
         raise SaveError(_open_problem(path, err)) from err
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
         os.close(fd)
-        raise SaveError(f"{path} is not a save file")
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a plain file"
+        raise SaveError(f"{path} is {kind}, not a save file")
     return fd
 
 
 def _link_refusal(path: Path) -> str:
     return (
-        f"{path} is a symbolic link: crtdesk never follows a link in a saves folder; "
-        "name the file it points to by its own path"
+        f"{path} is a symbolic link{_link_target(path)}: crtdesk never follows a link in a "
+        "saves folder; name the file it points to by its own path"
     )
+
+
+def _link_target(path: Path) -> str:
+    """What a link names, in a few words (the target's status only: it is never opened)."""
+    try:
+        target = os.stat(path)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return " (a link loop)"
+        if err.errno in (errno.ENOENT, errno.ENOTDIR):
+            return " (to nothing)"
+        return f" (to a file that cannot be read: {err.strerror})"
+    if stat.S_ISDIR(target.st_mode):
+        return " (to a folder)"
+    return "" if stat.S_ISREG(target.st_mode) else " (to something that is not a file)"
 
 
 def _open_problem(path: Path, err: OSError) -> str:
@@ -199,9 +216,16 @@ def require_save(path: Path) -> None:
 
 
 def _require(path: Path) -> None:
-    if path.is_symlink():
+    try:
+        here = os.stat(path, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        raise SaveError(f"no save file {path}; start one with `crtdesk new`") from None
+    except (OSError, ValueError) as err:
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise SaveError(f"cannot read {path}: {why}") from None
+    if stat.S_ISLNK(here.st_mode):
         raise SaveError(_link_refusal(path))
-    if not path.is_file():
-        if path.exists():
-            raise SaveError(f"{path} is not a save file")
-        raise SaveError(f"no save file {path}; start one with `crtdesk new`")
+    if stat.S_ISDIR(here.st_mode):
+        raise SaveError(f"{path} is a folder, not a save file")
+    if not stat.S_ISREG(here.st_mode):
+        raise SaveError(f"{path} is not a save file")

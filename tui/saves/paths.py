@@ -45,9 +45,22 @@ def saves_folder(
             _make_folder(folder)
             if said is not None:
                 said(f"made the saves folder {where}")
+        if folder.is_dir():
+            _enter(folder, shown)
     except OSError as err:
         raise SaveError(f"saves folder {shown} cannot be used: {err.strerror or err}") from err
     return folder
+
+
+def _enter(folder: Path, shown: str) -> None:
+    """SaveError unless the player may enter the folder (open a file in it by name)."""
+    try:
+        os.stat(os.path.join(folder, "."))
+    except OSError as err:
+        raise SaveError(
+            f"saves folder {shown} cannot be entered: {err.strerror or err}; "
+            "a saves folder must be one you may open (its group's, or yours)"
+        ) from None
 
 
 def _make_folder(folder: Path) -> None:

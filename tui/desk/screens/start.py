@@ -18,6 +18,7 @@ from tui.engine import registry
 from tui.engine.text import one_line, when_text
 from tui.game.folder import GameSummary, list_games
 from tui.game.messages import SaveRepaired
+from tui.game.model import SaveError
 
 if TYPE_CHECKING:
     from tui.desk.screens.dialogs import NewGameRequest
@@ -61,8 +62,14 @@ class StartScreen(DeskScreen):
 
     def reload(self) -> None:
         folder = self.desk.saves_dir
-        self.games = list_games(folder)
-        self.query_one("#saves-folder", Static).update(f"Saves in {folder}/ ({len(self.games)})")
+        try:
+            self.games = list_games(folder)
+            shown = f"Saves in {folder}/ ({len(self.games)})"
+        except SaveError as err:  # the folder itself: said here, the desk stays open
+            self.games = []
+            shown = one_line(str(err))
+            self.notify(shown, severity="error", markup=False, timeout=10)
+        self.query_one("#saves-folder", Static).update(shown)
         table = self.query_one(DataTable)
         table.clear()
         for game in self.games:
