@@ -4,6 +4,7 @@ against the exact odds) and `report` (an after-action report, as Markdown)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -61,8 +62,13 @@ def _cmd_report(args: argparse.Namespace, tables: Tables) -> int:
     out = Path(args.output).expanduser()
     if out.exists() and out.resolve() == path.resolve():
         raise InputError("output", args.output, "a file other than the save itself")
+    if out.is_symlink():
+        # Never written through: a link planted in a shared folder would aim the report at
+        # a file of the player's own (their shell's start-up file, say).
+        raise InputError("output", args.output, "a file, not a link (crtdesk writes through none)")
     try:
-        with out.open("w", encoding="utf-8") as handle:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
+        with open(fd, "w", encoding="utf-8") as handle:
             handle.writelines(read.lines(game))
     except OSError as err:
         raise InputError(
