@@ -13,6 +13,7 @@ from tui.saves.charts import check_charts
 from tui.saves.decoding import _key_line, _Parsed
 from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, MAX_ENTRY, _encode
 from tui.saves.errors import SaveError
+from tui.saves.schema import schema_problem
 
 # Per-game options this desk reads, with the values each allows (None: any scalar).
 KNOWN_OPTIONS: dict[str, tuple[object, ...] | None] = {"mines_cdf": (2, 3)}
@@ -292,7 +293,8 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
             ids = entry.get(key, [])
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 return f"'{key}' must be an array of marker ids", key
-    return None
+    # Every field a reader touches, on every kind (a note's `dice`, a unit in `inputs`).
+    return schema_problem(entry)
 
 
 def _note_problem(entry: dict[str, Any]) -> tuple[str, str] | None:
