@@ -229,3 +229,18 @@ async def test_the_review_in_pilot_over_a_sample(tmp_path: Path) -> None:
                 await pilot.press(key)
             await settle(pilot)
             assert isinstance(app.screen, review.ReviewScreen)
+
+
+def test_repair_sets_an_entry_that_does_not_fit_aside(tmp_path: Path) -> None:
+    log = sound_log()
+    log[5] = replaced(log[5], ("dice",), True)  # the note, entry 6
+    path = tmp_path / "g.toml"
+    write(path, log)
+    code, out, err = run("repair", "g", "--saves", str(tmp_path))
+    assert code == 0, err
+    assert "set aside 1" in out
+    assert "'dice' must be an array, not True" in out
+    [side] = tmp_path.glob("g.toml.set-aside-*")
+    assert "dice = true" in side.read_text()
+    assert [e["seq"] for e in saves.load_game(path).entries] == [1, 2, 3, 4, 5, 7, 8]
+    assert check(path)
