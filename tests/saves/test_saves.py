@@ -73,7 +73,7 @@ def test_new_game_writes_a_header_any_toml_parser_reads(tmp_path: Path) -> None:
     )
     assert loaded.options["mines_cdf"] == 3 == game.options["mines_cdf"]
     assert loaded.entries == game.entries == []
-    assert path.read_text(encoding="utf-8").endswith("\n# end of header\n")
+    assert re.search(r"\n# end of header crc32 [0-9a-f]{8}\n\Z", path.read_text(encoding="utf-8"))
 
 
 def test_new_game_defaults_mines_cdf_to_two(tmp_path: Path) -> None:

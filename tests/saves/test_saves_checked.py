@@ -14,7 +14,7 @@ import pytest
 
 from tui import saves
 from tui.engine.combat import CombatInput, Outcome, resolve
-from tui.saves import SaveError
+from tui.saves import SaveError, encoding
 
 
 def boom(roll: int) -> tuple[CombatInput, Outcome]:
@@ -257,8 +257,11 @@ def test_an_unknown_option_is_refused_with_the_known_ones(tmp_path: Path, game: 
 
 
 def test_a_save_written_with_an_option_this_desk_does_not_know_still_loads(game: Path) -> None:
-    data = game.read_text(encoding="utf-8")
-    game.write_text(data.replace("options = {}", 'options = { "fog" = true }', 1))
+    data = game.read_bytes()
+    header, _, rest = data.partition(b"# end of header")
+    header = header.replace(b"options = {}", b'options = { "fog" = true }', 1)
+    # As a newer crtdesk writes it: the header sealed with its checksum.
+    game.write_bytes(encoding.sealed_header(header) + rest.partition(b"\n")[2])
     loaded = saves.load_game(game)
     assert loaded.options == {"mines_cdf": 2, "fog": True}
     saves.add_marker(game, "DG", "0101")

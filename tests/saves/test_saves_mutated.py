@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import tempfile
 import zlib
 from pathlib import Path
@@ -48,6 +49,13 @@ ODD_VALUES = [
 ]
 
 
+def header_end(data: bytes) -> bytes:
+    """The line that closes a save's header, its checksum with it."""
+    found = re.search(rb"# end of header[^\n]*\n", data)
+    assert found is not None
+    return found[0]
+
+
 def reseal(block: bytes) -> bytes:
     """A `[[log]]` block with its checksum made right again, as a careful editor would."""
     body, line, end = block.rpartition(b"# end of entry ")
@@ -69,7 +77,7 @@ def mutate(data: bytes, how: str, where: float, what: Any) -> bytes:
     if how == "flip":
         at = min(len(data) - 1, int(where * len(data)))
         return data[:at] + bytes([data[at] ^ (what or 1)]) + data[at + 1 :]
-    header, _, log = data.partition(b"# end of header\n")
+    header, end, log = data.partition(header_end(data))
     blocks = log.split(b"\n[[log]]\n")
     if len(blocks) < 2:
         return data
@@ -89,7 +97,7 @@ def mutate(data: bytes, how: str, where: float, what: Any) -> bytes:
     sealed = reseal(b"[[log]]\n" + b"\n".join(lines))
     blocks[b] = sealed[len(b"[[log]]\n") :].rstrip(b"\n")
     rebuilt = b"\n[[log]]\n".join(blocks)
-    return header + b"# end of header\n" + rebuilt + (b"\n" if not rebuilt.endswith(b"\n") else b"")
+    return header + end + rebuilt + (b"\n" if not rebuilt.endswith(b"\n") else b"")
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -150,13 +158,13 @@ def test_each_odd_value_in_each_field(tmp_path: Path, key: bytes, value: str) ->
     path = tmp_path / "g.toml"
     entry = combat_entry(1, 1) | {"note": "n"}
     data = write_save(path, [(entry, "store")])
-    header, _, log = data.partition(b"# end of header\n")
+    header, end, log = data.partition(header_end(data))
     lines = log.split(b"\n")
     at = next(i for i, line in enumerate(lines) if line.startswith(key + b" = "))
     lines[at] = key + b" = " + value.encode()
     start = next(i for i, line in enumerate(lines) if line == b"[[log]]")
     block = reseal(b"\n".join(lines[start:]).rstrip(b"\n") + b"\n")
-    path.write_bytes(header + b"# end of header\n" + b"\n".join(lines[:start]) + b"\n" + block)
+    path.write_bytes(header + end + b"\n".join(lines[:start]) + b"\n" + block)
     check_commands(path)
 
 

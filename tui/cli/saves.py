@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from tui import saves
-from tui.cli.folders import kept_copies
+from tui.cli.folders import folder_given, kept_copies
 from tui.cli.parsing import Subcommands, UsageError
 from tui.engine import registry
 from tui.engine.errors import InputError
@@ -147,6 +147,15 @@ def register(subparsers: Subcommands) -> None:
         "nothing",
     )
     repair.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    repair.add_argument(
+        "--restore-charts",
+        action="store_true",
+        help="copy each player's chart in play from its file in the games folder into the "
+        "save's header again (a kept chart edited by hand is refused otherwise)",
+    )
+    repair.add_argument(
+        "--games", metavar="DIR", help="the games folder the charts are restored from"
+    )
     repair.set_defaults(func=_cmd_repair)
     note = subparsers.add_parser(
         "note", help="annotate a logged entry (the entry is kept as it is)"
@@ -248,7 +257,7 @@ def record_combat(
 
 # The line that closes a save's header (see docs/save-format.md): how a file named by a path
 # is known to be a save before the store takes a lock file beside it.
-_HEADER_END = re.compile(rb"^# end of header[ \t\r]*$", re.MULTILINE)
+_HEADER_END = re.compile(rb"^# end of header(?: crc32 [0-9a-f]{8})?[ \t\r]*$", re.MULTILINE)
 _HEADER_LIMIT = 1 << 20
 
 
@@ -495,8 +504,19 @@ def _cmd_option(args: argparse.Namespace, tables: Tables) -> int:
 
 def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
     path = _path(args.file, args.saves)
+    if args.games is not None:
+        folder_given(args.games, args.saves)  # a folder, or one line naming what was typed
+
+    def restore(rulesets: list[str]) -> dict[str, str]:
+        return kept_copies(rulesets, args.games, args.saves)
+
     with _notices() as notices:  # a killed `new`'s or `repair`'s temporary files removed
-        done = saves.repair_save(path, accept=args.yes, notices=notices)
+        done = saves.repair_save(
+            path,
+            accept=args.yes,
+            notices=notices,
+            restore_charts=restore if args.restore_charts else None,
+        )
     kept = f"entries {done.first}-{done.last}" if done.entries > 1 else f"entry {done.first}"
     if not done.entries:
         kept = "the header alone"
@@ -513,6 +533,8 @@ def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
             "(the whole file as it is kept in a copy, the entries set aside in a side file)."
         )
         return 1
+    if done.header is not None:
+        print(f"In {done.path}: {done.header}; the whole file as it was is kept in {done.backup}")
     if done.side_file is not None:
         lines = ", ".join(str(line) for line, _ in done.set_aside) or "none"
         renumbered = f"; {done.renumbered} renumbered where numbers clashed" * bool(done.renumbered)
@@ -527,7 +549,7 @@ def _cmd_repair(args: argparse.Namespace, tables: Tables) -> int:
             print(f"  changed: {one_line(change)}")
     elif done.backup is None:
         print(f"{done.path} has no torn entry ({kept}, all whole); nothing to do")
-    else:
+    elif done.header is None or done.dropped:
         print(
             f"Kept {kept} ({done.kept} bytes) in {done.path}; the torn last entry "
             f"({done.dropped} bytes) is kept with the whole file as it was in {done.backup}"

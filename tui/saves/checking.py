@@ -3,6 +3,7 @@ options; every problem one line naming the line of the file."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,10 @@ from typing import Any
 from tui.engine import registry
 from tui.engine.errors import nearest
 from tui.saves.charts import check_charts
-from tui.saves.decoding import _key_line, _Parsed
-from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, MAX_ENTRY, _encode
+from tui.saves.decoding import _key_line, _line_of, _Parsed
+from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, MAX_ENTRY, _encode, header_checksum
 from tui.saves.errors import SaveError
+from tui.saves.schema import schema_problem
 
 # Per-game options this desk reads, with the values each allows (None: any scalar).
 KNOWN_OPTIONS: dict[str, tuple[object, ...] | None] = {"mines_cdf": (2, 3)}
@@ -89,6 +91,41 @@ def _check_header(path: Path, data: bytes, header: dict[str, Any]) -> None:
         problem = _option_problem(key, value)
         if problem:
             raise fail("options", problem)
+    # Last: a header edited into something no save holds is named for what is wrong.
+    broken = header_seal_problem(data)
+    if broken:
+        raise SaveError(f"{path}: line {broken[0]}: {broken[1]}")
+
+
+_HEADER_END = re.compile(rb"(?:\A|\n)(# end of header(?: crc32 ([0-9a-f]{8}))?)[ \t\r]*(?:\n|\Z)")
+
+
+def header_seal(data: bytes) -> tuple[int, int | None] | None:
+    """Where a save's header end line starts in `data` (the file from its first byte) and
+    the checksum it carries (None: a save written before headers had one); None when
+    `data` holds no header end line."""
+    end = _HEADER_END.search(data)
+    if end is None:
+        return None
+    return end.start(1), int(end[2], 16) if end[2] else None
+
+
+def header_seal_problem(data: bytes) -> tuple[int, str] | None:
+    """(line, what is wrong) when the header's checksum does not hold: the header (a title,
+    a kept chart) was changed by hand after it was written."""
+    seal = header_seal(data)
+    if seal is None or seal[1] is None:
+        return None
+    at, crc = seal
+    if header_checksum(data[:at]) == crc:
+        return None
+    return (
+        _line_of(data, at),
+        f"the header was changed after it was written (its checksum crc32 {crc:08x} no "
+        "longer holds): a kept chart or the game's settings edited by hand are not read; "
+        "`crtdesk repair --restore-charts` copies each chart in play from its file in the "
+        "games folder and seals the header again",
+    )
 
 
 _COMMON: dict[str, type] = {"seq": int, "kind": str, "turn": int, "when": str, "who": str}
@@ -292,7 +329,8 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
             ids = entry.get(key, [])
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 return f"'{key}' must be an array of marker ids", key
-    return None
+    # Every field a reader touches, on every kind (a note's `dice`, a unit in `inputs`).
+    return schema_problem(entry)
 
 
 def _note_problem(entry: dict[str, Any]) -> tuple[str, str] | None:

@@ -20,7 +20,8 @@ from tui.saves.errors import SaveError
 
 _SEPARATOR = b"\n[[log]]\n"
 _END_LINE = re.compile(
-    rb"# end of (?:entry (\d+)(?: crc32 ([0-9a-f]{8}))?|header)[ \t\r]*(?:\n|\Z)"
+    rb"# end of (?:entry (\d+)(?: crc32 ([0-9a-f]{8}))?|header(?: crc32 ([0-9a-f]{8}))?)"
+    rb"[ \t\r]*(?:\n|\Z)"
 )
 _END_SEARCH = b"\n# end of "
 _BARE_KEY_BYTES = re.compile(rb"[A-Za-z0-9_-]+\Z")

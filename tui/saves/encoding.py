@@ -111,9 +111,19 @@ def _header(
         f"options = {_value(options)}",
         # A player's chart in play: a copy of its file (tui.saves.charts).
         *([f"charts = {_value(charts)}"] if charts else []),
-        "# end of header",
     ]
-    return _encode("\n".join(lines) + "\n")
+    return sealed_header(_encode("\n".join(lines) + "\n"))
+
+
+def header_checksum(body: bytes) -> int:
+    """The checksum of a header's lines before its end line: CRLF line ends read as LF,
+    as TOML reads them, so a file an editor only saved with other line ends still holds."""
+    return zlib.crc32(body.replace(b"\r\n", b"\n"))
+
+
+def sealed_header(body: bytes) -> bytes:
+    """A header's lines (without an end line) closed by its end line and checksum."""
+    return body + f"# end of header crc32 {header_checksum(body):08x}\n".encode()
 
 
 def _entry_as_read(entry: dict[str, Any]) -> dict[str, Any]:

@@ -10,18 +10,21 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.saves import files
+from tui.saves.charts import kept_charts
 from tui.saves.checking import (
     _check_entry,
     _check_header,
     _entry_problem,
+    header_seal,
 )
 from tui.saves.decoding import (
+    _SEPARATOR,
     _BlockError,
     _json_or_toml,
     _line_of,
@@ -32,7 +35,7 @@ from tui.saves.decoding import (
     toml_loads,
     value_problem,
 )
-from tui.saves.encoding import _block
+from tui.saves.encoding import _block, _value, sealed_header
 from tui.saves.errors import SaveError
 from tui.saves.files import _create_beside, _set_aside, _utc_stamp
 from tui.saves.loading import _parse, _refuse_empty
@@ -64,6 +67,9 @@ class Repaired:
     # nothing), one line each; with `asked`, nothing was written: the player is asked first.
     changes: tuple[str, ...] = ()
     asked: bool = False
+    # What was done to the header: its checksum given (a save from before headers had
+    # one), or the kept charts copied from their files again; None when it was left as is.
+    header: str | None = None
 
 
 def _repair(fd: int, path: Path, cut: int) -> Path:
@@ -83,6 +89,7 @@ def repair_save(
     *,
     accept: bool | Collection[str] = False,
     notices: list[str] | None = None,
+    restore_charts: Callable[[list[str]], dict[str, str]] | None = None,
 ) -> Repaired:
     """Bring a save back, keeping the whole file as it was in NAME.toml.bak-<UTC time>.
 
@@ -90,7 +97,11 @@ def repair_save(
     sector) is written again with every entry whose checksum and shape hold, renumbered
     only where numbers clash (`amends` and `annotates` follow), and the entries set aside
     are kept in NAME.toml.set-aside-<UTC time>: nothing is lost. A sound save is left as it
-    is; a save whose header cannot be read is refused (SaveError), untouched.
+    is; a save whose header cannot be read is refused (SaveError), untouched. A header
+    without its checksum (written before headers had one) is given one. With
+    `restore_charts` (the text of each player's chart among the rulesets given, read from
+    its file), the header's kept charts are those texts again and the header is sealed
+    again: a kept chart edited by hand is otherwise refused.
 
     Setting aside an entry others depend on (a turn, an entry a note, an amendment or a
     marker lifted points at) changes the game: unless `accept` is True, or holds every line
@@ -104,15 +115,19 @@ def repair_save(
         if lock.removed and notices is not None:
             notices.append(files.temporaries_notice(path, lock.removed))
         fd = lock.open_fd()
-        data = files._read_all(fd)
-        _refuse_empty(path, data)
+        original = files._read_all(fd)
+        _refuse_empty(path, original)
+        data, header_done = _reseal(path, original, restore_charts)
         cut = _torn_cut(data)
         try:
             parsed = _parse(path, data[:cut])
         except SaveError:
-            return _salvage(path, fd, data, accept)
-        backup = _repair(fd, path, cut) if cut is not None else None
+            return _salvage(path, fd, data, accept, original, header_done)
         kept = data[:cut]
+        if header_done is None:
+            backup = _repair(fd, path, cut) if cut is not None else None
+        else:
+            backup = _write_again(path, fd, original, kept)
         lock.remember(os.fstat(fd), kept[-_TAIL:])
     seqs = [entry["seq"] for entry in parsed.entries]
     return Repaired(
@@ -123,10 +138,81 @@ def repair_save(
         kept=len(kept),
         dropped=len(data) - len(kept),
         backup=backup,
+        header=header_done,
     )
 
 
-def _salvage(path: Path, fd: int, data: bytes, accept: bool | Collection[str]) -> Repaired:
+def _reseal(
+    path: Path, data: bytes, restore_charts: Callable[[list[str]], dict[str, str]] | None
+) -> tuple[bytes, str | None]:
+    """The file with its header sealed again where it needs it (see `repair_save`), and
+    what was done to the header (None: nothing)."""
+    first = data.find(_SEPARATOR)
+    seal = header_seal(data if first == -1 else data[: first + 1])
+    if seal is None:
+        return data, None
+    at, crc = seal
+    line_end = data.find(b"\n", at)
+    rest = data[line_end + 1 :] if line_end != -1 else b""
+    body = data[:at]
+    if restore_charts is None:
+        if crc is not None:
+            return data, None
+        return sealed_header(body) + rest, "gave the header its checksum"
+    try:
+        header = toml_loads(body.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise SaveError(f"{path}: the header cannot be read ({err}); not repaired") from err
+    rulesets = header.get("rulesets")
+    copies = restore_charts(rulesets if isinstance(rulesets, list) else [])
+    if not copies:
+        raise SaveError(
+            f"{path}: no player's chart is in play in this game: there is no kept chart to "
+            "restore; not repaired"
+        )
+    charts = dict(kept_charts(header)) | copies
+    line = f"charts = {_value(charts)}\n".encode()
+    body, found = _CHARTS_LINE.subn(lambda _: line, body, count=1)
+    if not found:
+        body += line
+    names = ", ".join(sorted(copies))
+    return sealed_header(body) + rest, f"restored the kept copy of {names} from its file"
+
+
+_CHARTS_LINE = re.compile(rb"^charts[ \t]*=.*\n", re.MULTILINE)
+
+
+def _write_again(path: Path, fd: int, original: bytes, content: bytes) -> Path:
+    """The save written again as `content`, whole or not at all, the file as it was kept
+    beside it first; that copy. Hold the exclusive lock on `fd`."""
+    status = os.fstat(fd)
+    try:
+        backup = _set_aside(path, original, status)
+        _replace(path, status, content)
+    except OSError as err:
+        raise SaveError(f"{path}: cannot write the repaired save: {err.strerror}") from err
+    return backup
+
+
+def _replace(path: Path, status: os.stat_result, content: bytes) -> None:
+    new_fd, temp = _create_beside(path, f".{path.name}.repair-", status)
+    try:
+        files._write_all(new_fd, content)
+        os.fsync(new_fd)
+        os.replace(temp, path)  # whole or not at all; writers waiting re-open it by name
+    finally:
+        temp.unlink(missing_ok=True)
+        os.close(new_fd)  # its lock held until it has the save's name
+
+
+def _salvage(
+    path: Path,
+    fd: int,
+    data: bytes,
+    accept: bool | Collection[str],
+    original: bytes,
+    header_done: str | None,
+) -> Repaired:
     """A save broken in the middle written again with its sound entries (see `repair_save`),
     unless what that changes is not accepted. Hold the exclusive lock on `fd`."""
     header_bytes, blocks = _split(data)
@@ -196,21 +282,14 @@ def _salvage(path: Path, fd: int, data: bytes, accept: bool | Collection[str]) -
         )
     status = os.fstat(fd)
     try:
-        backup = _set_aside(path, data, status)
+        backup = _set_aside(path, original, status)
         side_fd, side = _create_beside(path, f"{path.name}.set-aside-{_utc_stamp()}-", status)
         try:
             files._write_all(side_fd, _set_aside_text(path, aside))
             os.fsync(side_fd)
         finally:
             os.close(side_fd)
-        new_fd, temp = _create_beside(path, f".{path.name}.repair-", status)
-        try:
-            files._write_all(new_fd, content)
-            os.fsync(new_fd)
-            os.replace(temp, path)  # whole or not at all; writers waiting re-open it by name
-        finally:
-            temp.unlink(missing_ok=True)
-            os.close(new_fd)  # its lock held until it has the save's name
+        _replace(path, status, content)
     except OSError as err:
         raise SaveError(f"{path}: cannot write the repaired save: {err.strerror}") from err
     return Repaired(
@@ -219,12 +298,13 @@ def _salvage(path: Path, fd: int, data: bytes, accept: bool | Collection[str]) -
         first=seqs[0] if seqs else None,
         last=seqs[-1] if seqs else None,
         kept=len(content),
-        dropped=len(data) - len(content),
+        dropped=len(original) - len(content),
         backup=backup,
         set_aside=tuple((line, reason) for line, reason, _ in aside),
         side_file=side,
         renumbered=renumbered,
         changes=changes,
+        header=header_done,
     )
 
 
