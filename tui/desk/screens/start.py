@@ -145,6 +145,7 @@ class StartScreen(DeskScreen):
     def _ask_to_repair(self, path: Path, changes: tuple[str, ...]) -> None:
         """A repair that would change the game (`crtdesk repair` without --yes): what
         changes said, and asked; Esc (or n) writes nothing."""
+        # Imported when first shown: the start screen draws without it.
         from tui.desk.screens.dialogs import ChoiceScreen
 
         question = "\n".join(
