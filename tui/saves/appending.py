@@ -32,7 +32,7 @@ from tui.saves.decoding import (
     _torn_cut,
     value_problem,
 )
-from tui.saves.encoding import MAX_ENTRY, _block, _entry_as_read
+from tui.saves.encoding import MAX_ENTRY, _block, _entry_as_read, entry_too_large
 from tui.saves.errors import SaveError
 from tui.saves.loading import _current_turn, _parse, _read_ends, _refuse_empty
 from tui.saves.locking import _TAIL, _Lock, _locked, _require, _still_verified
@@ -199,10 +199,7 @@ def _entry(
         raise SaveError(f"{path}: not saved: {problem[0] if problem else unreadable}")
     size = len(_block(entry))  # before anything is written, a torn entry cut off included
     if size > MAX_ENTRY:
-        raise SaveError(
-            f"{path}: not saved: the entry is {size:,} bytes; an entry of a save holds "
-            f"at most {MAX_ENTRY:,} bytes ({MAX_ENTRY // 1024} KiB)"
-        )
+        raise SaveError(f"{path}: not saved: {entry_too_large(size)}")
     return entry
 
 

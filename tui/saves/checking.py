@@ -12,7 +12,14 @@ from tui.engine import registry
 from tui.engine.errors import nearest
 from tui.saves.charts import check_charts
 from tui.saves.decoding import _key_line, _line_of, _Parsed
-from tui.saves.encoding import _BARE_KEY, FORMAT_VERSION, MAX_ENTRY, _encode, header_checksum
+from tui.saves.encoding import (
+    _BARE_KEY,
+    FORMAT_VERSION,
+    MAX_ENTRY,
+    _encode,
+    entry_too_large,
+    header_checksum,
+)
 from tui.saves.errors import SaveError
 from tui.saves.schema import schema_problem
 
@@ -374,8 +381,12 @@ def _check(path: Path, data: bytes, parsed: _Parsed) -> None:
     _check_header(path, data, parsed.header)
     previous = 0
     combats: set[int] = set()
-    for entry, offset in zip(parsed.entries, parsed.offsets, strict=True):
+    ends = [*parsed.offsets[1:], len(data)] if parsed.offsets else []
+    for entry, offset, end in zip(parsed.entries, parsed.offsets, ends, strict=True):
         problem = _entry_problem(entry, previous, combats)
+        if not problem and end - offset > MAX_ENTRY + len(b"[[log]]\n\n"):
+            # None is written so large: a hand edit, or a save from before the bound.
+            problem = (entry_too_large(end - offset), None)
         if problem:
             message, key = problem
             number = entry.get("seq") if isinstance(entry, dict) else None

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui.saves.encoding import MAX_ENTRY, entry_too_large
 from tui.saves.errors import SaveError
 
 _SEPARATOR = b"\n[[log]]\n"
@@ -310,6 +311,8 @@ def _decode_blocks(blocks: list[tuple[int, bytes]]) -> list[dict[str, Any]]:
     slots: list[int] = []
     entries: list[dict[str, Any] | None] = []
     for offset, part in blocks:
+        if len(part) > MAX_ENTRY:  # none is written so large: a hand edit, or an old save's
+            raise _BlockError(offset, entry_too_large(len(part)))
         body = _verified_body(part)
         if body is None:
             entries.append(_toml_entry(offset, part))

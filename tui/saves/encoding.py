@@ -15,6 +15,25 @@ FORMAT_VERSION = 1
 # The most one entry's block may take (a long note, an OCS combat's trace are a few KB):
 # an append refuses more, so that no command's memory grows with one entry.
 MAX_ENTRY = 256 * 1024
+# The most a save file may take before its content is read: a 100,000-entry campaign is
+# about 173 MB, so this is some 600,000 entries, and a file past it (a hand-made or a
+# hostile one) is refused in one line instead of read into memory.
+MAX_SAVE = 1024 * 1024 * 1024
+
+
+def entry_too_large(size: int) -> str:
+    """What is wrong with an entry of `size` bytes, past MAX_ENTRY."""
+    return (
+        f"the entry is {size:,} bytes; an entry of a save holds at most {MAX_ENTRY:,} bytes "
+        f"({MAX_ENTRY // 1024} KiB)"
+    )
+
+
+def save_too_large(path: object, size: int) -> str:
+    """What is wrong with a save file of `size` bytes, past MAX_SAVE."""
+    return f"{path} is {size:,} bytes; a save file holds at most {MAX_SAVE:,} bytes (1 GiB)"
+
+
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
 _NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f"\\]')
 _ESCAPES = {i: f"\\u{i:04x}" for i in range(0x20)} | {

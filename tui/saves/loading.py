@@ -36,6 +36,7 @@ from tui.saves.decoding import (
     _verified_body,
     toml_loads,
 )
+from tui.saves.encoding import MAX_ENTRY, MAX_SAVE, save_too_large
 from tui.saves.errors import SaveError
 from tui.saves.locking import _TAIL, _locked, _require
 from tui.saves.replay import Game, _replay
@@ -88,6 +89,9 @@ def load_game(path: Path) -> Game:
     path = Path(path)
     _require(path)
     with _locked(path, exclusive=False) as lock:
+        size = os.fstat(lock.open_fd()).st_size
+        if size > MAX_SAVE:  # grown since it was looked at: still refused before it is read
+            raise SaveError(save_too_large(path, size))
         data = files._read_all(lock.open_fd())
     _refuse_empty(path, data)
     cut = _torn_cut(data)
@@ -197,6 +201,11 @@ def _read_ends(fd: int, path: Path) -> tuple[dict[str, Any], dict[str, Any] | No
         data = data[: cut - start]
     at = data.rfind(_SEPARATOR)
     while at == -1 and start > 0:
+        if size - start > MAX_ENTRY + _WINDOW:  # past any entry's bound: not read on
+            raise SaveError(
+                f"{path}: the last entry is over {MAX_ENTRY:,} bytes, the most an entry of a "
+                "save holds; `crtdesk repair` sets it aside"
+            )
         window *= 4
         start = max(0, size - window)
         data = files._read_range(fd, start, size)
@@ -222,6 +231,8 @@ def _read_ends(fd: int, path: Path) -> tuple[dict[str, Any], dict[str, Any] | No
     offset = start + at + 1
     part = data[at + len(_SEPARATOR) :]
     try:
+        if len(part) > MAX_ENTRY:  # the whole-file reader names its line and size
+            raise _BlockError(offset, "too large")
         body = _verified_body(part)
         last = _toml_entry(offset, part) if body is None else _json_or_toml(offset, body)
         problem = _check_entry(last)

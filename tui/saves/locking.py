@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.saves.encoding import MAX_SAVE, save_too_large
 from tui.saves.errors import SaveError
 from tui.saves.files import _take_mode, clear_temporaries
 from tui.saves.paths import _lock_path
@@ -229,3 +230,5 @@ def _require(path: Path) -> None:
         raise SaveError(f"{path} is a folder, not a save file")
     if not stat.S_ISREG(here.st_mode):
         raise SaveError(f"{path} is not a save file")
+    if here.st_size > MAX_SAVE:  # before a byte of it is read
+        raise SaveError(save_too_large(path, here.st_size))

@@ -35,7 +35,7 @@ from tui.saves.decoding import (
     toml_loads,
     value_problem,
 )
-from tui.saves.encoding import _block, _value, sealed_header
+from tui.saves.encoding import MAX_ENTRY, _block, _value, entry_too_large, sealed_header
 from tui.saves.errors import SaveError
 from tui.saves.files import _create_beside, _set_aside, _utc_stamp
 from tui.saves.loading import _parse, _refuse_empty
@@ -231,6 +231,10 @@ def _salvage(
     links = _Links()
     for offset, part in blocks:
         line = _line_of(data, offset)
+        if len(part) > MAX_ENTRY:  # none is written so large (a hand edit, an old save's)
+            aside.append((line, entry_too_large(len(part)), part))
+            links.add(_as_written(part), kept=False)
+            continue
         try:
             body = _verified_body(part)
             entry = _toml_entry(offset, part) if body is None else _json_or_toml(offset, body)

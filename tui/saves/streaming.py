@@ -42,6 +42,7 @@ from tui.saves.decoding import (
     no_gc,
     toml_loads,
 )
+from tui.saves.encoding import MAX_ENTRY
 from tui.saves.errors import SaveError
 from tui.saves.loading import StaleOffset, _tail, _torn_text, load_game
 from tui.saves.locking import _locked, _open, _require
@@ -233,6 +234,10 @@ class _Reader:
             if blocks:
                 yield blocks
             search = max(0, len(buffer) - at - len(_SEPARATOR) + 1)
+            if len(buffer) - at > MAX_ENTRY + len(_SEPARATOR):
+                # No entry is written so large: the whole-file reader names it (its line,
+                # its size), and this read's memory does not grow with it.
+                raise _HandOver
             base += at
             buffer = buffer[at:] + more
             at = 0
