@@ -190,6 +190,8 @@ def test_every_field_of_every_kind_given_another_type(tmp_path: Path, part: int)
         (0, ("inputs", "attackers"), [1.5]),
         (0, ("inputs", "attackers"), 7),
         (0, ("effects", "attacker"), "x"),
+        (0, ("effects",), "x"),  # `effects` not a table
+        (0, ("effects",), 7),
         (0, ("markers",), "x"),
     ],
 )
