@@ -21,7 +21,6 @@ from tui.saves.encoding import (
     header_checksum,
 )
 from tui.saves.errors import SaveError
-from tui.saves.schema import schema_problem
 
 # Per-game options this desk reads, with the values each allows (None: any scalar).
 KNOWN_OPTIONS: dict[str, tuple[object, ...] | None] = {"mines_cdf": (2, 3)}
@@ -337,6 +336,10 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 return f"'{key}' must be an array of marker ids", key
     # Every field a reader touches, on every kind (a note's `dice`, a unit in `inputs`).
+    # Imported at the first entry checked: the desk draws its first frame (the start
+    # screen, a combat screen) before any entry is read, without msgspec.
+    from tui.saves.schema import schema_problem
+
     return schema_problem(entry)
 
 
