@@ -36,6 +36,17 @@ def require_defense(units: tuple[Unit, ...]) -> None:
         raise InputError("defense", None, "at least one defending unit (--defense N)")
 
 
+def side_totals(combat: CombatInput, trace: list[str]) -> tuple[int, int]:
+    """The attack and defence totals of a combat's units, checked (a unit on each side, an
+    attack of at least 1) and said in the trace."""
+    require_defense(combat.defenders)
+    attack = units_total("attack", combat.attackers)
+    defense = units_total("defense", combat.defenders)
+    require_attack(attack, combat.attackers)
+    trace.append(f"Attack total {attack}, defence total {defense}")
+    return attack, defense
+
+
 def pick_column(columns: tuple[str, ...], given: str | None, trace: list[str]) -> int:
     """The index of a column named by the player (--column)."""
     if given not in columns:

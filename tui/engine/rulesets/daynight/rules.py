@@ -15,9 +15,7 @@ from tui.engine.rulesets.common import (
     finish,
     pick_column,
     ratio_column,
-    require_attack,
-    require_defense,
-    units_total,
+    side_totals,
 )
 from tui.engine.tables import DAYNIGHT_TERRAINS, Tables
 
@@ -78,11 +76,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         index = pick_column(columns, combat.column, trace)
         odds = combat.column
     else:
-        require_defense(combat.defenders)
-        attack = units_total("attack", combat.attackers)
-        defense = units_total("defense", combat.defenders)
-        require_attack(attack, combat.attackers)
-        trace.append(f"Attack total {attack}, defence total {defense}")
+        attack, defense = side_totals(combat, trace)
         odds, index = ratio_column(
             columns, attack, defense, "-", trace, "the first column is 'or less'"
         )

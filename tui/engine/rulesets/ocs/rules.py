@@ -19,9 +19,7 @@ from tui.engine.rulesets.common import (
     finish,
     pick_column,
     ratio_column,
-    require_attack,
-    require_defense,
-    units_total,
+    side_totals,
 )
 from tui.engine.rulesets.ocs import supply as ocs_supply
 from tui.engine.tables import OCS_TERRAINS, Tables, tokenize
@@ -224,11 +222,7 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         index = pick_column(columns, combat.column, trace)
         odds = combat.column
     else:
-        require_defense(combat.defenders)
-        attack = units_total("attack", combat.attackers)
-        defense = units_total("defense", combat.defenders)
-        require_attack(attack, combat.attackers)
-        trace.append(f"Attack total {attack}, defence total {defense}")
+        attack, defense = side_totals(combat, trace)
         if combat.defender_unsupplied:
             # Defending at half strength: A / (D/2) is 2A / D, read exactly.
             trace.append(
