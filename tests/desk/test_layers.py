@@ -22,23 +22,33 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported(source: str, name: str, is_package: bool = False) -> set[str]:
-    """Every module an import statement in `source` names (module `name`), anywhere in it:
-    `import a.b` names a.b, `from a import b` names a and a.b (b may be a module), relative
-    imports resolved against the module's package."""
-    package = name if is_package else name.rpartition(".")[0]
-    found: set[str] = set()
+def import_statements(source: str, package: str) -> list[tuple[str, list[str]]]:
+    """Each import statement in `source` as (the module it names, the names it takes from
+    it): `import a.b` gives ("a.b", []), `from a import b` ("a", ["b"]); relative imports
+    resolved against `package`."""
+    found: list[tuple[str, list[str]]] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            found.extend((alias.name, []) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 parts = package.split(".")
                 kept = parts[: len(parts) - node.level + 1]
                 base = ".".join(kept + ([base] if base else []))
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
+            found.append((base, [alias.name for alias in node.names]))
+    return found
+
+
+def imported(source: str, name: str, is_package: bool = False) -> set[str]:
+    """Every module an import statement in `source` names (module `name`), anywhere in it:
+    `import a.b` names a.b, `from a import b` names a and a.b (b may be a module), relative
+    imports resolved against the module's package."""
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for base, names in import_statements(source, package):
+        found.add(base)
+        found.update(f"{base}.{n}" for n in names)
     return found
 
 
@@ -146,17 +156,9 @@ def import_graph() -> dict[str, set[str]]:
     for name, path in paths.items():
         edges: set[str] = set()
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                edges.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")
-                    kept = parts[: len(parts) - node.level + 1]
-                    base = ".".join(kept + ([base] if base else []))
-                modules = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in paths]
-                edges.update(modules or [base])
+        for base, names in import_statements(path.read_text(encoding="utf-8"), package):
+            modules = [f"{base}.{n}" for n in names if f"{base}.{n}" in paths]
+            edges.update(modules or [base])
         graph[name] = {e for e in edges if e in paths and e != name}
     return graph
 
