@@ -95,8 +95,7 @@ async def test_a_foreign_origin_is_refused_and_the_desks_are_capped(tmp_path: Pa
             else:
                 raise AssertionError("the closed desk's place was never freed")
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
+        _stop(server)
 
 
 async def test_beyond_localhost_the_desk_needs_the_printed_token(tmp_path: Path) -> None:
@@ -129,12 +128,22 @@ async def test_beyond_localhost_the_desk_needs_the_printed_token(tmp_path: Path)
             page = await player.get(f"{url}/?token={token}")
             assert page.status == 200 and str(page.url) == f"{url}/"  # the token left the URL
             desk = await _connect(player, port, url)  # the cookie goes with it
-            message = await desk.receive(timeout=20)
-            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
-            await desk.close()
+            await _desk_answers(desk)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
+        _stop(server)
+
+
+def _stop(server: subprocess.Popen[str]) -> None:
+    """The server and its desks (its session) stopped."""
+    os.killpg(server.pid, signal.SIGTERM)
+    server.wait(timeout=20)
+
+
+async def _desk_answers(desk: aiohttp.ClientWebSocketResponse) -> None:
+    """A desk was started for the socket: its first bytes arrive; then it is let go."""
+    message = await desk.receive(timeout=20)
+    assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
+    await desk.close()
 
 
 def _start(folder: Path, *argv: str) -> tuple[subprocess.Popen[str], str]:
@@ -189,12 +198,9 @@ async def test_on_localhost_every_websocket_needs_the_printed_token(tmp_path: Pa
                 assert caught.value.status == 403, (asked, headers)
             # With the token, and no Origin: the desk, its first bytes on the socket.
             desk = await eve.ws_connect(f"{ws}&token={token}")
-            message = await desk.receive(timeout=20)
-            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
-            await desk.close()
+            await _desk_answers(desk)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
+        _stop(server)
 
 
 def _an_address_of_this_host(host: str) -> bool:
@@ -236,9 +242,6 @@ async def test_bound_to_0_0_0_0_the_printed_url_opens_the_desk(tmp_path: Path) -
             ws = url.replace("http://", "ws://", 1)
             assert f"{ws}/ws" in await page.text()  # the page's own WebSocket, not 0.0.0.0's
             desk = await player.ws_connect(f"{ws}/ws?width=80&height=24", headers={"Origin": url})
-            message = await desk.receive(timeout=20)
-            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
-            await desk.close()
+            await _desk_answers(desk)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
+        _stop(server)
