@@ -15,7 +15,15 @@ from collections.abc import Sequence
 
 from tui.cli import combat
 from tui.cli.combat import combat_from_args, command_line, outcome_text
-from tui.cli.parsing import EXIT_BAD_INPUT, Parser, UsageError, flag_for, paths_checked
+from tui.cli.parsing import (
+    CREATE_HELP,
+    EXIT_BAD_INPUT,
+    SAVES_HELP,
+    Parser,
+    UsageError,
+    flag_for,
+    paths_checked,
+)
 from tui.desk.launch import opens_desk
 from tui.engine.errors import InputError
 from tui.engine.tables import TablesError, default_tables
@@ -157,9 +165,7 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
         nargs=None if review else "?",
         help="a save file: a path, or a name in the saves folder",
     )
-    parser.add_argument(
-        "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
-    )
+    parser.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     parser.add_argument(
         "--games",
         metavar="DIR",
@@ -169,7 +175,7 @@ def _open_desk(argv: list[str], review: bool = False) -> int:
     parser.add_argument(
         "--create",
         action="store_true",
-        help="make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist",
+        help=CREATE_HELP,
     )
     args = parser.parse_args(argv[1:] if argv and (review or argv[0] == "open") else argv)
     paths_checked(args)

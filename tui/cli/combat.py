@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.parsing import Subcommands, UsageError, seed_value
+from tui.cli.parsing import SAVES_HELP, Subcommands, UsageError, seed_value
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
@@ -347,9 +347,7 @@ def register(subparsers: Subcommands) -> None:
     res = subparsers.add_parser("resolve", help="resolve one combat")
     _combat_flags(res)
     _resolve_flags(res)
-    res.add_argument(
-        "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
-    )
+    res.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     res.set_defaults(func=_cmd_resolve)
     odds = subparsers.add_parser("odds", help="exact chance of every result for a combat")
     _combat_flags(odds)

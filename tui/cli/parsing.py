@@ -31,6 +31,11 @@ class Subcommands(Protocol):
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
 
+# The help of the flags that name the saves folder, said alike by every command.
+SAVES_HELP = "the saves folder (default saves/ or $CRTDESK_SAVES)"
+CREATE_HELP = "make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist"
+
+
 class UsageError(Exception):
     """A command line that cannot be run; the message is one line."""
 

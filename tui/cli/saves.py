@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from tui import saves
 from tui.cli.folders import folder_given, kept_copies
-from tui.cli.parsing import Subcommands, UsageError
+from tui.cli.parsing import CREATE_HELP, SAVES_HELP, Subcommands, UsageError
 from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.ruleset import Ruleset
@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     # `crtdesk open` reads a save's path here and draws its first screen without them.
     from tui.engine.combat import CombatInput, Outcome
 
-_SAVES_HELP = "the saves folder (default saves/ or $CRTDESK_SAVES)"
 _FILE_HELP = "the save's name in the saves folder, or a path to it (.toml may be left off)"
 _NEW_FILE_HELP = "the new save's name in the saves folder (.toml may be left off)"
 
@@ -79,14 +78,14 @@ def register(subparsers: Subcommands) -> None:
         metavar="KEY=VALUE",
         help="a per-game option, e.g. mines_cdf=3 (pod-ultra; default 2)",
     )
-    new.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    new.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     new.add_argument(
         "--games", metavar="DIR", help="the games folder a player's chart in play is read from"
     )
     new.add_argument(
         "--create",
         action="store_true",
-        help="make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist",
+        help=CREATE_HELP,
     )
     new.set_defaults(func=_cmd_new)
 
@@ -101,17 +100,17 @@ def register(subparsers: Subcommands) -> None:
         help="only entries by this player ($CRTDESK_PLAYER, else the OS user)",
     )
     log.add_argument("--markers", action="store_true", help="print the current markers instead")
-    log.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    log.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     log.set_defaults(func=_cmd_log)
 
     turn = subparsers.add_parser("turn", help="advance to the next turn (markers count down)")
     turn.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    turn.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    turn.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     turn.set_defaults(func=_cmd_turn)
 
     marker = subparsers.add_parser("marker", help="place or lift a marker by hand")
     marker.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    marker.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    marker.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     actions = marker.add_subparsers(dest="action", metavar="add|remove", required=True)
     add = actions.add_parser("add", help="place a marker")
     add.add_argument("kind", metavar="KIND", help="one of " + ", ".join(saves.MARKER_KINDS))
@@ -119,18 +118,18 @@ def register(subparsers: Subcommands) -> None:
     add.add_argument("--side", metavar="SIDE", help="whose marker it is (attacker, Allied, ...)")
     add.add_argument("--turns", metavar="N", help="turns it lasts (counted down by `turn`)")
     add.add_argument("--note", metavar="TEXT", help="a note for the log")
-    add.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=_SAVES_HELP)
+    add.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
     add.set_defaults(func=_cmd_marker_add)
     remove = actions.add_parser("remove", help="lift a marker")
     remove.add_argument("marker_id", metavar="ID", help="the marker's id, as `log --markers` shows")
-    remove.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=_SAVES_HELP)
+    remove.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
     remove.set_defaults(func=_cmd_marker_remove)
 
     option = subparsers.add_parser("option", help="set a per-game option (logged)")
     option.add_argument("file", metavar="FILE", help=_FILE_HELP)
     option.add_argument("key", metavar="KEY", help="e.g. mines_cdf")
     option.add_argument("value", metavar="VALUE", help="e.g. 3")
-    option.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    option.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     option.set_defaults(func=_cmd_option)
 
     repair = subparsers.add_parser(
@@ -146,7 +145,7 @@ def register(subparsers: Subcommands) -> None:
         "pointing at nothing); without it such a repair says what would change and writes "
         "nothing",
     )
-    repair.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    repair.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     repair.add_argument(
         "--restore-charts",
         action="store_true",
@@ -163,7 +162,7 @@ def register(subparsers: Subcommands) -> None:
     note.add_argument("file", metavar="FILE", help=_FILE_HELP)
     note.add_argument("seq", metavar="SEQ", help="the number of the entry annotated (see `log`)")
     note.add_argument("text", metavar="TEXT", help="the note")
-    note.add_argument("--saves", metavar="DIR", help=_SAVES_HELP)
+    note.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     note.set_defaults(func=_cmd_note)
 
 

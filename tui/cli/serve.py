@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from tui.cli.parsing import CREATE_HELP, SAVES_HELP
 from tui.game import folder
 
 if TYPE_CHECKING:
@@ -58,13 +59,11 @@ def register(subparsers: Subcommands) -> None:
         metavar="URL",
         help="the address players open, when a reverse proxy sits in front (default http://HOST:PORT)",
     )
-    serve.add_argument(
-        "--saves", metavar="DIR", help="the saves folder (default saves/ or $CRTDESK_SAVES)"
-    )
+    serve.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     serve.add_argument(
         "--create",
         action="store_true",
-        help="make the saves folder named by --saves or $CRTDESK_SAVES if it does not exist",
+        help=CREATE_HELP,
     )
     serve.add_argument(
         "--max-desks",
