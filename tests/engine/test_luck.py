@@ -604,3 +604,32 @@ def test_an_ocs_side_is_weighed_by_its_steps() -> None:
     assert result_rank("ocs", "Ao1 DL1o1", effects, 2, 3) == (1, 0, 0, 0, 0, 0)
     # Its only step: it is gone, and the option its line adds is nothing.
     assert result_rank("ocs", "Ao1 DL1o1", effects, 2, 1) == (1, -1, 0, 0, 0, 0)
+
+
+def test_luck_names_the_true_reason_for_a_chart_combat_it_leaves_out(tmp_path: Path) -> None:
+    # Hill 203: 2 against 5 is an Automatic Defeat, read with no dice (the roll by hand is not
+    # read); 10 against 2 is 5-1, and with the leader's +2 every roll reads DE, so a roll by
+    # hand there has dice but nothing to judge. Luck leaves both out, each for its reason, and
+    # says of the dice by hand that no combat was judged, not that none had dice.
+    from tui.engine import registry
+    from tui.engine.rulesets.charts.reading import load_chart
+
+    hill = load_chart(Path(__file__).resolve().parents[2] / "docs" / "games" / "hill-203.toml")
+    ruleset = registry.chart_ruleset(hill).id
+    path = tmp_path / "hill.toml"
+    saves.new_game(path, "Hill", [ruleset], charts={ruleset: hill.text})
+    automatic = CombatInput(ruleset, (Unit(2),), (Unit(5),), roll=3)
+    certain = CombatInput(ruleset, (Unit(10),), (Unit(2),), roll=3, modifiers=(("leader", 2),))
+    for found in (automatic, certain):
+        saves.append_combat(path, found, resolve(found), who="alice")
+    report = luck_report(saves.load_game(path).entries)
+    assert report.combats == ()
+    assert report.skipped == (
+        (1, "no dice were read (an automatic result)"),
+        (2, "every result the dice could give was as good as this one"),
+    )
+    text = luck_text(report, 200)
+    by_hand = text.splitlines()[text.splitlines().index("Everyone") + 3 :][:2]
+    assert by_hand[0].startswith("  By hand (apart): 1 d6")
+    assert by_hand[1].strip() == "no combats judged"
+    assert "no combats with dice" not in text

@@ -61,8 +61,11 @@ def faces_summary(faces: FaceCounts) -> str:
 
 
 def combats_summary(figures: CombatFigures) -> str:
+    """The combats judged: how many, their mean percentile and its distance from 0.5. None
+    judged says only that: combats with dice may be left out too (every result as good, a
+    result cancelled), each named under "Not judged" with its reason."""
     if not figures.count:
-        return "no combats with dice"
+        return "no combats judged"
     plural = "s" if figures.count != 1 else ""
     return (
         f"{figures.count} combat{plural}, mean percentile {figures.mean:.2f} "
