@@ -20,6 +20,11 @@ The format (docs/adding-a-game.md walks through it):
     [results]                        # each code and what it means; # stands for a number
     AE = "Attacker eliminated"
     "DR#" = "Defender retreats # hexes"
+    NE = { means = "No effect", tie = true }   # ranks alike with the entry before (luck)
+
+    [rerolls.RR]                     # a code that rolls again, at most `limit` times, each
+    limit = 2                        # `shift` columns on; `then` when the last reads RR
+    then = "NE"
 
     [[modifiers]]                    # set per combat
     name = "town"
@@ -101,6 +106,17 @@ class Modifier:
 
 
 @dataclass(frozen=True)
+class Reroll:
+    """What a re-roll code does ([rerolls.CODE]): roll the chart's dice again, on the column
+    moved `shift` columns (stopping at the edge), at most `limit` times; `then` is the result
+    when the last re-roll reads the code again."""
+
+    limit: int
+    then: str
+    shift: int = 0
+
+
+@dataclass(frozen=True)
 class Row:
     low: int
     high: int
@@ -135,6 +151,10 @@ class PlayerChart:
     shift_cap: int | None = None
     rulings: tuple[str, ...] = ()
     _patterns: tuple[tuple[re.Pattern[str], str], ...] = field(default=(), repr=False)
+    # Each [results] entry's place in luck's order (an entry that ties shares the one
+    # before's); empty: each entry's place in the list.
+    ranks: Mapping[str, int] = field(default_factory=dict)
+    rerolls: Mapping[str, Reroll] = field(default_factory=dict)  # re-roll code -> its rule
 
     @property
     def dice(self) -> str:
@@ -153,13 +173,18 @@ class PlayerChart:
         raise InputError("modifier", name, "one of " + (", ".join(names) or "none"), choices=names)
 
     def meaning(self, code: str) -> str | None:
-        """What a code means (a number in place of #), or None: not a code of the chart."""
+        """What a code means (its numbers in place of the #s), or None: not a code of the
+        chart."""
+        return code_meaning(self.results, self._patterns, code)
+
+    def entry(self, code: str) -> str | None:
+        """The [results] entry a code is read by: itself (an exact code wins), else the first
+        pattern that matches it; None: not a code of the chart."""
         if code in self.results:
-            return self.results[code]
+            return code
         for pattern, code_key in self._patterns:
-            match = pattern.match(code)
-            if match:
-                return self.results[code_key].replace("#", match.group(1))
+            if pattern.match(code):
+                return code_key
         return None
 
     def row_for(self, modified: int) -> Row | None:
@@ -167,6 +192,37 @@ class PlayerChart:
             if row.low <= modified <= row.high:
                 return row
         return None
+
+
+def code_meaning(
+    results: Mapping[str, str], patterns: tuple[tuple[re.Pattern[str], str], ...], code: str
+) -> str | None:
+    """What `code` means: an exact code's meaning, else the first pattern's that matches, its
+    #s filled with the code's numbers in order (a code of one # fills every # with it)."""
+    if code in results:
+        return results[code]
+    for pattern, code_key in patterns:
+        match = pattern.match(code)
+        if match:
+            return fill_numbers(results[code_key], match.groups())
+    return None
+
+
+def fill_numbers(meaning: str, numbers: tuple[str, ...]) -> str:
+    """A meaning's #s filled: with one number, every # is it (as "DR#" = "retreat # hexes"
+    always read); with several, each # in turn takes the next."""
+    if len(numbers) == 1:
+        return meaning.replace("#", numbers[0])
+    parts = meaning.split("#")
+    filled = parts[0]
+    for i, part in enumerate(parts[1:]):
+        filled += (numbers[i] if i < len(numbers) else "#") + part
+    return filled
+
+
+def code_pattern(code: str) -> re.Pattern[str]:
+    """The codes a code with #s covers: each # a number ("#-#" covers "2-2", "1-3")."""
+    return re.compile("^" + re.escape(code).replace("\\#", "#").replace("#", r"(\d+)") + "$")
 
 
 # --- numbers as shown ---------------------------------------------------------------------------

@@ -26,6 +26,8 @@ def check_inputs(combat: CombatInput, chart: PlayerChart) -> None:
     for name in CombatInput.__dataclass_fields__:
         if name in ("ruleset", "attackers", "defenders", "column", "roll", "modifiers"):
             continue
+        if name == "rerolls" and chart.rerolls:  # the dice of re-rolls rolled by hand
+            continue
         if getattr(combat, name) != getattr(blank, name):
             raise InputError(
                 name,
@@ -159,17 +161,58 @@ def _meanings(chart: PlayerChart, cell: Any) -> list[str]:
 
 
 def rank(chart: PlayerChart, cell: Any) -> float:
-    """How good a result is for the attacker, for luck: the place of its code in [results]
-    (listed from the attacker's worst to its best); a cell of several codes, their mean."""
+    """How good a result is for the attacker, for luck: the place of its code's entry in
+    [results] (listed from the attacker's worst to its best; an entry with `tie = true`
+    shares the place of the one before; an exact code's entry before a pattern's); a cell
+    of several codes, their mean."""
     codes = cell if isinstance(cell, tuple) else (cell,)
     order = list(chart.results)
     places = []
     for code in codes:
-        if code in chart.results:
-            places.append(order.index(code))
-            continue
-        places.extend(order.index(key) for p, key in chart._patterns if p.match(code))
+        entry = chart.entry(code) if isinstance(code, str) else None
+        if entry is not None:
+            places.append(chart.ranks.get(entry, order.index(entry)))
     return sum(places) / len(places) if places else 0.0
+
+
+def _read_roll(
+    chart: PlayerChart,
+    roller: Roller,
+    index: int,
+    drm: int,
+    manual: int | None,
+    purpose: str,
+    trace: list[str],
+) -> tuple[Any, int]:
+    """One roll of the chart's dice with the net DRM, read on column `index`: the cell and
+    the roll read (the end row's where it was clamped to it), in one line of the trace."""
+    field = "roll" if purpose == "combat" else "rerolls"
+    total = roller.roll(purpose, chart.count, chart.sides, manual, field, modifier=drm)
+    modified = total + drm
+    source = "entered by hand" if manual is not None else "rolled by the desk"
+    said = f"{chart.dice} {total} ({source})" + (f" {drm:+d} DRM = {modified}" if drm else "")
+    if purpose != "combat":
+        said = f"{purpose.capitalize()}: {said}"
+    column = chart.columns[index]
+    row = chart.row_for(modified)
+    if row is None:
+        below = modified < chart.rows[0].low
+        end = chart.low if below else chart.high
+        if end is not None:
+            roller.read_row(str(modified))
+            trace.append(f"{said}: {'below the first' if below else 'above the last'} row: {end}")
+            return end, modified
+        row = chart.rows[0] if below else chart.rows[-1]
+        read = row.low if below else row.high
+        where = f": beyond the rows, read on row {row.label} (clamped); column {column}"
+    else:
+        read = modified
+        where = f"; row {row.label}, column {column}"
+    roller.read_row(row.label)
+    cell = row.cells[index]
+    shown = " / ".join(cell) if isinstance(cell, tuple) else cell
+    trace.append(f"{said}{where}: {shown}")
+    return cell, read
 
 
 def _sentence(text: str) -> str:
@@ -224,32 +267,50 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
     trace.extend(f"Shift: {line}" for line in lines)
     if lines:
         effects["shifts"] = lines
-    column = chart.columns[moved.index]
+    first_column = column = chart.columns[moved.index]
     drms, drm = _net(chart, combat, "drm", chart.drm_cap, trace)
     for label, amount in drms:
         trace.append(f"DRM: {label} {amount:+d}")
-    total = roller.roll("combat", chart.count, chart.sides, combat.roll, modifier=drm)
-    modified = total + drm
-    source = "entered by hand" if combat.roll is not None else "rolled by the desk"
-    said = f"{chart.dice} {total} ({source})" + (f" {drm:+d} DRM = {modified}" if drm else "")
-    row = chart.row_for(modified)
-    read = modified
-    if row is None:
-        below = modified < chart.rows[0].low
-        end = chart.low if below else chart.high
-        if end is None:
-            row = chart.rows[0] if below else chart.rows[-1]
-            read = row.low if below else row.high
-            trace.append(f"{said}: beyond the rows, read on row {row.label} (clamped)")
-        else:
-            roller.read_row(str(modified))
-            trace.append(f"{said}: {'below the first' if below else 'above the last'} row: {end}")
-            cell: Any = end
-    if row is not None:
-        roller.read_row(row.label)
-        cell = row.cells[moved.index]
-        shown = " / ".join(cell) if isinstance(cell, tuple) else cell
-        trace.append(f"{said}; row {row.label}, column {column}: {shown}")
+    if combat.rerolls and combat.roll is None:
+        raise InputError(
+            "rerolls",
+            combat.rerolls[0],
+            "a re-roll by hand after the roll by hand (--roll): the desk rolls the first die",
+        )
+    cell, read = _read_roll(chart, roller, moved.index, drm, combat.roll, "combat", trace)
+    index, steps, made = moved.index, [(column, read, cell)], 0
+    while isinstance(cell, str) and cell in chart.rerolls:
+        rule = chart.rerolls[cell]
+        if sum(1 for *_, c in steps[:-1] if c == cell) >= rule.limit:
+            s = "s" if rule.limit != 1 else ""
+            trace.append(
+                f"{cell} again after {rule.limit} re-roll{s}: {rule.then} "
+                f"({chart.meaning(rule.then)})"
+            )
+            cell = rule.then
+            break
+        made += 1
+        if rule.shift:
+            shifted = apply_shifts(chart.columns, index, [(f"Re-roll {made}", rule.shift)])
+            trace.extend(f"Shift: {line}" for line in shifted.describe())
+            index = shifted.index
+        column = chart.columns[index]
+        given = combat.rerolls[made - 1] if made <= len(combat.rerolls) else None
+        purpose = f"re-roll {made}"
+        cell, read = _read_roll(chart, roller, index, drm, given, purpose, trace)
+        steps.append((column, read, cell))
+    if len(combat.rerolls) > made:
+        rolls = f"{made + 1} roll{'s' if made else ''}"
+        raise InputError(
+            "rerolls",
+            combat.rerolls[made],
+            f"no more rolls: this combat ended after {rolls} (its result needs no re-roll)",
+        )
+    if made:
+        effects["rerolls"] = [
+            {"column": c, "roll": str(r), "cell": list(x) if isinstance(x, tuple) else x}
+            for c, r, x in steps
+        ]
     meanings = _meanings(chart, cell)
     effects["headline"] = meanings
     effects["short"] = "; ".join(m.rstrip(".") for m in meanings)
@@ -263,6 +324,8 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
         column=column,
         # The roll read: the modified total, or the end row's where it was clamped to it.
         roll=str(read),
+        # The column the first roll read (a re-roll may read another, shifted).
+        odds_column=first_column,
         ratio=ratio,
         attack_total=attack_total,
         defense_total=defense_total,

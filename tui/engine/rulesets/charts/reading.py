@@ -18,7 +18,15 @@ from typing import Any
 
 from tui.engine.bounds import BoundError, loads_bounded, read_bounded
 from tui.engine.odds import label_ratio
-from tui.engine.rulesets.charts.chart import ChartError, Modifier, PlayerChart, Row
+from tui.engine.rulesets.charts.chart import (
+    ChartError,
+    Modifier,
+    PlayerChart,
+    Reroll,
+    Row,
+    code_meaning,
+    code_pattern,
+)
 
 KINDS = ("odds", "differential")
 INPUTS = ("tick", "choice", "number")
@@ -31,6 +39,8 @@ MOST_MODIFIERS = 30
 MOST_DICE = 4
 MOST_SIDES = 100
 MOST_BYTES = 256 * 1024
+MOST_HASHES = 4  # the #s of one code
+MOST_REROLLS = 10  # the re-rolls one re-roll code allows
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 _MOD_NAME = re.compile(r"^[a-z][a-z0-9-]{0,29}$")
 # Flags the CLI has of its own: no modifier may take one as its name.
@@ -98,7 +108,36 @@ class _Reader:
                     seen += 1
                     if seen == parts[1]:
                         return number
-        return None
+        return self.results_line(parts)
+
+    def results_line(self, parts: tuple[str | int, ...]) -> int | None:
+        """The line of a [results] entry, or of a key of a [rerolls.CODE] table (its header
+        where the key is not written on a line of its own)."""
+        if (
+            len(parts) < 2
+            or parts[0] not in ("results", "rerolls")
+            or not isinstance(parts[1], str)
+        ):
+            return None
+        name = re.escape(parts[1])
+        code = r'(?:"' + name + r'"|\'' + name + r"\'|" + name + ")"
+        key: re.Pattern[str] | None
+        if parts[0] == "results":
+            table, key = r"^\s*\[\s*results\s*\]", re.compile(r"^\s*" + code + r"\s*=")
+        else:
+            table = r"^\s*\[\s*rerolls\s*\.\s*" + code + r"\s*\]"
+            wanted = parts[2] if len(parts) > 2 and isinstance(parts[2], str) else None
+            key = re.compile(r"^\s*" + re.escape(wanted) + r"\s*=") if wanted else None
+        inside = False
+        header = None
+        for number, line in enumerate(self.lines, 1):
+            if re.match(table, line):
+                inside, header = True, number
+            elif re.match(r"^\s*\[", line):
+                inside = False
+            elif inside and key is not None and key.match(line):
+                return number
+        return header if parts[0] == "rerolls" else None
 
     def fail(self, parts: tuple[str | int, ...], problem: str) -> ChartError:
         line = self.line_of(parts)
@@ -151,10 +190,12 @@ def _number(reader: _Reader, parts: tuple[str | int, ...], value: Any, what: str
     return Fraction(value).limit_denominator(1000)
 
 
-_TOP = {"game", "crt", "results", "modifiers", "caps"}
+_TOP = {"game", "crt", "results", "modifiers", "caps", "rerolls"}
 _GAME_KEYS = {"title", "dice", "rulings"}
 _CRT_KEYS = {"kind", "columns", "left", "right", "low", "high", "rows"}
 _MOD_KEYS = {"name", "label", "input", "effect", "side", "by", "values", "low", "high", "help"}
+_RESULT_KEYS = {"means", "tie"}
+_REROLL_KEYS = {"limit", "then", "shift"}
 
 
 def _unknown_keys(
@@ -203,12 +244,10 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
         if not isinstance(ruling, str):
             raise reader.fail(("game", "rulings", i), f"{_shown(ruling)}: expected a string")
 
-    results = _results(reader, data)
-    patterns = tuple(
-        (re.compile("^" + re.escape(code).replace("\\#", "#").replace("#", r"(\d+)") + "$"), code)
-        for code in results
-        if "#" in code
-    )
+    results, ranks = _results(reader, data)
+    patterns = tuple((code_pattern(code), code) for code in results if "#" in code)
+    rerolls = _rerolls(reader, data, results, patterns)
+    _no_reroll_ends(reader, data, rerolls)
 
     crt = _get(reader, data, ("crt",), dict, "a [crt] table")
     _unknown_keys(reader, crt, _CRT_KEYS, ("crt",))
@@ -252,6 +291,8 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
         results=results,
         rulings=tuple(rulings),
         _patterns=patterns,
+        ranks=ranks,
+        rerolls=rerolls,
     )
     rows = _rows(reader, data, chart)
     modifiers = _modifiers(reader, data)
@@ -310,23 +351,118 @@ def _toml_error(source: str, err: tomllib.TOMLDecodeError) -> ChartError:
     return ChartError(f"{source}: not TOML: {message}")
 
 
-def _results(reader: _Reader, data: Mapping[str, Any]) -> dict[str, str]:
+def _results(reader: _Reader, data: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, int]]:
+    """Each code and its meaning, and each code's place in luck's order (an entry with
+    `tie = true` shares the place of the entry before)."""
     table = _get(reader, data, ("results",), dict, "a [results] table: each code = its meaning")
     if not table:
         raise reader.fail(("results",), "empty; expected each result code = what it means")
     results: dict[str, str] = {}
-    for code, meaning in table.items():
-        if not _CODE.match(code) or code.count("#") > 1:
+    ranks: dict[str, int] = {}
+    place = -1
+    for code, entry in table.items():
+        at: tuple[str | int, ...] = ("results", code)
+        if not _CODE.match(code) or code.count("#") > MOST_HASHES or "##" in code:
             raise reader.fail(
-                ("results", code),
-                "not allowed as a code; expected 1 to 16 characters without spaces, at most one #",
+                at,
+                "not allowed as a code; expected 1 to 16 characters without spaces, "
+                f"up to {MOST_HASHES} # never side by side",
             )
+        tie = False
+        meaning = entry
+        if isinstance(entry, dict):
+            _unknown_keys(reader, entry, _RESULT_KEYS, at)
+            meaning = _get(reader, data, (*at, "means"), str, "what the code means, a string")
+            tie = _get(reader, data, (*at, "tie"), bool, "true or false", False)
+            at = (*at, "means")
         if not isinstance(meaning, str) or not meaning.strip():
             raise reader.fail(
-                ("results", code), f"{_shown(meaning)}: expected what it means, a string"
+                at,
+                f"{_shown(meaning)}: expected what it means, a string (or a table "
+                '{ means = "...", tie = true })',
             )
+        numbers = code.count("#")
+        if numbers > 1 and meaning.count("#") > numbers:
+            raise reader.fail(
+                at,
+                f"{meaning.count('#')} # in the meaning, the code {numbers}; expected at most "
+                "one # of the meaning per # of the code (filled in order)",
+            )
+        if tie and place < 0:
+            raise reader.fail(
+                ("results", code, "tie"),
+                "the first entry cannot tie; expected tie on an entry after another "
+                "(it ranks alike with the one before)",
+            )
+        place = place if tie else place + 1
         results[code] = meaning.strip()
-    return results
+        ranks[code] = place
+    return results, ranks
+
+
+def _rerolls(
+    reader: _Reader,
+    data: Mapping[str, Any],
+    results: Mapping[str, str],
+    patterns: tuple[tuple[re.Pattern[str], str], ...],
+) -> dict[str, Reroll]:
+    """Each [rerolls.CODE] table: a code of [results] that rolls again."""
+    table = _get(reader, data, ("rerolls",), dict, "[rerolls.CODE] tables", {})
+    found: dict[str, Reroll] = {}
+    for code, rule in table.items():
+        at: tuple[str | int, ...] = ("rerolls", code)
+        if code not in results or "#" in code:
+            raise reader.fail(
+                at,
+                f"not a code of [results]; expected a code without # listed there "
+                f"({', '.join(c for c in results if '#' not in c)})",
+            )
+        if not isinstance(rule, dict):
+            raise reader.fail(at, f"{_shown(rule)}: expected a table with limit, then and shift")
+        _unknown_keys(reader, rule, _REROLL_KEYS, at)
+        limit = _get(reader, data, (*at, "limit"), int, "a whole number: the most re-rolls")
+        if not 1 <= limit <= MOST_REROLLS:
+            raise reader.fail(
+                (*at, "limit"),
+                f"{_shown(limit)} is not allowed; expected a whole number from 1 to "
+                f"{MOST_REROLLS} (the most re-rolls)",
+            )
+        shift = _get(reader, data, (*at, "shift"), int, "a whole number of columns", 0)
+        if not -MOST_COLUMNS <= shift <= MOST_COLUMNS:
+            raise reader.fail(
+                (*at, "shift"),
+                f"{_shown(shift)} is not allowed; expected a whole number of columns from "
+                f"-{MOST_COLUMNS} to {MOST_COLUMNS}",
+            )
+        found[code] = Reroll(limit, "", shift)
+    for code in table:
+        at = ("rerolls", code, "then")
+        then = _get(reader, data, at, str, "a result code (not a re-roll)")
+        if then in found or code_meaning(results, patterns, then) is None:
+            raise reader.fail(
+                at,
+                f"{_shown(then)} is not allowed; expected a code of [results] that is not a "
+                f"re-roll (the result when the last re-roll reads {code} again)",
+            )
+        found[code] = Reroll(found[code].limit, then, found[code].shift)
+    return found
+
+
+def _no_reroll_ends(
+    reader: _Reader, data: Mapping[str, Any], rerolls: Mapping[str, Reroll]
+) -> None:
+    """Refuse a re-roll code beyond the columns or the rows: those are read without a
+    column to roll again on, or after the roll."""
+    crt = data.get("crt")
+    if not rerolls or not isinstance(crt, dict):
+        return
+    for key in ("left", "right", "low", "high"):
+        value = crt.get(key)
+        if isinstance(value, str) and value in rerolls:
+            raise reader.fail(
+                ("crt", key),
+                f"{value!r} is a re-roll code; expected a result that is not a re-roll there",
+            )
 
 
 def _columns(
@@ -384,6 +520,10 @@ def _cell(reader: _Reader, parts: tuple[str | int, ...], cell: Any, chart: Playe
                 where,
                 f"{_shown(code)} is not a result code; expected one of [results] "
                 f"({', '.join(chart.results)}; # stands for a number)",
+            )
+        if isinstance(cell, list) and code in chart.rerolls:
+            raise reader.fail(
+                where, f"{code} is a re-roll code; expected it alone in its cell (not in a list)"
             )
     return tuple(cell) if isinstance(cell, list) else cell
 

@@ -5,12 +5,13 @@ Made by the registry's chart loader (tui.engine.registry), which gives it its id
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.cells import cell_text, plain
 from tui.engine.ruleset import Ruleset
 from tui.engine.rulesets.charts.chart import PlayerChart, effect_text, fields
-from tui.engine.schema import CHART_READS, Field
+from tui.engine.schema import CHART_READS, FIELDS, Field
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
 
@@ -26,7 +27,7 @@ class ChartRuleset(Ruleset):
     cli_group = "the chart's modifiers"
 
     def __init__(self, ruleset_id: str, chart: PlayerChart) -> None:
-        super().__init__(id=ruleset_id, short=chart.name, fields=fields(chart))
+        super().__init__(id=ruleset_id, short=chart.name, fields=fields(chart) + _rerolls(chart))
         self.chart = chart
 
     def title(self, tables: Tables) -> str:
@@ -48,7 +49,7 @@ class ChartRuleset(Ruleset):
         return self.chart.text
 
     def logged_fields(self) -> tuple[Field, ...]:
-        return CHART_READS
+        return CHART_READS + _rerolls(self.chart)
 
     def check_inputs(self, combat: CombatInput) -> None:
         self.rules_module().check_inputs(combat, self.chart)
@@ -138,3 +139,12 @@ class ChartRuleset(Ruleset):
         if chart.rulings:
             lines += ["", "Rulings:"] + [one_line(f"  {r}") for r in chart.rulings]
         return "\n".join(line.rstrip() for line in lines)
+
+
+def _rerolls(chart: PlayerChart) -> tuple[Field, ...]:
+    """A chart with re-roll codes reads the dice of its re-rolls rolled by hand, as Day/Night
+    does (CombatInput.rerolls; the CLI's --reroll N, repeated); the desk asks for each."""
+    if not chart.rerolls:
+        return ()
+    said = f"a re-roll's {chart.dice} rolled by hand, as they lie (repeat, in order)"
+    return (replace(FIELDS["rerolls"], help=said),)
