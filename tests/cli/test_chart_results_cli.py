@@ -90,3 +90,17 @@ def test_check_table_names_a_bad_re_roll_on_its_line(
     path.write_text(FORD)
     status, out, _ = run(capsys, "check-table", str(path))
     assert status == 0 and out.startswith("game:ford: Ford (1d6); 3 odds columns")
+
+
+def test_table_shows_the_ties_and_the_re_rolls(
+    games: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "table", "ford")
+    assert status == 0
+    assert "  NE    No effect (ranks with AR)" in out
+    assert "  1-1   Even exchange: one step each (ranks with #-#)" in out
+    assert "  RR    roll again, at most 2 times, 1 column right each; then NE" in out
+    status, out, _ = run(capsys, "table", "ford", "--json")
+    shown = json.loads(out)
+    assert shown["ties"] == ["NE", "1-1"]
+    assert shown["rerolls"] == {"RR": {"limit": 2, "then": "NE", "shift": 1}}

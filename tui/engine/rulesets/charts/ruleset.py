@@ -88,6 +88,7 @@ class ChartRuleset(Ruleset):
             "high": chart.high or "clamp",
             "rows": {row.label: plain(row.cells) for row in chart.rows},
             "results": dict(chart.results),
+            **results_json(chart),
             "modifiers": [
                 {"name": m.name, "label": m.label, "input": m.input, "effect": m.effect}
                 for m in chart.modifiers
@@ -132,7 +133,7 @@ class ChartRuleset(Ruleset):
             if chart.shift_cap is not None:
                 caps.append(f"net shift at most {chart.shift_cap} columns either way")
             lines.append("Caps: " + "; ".join(caps))
-        lines += ["", "Results:"] + [one_line(f"  {c:5} {m}") for c, m in chart.results.items()]
+        lines += results_lines(chart)
         if chart.modifiers:
             lines += ["", "Modifiers:"]
             lines += [one_line(f"  --{m.name}  {effect_text(m)}") for m in chart.modifiers]
@@ -148,3 +149,41 @@ def _rerolls(chart: PlayerChart) -> tuple[Field, ...]:
         return ()
     said = f"a re-roll's {chart.dice} rolled by hand, as they lie (repeat, in order)"
     return (replace(FIELDS["rerolls"], help=said),)
+
+
+def results_json(chart: PlayerChart) -> dict[str, Any]:
+    """The codes that tie with the one before, and each re-roll code's rule."""
+    order = list(chart.results)
+    ties = [
+        c for i, c in enumerate(order) if i and chart.ranks.get(c) == chart.ranks.get(order[i - 1])
+    ]
+    rerolls = {
+        code: {"limit": rule.limit, "then": rule.then, "shift": rule.shift}
+        for code, rule in chart.rerolls.items()
+    }
+    return {"ties": ties, "rerolls": rerolls}
+
+
+def results_lines(chart: PlayerChart) -> list[str]:
+    """The results as printed, worst to best for the attacker (a tie said), then what each
+    re-roll code does."""
+    ties = set(results_json(chart)["ties"])
+    order = list(chart.results)
+    lines = ["", "Results:"]
+    for i, (code, meaning) in enumerate(chart.results.items()):
+        tie = f" (ranks with {order[i - 1]})" if code in ties else ""
+        lines.append(one_line(f"  {code:5} {meaning}{tie}"))
+    if chart.rerolls:
+        lines += ["", "Re-rolls:"]
+        for code, rule in chart.rerolls.items():
+            times = f"{rule.limit} time{'s' if rule.limit != 1 else ''}"
+            way = "right" if rule.shift > 0 else "left"
+            moved = (
+                f", {abs(rule.shift)} column{'s' if abs(rule.shift) != 1 else ''} {way} each"
+                if rule.shift
+                else ", on the same column"
+            )
+            lines.append(
+                one_line(f"  {code:5} roll again, at most {times}{moved}; then {rule.then}")
+            )
+    return lines
