@@ -104,3 +104,31 @@ def test_table_shows_the_ties_and_the_re_rolls(
     shown = json.loads(out)
     assert shown["ties"] == ["NE", "1-1"]
     assert shown["rerolls"] == {"RR": {"limit": 2, "then": "NE", "shift": 1}}
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
+
+
+def test_the_worked_example_reads_as_the_page_works_it_out(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # docs/adding-a-game.md, Ashby Ford: 4 against 4 is 1-1. In 216ths: the first roll 36
+    # a face, a first re-roll (on a 3 or a 4) 12, a second (EN on 2-1's 2) 2.
+    monkeypatch.setenv("CRTDESK_GAMES", str(DOCS))
+    argv = ("ashby-ford", "--attack", "4", "--defense", "4")
+    status, out, err = run(capsys, "odds", *argv, "--json")
+    assert status == 0, err
+    found = {o["cell"]: Fraction(o["fraction"]) for o in json.loads(out)["outcomes"]}
+    expected = {"AE": 36, "AR": 36 + 12, "1-1": 36 + 12 + 2 + 2, "1-2": 12 + 2}
+    expected |= {"DR": 36 + 12 + 2, "DE": 12 + 2 + 2}
+    assert found == {cell: Fraction(n, 216) for cell, n in expected.items()}
+    status, out, _ = run(capsys, "resolve", *argv, "--roll", "3", "--reroll", "2", "--reroll", "1")
+    assert status == 0 and "column 3-1  roll 1" in out and "Result: 1-1" in out
+    assert "EN again after 2 re-rolls: 1-1" in out
+    # Across the ford a 1 reads 0, below the rows: clamped to row 1, one line of the trace.
+    status, out, _ = run(capsys, "resolve", *argv, "--ford", "--roll", "1")
+    assert status == 0 and "Result: AE" in out
+    assert [line for line in out.splitlines() if "1d6 1 (entered" in line] == [
+        "  1d6 1 (entered by hand) -1 DRM = 0: beyond the rows, read on row 1 (clamped); "
+        "column 1-1: AE"
+    ]

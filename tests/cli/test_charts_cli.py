@@ -161,7 +161,11 @@ def test_resolve_odds_and_table_from_the_games_folder(
     assert status == 0 and "--artillery  Artillery: attacker +1 column" in out
     monkeypatch.delenv("CRTDESK_GAMES")
     status, out, _ = run(capsys, "games", "--games", str(DOCS), "--json")
-    assert [g["id"] for g in json.loads(out)["games"]] == ["game:border-skirmish", "game:hill-203"]
+    assert [g["id"] for g in json.loads(out)["games"]] == [
+        "game:ashby-ford",
+        "game:border-skirmish",
+        "game:hill-203",
+    ]
 
 
 def test_resolve_with_the_desk_dice_repeats_with_a_seed(capsys: pytest.CaptureFixture[str]) -> None:
@@ -207,7 +211,8 @@ def test_the_charts_on_the_page_are_the_example_files() -> None:
     page = (DOCS.parent / "adding-a-game.md").read_text(encoding="utf-8")
     shown = [tomllib.loads(b) for b in re.findall(r"^```toml\n(.*?)^```", page, re.M | re.S)]
     files = [
-        tomllib.loads((DOCS / f).read_text()) for f in ("hill-203.toml", "border-skirmish.toml")
+        tomllib.loads((DOCS / f).read_text())
+        for f in ("hill-203.toml", "border-skirmish.toml", "ashby-ford.toml")
     ]
     for data in files:
         data["game"].pop("rulings", None)
