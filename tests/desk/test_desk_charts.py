@@ -130,3 +130,47 @@ async def test_a_chart_file_changed_since_the_game_began_is_named(tmp_path: Path
         await settle(pilot)
         [entry] = saves.load_game(folder / "g.toml").entries
         assert (entry["column"], entry["cell"]) == ("3-1", "DR2")
+
+
+async def test_a_re_roll_by_hand_on_the_desk_asks_for_each_die_and_logs_them(
+    tmp_path: Path,
+) -> None:
+    # Ashby Ford (docs/games): 4 against 4 is 1-1; dice by hand 3 (EN), then the desk asks
+    # for re-roll 1 (2 on 2-1: EN) and re-roll 2 (4 on 3-1: DR).
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    text = (DOCS / "ashby-ford.toml").read_text()
+    saves.new_game(
+        folder / "ford.toml", "Ford", ["game:ashby-ford"], charts={"game:ashby-ford": text}
+    )
+    app = CrtDeskApp(saves_dir=folder, games_dir=DOCS, rng=random.Random(4), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FormScreen) and screen.ruleset == "game:ashby-ford"
+        screen.query_one("#attackers .factor", Input).value = "4"
+        screen.query_one("#defenders .factor", Input).value = "4"
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        # Each die's dialog waits for its answer (the roll's worker with it): no settling.
+        await pilot.press("3", "enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert "re-roll 1 (1d6)" in screen_text(app)
+        await pilot.press("2", "enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert "re-roll 2 (1d6)" in screen_text(app)
+        await pilot.press("4", "enter")
+        await settle(pilot)
+        [entry] = saves.load_game(folder / "ford.toml").entries
+        assert (entry["cell"], entry["column"], entry["roll"]) == ("DR", "3-1", "4")
+        assert [(d["purpose"], d["total"], d["source"]) for d in entry["dice"]] == [
+            ("combat", 3, "manual"),
+            ("re-roll 1", 2, "manual"),
+            ("re-roll 2", 4, "manual"),
+        ]
+        assert entry["inputs"]["roll"] == 3 and entry["inputs"]["rerolls"] == [2, 4]
