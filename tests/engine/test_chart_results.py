@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from tui import saves
 from tui.engine import registry
 from tui.engine.cells import plain
 from tui.engine.combat import CombatInput, Unit, distribution, resolve
 from tui.engine.errors import InputError
 from tui.engine.rulesets.charts.chart import ChartError, PlayerChart
 from tui.engine.rulesets.charts.reading import load_chart, parse_chart
+from tui.reports.luck import luck_report
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 
@@ -98,14 +100,23 @@ def test_a_tied_entry_ranks_alike_with_the_one_before() -> None:
     assert chart.meaning("NE") == "No effect"
 
 
-def test_luck_counts_tied_results_as_the_same() -> None:
-    # Column 2-1 by hand: AE (1), RR (2, 3), 1-1 (4), 2-1 (5), DE (6). A roll of 5 reads 2-1,
-    # which ties with 1-1: P(worse) is AE's 1/6 and whatever the re-rolls give worse; here
-    # the re-rolls (on 3-1: RR->NE, 1-1, 2-1, DE x3) read 1-1/2-1 in 2 of 6 and NE in 1.
-    # Worse than an exchange: AE 1/6 + RR then NE 2/6 * 1/6; the same: 1/6 + 1/6 + 2/6 * 2/6.
-    outcome = resolve(combat("2-1", 5))
+def test_luck_counts_tied_results_as_the_same(tmp_path: Path) -> None:
+    # Column 2-1: AE (1), RR (2, 3), 1-1 (4), 2-1 (5), DE (6); an RR rolls on 3-1, where RR
+    # again (then on 3-1, the edge: RR -> NE), 1-1, 2-1 read 1/6 each and DE 3/6. In 216ths:
+    # AE 36, NE 2/6 * 1/6 * 1/6 = 2, 1-1 and 2-1 36 + 2/6 * (1/6 + 1/36) = 50 each, DE 78.
+    # A roll of 5 reads 2-1, which ties with 1-1 (and every #-#): worse are AE and NE (38),
+    # the same 100, so its percentile is 38/216 + 50/216 = 11/27.
+    chart = ford()
+    path = tmp_path / "ford.toml"
+    saves.new_game(path, "Ford", ["game:ford"], charts={"game:ford": chart.text})
+    played = combat("2-1", 5)
+    outcome = resolve(played)
     assert outcome.cell == "2-1"
     assert outcome.explanation.startswith("Attacker loses 2, defender loses 1")
+    saves.append_combat(path, played, outcome, who="alice")
+    [judged] = luck_report(saves.load_game(path).entries).combats
+    assert (judged.p_worse, judged.p_same) == (Fraction(38, 216), Fraction(100, 216))
+    assert judged.percentile == Fraction(11, 27)
 
 
 def test_a_code_with_several_numbers_fills_them_in_order_and_an_exact_code_wins() -> None:
