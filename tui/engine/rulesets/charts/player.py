@@ -11,9 +11,9 @@ from typing import Any
 
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Outcome
+from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import apply_shifts
-from tui.engine.rulesets.charts.chart import PlayerChart, shown_number, signed
+from tui.engine.rulesets.charts.chart import Modifier, PlayerChart, shown_number, signed
 from tui.engine.rulesets.common import finish, pick_column, require_attack, require_defense
 from tui.engine.rulesets.common import units_total as _units_total
 
@@ -32,34 +32,112 @@ def check_inputs(combat: CombatInput, chart: PlayerChart) -> None:
                 getattr(combat, name),
                 f"nothing in {combat.ruleset}: a player's chart reads its own modifiers",
             )
-    for units, side in ((combat.attackers, "attack"), (combat.defenders, "defense")):
+    for units, side, whose in (
+        (combat.attackers, "attack", "attacker"),
+        (combat.defenders, "defense", "defender"),
+    ):
         for unit in units:
-            if unit.terrain is not None or any(
+            if any(
                 getattr(unit, key) is not None
                 for key in ("name", "steps", "ar", "kind", "supply", "re", "stocks")
             ):
-                shown = f"{unit.factor}@{unit.terrain}" if unit.terrain else unit.factor
-                raise InputError(side, shown, f"a plain factor in {combat.ruleset}")
+                raise InputError(side, unit.factor, f"a plain factor in {combat.ruleset}")
+            if unit.terrain is not None and chart.marked(whose, unit.terrain) is None:
+                marks = chart.marks(whose)
+                allowed = (
+                    f"a factor N, or N@MARK with MARK one of {', '.join(marks)} "
+                    f"(the {whose}'s marks in {combat.ruleset})"
+                    if marks
+                    else f"a plain factor in {combat.ruleset} (no N@MARK: it marks no {whose}'s unit)"
+                )
+                raise InputError(side, f"{unit.factor}@{unit.terrain}", allowed)
     seen = set()
     for name, value in combat.modifiers:
         if name in seen:
             raise InputError(name, value, "one value per modifier")
         seen.add(name)
-        chart.modifier(name).check(value)
+        mod = chart.modifier(name)
+        if mod.on == "unit":
+            said = ", ".join(f"N@{mark}" for mark in mod.marks)
+            raise InputError(name, value, f"a mark on a {mod.side}'s unit ({said}), not a value")
+        mod.check(value)
+
+
+def _is_set(chart: PlayerChart, combat: CombatInput, name: str) -> bool:
+    """Whether modifier `name` is set: a tick ticked, a choice chosen, a number not 0, a
+    unit mark carried by a unit."""
+    mod = chart.modifier(name)
+    if mod.on == "unit":
+        units = combat.attackers if mod.side == "attacker" else combat.defenders
+        return any(unit.terrain in mod.marks for unit in units)
+    value = dict(combat.modifiers).get(name)
+    return value is not None and value is not False and value != 0
+
+
+def _acts(chart: PlayerChart, combat: CombatInput, mod: Modifier, trace: list[str]) -> bool:
+    """Whether a modifier that is set acts: it needs none, or the one it needs is set (if
+    not, the trace says so)."""
+    if mod.needs is None or _is_set(chart, combat, mod.needs):
+        return True
+    needed = chart.modifier(mod.needs)
+    trace.append(f"{mod.label}: needs {needed.label}, not set: no effect")
+    return False
+
+
+def _steps(mod: Modifier, value: Any, trace: list[str]) -> None:
+    """A number counted in steps of `per`, said: "Artillery 13: 2 steps of 6 (rounded
+    down) x +1"."""
+    if mod.per is None or value is None:
+        return
+    steps = mod.steps(value)
+    how = "to the nearest" if mod.round == "nearest" else mod.round
+    by = f"x{shown_number(mod.by)}" if mod.effect == "multiply" else signed(mod.by)
+    trace.append(
+        f"{mod.label} {value}: {steps} step{'s' if steps != 1 else ''} of {mod.per} "
+        f"(rounded {how}) x {by}"
+    )
+
+
+def _units(
+    chart: PlayerChart, units: tuple[Unit, ...], side: str, combat: CombatInput, trace: list[str]
+) -> Fraction:
+    """A side's total, each unit's factor first changed by the unit modifier its mark names."""
+    total = Fraction(0)
+    for unit in units:
+        factor = Fraction(unit.factor)
+        mod = None if unit.terrain is None else chart.marked(side, unit.terrain)
+        if mod is not None and unit.terrain is not None and _acts(chart, combat, mod, trace):
+            amount = mod.mark_amount(unit.terrain)
+            if mod.effect == "multiply":
+                after = factor * amount
+                how = f"x{shown_number(amount)}"
+            else:
+                after = max(Fraction(0), factor + amount)
+                how = signed(amount) + (" (never below 0)" if factor + amount < 0 else "")
+            trace.append(
+                f"{mod.label}: {side}'s unit {unit.factor}@{unit.terrain} {how} -> "
+                f"{shown_number(after)}"
+            )
+            factor = after
+        total += factor
+    return total
 
 
 def _totals(combat: CombatInput, chart: PlayerChart, trace: list[str]) -> tuple[Fraction, Fraction]:
-    attack = Fraction(_units_total("attack", combat.attackers))
-    defense = Fraction(_units_total("defense", combat.defenders))
-    trace.append(f"Attack total {attack}, defence total {defense}")
+    _units_total("attack", combat.attackers)  # each factor checked
+    _units_total("defense", combat.defenders)
+    attack = _units(chart, combat.attackers, "attacker", combat, trace)
+    defense = _units(chart, combat.defenders, "defender", combat, trace)
+    trace.append(f"Attack total {shown_number(attack)}, defence total {shown_number(defense)}")
     totals = {"attacker": attack, "defender": defense}
     set_values = dict(combat.modifiers)
     for mod in chart.modifiers:
-        if mod.effect not in ("multiply", "add") or mod.side is None:
+        if mod.effect not in ("multiply", "add") or mod.side is None or mod.on == "unit":
             continue
         amount = mod.amount(set_values.get(mod.name))
-        if amount is None:
+        if amount is None or not _acts(chart, combat, mod, trace):
             continue
+        _steps(mod, set_values.get(mod.name), trace)
         before = totals[mod.side]
         if mod.effect == "multiply":
             after = before * amount
@@ -84,6 +162,9 @@ def _net(
         if mod.effect != effect:
             continue
         amount = mod.amount(set_values.get(mod.name))
+        if amount is None or not _acts(chart, combat, mod, trace):
+            continue
+        _steps(mod, set_values.get(mod.name), trace)
         if amount:
             found.append((mod.label, int(amount)))
     net = sum(amount for _, amount in found)

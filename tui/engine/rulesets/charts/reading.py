@@ -155,6 +155,9 @@ _TOP = {"game", "crt", "results", "modifiers", "caps"}
 _GAME_KEYS = {"title", "dice", "rulings"}
 _CRT_KEYS = {"kind", "columns", "left", "right", "low", "high", "rows"}
 _MOD_KEYS = {"name", "label", "input", "effect", "side", "by", "values", "low", "high", "help"}
+_MOD_KEYS |= {"per", "round", "on", "needs"}
+ROUNDINGS = ("down", "up", "nearest")
+TARGETS = ("total", "unit")
 
 
 def _unknown_keys(
@@ -537,8 +540,122 @@ def _modifiers(reader: _Reader, data: Mapping[str, Any]) -> tuple[Modifier, ...]
             for key in ("low", "high"):
                 if key in table:
                     raise reader.fail((*at, key), "only a number has a range")
-        found.append(Modifier(name, label, kind, effect, side, by, values, low, high, help_text))
+        per, rounding = _per(reader, data, table, at, kind, effect)
+        on = _get(reader, data, (*at, "on"), str, "total or unit", "total")
+        if on not in TARGETS:
+            raise reader.fail((*at, "on"), f"{on!r} is not allowed; expected total or unit")
+        if on == "unit" and effect not in ("multiply", "add"):
+            raise reader.fail(
+                (*at, "on"),
+                f"'unit' is not allowed with effect {effect}; expected multiply or add "
+                "(a unit's factor)",
+            )
+        if on == "unit" and kind == "number":
+            raise reader.fail(
+                (*at, "on"),
+                "'unit' is not allowed with input number; expected tick or choice "
+                "(a unit carries a mark)",
+            )
+        needs = _get(reader, data, (*at, "needs"), str, "the name of another modifier", None)
+        found.append(
+            Modifier(
+                name,
+                label,
+                kind,
+                effect,
+                side,
+                by,
+                values,
+                low,
+                high,
+                help_text,
+                per=per,
+                round=rounding,
+                on=on,
+                needs=needs,
+            )
+        )
+    _marks_once(reader, found)
+    _needs(reader, found)
     return tuple(found)
+
+
+def _per(
+    reader: _Reader,
+    data: Mapping[str, Any],
+    table: Mapping[str, Any],
+    at: tuple[str | int, ...],
+    kind: str,
+    effect: str,
+) -> tuple[int | None, str]:
+    """A number's `per` (one step for every `per` units typed) and its `round`."""
+    if "per" not in table:
+        if "round" in table:
+            raise reader.fail((*at, "round"), "read only with per; expected per = N beside it")
+        return None, "down"
+    if kind != "number":
+        raise reader.fail((*at, "per"), 'only a number has per; expected input = "number"')
+    if effect == "multiply":
+        raise reader.fail(
+            (*at, "per"),
+            "not read by effect multiply (a multiplier of steps); expected add, shift or drm",
+        )
+    per = table["per"]
+    if isinstance(per, bool) or not isinstance(per, int) or not 1 <= per <= 999:
+        raise reader.fail(
+            (*at, "per"), f"{_shown(per)} is not allowed; expected a whole number from 1 to 999"
+        )
+    rounding = _get(reader, data, (*at, "round"), str, "down, up or nearest", "down")
+    if rounding not in ROUNDINGS:
+        raise reader.fail(
+            (*at, "round"), f"{rounding!r} is not allowed; expected down, up or nearest"
+        )
+    return per, rounding
+
+
+def _marks_once(reader: _Reader, found: list[Modifier]) -> None:
+    """Refuse a mark two unit modifiers of one side give (N@MARK names one modifier)."""
+    seen: dict[tuple[str | None, str], int] = {}
+    for i, mod in enumerate(found):
+        for mark in mod.marks:
+            if (mod.side, mark) in seen:
+                where = ("modifiers", i) + (("name",) if mod.input == "tick" else ("values", mark))
+                raise reader.fail(
+                    where,
+                    f"{mark!r} is already a mark of the {mod.side}'s units "
+                    f"(modifiers[{seen[(mod.side, mark)]}]); expected each mark once a side",
+                )
+            seen[(mod.side, mark)] = i
+
+
+def _needs(reader: _Reader, found: list[Modifier]) -> None:
+    """Refuse a `needs` that names no other modifier of the chart, or goes round a loop."""
+    names = [mod.name for mod in found]
+    needs = {mod.name: mod.needs for mod in found}
+    for i, mod in enumerate(found):
+        if mod.needs is None:
+            continue
+        at = ("modifiers", i, "needs")
+        if mod.needs == mod.name:
+            raise reader.fail(at, f"{mod.needs!r} is this modifier; expected another modifier")
+        if mod.needs not in needs:
+            others = [n for n in names if n != mod.name]
+            raise reader.fail(
+                at,
+                f"{mod.needs!r} is not a modifier of the chart; expected "
+                + ("one of " + ", ".join(others) if others else "another modifier (there is none)"),
+            )
+        chain = [mod.name]
+        step: str | None = mod.needs
+        while step is not None:
+            chain.append(step)
+            if step == mod.name:
+                raise reader.fail(
+                    at, "a loop: " + " needs ".join(chain) + "; expected a modifier that needs none"
+                )
+            if chain.count(step) > 1:
+                break  # a loop further on: named where it starts
+            step = needs[step]
 
 
 def load_chart(path: str | Path, shown: str | None = None) -> PlayerChart:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.engine.cells import cell_text, plain
 from tui.engine.ruleset import Ruleset
-from tui.engine.rulesets.charts.chart import PlayerChart, effect_text, fields
+from tui.engine.rulesets.charts.chart import PlayerChart, effect_text, fields, set_as
 from tui.engine.schema import CHART_READS, Field
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
@@ -26,7 +26,14 @@ class ChartRuleset(Ruleset):
     cli_group = "the chart's modifiers"
 
     def __init__(self, ruleset_id: str, chart: PlayerChart) -> None:
-        super().__init__(id=ruleset_id, short=chart.name, fields=fields(chart))
+        # A unit's mark (N@MARK) is kept as its terrain, where the chart marks units.
+        marks = chart.marks("attacker") + chart.marks("defender")
+        super().__init__(
+            id=ruleset_id,
+            short=chart.name,
+            fields=fields(chart),
+            unit_keys=("terrain",) if marks else (),
+        )
         self.chart = chart
 
     def title(self, tables: Tables) -> str:
@@ -134,7 +141,7 @@ class ChartRuleset(Ruleset):
         lines += ["", "Results:"] + [one_line(f"  {c:5} {m}") for c, m in chart.results.items()]
         if chart.modifiers:
             lines += ["", "Modifiers:"]
-            lines += [one_line(f"  --{m.name}  {effect_text(m)}") for m in chart.modifiers]
+            lines += [one_line(f"  {set_as(m)}  {effect_text(m)}") for m in chart.modifiers]
         if chart.rulings:
             lines += ["", "Rulings:"] + [one_line(f"  {r}") for r in chart.rulings]
         return "\n".join(line.rstrip() for line in lines)
