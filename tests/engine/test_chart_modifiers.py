@@ -305,3 +305,21 @@ def test_the_same_mark_on_each_side_is_allowed() -> None:
     ruleset = game(both, "both-sides")
     outcome = resolve(CombatInput(ruleset, (Unit(2, "fort"),), (Unit(2, "fort"),), roll=1))
     assert (outcome.attack_total, outcome.defense_total) == (6, 4)
+
+
+def test_the_worked_example_checks_and_gives_its_chances(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["check-table", str(VARN)]) == 0
+    assert "4 modifiers" in capsys.readouterr().out
+    # 8 against 4@fort is 1-1; the siege guns' +1 (a fort is there): a 1 reads row 2 (AR),
+    # 2 and 3 rows 3-4 (EX), 4 row 5 (DR), 5 row 6 and 6 past the rows, row 6 (DE).
+    argv = ["odds", str(VARN), "--attack", "8", "--defense", "4@fort", "--siege-guns", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {o["cell"]: o["fraction"] for o in data["outcomes"]} == {
+        "AR": "1/6",
+        "EX": "1/3",
+        "DR": "1/6",
+        "DE": "1/3",
+    }
