@@ -65,7 +65,7 @@ BROKEN = {
     ),
     "unknown-effect": (
         edited('effect = "multiply"', 'effect = "halve"'),
-        "modifiers[0].effect: 'halve' is not allowed; expected multiply, add, shift or drm",
+        "modifiers[0].effect: 'halve' is not allowed; expected multiply, add, shift, drm or columns",
     ),
     "bad-dice": (
         edited('dice = "1d6"', 'dice = "1d1"'),
