@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,7 @@ from tui.engine.cells import plain
 from tui.engine.combat import CombatInput, Unit, distribution, resolve
 from tui.engine.preview import work_out
 from tui.engine.rulesets.charts.chart import ChartError, PlayerChart
-from tui.engine.rulesets.charts.reading import parse_chart
+from tui.engine.rulesets.charts.reading import load_chart, parse_chart
 from tui.engine.tables import default_tables
 
 
@@ -459,3 +460,40 @@ def test_the_chart_text_json_and_summary_show_the_new_parts() -> None:
     assert data["left"] == {"drm": -1, "shift": 0, "caps": "inside"}
     assert data["right"] == {"drm": 1, "shift": 0, "caps": "outside"}
     assert "below the first column DRM -1; beyond the last DRM +1" in ruleset.summary()
+
+
+# --- the worked example in docs/games ----------------------------------------------------------
+
+FORD = Path(__file__).parents[2] / "docs" / "games" / "ford-of-aln.toml"
+
+
+@pytest.mark.parametrize(
+    ("attack", "defense", "ground", "leader", "roll", "column", "cell"),
+    [
+        (5, 3, None, 0, 4, "3-2", "DR"),  # open, unset: 5/3 reads 3-2
+        (5, 3, "woods", 0, 4, "3-2", "EX"),  # the woods' 3-2 is its second column
+        (4, 6, None, 0, 1, "2-3", "AR"),
+        (4, 6, "ford", 0, 1, "2-3", "AE"),
+        (4, 6, "woods", 0, 3, "1-1", "AR"),  # below the woods' 1-1: DRM -1, 3 reads row 2
+        (5, 2, "ford", 0, 2, "5-2", "DR"),
+        (5, 2, "woods", 0, 1, "5-2", "EX"),
+        (1, 3, None, 2, 4, "1-2", "EX"),  # leader +2 and -1 inside the cap of 1: +1
+        (1, 3, None, 0, 1, "1-2", "AE"),  # 1 - 1 is 0: row 1 (clamped)
+        (9, 2, None, 0, 1, "3-1", "DR"),  # 4-1 is beyond 3-1: +1
+        (9, 2, None, 2, 1, "3-1", "DE"),  # leader capped at +1, then +1 after the cap
+        (7, 2, None, 2, 1, "3-1", "DR"),  # 7/2 is 3-1 in whole odds: not beyond
+        (9, 2, "woods", 0, 1, "4-1", "DR"),  # 9/2 reads the woods' 4-1
+        (10, 2, "woods", 0, 2, "4-1", "DE"),  # 5-1 is beyond the woods' 4-1: +1
+    ],
+)
+def test_the_ford_of_aln_read_by_hand(
+    attack: int, defense: int, ground: str | None, leader: int, roll: int, column: str, cell: str
+) -> None:
+    registry.chart_ruleset(load_chart(FORD))
+    mods: list[tuple[str, object]] = [("terrain", ground)] if ground else []
+    mods += [("leader", leader)] if leader else []
+    combat = CombatInput(
+        "game:ford-of-aln", units(attack), units(defense), roll=roll, modifiers=tuple(mods)
+    )
+    outcome = resolve(combat)
+    assert (outcome.column, outcome.cell) == (column, cell)
