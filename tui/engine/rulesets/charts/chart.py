@@ -139,6 +139,26 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Beyond:
+    """What lies beyond one end of the columns, read on the end column: a DRM and/or a
+    column shift, counted inside the caps with the modifiers' or added after them."""
+
+    drm: int = 0
+    shift: int = 0
+    caps: str = "inside"  # inside or outside
+
+    def amounts(self) -> str:
+        """ "DRM -1 and shift +1"."""
+        parts = [f"DRM {self.drm:+d}"] if self.drm else []
+        parts += [f"shift {self.shift:+d}"] if self.shift else []
+        return " and ".join(parts)
+
+    def text(self) -> str:
+        """ "DRM -1 and shift +1 (inside the cap)"."""
+        return f"{self.amounts()} ({self.caps} the cap)"
+
+
+@dataclass(frozen=True)
 class PlayerChart:
     """A player's chart, checked. `text` is the file as read (a save keeps a copy)."""
 
@@ -161,6 +181,13 @@ class PlayerChart:
     drm_cap: int | None = None
     shift_cap: int | None = None
     rulings: tuple[str, ...] = ()
+    # Read on the end column with a DRM and/or a shift (left or right is then None).
+    left_beyond: Beyond | None = None
+    right_beyond: Beyond | None = None
+    # Columns chosen by a choice: the modifier's name, and each value's labels and ratios
+    # (`columns` and `values` are the first set's).
+    columns_by: str | None = None
+    column_sets: tuple[tuple[str, tuple[str, ...], tuple[Fraction, ...]], ...] = ()
     _patterns: tuple[tuple[re.Pattern[str], str], ...] = field(default=(), repr=False)
 
     @property
@@ -197,11 +224,37 @@ class PlayerChart:
                 return self.results[code_key].replace("#", match.group(1))
         return None
 
+    def columns_for(self, value: Any) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+        """The labels and ratios a combat reads: the set the columns choice names, else
+        the first (the only one of a chart without a columns choice)."""
+        for name, labels, values in self.column_sets:
+            if name == value:
+                return labels, values
+        return self.columns, self.values
+
+    @property
+    def fractional(self) -> bool:
+        """Whether any odds column is other than N-1 or 1-N (then the odds are said
+        exactly, "5-3", not rounded)."""
+        sets = [values for _, _, values in self.column_sets] or [self.values]
+        return self.kind == "odds" and any(
+            v.numerator != 1 and v.denominator != 1 for values in sets for v in values
+        )
+
     def row_for(self, modified: int) -> Row | None:
         for row in self.rows:
             if row.low <= modified <= row.high:
                 return row
         return None
+
+
+def first_beyond(kind: str, last: Fraction) -> Fraction:
+    """The least ratio (or difference) beyond a last column of `last`: whole odds (N-1 or
+    1-N, rounded in the defender's favour), or a whole difference, above it. 11 against 2
+    reads a last column 5-1; 12 against 2 is beyond it."""
+    if kind == "differential" or last >= 1:
+        return Fraction(math.floor(last) + 1)
+    return Fraction(1, math.ceil(1 / last) - 1)
 
 
 # --- numbers as shown ---------------------------------------------------------------------------
@@ -300,6 +353,8 @@ def _offered(
 
 def effect_text(mod: Modifier) -> str:
     """What a modifier does, for its help: "defender's total x2", "column shift per value"."""
+    if mod.effect == "columns":
+        return f"{mod.label}: the columns read ({', '.join(n for n, _ in mod.values)})"
     if mod.input == "choice":
         amounts = ", ".join(f"{n} {_amount_text(mod, a)}" for n, a in mod.values)
     elif mod.input == "tick":

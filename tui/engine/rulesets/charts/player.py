@@ -13,7 +13,14 @@ from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import apply_shifts
-from tui.engine.rulesets.charts.chart import Modifier, PlayerChart, shown_number, signed
+from tui.engine.rulesets.charts.chart import (
+    Beyond,
+    Modifier,
+    PlayerChart,
+    first_beyond,
+    shown_number,
+    signed,
+)
 from tui.engine.rulesets.common import finish, pick_column, require_attack, require_defense
 from tui.engine.rulesets.common import units_total as _units_total
 
@@ -153,9 +160,15 @@ def _totals(combat: CombatInput, chart: PlayerChart, trace: list[str]) -> tuple[
 
 
 def _net(
-    chart: PlayerChart, combat: CombatInput, effect: str, cap: int | None, trace: list[str]
+    chart: PlayerChart,
+    combat: CombatInput,
+    effect: str,
+    cap: int | None,
+    trace: list[str],
+    beyond: tuple[str, Beyond] | None = None,
 ) -> tuple[list[tuple[str, int]], int]:
-    """Each shift or DRM set, and their net within the cap."""
+    """Each shift or DRM set (and the one beyond the columns' end), and their net within
+    the cap (the one beyond the end added after it where the chart says so)."""
     set_values = dict(combat.modifiers)
     found: list[tuple[str, int]] = []
     for mod in chart.modifiers:
@@ -167,69 +180,121 @@ def _net(
         _steps(mod, set_values.get(mod.name), trace)
         if amount:
             found.append((mod.label, int(amount)))
-    net = sum(amount for _, amount in found)
+    outside = 0
+    if beyond is not None:
+        where, extra = beyond
+        added = extra.drm if effect == "drm" else extra.shift
+        if added:
+            found.append((where, added))
+            outside = added if extra.caps == "outside" else 0
+    net = sum(amount for _, amount in found) - outside
     if cap is not None and abs(net) > cap:
         capped = cap if net > 0 else -cap
         what = "DRM" if effect == "drm" else "shift"
         trace.append(
             f"Net {what} {net:+d} capped at {capped:+d} (the chart allows {cap} either way)"
         )
-        return found, capped
-    return found, net
+        return found, capped + outside
+    return found, net + outside
+
+
+Read = tuple[str, str | None, int | None, str | None, tuple[str, Beyond] | None]
+
+
+def _column_set(
+    chart: PlayerChart, combat: CombatInput, trace: list[str]
+) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+    """The columns a combat reads: the set its columns choice names (unset, the first)."""
+    if chart.columns_by is None:
+        return chart.columns, chart.values
+    mod = chart.modifier(chart.columns_by)
+    value = dict(combat.modifiers).get(mod.name)
+    if value is None:
+        trace.append(f"{mod.label} not set: the {chart.column_sets[0][0]} columns")
+    else:
+        trace.append(f"{mod.label} {value}: the {value} columns")
+    return chart.columns_for(value)
 
 
 def _column(
-    chart: PlayerChart, attack: Fraction, defense: Fraction, trace: list[str]
-) -> tuple[str, str | None, int | None, str | None]:
-    """(odds as read, ratio, column index or None, the automatic code or None)."""
+    chart: PlayerChart,
+    columns: tuple[str, ...],
+    values: tuple[Fraction, ...],
+    attack: Fraction,
+    defense: Fraction,
+    trace: list[str],
+) -> Read:
+    """(odds as read, ratio, column index or None, the automatic code or None, what is
+    added beyond an end or None): the rightmost column whose ratio (or difference) is at
+    most attack/defence (attack - defence), exactly; below the first column, or whole odds
+    (a whole difference) above the last, what the chart says lies beyond."""
     if chart.kind == "differential":
-        difference = math.floor(attack - defense)
+        exact = attack - defense
+        difference = math.floor(exact)
         odds = f"{difference:+d}" if difference else "0"
-        rounded = (
-            " (rounded down, in the defender's favour)" if difference != attack - defense else ""
-        )
+        rounded = " (rounded down, in the defender's favour)" if difference != exact else ""
         trace.append(
             f"Difference {shown_number(attack)} - {shown_number(defense)} = {odds}{rounded}"
         )
-        value = Fraction(difference)
         ratio = odds
+        said = odds
     else:
         if defense == 0:
             trace.append("Defence total 0: beyond the last column")
-            index, code = _beyond(chart, "right", trace)
-            return "-", None, index, code
-        if attack >= defense:
-            left, right = math.floor(attack / defense), 1
+            index, code, extra = _beyond(chart, columns, "right", trace)
+            return "-", None, index, code, extra
+        exact = attack / defense
+        separator = ":" if ":" in columns[0] else "-"
+        if chart.fractional:
+            odds = ratio = f"{exact.numerator}{separator}{exact.denominator}"
+            trace.append(
+                f"Ratio {shown_number(attack)}/{shown_number(defense)} = {float(exact):.3f}: "
+                f"odds {odds}"
+            )
+            said = str(exact)
         else:
-            left, right = 1, math.ceil(defense / attack)
-        separator = ":" if ":" in chart.columns[0] else "-"
-        odds = ratio = f"{left}{separator}{right}"
+            if attack >= defense:
+                left, right = math.floor(exact), 1
+            else:
+                left, right = 1, math.ceil(1 / exact)
+            odds = ratio = said = f"{left}{separator}{right}"
+            trace.append(
+                f"Ratio {shown_number(attack)}/{shown_number(defense)} = {float(exact):.3f}; "
+                f"odds rounded for the defender: {odds}"
+            )
+    if exact < values[0]:
+        trace.append(f"{odds} is below the first column {columns[0]}")
+        index, code, extra = _beyond(chart, columns, "left", trace)
+        return odds, ratio, index, code, extra
+    if exact >= first_beyond(chart.kind, values[-1]) and not columns[-1].endswith("+"):
+        trace.append(f"{odds} is beyond the last column {columns[-1]}")
+        index, code, extra = _beyond(chart, columns, "right", trace)
+        return odds, ratio, index, code, extra
+    index = max(i for i, v in enumerate(values) if v <= exact)
+    if chart.fractional:
         trace.append(
-            f"Ratio {shown_number(attack)}/{shown_number(defense)} = {float(attack / defense):.3f}; "
-            f"odds rounded for the defender: {odds}"
+            f"Column {columns[index]} (the rightmost column whose ratio is at most {said})"
         )
-        value = Fraction(left, right)
-    if value < chart.values[0]:
-        trace.append(f"{odds} is below the first column {chart.columns[0]}")
-        index, code = _beyond(chart, "left", trace)
-        return odds, ratio, index, code
-    if value > chart.values[-1] and not chart.columns[-1].endswith("+"):
-        trace.append(f"{odds} is beyond the last column {chart.columns[-1]}")
-        index, code = _beyond(chart, "right", trace)
-        return odds, ratio, index, code
-    index = max(i for i, v in enumerate(chart.values) if v <= value)
-    trace.append(f"Column {chart.columns[index]} (the rightmost column not above {odds})")
-    return odds, ratio, index, None
+    else:
+        trace.append(f"Column {columns[index]} (the rightmost column not above {said})")
+    return odds, ratio, index, None, None
 
 
-def _beyond(chart: PlayerChart, end: str, trace: list[str]) -> tuple[int | None, str | None]:
+def _beyond(
+    chart: PlayerChart, columns: tuple[str, ...], end: str, trace: list[str]
+) -> tuple[int | None, str | None, tuple[str, Beyond] | None]:
     code = chart.left if end == "left" else chart.right
     if code is None:
-        index = 0 if end == "left" else len(chart.columns) - 1
-        trace.append(f"Read on the end column {chart.columns[index]}")
-        return index, None
+        index = 0 if end == "left" else len(columns) - 1
+        trace.append(f"Read on the end column {columns[index]}")
+        extra = chart.left_beyond if end == "left" else chart.right_beyond
+        if extra is None:
+            return index, None, None
+        where = "Below the first column" if end == "left" else "Beyond the last column"
+        trace.append(f"{where}: {extra.text()}")
+        return index, None, (where, extra)
     trace.append(f"Automatic result {code}: {chart.results[code]}")
-    return None, code
+    return None, code, None
 
 
 def _meanings(chart: PlayerChart, cell: Any) -> list[str]:
@@ -269,14 +334,18 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
     ratio: str | None = None
     automatic: str | None = None
     index: int | None
+    beyond: tuple[str, Beyond] | None = None
+    columns, values = _column_set(chart, combat, trace)
     if combat.column is not None:
-        index = pick_column(chart.columns, combat.column, trace)
+        index = pick_column(columns, combat.column, trace)
         odds: str | None = combat.column
     else:
         require_defense(combat.defenders)
         attack, defense = _totals(combat, chart, trace)
         require_attack(1 if attack > 0 else 0, combat.attackers)
-        odds, ratio, index, automatic = _column(chart, attack, defense, trace)
+        odds, ratio, index, automatic, beyond = _column(
+            chart, columns, values, attack, defense, trace
+        )
     attack_total = None if attack is None else shown_number(attack)
     defense_total = None if defense is None else shown_number(defense)
     if automatic is not None or index is None:
@@ -297,16 +366,16 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
             attack_total=attack_total,
             defense_total=defense_total,
         )
-    shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace)
+    shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace, beyond)
     if net_shift != sum(a for _, a in shifts):
         shifts = [*shifts, ("cap on the net shift", net_shift - sum(a for _, a in shifts))]
-    moved = apply_shifts(chart.columns, index, shifts)
+    moved = apply_shifts(columns, index, shifts)
     lines = moved.describe()
     trace.extend(f"Shift: {line}" for line in lines)
     if lines:
         effects["shifts"] = lines
-    column = chart.columns[moved.index]
-    drms, drm = _net(chart, combat, "drm", chart.drm_cap, trace)
+    column = columns[moved.index]
+    drms, drm = _net(chart, combat, "drm", chart.drm_cap, trace, beyond)
     for label, amount in drms:
         trace.append(f"DRM: {label} {amount:+d}")
     total = roller.roll("combat", chart.count, chart.sides, combat.roll, modifier=drm)
