@@ -51,7 +51,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 #                     the CLI's N@MARK), needs;
 #   part "results":   ties ({ means, tie } entries), multi-hash (codes with up to four #),
 #                     rerolls ([rerolls] codes, the CLI's --reroll).
-FEATURES: frozenset[str] = frozenset()
+FEATURES: frozenset[str] = frozenset(
+    {"fractional", "beyond-table", "column-sets", "per", "unit-marks", "needs"}
+)
 ALL_FEATURES = frozenset(
     {
         "fractional",
