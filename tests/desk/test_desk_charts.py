@@ -174,3 +174,38 @@ async def test_a_re_roll_by_hand_on_the_desk_asks_for_each_die_and_logs_them(
             ("re-roll 2", 4, "manual"),
         ]
         assert entry["inputs"]["roll"] == 3 and entry["inputs"]["rerolls"] == [2, 4]
+
+
+async def test_a_chart_whose_terrain_chooses_the_columns(tmp_path: Path) -> None:
+    """Ford of Aln's terrain is a choice named like a combat field: the desk sends it as the
+    chart's modifier, and 5 against 3 in woods is previewed and logged on its 3-2."""
+    folder, games = tmp_path / "saves", tmp_path / "games"
+    folder.mkdir()
+    games.mkdir()
+    shutil.copy(DOCS / "ford-of-aln.toml", games)
+    saves.new_game(folder / "other.toml", "Other", ["rivets"], {})
+    app = CrtDeskApp(saves_dir=folder, games_dir=games, rng=random.Random(4), player="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        app.screen.query_one("#new-title", Input).value = "Ford"
+        choices = app.screen.query_one(SelectionList)
+        choices.deselect_all()
+        choices.select("game:ford-of-aln")
+        app.screen.query_one("#new-title", Input).focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FormScreen)
+        screen.query_one("#attackers .factor", Input).value = "5"
+        screen.query_one("#defenders .factor", Input).value = "3"
+        screen.query_one("#modifier-terrain").value = "woods"
+        await settle(pilot)
+        assert "odds 5-3" in screen_text(app)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        [entry] = saves.load_game(app.game.path).entries
+        assert entry["inputs"]["modifiers"] == {"terrain": "woods"}
+        assert entry["column"] == "3-2" and entry["odds"] == "5-3"
+        assert "Defender's terrain woods: the woods columns" in entry["trace"]

@@ -102,7 +102,10 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
     from tui.engine.model import CombatInput
 
     ruleset = registry.get(args.ruleset)
-    held = CombatInput.__dataclass_fields__
+    held = set(CombatInput.__dataclass_fields__)
+    if ruleset.id not in registry.BUILT_IN_IDS:
+        # A chart's modifier named like a field of CombatInput ("terrain") is a modifier.
+        held &= {f.name for f in ruleset.logged_fields()}
     values: dict[str, Any] = {}
     modifiers: list[tuple[str, Any]] = []
     fields = (

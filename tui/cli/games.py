@@ -92,7 +92,10 @@ def run(argv: Sequence[str], tables: Tables) -> int:
 
 def _cmd_check(args: argparse.Namespace, tables: Tables) -> int:
     chart = load_chart(args.file)
-    print(one_line(ChartRuleset(registry.chart_id(chart.name), chart).summary()))
+    ruleset = ChartRuleset(registry.chart_id(chart.name), chart)
+    print(one_line(ruleset.summary()))
+    if args.columns:
+        print("\n".join(ruleset.columns_read()))
     return 0
 
 
@@ -124,6 +127,12 @@ def register(subparsers: Subcommands) -> None:
         "check-table", help="check a player's chart file: one line, exit 2 when it is broken"
     )
     check.add_argument("file", metavar="FILE")
+    check.add_argument(
+        "--columns",
+        action="store_true",
+        help="also print the column each ratio (or difference) reads, and what lies beyond "
+        "the ends (per value of a columns choice)",
+    )
     check.set_defaults(func=_cmd_check)
     games = subparsers.add_parser("games", help="list the player's charts in the games folder")
     games.add_argument("--games", metavar="DIR", help=GAMES_HELP)

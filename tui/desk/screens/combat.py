@@ -286,7 +286,10 @@ class CombatScreen(TypingForm, RulesetScreen):
             from tui.desk.widgets.ocs import OcsUnitRow
 
             return OcsUnitRow(side, number, placeholder=placeholder)
-        return UnitRow(side, number, self.unit_terrains, placeholder=placeholder)
+        marks = self.unit_terrains
+        if found.choices is not None:  # a player's chart: the marks a unit of the side carries
+            marks = ("-", *(str(mark) for mark, _ in found.options(self.ruleset, self.tables)))
+        return UnitRow(side, number, marks, placeholder=placeholder)
 
     @property
     def unit_terrains(self) -> tuple[str, ...]:

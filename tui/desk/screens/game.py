@@ -57,9 +57,15 @@ class FormScreen(CombatScreen):
                 self.notify, said, severity="warning", markup=False, timeout=15
             )
 
+    def _held(self, name: str) -> bool:
+        """Whether the combat holds a field by name: a field of CombatInput the ruleset
+        logs as such (a chart's modifier named like one, "terrain", is a modifier)."""
+        logged = registry.get(self.ruleset).logged_fields()
+        return name in _HELD and any(f.name == name for f in logged)
+
     def logged_value(self, combat: Any, found: Any) -> Any:
         """A field's value in a logged combat (a modifier's is kept in its `modifiers`)."""
-        if found.name in _HELD:
+        if self._held(found.name):
             return getattr(combat, found.name)
         return dict(combat.modifiers).get(found.name)
 
@@ -75,7 +81,7 @@ class FormScreen(CombatScreen):
             value = values.get(found.name)
             if value is None or value is False:
                 continue
-            if found.name in _HELD:
+            if self._held(found.name):
                 combat[found.name] = value
             else:
                 modifiers.append((found.name, value))

@@ -208,7 +208,8 @@ def set_choice(cycle: Cycle, value: Any) -> None:
 
 
 class UnitRow(Horizontal):
-    """One unit: its factor and, where terrain counts, the terrain of its hex."""
+    """One unit: its factor and, where terrain counts, the terrain of its hex (on a
+    player's chart, the mark the unit carries, if any)."""
 
     DEFAULT_CSS = """
     UnitRow { height: 1; }
@@ -238,8 +239,11 @@ class UnitRow(Horizontal):
         )
         self._terrain: Cycle | None = None
         if terrains:
+            # "-" is no mark (a player's chart's unit marks, first); a hex starts clear.
             self._terrain = Cycle(
-                [(name, name) for name in terrains], value="clear", classes="terrain"
+                [(name, None if name == "-" else name) for name in terrains],
+                value=None if "-" in terrains else "clear",
+                classes="terrain",
             )
 
     @property

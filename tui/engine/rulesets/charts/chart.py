@@ -48,6 +48,7 @@ as schema fields (the desk's form and the CLI's flags). Never imports textual.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -74,6 +75,10 @@ class Modifier:
     low: int | None = None  # number: the range
     high: int | None = None
     help: str = ""
+    per: int | None = None  # number: one step of `by` for every `per` units typed
+    round: str = "down"  # how value/per is rounded: down, up or nearest (halves up)
+    on: str = "total"  # multiply and add: the side's total, or one unit (a mark it carries)
+    needs: str | None = None  # acts only when this other modifier is set
 
     def amount(self, value: Any) -> Fraction | None:
         """What `value` (as the player set it) does, or None when it does nothing."""
@@ -83,8 +88,30 @@ class Modifier:
             return self.by
         if self.input == "choice":
             return dict(self.values)[value]
-        amount: Fraction = self.by * value
+        amount: Fraction = self.by * self.steps(value)
         return amount
+
+    def steps(self, value: int) -> int:
+        """A number's steps: the value itself, or value/per rounded as the chart says."""
+        if self.per is None:
+            return value
+        exact = Fraction(value, self.per)
+        if self.round == "up":
+            return math.ceil(exact)
+        if self.round == "nearest":
+            return math.floor(exact + Fraction(1, 2))
+        return math.floor(exact)
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        """A unit modifier's marks (a tick's name, a choice's values); else none."""
+        if self.on != "unit":
+            return ()
+        return (self.name,) if self.input == "tick" else tuple(n for n, _ in self.values)
+
+    def mark_amount(self, mark: str) -> Fraction:
+        """What a unit modifier's mark does to the unit's factor."""
+        return self.by if self.input == "tick" else dict(self.values)[mark]
 
     def check(self, value: Any) -> None:
         """Refuse a value the modifier does not take, naming what it does."""
@@ -128,6 +155,26 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Beyond:
+    """What lies beyond one end of the columns, read on the end column: a DRM and/or a
+    column shift, counted inside the caps with the modifiers' or added after them."""
+
+    drm: int = 0
+    shift: int = 0
+    caps: str = "inside"  # inside or outside
+
+    def amounts(self) -> str:
+        """ "DRM -1 and shift +1"."""
+        parts = [f"DRM {self.drm:+d}"] if self.drm else []
+        parts += [f"shift {self.shift:+d}"] if self.shift else []
+        return " and ".join(parts)
+
+    def text(self) -> str:
+        """ "DRM -1 and shift +1 (inside the cap)"."""
+        return f"{self.amounts()} ({self.caps} the cap)"
+
+
+@dataclass(frozen=True)
 class PlayerChart:
     """A player's chart, checked. `text` is the file as read (a save keeps a copy)."""
 
@@ -150,6 +197,13 @@ class PlayerChart:
     drm_cap: int | None = None
     shift_cap: int | None = None
     rulings: tuple[str, ...] = ()
+    # Read on the end column with a DRM and/or a shift (left or right is then None).
+    left_beyond: Beyond | None = None
+    right_beyond: Beyond | None = None
+    # Columns chosen by a choice: the modifier's name, and each value's labels and ratios
+    # (`columns` and `values` are the first set's).
+    columns_by: str | None = None
+    column_sets: tuple[tuple[str, tuple[str, ...], tuple[Fraction, ...]], ...] = ()
     _patterns: tuple[tuple[re.Pattern[str], str], ...] = field(default=(), repr=False)
     # Each [results] entry's place in luck's order (an entry that ties shares the one
     # before's); empty: each entry's place in the list.
@@ -172,6 +226,14 @@ class PlayerChart:
         names = [m.name for m in self.modifiers]
         raise InputError("modifier", name, "one of " + (", ".join(names) or "none"), choices=names)
 
+    def marks(self, side: str) -> tuple[str, ...]:
+        """The marks a unit of `side` (attacker or defender) may carry: N@MARK."""
+        return tuple(mark for m in self.modifiers if m.side == side for mark in m.marks)
+
+    def marked(self, side: str, mark: str) -> Modifier | None:
+        """The unit modifier of `side` a mark names (None: not one of the side's marks)."""
+        return next((m for m in self.modifiers if m.side == side and mark in m.marks), None)
+
     def meaning(self, code: str) -> str | None:
         """What a code means (its numbers in place of the #s), or None: not a code of the
         chart."""
@@ -186,6 +248,23 @@ class PlayerChart:
             if pattern.match(code):
                 return code_key
         return None
+
+    def columns_for(self, value: Any) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+        """The labels and ratios a combat reads: the set the columns choice names, else
+        the first (the only one of a chart without a columns choice)."""
+        for name, labels, values in self.column_sets:
+            if name == value:
+                return labels, values
+        return self.columns, self.values
+
+    @property
+    def fractional(self) -> bool:
+        """Whether any odds column is other than N-1 or 1-N (then the odds are said
+        exactly, "5-3", not rounded)."""
+        sets = [values for _, _, values in self.column_sets] or [self.values]
+        return self.kind == "odds" and any(
+            v.numerator != 1 and v.denominator != 1 for values in sets for v in values
+        )
 
     def row_for(self, modified: int) -> Row | None:
         for row in self.rows:
@@ -225,6 +304,15 @@ def code_pattern(code: str) -> re.Pattern[str]:
     return re.compile("^" + re.escape(code).replace("\\#", "#").replace("#", r"(\d+)") + "$")
 
 
+def first_beyond(kind: str, last: Fraction) -> Fraction:
+    """The least ratio (or difference) beyond a last column of `last`: whole odds (N-1 or
+    1-N, rounded in the defender's favour), or a whole difference, above it. 11 against 2
+    reads a last column 5-1; 12 against 2 is beyond it."""
+    if kind == "differential" or last >= 1:
+        return Fraction(math.floor(last) + 1)
+    return Fraction(1, math.ceil(1 / last) - 1)
+
+
 # --- numbers as shown ---------------------------------------------------------------------------
 
 
@@ -246,16 +334,30 @@ def fields(chart: PlayerChart) -> tuple[Any, ...]:
     CombatInput.modifiers)."""
 
     found = [
-        replace(FIELDS["attackers"], help="an attacking unit's factor (repeat per unit)"),
-        replace(FIELDS["defenders"], help="a defending unit's factor (repeat per unit)"),
+        _units_field(chart, "attackers", "attacker", "an attacking unit's factor"),
+        _units_field(chart, "defenders", "defender", "a defending unit's factor"),
         FIELDS["column"],
         replace(
             FIELDS["roll"], help=f"the {chart.dice} rolled by hand, as they lie (before any DRM)"
         ),
     ]
     for mod in chart.modifiers:
-        found.append(modifier_field(mod))
+        if mod.on != "unit":  # a unit modifier is a mark on a unit row, not a field
+            found.append(modifier_field(mod))
     return tuple(found)
+
+
+def _units_field(chart: PlayerChart, name: str, side: str, said: str) -> Any:
+    """A side's units; where the chart's unit modifiers mark that side's units, N@MARK, its
+    choices the marks (the desk's unit rows offer them)."""
+    marks = chart.marks(side)
+    if not marks:
+        return replace(FIELDS[name], help=f"{said} (repeat per unit)")
+    return replace(
+        FIELDS[name],
+        help=f"{said} (repeat per unit), or N@MARK for a unit the chart marks",
+        choices=_offered(tuple((mark, mark) for mark in marks)),
+    )
 
 
 def modifier_field(mod: Modifier) -> Any:
@@ -307,16 +409,39 @@ def _offered(
 
 def effect_text(mod: Modifier) -> str:
     """What a modifier does, for its help: "defender's total x2", "column shift per value"."""
+    if mod.effect == "columns":
+        return f"{mod.label}: the columns read ({', '.join(n for n, _ in mod.values)})"
     if mod.input == "choice":
         amounts = ", ".join(f"{n} {_amount_text(mod, a)}" for n, a in mod.values)
     elif mod.input == "tick":
         amounts = _amount_text(mod, mod.by)
+    elif mod.per is not None:
+        amounts = (
+            f"{_amount_text(mod, mod.by)} per {mod.per}, rounded {_rounding(mod)} "
+            f"({mod.low} to {mod.high})"
+        )
     else:
         amounts = f"{_amount_text(mod, mod.by)} each ({mod.low} to {mod.high})"
+    if mod.needs is not None:
+        amounts += f"; only when {mod.needs} is set"
     return f"{mod.label}: {amounts}"
 
 
+def set_as(mod: Modifier) -> str:
+    """How a modifier is set on the command line: --NAME, or a unit's mark N@MARK."""
+    if mod.on == "unit":
+        return "N@" + "|".join(mod.marks)
+    return f"--{mod.name}"
+
+
+def _rounding(mod: Modifier) -> str:
+    return "to the nearest" if mod.round == "nearest" else mod.round
+
+
 def _amount_text(mod: Modifier, amount: Fraction) -> str:
+    if mod.on == "unit":
+        how = f"x{shown_number(amount)}" if mod.effect == "multiply" else signed(amount)
+        return f"{mod.side}'s unit {how}"
     if mod.effect == "multiply":
         return f"{mod.side}'s total x{shown_number(amount)}"
     if mod.effect == "add":

@@ -11,9 +11,16 @@ from typing import Any
 
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Outcome
+from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import apply_shifts
-from tui.engine.rulesets.charts.chart import PlayerChart, shown_number, signed
+from tui.engine.rulesets.charts.chart import (
+    Beyond,
+    Modifier,
+    PlayerChart,
+    first_beyond,
+    shown_number,
+    signed,
+)
 from tui.engine.rulesets.common import finish, pick_column, require_attack, require_defense
 from tui.engine.rulesets.common import units_total as _units_total
 
@@ -34,34 +41,112 @@ def check_inputs(combat: CombatInput, chart: PlayerChart) -> None:
                 getattr(combat, name),
                 f"nothing in {combat.ruleset}: a player's chart reads its own modifiers",
             )
-    for units, side in ((combat.attackers, "attack"), (combat.defenders, "defense")):
+    for units, side, whose in (
+        (combat.attackers, "attack", "attacker"),
+        (combat.defenders, "defense", "defender"),
+    ):
         for unit in units:
-            if unit.terrain is not None or any(
+            if any(
                 getattr(unit, key) is not None
                 for key in ("name", "steps", "ar", "kind", "supply", "re", "stocks")
             ):
-                shown = f"{unit.factor}@{unit.terrain}" if unit.terrain else unit.factor
-                raise InputError(side, shown, f"a plain factor in {combat.ruleset}")
+                raise InputError(side, unit.factor, f"a plain factor in {combat.ruleset}")
+            if unit.terrain is not None and chart.marked(whose, unit.terrain) is None:
+                marks = chart.marks(whose)
+                allowed = (
+                    f"a factor N, or N@MARK with MARK one of {', '.join(marks)} "
+                    f"(the {whose}'s marks in {combat.ruleset})"
+                    if marks
+                    else f"a plain factor in {combat.ruleset} (no N@MARK: it marks no {whose}'s unit)"
+                )
+                raise InputError(side, f"{unit.factor}@{unit.terrain}", allowed)
     seen = set()
     for name, value in combat.modifiers:
         if name in seen:
             raise InputError(name, value, "one value per modifier")
         seen.add(name)
-        chart.modifier(name).check(value)
+        mod = chart.modifier(name)
+        if mod.on == "unit":
+            said = ", ".join(f"N@{mark}" for mark in mod.marks)
+            raise InputError(name, value, f"a mark on a {mod.side}'s unit ({said}), not a value")
+        mod.check(value)
+
+
+def _is_set(chart: PlayerChart, combat: CombatInput, name: str) -> bool:
+    """Whether modifier `name` is set: a tick ticked, a choice chosen, a number not 0, a
+    unit mark carried by a unit."""
+    mod = chart.modifier(name)
+    if mod.on == "unit":
+        units = combat.attackers if mod.side == "attacker" else combat.defenders
+        return any(unit.terrain in mod.marks for unit in units)
+    value = dict(combat.modifiers).get(name)
+    return value is not None and value is not False and value != 0
+
+
+def _acts(chart: PlayerChart, combat: CombatInput, mod: Modifier, trace: list[str]) -> bool:
+    """Whether a modifier that is set acts: it needs none, or the one it needs is set (if
+    not, the trace says so)."""
+    if mod.needs is None or _is_set(chart, combat, mod.needs):
+        return True
+    needed = chart.modifier(mod.needs)
+    trace.append(f"{mod.label}: needs {needed.label}, not set: no effect")
+    return False
+
+
+def _steps(mod: Modifier, value: Any, trace: list[str]) -> None:
+    """A number counted in steps of `per`, said: "Artillery 13: 2 steps of 6 (rounded
+    down) x +1"."""
+    if mod.per is None or value is None:
+        return
+    steps = mod.steps(value)
+    how = "to the nearest" if mod.round == "nearest" else mod.round
+    by = f"x{shown_number(mod.by)}" if mod.effect == "multiply" else signed(mod.by)
+    trace.append(
+        f"{mod.label} {value}: {steps} step{'s' if steps != 1 else ''} of {mod.per} "
+        f"(rounded {how}) x {by}"
+    )
+
+
+def _units(
+    chart: PlayerChart, units: tuple[Unit, ...], side: str, combat: CombatInput, trace: list[str]
+) -> Fraction:
+    """A side's total, each unit's factor first changed by the unit modifier its mark names."""
+    total = Fraction(0)
+    for unit in units:
+        factor = Fraction(unit.factor)
+        mod = None if unit.terrain is None else chart.marked(side, unit.terrain)
+        if mod is not None and unit.terrain is not None and _acts(chart, combat, mod, trace):
+            amount = mod.mark_amount(unit.terrain)
+            if mod.effect == "multiply":
+                after = factor * amount
+                how = f"x{shown_number(amount)}"
+            else:
+                after = max(Fraction(0), factor + amount)
+                how = signed(amount) + (" (never below 0)" if factor + amount < 0 else "")
+            trace.append(
+                f"{mod.label}: {side}'s unit {unit.factor}@{unit.terrain} {how} -> "
+                f"{shown_number(after)}"
+            )
+            factor = after
+        total += factor
+    return total
 
 
 def _totals(combat: CombatInput, chart: PlayerChart, trace: list[str]) -> tuple[Fraction, Fraction]:
-    attack = Fraction(_units_total("attack", combat.attackers))
-    defense = Fraction(_units_total("defense", combat.defenders))
-    trace.append(f"Attack total {attack}, defence total {defense}")
+    _units_total("attack", combat.attackers)  # each factor checked
+    _units_total("defense", combat.defenders)
+    attack = _units(chart, combat.attackers, "attacker", combat, trace)
+    defense = _units(chart, combat.defenders, "defender", combat, trace)
+    trace.append(f"Attack total {shown_number(attack)}, defence total {shown_number(defense)}")
     totals = {"attacker": attack, "defender": defense}
     set_values = dict(combat.modifiers)
     for mod in chart.modifiers:
-        if mod.effect not in ("multiply", "add") or mod.side is None:
+        if mod.effect not in ("multiply", "add") or mod.side is None or mod.on == "unit":
             continue
         amount = mod.amount(set_values.get(mod.name))
-        if amount is None:
+        if amount is None or not _acts(chart, combat, mod, trace):
             continue
+        _steps(mod, set_values.get(mod.name), trace)
         before = totals[mod.side]
         if mod.effect == "multiply":
             after = before * amount
@@ -77,80 +162,141 @@ def _totals(combat: CombatInput, chart: PlayerChart, trace: list[str]) -> tuple[
 
 
 def _net(
-    chart: PlayerChart, combat: CombatInput, effect: str, cap: int | None, trace: list[str]
+    chart: PlayerChart,
+    combat: CombatInput,
+    effect: str,
+    cap: int | None,
+    trace: list[str],
+    beyond: tuple[str, Beyond] | None = None,
 ) -> tuple[list[tuple[str, int]], int]:
-    """Each shift or DRM set, and their net within the cap."""
+    """Each shift or DRM set (and the one beyond the columns' end), and their net within
+    the cap (the one beyond the end added after it where the chart says so)."""
     set_values = dict(combat.modifiers)
     found: list[tuple[str, int]] = []
     for mod in chart.modifiers:
         if mod.effect != effect:
             continue
         amount = mod.amount(set_values.get(mod.name))
+        if amount is None or not _acts(chart, combat, mod, trace):
+            continue
+        _steps(mod, set_values.get(mod.name), trace)
         if amount:
             found.append((mod.label, int(amount)))
-    net = sum(amount for _, amount in found)
+    outside = 0
+    if beyond is not None:
+        where, extra = beyond
+        added = extra.drm if effect == "drm" else extra.shift
+        if added:
+            found.append((where, added))
+            outside = added if extra.caps == "outside" else 0
+    net = sum(amount for _, amount in found) - outside
     if cap is not None and abs(net) > cap:
         capped = cap if net > 0 else -cap
         what = "DRM" if effect == "drm" else "shift"
         trace.append(
             f"Net {what} {net:+d} capped at {capped:+d} (the chart allows {cap} either way)"
         )
-        return found, capped
-    return found, net
+        return found, capped + outside
+    return found, net + outside
+
+
+Read = tuple[str, str | None, int | None, str | None, tuple[str, Beyond] | None]
+
+
+def _column_set(
+    chart: PlayerChart, combat: CombatInput, trace: list[str]
+) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+    """The columns a combat reads: the set its columns choice names (unset, the first)."""
+    if chart.columns_by is None:
+        return chart.columns, chart.values
+    mod = chart.modifier(chart.columns_by)
+    value = dict(combat.modifiers).get(mod.name)
+    if value is None:
+        trace.append(f"{mod.label} not set: the {chart.column_sets[0][0]} columns")
+    else:
+        trace.append(f"{mod.label} {value}: the {value} columns")
+    return chart.columns_for(value)
 
 
 def _column(
-    chart: PlayerChart, attack: Fraction, defense: Fraction, trace: list[str]
-) -> tuple[str, str | None, int | None, str | None]:
-    """(odds as read, ratio, column index or None, the automatic code or None)."""
+    chart: PlayerChart,
+    columns: tuple[str, ...],
+    values: tuple[Fraction, ...],
+    attack: Fraction,
+    defense: Fraction,
+    trace: list[str],
+) -> Read:
+    """(odds as read, ratio, column index or None, the automatic code or None, what is
+    added beyond an end or None): the rightmost column whose ratio (or difference) is at
+    most attack/defence (attack - defence), exactly; below the first column, or whole odds
+    (a whole difference) above the last, what the chart says lies beyond."""
     if chart.kind == "differential":
-        difference = math.floor(attack - defense)
+        exact = attack - defense
+        difference = math.floor(exact)
         odds = f"{difference:+d}" if difference else "0"
-        rounded = (
-            " (rounded down, in the defender's favour)" if difference != attack - defense else ""
-        )
+        rounded = " (rounded down, in the defender's favour)" if difference != exact else ""
         trace.append(
             f"Difference {shown_number(attack)} - {shown_number(defense)} = {odds}{rounded}"
         )
-        value = Fraction(difference)
         ratio = odds
+        said = odds
     else:
         if defense == 0:
             trace.append("Defence total 0: beyond the last column")
-            index, code = _beyond(chart, "right", trace)
-            return "-", None, index, code
-        if attack >= defense:
-            left, right = math.floor(attack / defense), 1
+            index, code, extra = _beyond(chart, columns, "right", trace)
+            return "-", None, index, code, extra
+        exact = attack / defense
+        separator = ":" if ":" in columns[0] else "-"
+        if chart.fractional:
+            odds = ratio = f"{exact.numerator}{separator}{exact.denominator}"
+            trace.append(
+                f"Ratio {shown_number(attack)}/{shown_number(defense)} = {float(exact):.3f}: "
+                f"odds {odds}"
+            )
+            said = str(exact)
         else:
-            left, right = 1, math.ceil(defense / attack)
-        separator = ":" if ":" in chart.columns[0] else "-"
-        odds = ratio = f"{left}{separator}{right}"
+            if attack >= defense:
+                left, right = math.floor(exact), 1
+            else:
+                left, right = 1, math.ceil(1 / exact)
+            odds = ratio = said = f"{left}{separator}{right}"
+            trace.append(
+                f"Ratio {shown_number(attack)}/{shown_number(defense)} = {float(exact):.3f}; "
+                f"odds rounded for the defender: {odds}"
+            )
+    if exact < values[0]:
+        trace.append(f"{odds} is below the first column {columns[0]}")
+        index, code, extra = _beyond(chart, columns, "left", trace)
+        return odds, ratio, index, code, extra
+    if exact >= first_beyond(chart.kind, values[-1]) and not columns[-1].endswith("+"):
+        trace.append(f"{odds} is beyond the last column {columns[-1]}")
+        index, code, extra = _beyond(chart, columns, "right", trace)
+        return odds, ratio, index, code, extra
+    index = max(i for i, v in enumerate(values) if v <= exact)
+    if chart.fractional:
         trace.append(
-            f"Ratio {shown_number(attack)}/{shown_number(defense)} = {float(attack / defense):.3f}; "
-            f"odds rounded for the defender: {odds}"
+            f"Column {columns[index]} (the rightmost column whose ratio is at most {said})"
         )
-        value = Fraction(left, right)
-    if value < chart.values[0]:
-        trace.append(f"{odds} is below the first column {chart.columns[0]}")
-        index, code = _beyond(chart, "left", trace)
-        return odds, ratio, index, code
-    if value > chart.values[-1] and not chart.columns[-1].endswith("+"):
-        trace.append(f"{odds} is beyond the last column {chart.columns[-1]}")
-        index, code = _beyond(chart, "right", trace)
-        return odds, ratio, index, code
-    index = max(i for i, v in enumerate(chart.values) if v <= value)
-    trace.append(f"Column {chart.columns[index]} (the rightmost column not above {odds})")
-    return odds, ratio, index, None
+    else:
+        trace.append(f"Column {columns[index]} (the rightmost column not above {said})")
+    return odds, ratio, index, None, None
 
 
-def _beyond(chart: PlayerChart, end: str, trace: list[str]) -> tuple[int | None, str | None]:
+def _beyond(
+    chart: PlayerChart, columns: tuple[str, ...], end: str, trace: list[str]
+) -> tuple[int | None, str | None, tuple[str, Beyond] | None]:
     code = chart.left if end == "left" else chart.right
     if code is None:
-        index = 0 if end == "left" else len(chart.columns) - 1
-        trace.append(f"Read on the end column {chart.columns[index]}")
-        return index, None
+        index = 0 if end == "left" else len(columns) - 1
+        trace.append(f"Read on the end column {columns[index]}")
+        extra = chart.left_beyond if end == "left" else chart.right_beyond
+        if extra is None:
+            return index, None, None
+        where = "Below the first column" if end == "left" else "Beyond the last column"
+        trace.append(f"{where}: {extra.text()}")
+        return index, None, (where, extra)
     trace.append(f"Automatic result {code}: {chart.results[code]}")
-    return None, code
+    return None, code, None
 
 
 def _meanings(chart: PlayerChart, cell: Any) -> list[str]:
@@ -177,6 +323,7 @@ def rank(chart: PlayerChart, cell: Any) -> float:
 
 def _read_roll(
     chart: PlayerChart,
+    columns: tuple[str, ...],
     roller: Roller,
     index: int,
     drm: int,
@@ -184,7 +331,8 @@ def _read_roll(
     purpose: str,
     trace: list[str],
 ) -> tuple[Any, int]:
-    """One roll of the chart's dice with the net DRM, read on column `index`: the cell and
+    """One roll of the chart's dice with the net DRM, read on column `index` (of `columns`,
+    the set the combat reads): the cell and
     the roll read (the end row's where it was clamped to it), in one line of the trace."""
     field = "roll" if purpose == "combat" else "rerolls"
     total = roller.roll(purpose, chart.count, chart.sides, manual, field, modifier=drm)
@@ -193,7 +341,7 @@ def _read_roll(
     said = f"{chart.dice} {total} ({source})" + (f" {drm:+d} DRM = {modified}" if drm else "")
     if purpose != "combat":
         said = f"{purpose.capitalize()}: {said}"
-    column = chart.columns[index]
+    column = columns[index]
     row = chart.row_for(modified)
     if row is None:
         below = modified < chart.rows[0].low
@@ -231,14 +379,18 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
     ratio: str | None = None
     automatic: str | None = None
     index: int | None
+    beyond: tuple[str, Beyond] | None = None
+    columns, values = _column_set(chart, combat, trace)
     if combat.column is not None:
-        index = pick_column(chart.columns, combat.column, trace)
+        index = pick_column(columns, combat.column, trace)
         odds: str | None = combat.column
     else:
         require_defense(combat.defenders)
         attack, defense = _totals(combat, chart, trace)
         require_attack(1 if attack > 0 else 0, combat.attackers)
-        odds, ratio, index, automatic = _column(chart, attack, defense, trace)
+        odds, ratio, index, automatic, beyond = _column(
+            chart, columns, values, attack, defense, trace
+        )
     attack_total = None if attack is None else shown_number(attack)
     defense_total = None if defense is None else shown_number(defense)
     if automatic is not None or index is None:
@@ -259,16 +411,16 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
             attack_total=attack_total,
             defense_total=defense_total,
         )
-    shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace)
+    shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace, beyond)
     if net_shift != sum(a for _, a in shifts):
         shifts = [*shifts, ("cap on the net shift", net_shift - sum(a for _, a in shifts))]
-    moved = apply_shifts(chart.columns, index, shifts)
+    moved = apply_shifts(columns, index, shifts)
     lines = moved.describe()
     trace.extend(f"Shift: {line}" for line in lines)
     if lines:
         effects["shifts"] = lines
-    first_column = column = chart.columns[moved.index]
-    drms, drm = _net(chart, combat, "drm", chart.drm_cap, trace)
+    first_column = column = columns[moved.index]
+    drms, drm = _net(chart, combat, "drm", chart.drm_cap, trace, beyond)
     for label, amount in drms:
         trace.append(f"DRM: {label} {amount:+d}")
     if combat.rerolls and combat.roll is None:
@@ -277,7 +429,7 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
             combat.rerolls[0],
             "a re-roll by hand after the roll by hand (--roll): the desk rolls the first die",
         )
-    cell, read = _read_roll(chart, roller, moved.index, drm, combat.roll, "combat", trace)
+    cell, read = _read_roll(chart, columns, roller, moved.index, drm, combat.roll, "combat", trace)
     index, steps, made = moved.index, [(column, read, cell)], 0
     while isinstance(cell, str) and cell in chart.rerolls:
         rule = chart.rerolls[cell]
@@ -291,13 +443,13 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
             break
         made += 1
         if rule.shift:
-            shifted = apply_shifts(chart.columns, index, [(f"Re-roll {made}", rule.shift)])
+            shifted = apply_shifts(columns, index, [(f"Re-roll {made}", rule.shift)])
             trace.extend(f"Shift: {line}" for line in shifted.describe())
             index = shifted.index
-        column = chart.columns[index]
+        column = columns[index]
         given = combat.rerolls[made - 1] if made <= len(combat.rerolls) else None
         purpose = f"re-roll {made}"
-        cell, read = _read_roll(chart, roller, index, drm, given, purpose, trace)
+        cell, read = _read_roll(chart, columns, roller, index, drm, given, purpose, trace)
         steps.append((column, read, cell))
     if len(combat.rerolls) > made:
         rolls = f"{made + 1} roll{'s' if made else ''}"

@@ -12,6 +12,7 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from tui.engine.bounds import BoundError, loads_bounded, read_bounded
 from tui.engine.odds import label_ratio
 from tui.engine.rulesets.charts.chart import (
+    Beyond,
     ChartError,
     Modifier,
     PlayerChart,
@@ -30,7 +32,7 @@ from tui.engine.rulesets.charts.chart import (
 
 KINDS = ("odds", "differential")
 INPUTS = ("tick", "choice", "number")
-EFFECTS = ("multiply", "add", "shift", "drm")
+EFFECTS = ("multiply", "add", "shift", "drm", "columns")
 SIDES = ("attacker", "defender")
 # The most a chart may hold: enough for any printed chart, few enough to stay quick.
 MOST_COLUMNS = 40
@@ -101,6 +103,15 @@ class _Reader:
                     inside = False
                 elif inside and wanted.match(line):
                     return number
+        if len(parts) >= 2 and parts[0] == "crt" and parts[1] in ("columns", "left", "right"):
+            table = r"crt\s*\.\s*columns"
+            if len(parts) >= 3 and parts[1] == "columns" and isinstance(parts[2], str):
+                found = self._line_in(table, parts[2])
+                if found:
+                    return found
+            return self._line_in("crt", str(parts[1])) or (
+                self._line_in(table) if parts[1] == "columns" else None
+            )
         if len(parts) >= 2 and parts[0] == "modifiers" and isinstance(parts[1], int):
             seen = -1
             for number, line in enumerate(self.lines, 1):
@@ -138,6 +149,22 @@ class _Reader:
             elif inside and key is not None and key.match(line):
                 return number
         return header if parts[0] == "rerolls" else None
+
+    def _line_in(self, table: str, key: str | None = None) -> int | None:
+        """The line `key = ...` is written on inside the table [TABLE] (a regex), or with
+        no key the line of the table's header."""
+        inside = False
+        wanted = re.compile(r'^\s*(["\']?)' + re.escape(key or "") + r"\1\s*=")
+        for number, line in enumerate(self.lines, 1):
+            if re.match(r"^\s*\[\s*" + table + r"\s*\]", line):
+                if key is None:
+                    return number
+                inside = True
+            elif re.match(r"^\s*\[", line):
+                inside = False
+            elif inside and wanted.match(line):
+                return number
+        return None
 
     def fail(self, parts: tuple[str | int, ...], problem: str) -> ChartError:
         line = self.line_of(parts)
@@ -196,6 +223,9 @@ _CRT_KEYS = {"kind", "columns", "left", "right", "low", "high", "rows"}
 _MOD_KEYS = {"name", "label", "input", "effect", "side", "by", "values", "low", "high", "help"}
 _RESULT_KEYS = {"means", "tie"}
 _REROLL_KEYS = {"limit", "then", "shift"}
+_MOD_KEYS |= {"per", "round", "on", "needs"}
+ROUNDINGS = ("down", "up", "nearest")
+TARGETS = ("total", "unit")
 
 
 def _unknown_keys(
@@ -256,7 +286,7 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
         raise reader.fail(
             ("crt", "kind"), f"{kind!r} is not allowed; expected odds or differential"
         )
-    columns, values = _columns(reader, data, kind)
+    columns, values, column_sets = _columns(reader, data, kind)
 
     def code_or(key: str, word: str) -> str | None:
         value = _get(reader, data, ("crt", key), str, f'"{word}" or a result code', word)
@@ -270,7 +300,8 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
             )
         return str(value)
 
-    left, right = code_or("left", "end"), code_or("right", "end")
+    left, left_beyond = _end(reader, data, "left", code_or)
+    right, right_beyond = _end(reader, data, "right", code_or)
     low, high = code_or("low", "clamp"), code_or("high", "clamp")
 
     chart = PlayerChart(
@@ -290,12 +321,15 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
         rows=(),
         results=results,
         rulings=tuple(rulings),
+        left_beyond=left_beyond,
+        right_beyond=right_beyond,
+        column_sets=column_sets,
         _patterns=patterns,
         ranks=ranks,
         rerolls=rerolls,
     )
     rows = _rows(reader, data, chart)
-    modifiers = _modifiers(reader, data)
+    modifiers, columns_by = _columns_choice(reader, _modifiers(reader, data), column_sets)
     caps = _get(reader, data, ("caps",), dict, "a [caps] table with drm and shift", {})
     _unknown_keys(reader, caps, {"drm", "shift"}, ("caps",))
     found_caps: dict[str, int | None] = {"drm": None, "shift": None}
@@ -314,6 +348,7 @@ def parse_chart(text: str, source: str, name: str) -> PlayerChart:
             **{f: getattr(chart, f) for f in chart.__dataclass_fields__},
             "rows": rows,
             "modifiers": modifiers,
+            "columns_by": columns_by,
             "drm_cap": found_caps["drm"],
             "shift_cap": found_caps["shift"],
         }
@@ -465,12 +500,55 @@ def _no_reroll_ends(
             )
 
 
+ColumnSets = tuple[tuple[str, tuple[str, ...], tuple[Fraction, ...]], ...]
+
+
 def _columns(
     reader: _Reader, data: Mapping[str, Any], kind: str
-) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+) -> tuple[tuple[str, ...], tuple[Fraction, ...], ColumnSets]:
+    """The columns: a list of labels; or a table of lists, one per value of a columns
+    choice, each as long as the first (the rows' cells are shared)."""
     parts: tuple[str | int, ...] = ("crt", "columns")
     example = '"1-2", "1-1", "2-1"' if kind == "odds" else '"-2", "0", "+3"'
-    labels = _get(reader, data, parts, list, f"a list of column labels ({example})")
+    given = _get(
+        reader,
+        data,
+        parts,
+        (list, dict),
+        f"a list of column labels ({example}), or a table of such lists, one per value of a "
+        "columns choice",
+    )
+    if isinstance(given, list):
+        return (*_column_list(reader, parts, given, kind, example), ())
+    if not 1 <= len(given) <= MOST_COLUMNS:
+        raise reader.fail(
+            parts, f"{len(given)} column sets; expected 1 to {MOST_COLUMNS}, one per value"
+        )
+    sets: list[tuple[str, tuple[str, ...], tuple[Fraction, ...]]] = []
+    for name, labels in given.items():
+        at = (*parts, name)
+        if not _NAME.match(name):
+            raise reader.fail(
+                at, "not allowed as a name; expected lower-case letters, digits, - or _"
+            )
+        if not isinstance(labels, list):
+            raise reader.fail(
+                at, f"{_shown(labels)} is not allowed; expected a list of column labels ({example})"
+            )
+        found = _column_list(reader, at, labels, kind, example)
+        if sets and len(found[0]) != len(sets[0][1]):
+            raise reader.fail(
+                at,
+                f"{len(found[0])} columns, expected {len(sets[0][1])} (as {sets[0][0]}: the "
+                "rows' cells are shared)",
+            )
+        sets.append((name, *found))
+    return sets[0][1], sets[0][2], tuple(sets)
+
+
+def _column_list(
+    reader: _Reader, parts: tuple[str | int, ...], labels: list[Any], kind: str, example: str
+) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
     if not 1 <= len(labels) <= MOST_COLUMNS:
         raise reader.fail(parts, f"{len(labels)} columns; expected 1 to {MOST_COLUMNS}")
     values: list[Fraction] = []
@@ -507,6 +585,38 @@ def _columns(
             )
         values.append(value)
     return tuple(labels), tuple(values)
+
+
+def _end(
+    reader: _Reader, data: Mapping[str, Any], key: str, code_or: Any
+) -> tuple[str | None, Beyond | None]:
+    """What lies beyond one end: "end", a result code (an automatic result), or a table
+    { drm, shift, caps }: the end column read with a DRM and/or a shift."""
+    parts: tuple[str | int, ...] = ("crt", key)
+    what = '"end", a result code or a table { drm = -1, shift = 0, caps = "inside" }'
+    value = _get(reader, data, parts, (str, dict), what, "end")
+    if isinstance(value, str):
+        return code_or(key, "end"), None
+    _unknown_keys(reader, value, {"drm", "shift", "caps"}, parts)
+    amounts = {}
+    for name, most in (("drm", 99), ("shift", MOST_COLUMNS)):
+        amount = value.get(name, 0)
+        if isinstance(amount, bool) or not isinstance(amount, int) or not -most <= amount <= most:
+            raise reader.fail(
+                (*parts, name),
+                f"{_shown(amount)} is not allowed; expected a whole number from -{most} to {most}",
+            )
+        amounts[name] = amount
+    caps = value.get("caps", "inside")
+    if caps not in ("inside", "outside"):
+        raise reader.fail(
+            (*parts, "caps"), f"{_shown(caps)} is not allowed; expected inside or outside"
+        )
+    if not amounts["drm"] and not amounts["shift"]:
+        raise reader.fail(
+            parts, 'expected a DRM or a shift that is not 0 (or "end": the end column as it is)'
+        )
+    return None, Beyond(amounts["drm"], amounts["shift"], caps)
 
 
 def _cell(reader: _Reader, parts: tuple[str | int, ...], cell: Any, chart: PlayerChart) -> Any:
@@ -604,11 +714,15 @@ def _modifiers(reader: _Reader, data: Mapping[str, Any]) -> tuple[Modifier, ...]
             raise reader.fail(
                 (*at, "input"), f"{kind!r} is not allowed; expected tick, choice or number"
             )
-        effect = _get(reader, data, (*at, "effect"), str, "multiply, add, shift or drm")
+        allowed_effects = "multiply, add, shift, drm or columns"
+        effect = _get(reader, data, (*at, "effect"), str, allowed_effects)
         if effect not in EFFECTS:
             raise reader.fail(
-                (*at, "effect"), f"{effect!r} is not allowed; expected multiply, add, shift or drm"
+                (*at, "effect"), f"{effect!r} is not allowed; expected {allowed_effects}"
             )
+        if effect == "columns":
+            found.append(_columns_modifier(reader, table, at, found, name, label, kind, help_text))
+            continue
         side = None
         if effect in ("multiply", "add"):
             side = _get(reader, data, (*at, "side"), str, "attacker or defender (whose total)")
@@ -677,8 +791,179 @@ def _modifiers(reader: _Reader, data: Mapping[str, Any]) -> tuple[Modifier, ...]
             for key in ("low", "high"):
                 if key in table:
                     raise reader.fail((*at, key), "only a number has a range")
-        found.append(Modifier(name, label, kind, effect, side, by, values, low, high, help_text))
+        per, rounding = _per(reader, data, table, at, kind, effect)
+        on = _get(reader, data, (*at, "on"), str, "total or unit", "total")
+        if on not in TARGETS:
+            raise reader.fail((*at, "on"), f"{on!r} is not allowed; expected total or unit")
+        if on == "unit" and effect not in ("multiply", "add"):
+            raise reader.fail(
+                (*at, "on"),
+                f"'unit' is not allowed with effect {effect}; expected multiply or add "
+                "(a unit's factor)",
+            )
+        if on == "unit" and kind == "number":
+            raise reader.fail(
+                (*at, "on"),
+                "'unit' is not allowed with input number; expected tick or choice "
+                "(a unit carries a mark)",
+            )
+        needs = _get(reader, data, (*at, "needs"), str, "the name of another modifier", None)
+        found.append(
+            Modifier(
+                name,
+                label,
+                kind,
+                effect,
+                side,
+                by,
+                values,
+                low,
+                high,
+                help_text,
+                per=per,
+                round=rounding,
+                on=on,
+                needs=needs,
+            )
+        )
+    _marks_once(reader, found)
+    _needs(reader, found)
     return tuple(found)
+
+
+def _per(
+    reader: _Reader,
+    data: Mapping[str, Any],
+    table: Mapping[str, Any],
+    at: tuple[str | int, ...],
+    kind: str,
+    effect: str,
+) -> tuple[int | None, str]:
+    """A number's `per` (one step for every `per` units typed) and its `round`."""
+    if "per" not in table:
+        if "round" in table:
+            raise reader.fail((*at, "round"), "read only with per; expected per = N beside it")
+        return None, "down"
+    if kind != "number":
+        raise reader.fail((*at, "per"), 'only a number has per; expected input = "number"')
+    if effect == "multiply":
+        raise reader.fail(
+            (*at, "per"),
+            "not read by effect multiply (a multiplier of steps); expected add, shift or drm",
+        )
+    per = table["per"]
+    if isinstance(per, bool) or not isinstance(per, int) or not 1 <= per <= 999:
+        raise reader.fail(
+            (*at, "per"), f"{_shown(per)} is not allowed; expected a whole number from 1 to 999"
+        )
+    rounding = _get(reader, data, (*at, "round"), str, "down, up or nearest", "down")
+    if rounding not in ROUNDINGS:
+        raise reader.fail(
+            (*at, "round"), f"{rounding!r} is not allowed; expected down, up or nearest"
+        )
+    return per, rounding
+
+
+def _marks_once(reader: _Reader, found: list[Modifier]) -> None:
+    """Refuse a mark two unit modifiers of one side give (N@MARK names one modifier)."""
+    seen: dict[tuple[str | None, str], int] = {}
+    for i, mod in enumerate(found):
+        for mark in mod.marks:
+            if (mod.side, mark) in seen:
+                where = ("modifiers", i) + (("name",) if mod.input == "tick" else ("values", mark))
+                raise reader.fail(
+                    where,
+                    f"{mark!r} is already a mark of the {mod.side}'s units "
+                    f"(modifiers[{seen[(mod.side, mark)]}]); expected each mark once a side",
+                )
+            seen[(mod.side, mark)] = i
+
+
+def _needs(reader: _Reader, found: list[Modifier]) -> None:
+    """Refuse a `needs` that names no other modifier of the chart, or goes round a loop."""
+    names = [mod.name for mod in found]
+    needs = {mod.name: mod.needs for mod in found}
+    for i, mod in enumerate(found):
+        if mod.needs is None:
+            continue
+        at = ("modifiers", i, "needs")
+        if mod.needs == mod.name:
+            raise reader.fail(at, f"{mod.needs!r} is this modifier; expected another modifier")
+        if mod.needs not in needs:
+            others = [n for n in names if n != mod.name]
+            raise reader.fail(
+                at,
+                f"{mod.needs!r} is not a modifier of the chart; expected "
+                + ("one of " + ", ".join(others) if others else "another modifier (there is none)"),
+            )
+        chain = [mod.name]
+        step: str | None = mod.needs
+        while step is not None:
+            chain.append(step)
+            if step == mod.name:
+                raise reader.fail(
+                    at, "a loop: " + " needs ".join(chain) + "; expected a modifier that needs none"
+                )
+            if chain.count(step) > 1:
+                break  # a loop further on: named where it starts
+            step = needs[step]
+
+
+def _columns_modifier(
+    reader: _Reader,
+    table: Mapping[str, Any],
+    at: tuple[str | int, ...],
+    found: list[Modifier],
+    name: str,
+    label: str,
+    kind: str,
+    help_text: str,
+) -> Modifier:
+    """A choice of the columns read (terrain, time of day): its values are the keys of
+    [crt].columns (filled in by _columns_choice), at most one per chart."""
+    if kind != "choice":
+        raise reader.fail(
+            (*at, "input"), f"{kind!r} is not allowed with effect columns; expected choice"
+        )
+    for key in ("values", "by", "side", "low", "high", "per", "round", "on", "needs"):
+        if key in table:
+            raise reader.fail(
+                (*at, key), "not read by effect columns; its values are the keys of [crt].columns"
+            )
+    for other in found:
+        if other.effect == "columns":
+            raise reader.fail(
+                (*at, "effect"),
+                f"a second columns modifier; expected at most one ({other.name})",
+            )
+    return Modifier(name=name, label=label, input="choice", effect="columns", help=help_text)
+
+
+def _columns_choice(
+    reader: _Reader, modifiers: tuple[Modifier, ...], column_sets: ColumnSets
+) -> tuple[tuple[Modifier, ...], str | None]:
+    """The columns choice given its values (the column sets' names, in order), and its
+    name; a table of column sets with no columns choice, or a choice with a plain list of
+    columns, refused naming both."""
+    for i, mod in enumerate(modifiers):
+        if mod.effect != "columns":
+            continue
+        if not column_sets:
+            raise reader.fail(
+                ("modifiers", i, "effect"),
+                "'columns' needs [crt].columns as a table of column sets, one list per value "
+                "(crt.columns is a list); expected such a table, or another effect",
+            )
+        values = tuple((name, Fraction(n)) for n, (name, _, _) in enumerate(column_sets))
+        chosen = replace(mod, values=values)
+        return (*modifiers[:i], chosen, *modifiers[i + 1 :]), mod.name
+    if column_sets:
+        raise reader.fail(
+            ("crt", "columns"),
+            'a table of column sets needs a [[modifiers]] table with effect = "columns" (a '
+            "choice whose values are its keys); expected one, or a list of columns",
+        )
+    return modifiers, None
 
 
 def load_chart(path: str | Path, shown: str | None = None) -> PlayerChart:

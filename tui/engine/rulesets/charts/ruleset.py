@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from tui.engine.cells import cell_text, plain
 from tui.engine.ruleset import Ruleset
-from tui.engine.rulesets.charts.chart import PlayerChart, effect_text, fields
+from tui.engine.rulesets.charts.chart import (
+    Beyond,
+    PlayerChart,
+    effect_text,
+    fields,
+    first_beyond,
+    set_as,
+)
 from tui.engine.schema import CHART_READS, FIELDS, Field
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
@@ -27,7 +34,14 @@ class ChartRuleset(Ruleset):
     cli_group = "the chart's modifiers"
 
     def __init__(self, ruleset_id: str, chart: PlayerChart) -> None:
-        super().__init__(id=ruleset_id, short=chart.name, fields=fields(chart) + _rerolls(chart))
+        # A unit's mark (N@MARK) is kept as its terrain, where the chart marks units.
+        marks = chart.marks("attacker") + chart.marks("defender")
+        super().__init__(
+            id=ruleset_id,
+            short=chart.name,
+            fields=fields(chart) + _rerolls(chart),
+            unit_keys=("terrain",) if marks else (),
+        )
         self.chart = chart
 
     def title(self, tables: Tables) -> str:
@@ -69,10 +83,55 @@ class ChartRuleset(Ruleset):
         )
         rows = f"{len(chart.rows)} rows {chart.rows[0].low}..{chart.rows[-1].high}"
         mods = len(chart.modifiers)
+        more = ""
+        if chart.columns_by is not None:
+            names = ", ".join(name for name, _, _ in chart.column_sets)
+            more += f"; columns by {chart.columns_by} ({names})"
+        ends = [
+            f"{where} {extra.amounts()}"
+            for where, extra in (
+                ("below the first column", chart.left_beyond),
+                ("beyond the last", chart.right_beyond),
+            )
+            if extra is not None
+        ]
+        more += "".join(f"; {end}" for end in ends)
         return (
             f"{self.id}: {chart.title} ({chart.dice}); {columns}; {rows}; "
-            f"{len(chart.results)} result codes; {mods} modifier{'s' if mods != 1 else ''}"
+            f"{len(chart.results)} result codes; {mods} modifier{'s' if mods != 1 else ''}{more}"
         )
+
+    def columns_read(self) -> list[str]:
+        """The column each ratio (or difference) reads, one line per column, with what lies
+        below and beyond; per value of a columns choice (`crtdesk check-table --columns`)."""
+        chart = self.chart
+        sets = chart.column_sets or (("", chart.columns, chart.values),)
+        lines = []
+        for name, labels, values in sets:
+            if not name:
+                what = "ratio" if chart.kind == "odds" else "difference"
+                how = "attack/defence" if chart.kind == "odds" else "attack - defence, rounded down"
+                lines.append(f"Columns (the rightmost column whose {what} is at most {how}):")
+            else:
+                unset = " (and when it is not set)" if name == sets[0][0] else ""
+                lines.append(f"Columns when {chart.columns_by} is {name}{unset}:")
+            lines.append(
+                f"  below {labels[0]} (under {values[0]}): "
+                + _end_read(chart.left, chart.left_beyond, labels[0])
+            )
+            for i, (label, value) in enumerate(zip(labels, values, strict=True)):
+                if i + 1 < len(values):
+                    lines.append(f"  {label}: from {value} up to but not {values[i + 1]}")
+                elif label.endswith("+"):
+                    lines.append(f"  {label}: from {value} and up")
+                else:
+                    beyond = first_beyond(chart.kind, value)
+                    lines.append(f"  {label}: from {value} up to but not {beyond}")
+                    lines.append(
+                        f"  beyond {label} ({beyond} and up): "
+                        + _end_read(chart.right, chart.right_beyond, label)
+                    )
+        return [one_line(line) for line in lines]
 
     def chart_json(self, tables: Tables) -> dict[str, Any]:
         chart = self.chart
@@ -82,8 +141,16 @@ class ChartRuleset(Ruleset):
             "dice": chart.dice,
             "kind": chart.kind,
             "columns": list(chart.columns),
-            "left": chart.left or "end",
-            "right": chart.right or "end",
+            **(
+                {
+                    "columns_by": chart.columns_by,
+                    "column_sets": {n: list(labels) for n, labels, _ in chart.column_sets},
+                }
+                if chart.columns_by is not None
+                else {}
+            ),
+            "left": _end_json(chart.left, chart.left_beyond),
+            "right": _end_json(chart.right, chart.right_beyond),
             "low": chart.low or "clamp",
             "high": chart.high or "clamp",
             "rows": {row.label: plain(row.cells) for row in chart.rows},
@@ -117,11 +184,24 @@ class ChartRuleset(Ruleset):
                 f"{label:>{key_width}}  "
                 + "  ".join(one_line(c).ljust(w) for c, w in zip(cells, widths, strict=True))
             )
+        if chart.columns_by is not None:
+            lines += ["", f"Columns by {chart.columns_by}:"]
+            set_widths = [
+                max(len(labels[i]) for _, labels, _ in chart.column_sets)
+                for i in range(len(chart.columns))
+            ]
+            name_width = max(len(name) for name, _, _ in chart.column_sets)
+            for name, set_labels, _ in chart.column_sets:
+                lines.append(
+                    f"  {name:{name_width}}  "
+                    + "  ".join(
+                        one_line(c).ljust(w) for c, w in zip(set_labels, set_widths, strict=True)
+                    )
+                )
         lines.append("")
-        lines.append(
-            f"Below the first column: {chart.left or 'read the first column'}; beyond the last: "
-            f"{chart.right or 'read the last column'}"
-        )
+        first = _end_said(chart.left, chart.left_beyond, "first")
+        last = _end_said(chart.right, chart.right_beyond, "last")
+        lines.append(f"Below the first column: {first}; beyond the last: {last}")
         lines.append(
             f"A roll below the rows: {chart.low or 'read the first row'}; above them: "
             f"{chart.high or 'read the last row'}"
@@ -136,7 +216,7 @@ class ChartRuleset(Ruleset):
         lines += results_lines(chart)
         if chart.modifiers:
             lines += ["", "Modifiers:"]
-            lines += [one_line(f"  --{m.name}  {effect_text(m)}") for m in chart.modifiers]
+            lines += [one_line(f"  {set_as(m)}  {effect_text(m)}") for m in chart.modifiers]
         if chart.rulings:
             lines += ["", "Rulings:"] + [one_line(f"  {r}") for r in chart.rulings]
         return "\n".join(line.rstrip() for line in lines)
@@ -187,3 +267,23 @@ def results_lines(chart: PlayerChart) -> list[str]:
                 one_line(f"  {code:5} roll again, at most {times}{moved}; then {rule.then}")
             )
     return lines
+
+
+def _end_said(code: str | None, extra: Beyond | None, end: str) -> str:
+    """What lies beyond an end, for the chart's text: the code, or the end column read."""
+    if code is not None:
+        return code
+    return f"read the {end} column" + (f" with {extra.text()}" if extra else "")
+
+
+def _end_read(code: str | None, extra: Beyond | None, label: str) -> str:
+    """What lies beyond an end, for check-table --columns."""
+    if code is not None:
+        return f"{code} (automatic)"
+    return f"read on {label}" + (f" with {extra.text()}" if extra else "")
+
+
+def _end_json(code: str | None, extra: Beyond | None) -> str | dict[str, Any]:
+    if extra is not None:
+        return {"drm": extra.drm, "shift": extra.shift, "caps": extra.caps}
+    return code or "end"
