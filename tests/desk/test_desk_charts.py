@@ -15,6 +15,7 @@ from tui import saves
 from tui.desk.app import CrtDeskApp
 from tui.desk.screens.game import FormScreen
 from tui.desk.screens.review import ReviewScreen
+from tui.desk.widgets.combat import Cycle
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 
@@ -200,7 +201,10 @@ async def test_a_chart_whose_terrain_chooses_the_columns(tmp_path: Path) -> None
         assert isinstance(screen, FormScreen)
         screen.query_one("#attackers .factor", Input).value = "5"
         screen.query_one("#defenders .factor", Input).value = "3"
-        screen.query_one("#modifier-terrain").value = "woods"
+        # The first set is shown (and read), never "-", which would hide the columns read.
+        terrain = screen.query_one("#modifier-terrain", Cycle)
+        assert terrain.value == "open" and "-" not in [v for _, v in terrain.options]
+        terrain.value = "woods"
         await settle(pilot)
         assert "odds 5-3" in screen_text(app)
         await pilot.press("ctrl+r")

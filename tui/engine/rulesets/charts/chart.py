@@ -380,6 +380,9 @@ def modifier_field(mod: Modifier) -> Any:
             metavar="NAME",
             desk_id=desk_id,
             desk_label=short,
+            # The columns read: the desk shows the first set, which an unset choice reads,
+            # not "-" (none), which would hide which columns the preview is on.
+            required=mod.effect == "columns",
         )
     kind = SIGNED if (mod.low or 0) < 0 else WHOLE
     return Field(
