@@ -578,6 +578,15 @@ BASE_ARGV = {
     "luck": ["luck", "torch"],
     "report": ["report", "torch", "--markdown"],
     "games": ["games"],
+    "units": ["units", "torch"],
+    "units add": [
+        *("units", "torch", "add", "90 Lt", "--side", "Axis"),
+        *("--factor", "4", "--steps", "2", "--ar", "3"),
+    ],
+    "units edit": ["units", "torch", "edit", "21 Pz", "--hex", "0101"],
+    "units remove": ["units", "torch", "remove", "21 Pz"],
+    "units import": ["units", "torch", "import", "oob.csv"],
+    "units take": ["units", "torch", "take", "21 Pz", "--steps", "1"],
 }
 
 
@@ -608,6 +617,9 @@ def torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv(saves.SAVES_ENV, raising=False)
     assert main(["new", "torch", "--title", "Torch", "--ruleset", "ocs", "rivets"]) == 0
     assert main(["marker", "torch", "add", "DG", "0712"]) == 0
+    unit = ["21 Pz", "--side", "Axis", "--factor", "6", "--steps", "3", "--ar", "4"]
+    assert main(["units", "torch", "add", *unit]) == 0
+    (tmp_path / "oob.csv").write_text("name,side,factor,steps,ar\n7 Armd,Allied,5,2,3\n")
     return tmp_path / "saves" / "torch.toml"
 
 

@@ -71,6 +71,10 @@ def _new_parser() -> argparse.ArgumentParser:
 
     games.register(sub)
     # Imported by the command that runs it: opening the desk loads no other command.
+    from tui.cli import units
+
+    units.register(sub)
+    # Imported by the command that runs it: opening the desk loads no other command.
     from tui.cli import serve
 
     serve.register(sub)

@@ -60,6 +60,9 @@ class Ruleset:
     family: str = ""
     #: What a unit reads beyond its factor (Unit's other fields: "terrain", "steps", ...).
     unit_keys: tuple[str, ...] = ()
+    #: The per-unit fields of its order of battle (tui.engine.units.RECORD_FIELDS); empty:
+    #: a factor, and steps where its results count steps.
+    roster: tuple[str, ...] = ()
     #: The marker kinds its screen lists (None: every marker in play).
     markers: frozenset[str] | None = None
 

@@ -7,7 +7,7 @@ Headless (no textual, no rich), so the CLI and the screens print the same words.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 # A cell and a result in a few words are the engine's own text; read here too.
@@ -216,7 +216,13 @@ def _entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
         cell = cell_text(entry.get("cell"))
         # A combat read again with a card after the roll names the entry it amends.
         amends = f"amends #{entry['amends']}; " if entry.get("amends") is not None else ""
-        result = f"{amends}{cell}: {one_line(entry['explanation'])}{target}{placed}{note}"
+        losses = entry.get("losses")
+        took = f" Losses: {losses_text(losses)}." if losses else ""
+        left = entry.get("open_losses")
+        waiting = " To choose: " + "; ".join(_open_text(o) for o in left) + "." if left else ""
+        result = (
+            f"{amends}{cell}: {one_line(entry['explanation'])}{target}{placed}{took}{waiting}{note}"
+        )
         return entry["ruleset"], result
     if kind == "event":
         what = entry.get("ruleset") or "event"
@@ -238,7 +244,56 @@ def _entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
         return "note", f"On entry {entry['annotates']}: {one_line(entry['text'])}"
     if kind == "option":
         return "option", f"{entry['key']} = {one_line(repr(entry['value']))}.{note}"
+    if kind == "unit":
+        return "unit", _unit_text(entry) + note
+    if kind == "units":
+        units = entry.get("units") or []
+        source = f" from {one_line(entry['source'])}" if entry.get("source") else ""
+        sides = sorted({str(u.get("side")) for u in units})
+        said = f"Imported {len(units)} unit{'s' if len(units) != 1 else ''}{source}"
+        return "units", f"{said} ({', '.join(one_line(s) for s in sides)}).{note}"
+    if kind == "loss":
+        combat = f"Combat #{entry['combat']}: " if entry.get("combat") else ""
+        return "loss", f"{combat}{losses_text(entry.get('losses') or [])}.{note}"
     return kind, (one_line(entry["note"]) if entry.get("note") else kind)
+
+
+def _unit_text(entry: Mapping[str, Any]) -> str:
+    unit = entry.get("unit") or {}
+    name = one_line(str(unit.get("name", "?")))
+    action = entry.get("action")
+    if action == "remove":
+        return f"Removed {name} from the roster."
+    said = ", ".join(
+        f"{key} {one_line(str(value))}" for key, value in unit.items() if key != "name"
+    )
+    return f"{'Added' if action == 'add' else 'Changed'} {name}: {said}."
+
+
+def _open_text(left: Mapping[str, Any]) -> str:
+    """A loss a combat left for its owner: "2 steps from the defender's units"."""
+    amount, what = left.get("amount", 0), str(left.get("what", "steps"))
+    word = what[:-1] if amount == 1 else what
+    return f"{amount} {word} from the {left.get('side')}'s units ({', '.join(one_line(str(n)) for n in left.get('units') or [])})"
+
+
+def losses_text(losses: Iterable[Mapping[str, Any]]) -> str:
+    """Losses as units took them: "7 Armd loses 1 step; 21 Pz eliminated"."""
+    parts = []
+    for loss in losses:
+        name = one_line(str(loss.get("unit", "?")))
+        said = []
+        for key in ("steps", "factors"):
+            value = loss.get(key)
+            if isinstance(value, int) and value:
+                word = key[:-1] if abs(value) == 1 else key
+                said.append(f"loses {value} {word}" if value > 0 else f"gets {-value} {word} back")
+        if loss.get("eliminated") is True:
+            said.append("eliminated")
+        elif loss.get("eliminated") is False:
+            said.append("back in play")
+        parts.append(f"{name} {', '.join(said) or 'unchanged'}")
+    return "; ".join(parts) or "no losses"
 
 
 # --- effects in a few words -----------------------------------------------------------------

@@ -39,7 +39,18 @@ def options_in_play(options: dict[str, object], rulesets: list[str]) -> dict[str
     }
 
 
-ENTRY_KINDS = ("combat", "event", "place-marker", "remove-marker", "turn", "option", "note")
+ENTRY_KINDS = (
+    "combat",
+    "event",
+    "place-marker",
+    "remove-marker",
+    "turn",
+    "option",
+    "note",
+    "unit",
+    "units",
+    "loss",
+)
 
 
 def _type_name(value: Any) -> str:
@@ -330,6 +341,8 @@ def _check_entry(entry: Any) -> tuple[str, str | None] | None:
         note_problem = _note_problem(entry)
         if note_problem:
             return note_problem
+    elif kind == "unit" and entry.get("action") not in ("add", "edit", "remove"):
+        return "a unit entry's 'action' must be add, edit or remove", "action"
     elif kind == "turn":
         for key in ("expired", "counted_down"):
             ids = entry.get(key, [])

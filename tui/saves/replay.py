@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.engine.errors import nearest
+from tui.engine.units import UnitState, apply_units
 from tui.saves.checking import DEFAULT_OPTIONS
 from tui.saves.decoding import _Parsed
 from tui.saves.errors import SaveError
@@ -64,6 +65,8 @@ class Game:
     warnings: list[str] = field(default_factory=list)
     # Where the last entry read ends in the file: `read_new_entries` reads on from here.
     end: int = field(default=0, compare=False)
+    # Its units (order of battle) by name, in the order they came in, as the log leaves them.
+    units: dict[str, UnitState] = field(default_factory=dict)
 
 
 def canonical_kind(kind: str) -> str:
@@ -164,6 +167,12 @@ def _apply_state(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) 
             markers.pop(marker_id, None)
     elif kind == "option":
         game.options[entry["key"]] = entry["value"]
+    if kind in _UNIT_KINDS:
+        apply_units(game.units, entry)
+
+
+# The entries that change a game's units (a combat, by the losses it logged).
+_UNIT_KINDS = frozenset({"unit", "units", "loss", "combat"})
 
 
 def _replay(path: Path, parsed: _Parsed, warnings: list[str]) -> Game:

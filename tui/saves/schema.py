@@ -99,6 +99,10 @@ class _Combat(_Entry, tag="combat"):
     column: str | None = None
     odds_column: str | None = None
     roll: str | None = None
+    # What the result did to the units that fought (named units only), and the losses it
+    # left for their owner to choose the units of.
+    losses: list[_Loss] = []
+    open_losses: list[_Open] = []
 
 
 class _Event(_Entry, tag="event"):
@@ -131,7 +135,72 @@ class _Note(_Entry, tag="note"):
     text: str = ""
 
 
-_ENTRY = _Combat | _Event | _PlaceMarker | _RemoveMarker | _Turn | _Option | _Note
+_Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
+_Count = Annotated[int, msgspec.Meta(ge=0, le=999)]
+
+
+class _Record(msgspec.Struct):
+    """A unit's record: its name, side, hex and per-unit fields (tui.engine.units)."""
+
+    name: _Name
+    side: _Name | None = None  # an edit names only what changes
+    hex: _Name | None = None
+    factor: _Count | None = None
+    steps: Annotated[int, msgspec.Meta(ge=1, le=99)] | None = None
+    ar: Annotated[int, msgspec.Meta(ge=0, le=9)] | None = None
+    kind: str | None = None
+    supply: str | None = None
+    re: Annotated[float, msgspec.Meta(ge=0, le=99)] | None = None
+
+
+class _Loss(msgspec.Struct):
+    """What one unit lost: steps or factors (a correction gives some back: below 0), or
+    whether it is eliminated."""
+
+    unit: _Name
+    steps: int = 0
+    factors: int = 0
+    eliminated: bool | None = None
+
+
+class _Open(msgspec.Struct):
+    """A loss a combat left for its owner to choose the units of."""
+
+    side: str
+    what: str
+    amount: int
+    units: list[_Name]
+
+
+class _UnitEntry(_Entry, tag="unit"):
+    action: str = ""
+    unit: _Record | None = None
+
+
+class _Units(_Entry, tag="units"):
+    units: list[_Record] = []
+    source: str | None = None
+
+
+class _LossEntry(_Entry, tag="loss"):
+    losses: list[_Loss] = []
+    combat: _Positive | None = None
+
+
+_ENTRY = (
+    _Combat
+    | _Event
+    | _PlaceMarker
+    | _RemoveMarker
+    | _Turn
+    | _Option
+    | _Note
+    | _UnitEntry
+    | _Units
+    | _LossEntry
+)
 
 
 class _One(msgspec.Struct):

@@ -1,4 +1,4 @@
-"""The game's state kept beside the save: the turn, the markers in play and the options
+"""The game's state kept beside the save: the turn, the markers in play, the units and the options
 after its last entry, so that a turn or a marker lifted reads no more than the ends of a
 long campaign.
 
@@ -20,6 +20,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from tui.engine.units import UnitState
 from tui.saves.replay import Game, Marker, _new_game
 
 _PREFIX = b"state "
@@ -33,9 +34,19 @@ def state_line(game: Game, after: int) -> bytes:
     markers = [
         [m.id, m.kind, m.target, m.side, m.placed_by, m.turns_left, m.note] for m in game.markers
     ]
+    units = [
+        [u.name, u.side, u.hex, u.fields, u.steps_lost, u.factors_lost, u.eliminated, u.changed_by]
+        for u in game.units.values()
+    ]
     try:
         body = json.dumps(
-            {"after": after, "turn": game.turn, "options": game.options, "markers": markers},
+            {
+                "after": after,
+                "turn": game.turn,
+                "options": game.options,
+                "markers": markers,
+                "units": units,
+            },
             ensure_ascii=True,
             separators=(",", ":"),
         ).encode()
@@ -65,6 +76,23 @@ def _marker(fields: Any) -> Marker | None:
     return Marker(ident, kind, target, side, placed_by, turns_left, note)
 
 
+def _unit(fields: Any) -> UnitState | None:
+    if not isinstance(fields, list) or len(fields) != 8:
+        return None
+    name, side, hexed, record, steps, factors, eliminated, changed_by = fields
+    if not (_text(name) and _text(side) and (hexed is None or _text(hexed))):
+        return None
+    if not isinstance(record, dict) or not all(
+        _text(k) and isinstance(v, int | float | str) for k, v in record.items()
+    ):
+        return None
+    if not (_whole(steps) and _whole(factors) and isinstance(eliminated, bool)):
+        return None
+    if not isinstance(changed_by, list) or not all(_whole(seq) for seq in changed_by):
+        return None
+    return UnitState(name, side, record, hexed, steps, factors, eliminated, changed_by)
+
+
 def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> Game | None:
     """The game the state line keeps (its header from `header`), or None when the line is
     not a state exactly as written after entry `after`."""
@@ -87,8 +115,15 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     markers = [_marker(fields) for fields in listed]
     if any(marker is None for marker in markers):
         return None
+    kept_units = kept.get("units")
+    if not isinstance(kept_units, list):
+        return None
+    units = [_unit(fields) for fields in kept_units]
+    if any(unit is None for unit in units):
+        return None
     game = _new_game(path, header, [])
     game.turn = kept["turn"]
     game.options = options
     game.markers = markers  # type: ignore[assignment]
+    game.units = {unit.name: unit for unit in units if unit is not None}
     return game

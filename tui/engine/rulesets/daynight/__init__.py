@@ -20,6 +20,8 @@ class DayNightRuleset(Ruleset):
     screen = "tui.desk.screens.daynight:DayNightScreen"
     cli_group = "Day/Night"
     markers = frozenset({"engaged", "disorganized"})
+    # Its results are step losses (the seed's D1, A1X ...): each unit's factor and steps.
+    roster = ("factor", "steps")
 
     def chart_json(self, tables: Tables) -> dict[str, Any]:
         return {

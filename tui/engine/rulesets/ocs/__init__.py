@@ -25,6 +25,7 @@ class OcsRuleset(Ruleset):
     cli_group = "OCS"
     markers = frozenset({"low", "exhausted", "DG", "exploitation"})
     unit_keys = OCS_UNIT_KEYS
+    roster = ("factor", "steps", "ar", "kind", "supply", "re")
 
     @property
     def flags(self) -> tuple[Field, ...]:

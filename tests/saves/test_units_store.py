@@ -1,0 +1,102 @@
+"""A game's units in the store: added, imported (all or nothing), edited, removed, their
+losses and corrections, replayed from the log and kept in the state beside the save."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tui import saves
+from tui.cli import main
+from tui.engine.text import entry_text
+from tui.saves.state import state_line
+
+
+@pytest.fixture
+def camp(tmp_path: Path) -> Path:
+    path = tmp_path / "camp.toml"
+    saves.new_game(path, "Camp", ["ocs"], {})
+    return path
+
+
+def states(game: saves.Game) -> list[dict[str, object]]:
+    return [unit.state() for unit in game.units.values()]
+
+
+def test_units_replay_and_the_kept_state_agree(camp: Path) -> None:
+    saves.import_units(
+        camp,
+        [
+            {"name": "21 Pz", "side": "Axis", "factor": "6", "steps": "3", "ar": "4"},
+            {"name": "7 Armd", "side": "Allied", "factor": 5, "steps": 2, "ar": 3, "hex": "0812"},
+        ],
+        source="oob.csv",
+    )
+    saves.take_losses(camp, [{"unit": "21 Pz", "steps": 2}])
+    saves.take_losses(camp, [{"unit": "21 Pz", "steps": -1}], note="a correction")
+    saves.edit_unit(camp, "7 Armd", {"hex": "0912"})
+    saves.take_losses(camp, [{"unit": "7 Armd", "eliminated": True}])
+    loaded = saves.load_game(camp)
+    pz, armd = loaded.units["21 Pz"], loaded.units["7 Armd"]
+    assert (pz.steps_left, pz.alive) == (2, True)  # 3 steps, 2 lost, 1 given back
+    assert (armd.hex, armd.steps_left, armd.alive) == ("0912", 0, False)
+    # The state kept beside the save (read without the log) is the replay's.
+    kept = saves.game_state(camp)
+    assert states(kept) == states(loaded)
+    assert b'"units"' in state_line(loaded, len(loaded.entries))
+    # The log says each in words.
+    words = [entry_text(e)[1] for e in loaded.entries]
+    assert words[1:3] == ["21 Pz loses 2 steps.", "21 Pz gets 1 step back. Note: a correction"]
+
+
+def test_a_bad_row_imports_nothing_and_names_its_row_and_field(camp: Path) -> None:
+    rows = [
+        {"name": "21 Pz", "side": "Axis", "factor": 6, "steps": 3, "ar": 4},
+        {"name": "90 Lt", "side": "Axis", "factor": 4, "steps": 0, "ar": 3},
+    ]
+    with pytest.raises(saves.SaveError) as err:
+        saves.import_units(camp, rows, source="oob.toml", row="unit")
+    assert str(err.value) == (
+        "oob.toml: unit 2: steps: 0 is not allowed; expected a whole number from 1 to 99; "
+        "nothing was imported"
+    )
+    with pytest.raises(saves.SaveError, match="unit 2: name: '21 Pz' is already a unit"):
+        saves.import_units(camp, [rows[0], rows[0]], row="unit")
+    assert saves.load_game(camp).entries == []
+
+
+def test_a_hand_edited_unit_that_does_not_fit_is_refused_by_name(camp: Path) -> None:
+    saves.add_unit(camp, {"name": "21 Pz", "side": "Axis", "factor": 6, "steps": 3, "ar": 4})
+    text = camp.read_text(encoding="utf-8").replace('"factor" = 6', '"factor" = -6')
+    camp.write_text(text, encoding="utf-8")
+    with pytest.raises(saves.SaveError, match=r"unit\.factor"):
+        saves.load_game(camp)
+
+
+def test_units_cli_lists_imports_and_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "dn", "--title", "DN", "--ruleset", "daynight", "--saves", "."]) == 0
+    (tmp_path / "oob.csv").write_text(
+        "name,side,factor,steps,hex\n1/A,Blue,4,2,0101\n2/A,Blue,3,2,0102\nX,Red,5,3,\n"
+    )
+    assert main(["units", "dn", "--saves", ".", "import", "oob.csv"]) == 0
+    assert main(["units", "dn", "--saves", ".", "take", "X", "--steps", "2"]) == 0
+    capsys.readouterr()
+    assert main(["units", "dn", "--saves", ".", "--side", "Red", "--json"]) == 0
+    [red] = json.loads(capsys.readouterr().out)["units"]
+    assert (red["name"], red["steps_left"], red["factor_left"]) == ("X", 1, 5)
+    # A bad row: one line naming the file, its line and the field; nothing imported.
+    (tmp_path / "bad.csv").write_text("name,side,factor,steps\nY,Red,big,1\n")
+    assert main(["units", "dn", "--saves", ".", "import", "bad.csv"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "crtdesk: bad.csv: line 2: factor: 'big' is not allowed; expected a whole number "
+        "from 0 to 999; nothing was imported\n"
+    )
+    assert main(["units", "dn", "--saves", "."]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "Blue" and "X" in out and "Y" not in out

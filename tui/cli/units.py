@@ -1,0 +1,262 @@
+"""`crtdesk units FILE`: a game's order of battle. Lists its units (by side, with their
+hex and state; --json), and adds, edits, removes, imports (CSV or TOML) and takes losses
+(a combat's open losses assigned, or a correction), each a log entry."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from tui import saves
+from tui.cli.parsing import SAVES_HELP, UsageError
+from tui.cli.saves import _FILE_HELP, _notices, _path
+from tui.engine.bounds import BoundError, read_bounded
+from tui.engine.tables import Tables
+from tui.engine.text import json_shown, losses_text, one_line
+from tui.engine.units import UnitState
+from tui.game.player import player_name
+
+# The per-unit fields a command line may give (each ruleset reads its own: record_fields).
+_FIELD_FLAGS = (
+    ("factor", "its combat factor (strength), 0 to 999"),
+    ("steps", "its steps at full strength, 1 to 99"),
+    ("ar", "its action rating, 0 to 9 (OCS)"),
+    ("kind", "combat, hq or dak-brigade (OCS)"),
+    ("supply", "on-map, internal or none (OCS)"),
+    ("re", "its size in RE (OCS)"),
+)
+MOST_IMPORT_BYTES = 16 * 1024 * 1024
+
+
+def register(subparsers: Any) -> None:
+    units = subparsers.add_parser(
+        "units", help="a game's units: list them, or add, edit, remove, import, take losses"
+    )
+    units.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    units.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
+    units.add_argument("--json", action="store_true", help="print the units as JSON")
+    units.add_argument("--side", metavar="SIDE", help="only this side's units")
+    units.add_argument("--hex", metavar="HEX", help="only the units in this hex")
+    units.set_defaults(func=_cmd_list)
+    actions = units.add_subparsers(
+        dest="action", metavar="add|edit|remove|import|take", parser_class=type(units)
+    )
+    add = actions.add_parser("add", help="add a unit")
+    add.add_argument("name", metavar="NAME", help="the unit's name, as its counter says")
+    add.add_argument("--side", metavar="SIDE", required=True, help="whose unit (Axis, red, ...)")
+    _record_flags(add)
+    add.set_defaults(func=_cmd_add)
+    edit = actions.add_parser("edit", help="change a unit's record (logged; the old one stays)")
+    edit.add_argument("name", metavar="NAME", help="the unit's name")
+    edit.add_argument("--side", metavar="SIDE", help="whose unit")
+    _record_flags(edit)
+    edit.set_defaults(func=_cmd_edit)
+    remove = actions.add_parser("remove", help="take a unit off the roster (not a loss)")
+    remove.add_argument("name", metavar="NAME", help="the unit's name")
+    remove.add_argument("--note", metavar="TEXT", help="why, for the log")
+    remove.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
+    remove.set_defaults(func=_cmd_remove)
+    imported = actions.add_parser(
+        "import", help="read an order of battle from a CSV or TOML file (all or nothing)"
+    )
+    imported.add_argument(
+        "source",
+        metavar="OOB",
+        help="a .csv file (a header row naming the columns: name, side, hex and the fields) "
+        "or a .toml file ([[unit]] tables)",
+    )
+    imported.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
+    imported.set_defaults(func=_cmd_import)
+    take = actions.add_parser(
+        "take", help="a unit takes a loss: a combat's loss assigned, or a correction"
+    )
+    take.add_argument("name", metavar="UNIT", help="the unit's name")
+    take.add_argument("--steps", metavar="N", help="steps lost (below 0: given back)")
+    take.add_argument("--factors", metavar="N", help="factors lost (below 0: given back)")
+    gone = take.add_mutually_exclusive_group()
+    gone.add_argument("--eliminated", action="store_true", help="the unit is eliminated")
+    gone.add_argument("--back", action="store_true", help="an eliminated unit is back in play")
+    take.add_argument("--combat", metavar="N", help="the combat's entry number it answers")
+    take.add_argument("--note", metavar="TEXT", help="a note for the log")
+    take.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
+    take.set_defaults(func=_cmd_take)
+
+
+def _record_flags(parser: Any) -> None:
+    parser.add_argument("--hex", metavar="HEX", help="the hex it stands in")
+    for name, said in _FIELD_FLAGS:
+        parser.add_argument(
+            f"--{name}", metavar="N" if name not in ("kind", "supply") else "WORD", help=said
+        )
+    parser.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
+
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    keys = ("side", "hex", *(name for name, _ in _FIELD_FLAGS))
+    return {key: getattr(args, key) for key in keys if getattr(args, key, None) is not None}
+
+
+def _cmd_list(args: argparse.Namespace, tables: Tables) -> int:
+    path = _path(args.file, args.saves)
+    game = saves.game_state(path)
+    units = [
+        u
+        for u in game.units.values()
+        if (args.side is None or u.side == args.side) and (args.hex is None or u.hex == args.hex)
+    ]
+    on: dict[str, list[str]] = {}
+    for marker in game.markers:
+        on.setdefault(marker.target, []).append(marker.kind)
+    if args.json:
+        listed = [u.state() | {"markers": on.get(u.name, [])} for u in units]
+        print(json_shown({"file": str(path), "units": listed}))
+        return 0
+    if not units:
+        said = "no units" if not game.units else "no units match"
+        print(
+            f"{one_line(game.title)} ({path.name}): {said}; add them with `crtdesk units FILE add` or `import`"
+        )
+        return 0
+    for side in dict.fromkeys(u.side for u in units):
+        print(one_line(side))
+        for unit in (u for u in units if u.side == side):
+            print("  " + _unit_line(unit, on.get(unit.name, [])))
+    return 0
+
+
+def _unit_line(unit: UnitState, markers: list[str]) -> str:
+    parts = [f"{one_line(unit.name):<16}", f"hex {one_line(unit.hex)}" if unit.hex else "hex -"]
+    full = unit.fields.get("factor")
+    parts.append(f"factor {unit.factor_left}" + (f"/{full}" if full != unit.factor_left else ""))
+    if unit.steps_left is not None:
+        parts.append(f"steps {unit.steps_left}/{unit.fields.get('steps')}")
+    for key in ("ar", "kind", "supply", "re"):
+        if key in unit.fields:
+            parts.append(f"{key} {unit.fields[key]}")
+    if unit.eliminated or not unit.alive:
+        parts.append("ELIMINATED")
+    if markers:
+        parts.append(", ".join(markers))
+    return "  ".join(parts)
+
+
+def _cmd_add(args: argparse.Namespace, tables: Tables) -> int:
+    path = _path(args.file, args.saves)
+    with _notices() as notices:
+        entry = saves.add_unit(
+            path, {"name": args.name} | _given(args), who=player_name(), notices=notices
+        )
+    print(f"Added {one_line(args.name)} as entry {entry['seq']} in {path}")
+    return 0
+
+
+def _cmd_edit(args: argparse.Namespace, tables: Tables) -> int:
+    path = _path(args.file, args.saves)
+    with _notices() as notices:
+        entry = saves.edit_unit(path, args.name, _given(args), who=player_name(), notices=notices)
+    print(f"Changed {one_line(args.name)} as entry {entry['seq']} in {path}")
+    return 0
+
+
+def _cmd_remove(args: argparse.Namespace, tables: Tables) -> int:
+    path = _path(args.file, args.saves)
+    with _notices() as notices:
+        entry = saves.remove_unit(
+            path, args.name, note=args.note, who=player_name(), notices=notices
+        )
+    print(f"Removed {one_line(args.name)} as entry {entry['seq']} in {path}")
+    return 0
+
+
+def _whole(flag: str, text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"--{flag}: {text!r} is not allowed; expected a whole number") from None
+
+
+def _cmd_take(args: argparse.Namespace, tables: Tables) -> int:
+    path = _path(args.file, args.saves)
+    loss: dict[str, Any] = {"unit": args.name}
+    for key in ("steps", "factors"):
+        value = _whole(key, getattr(args, key))
+        if value is not None:
+            loss[key] = value
+    if args.eliminated or args.back:
+        loss["eliminated"] = bool(args.eliminated)
+    with _notices() as notices:
+        entry = saves.take_losses(
+            path,
+            [loss],
+            combat=_whole("combat", args.combat),
+            note=args.note,
+            who=player_name(),
+            notices=notices,
+        )
+    print(f"{losses_text(entry['losses'])} (entry {entry['seq']} in {path})")
+    return 0
+
+
+def read_order_of_battle(source: Path) -> list[dict[str, Any]]:
+    """The units of a CSV or TOML file, as records (checked when imported). A file that
+    cannot be read is one UsageError line naming it."""
+    try:
+        raw = read_bounded(source, MOST_IMPORT_BYTES)
+    except OSError as err:
+        raise UsageError(f"{source}: cannot be read: {err.strerror or err}") from None
+    except BoundError as err:
+        raise UsageError(f"{source}: {err}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{source}: not UTF-8 text (byte {err.start})") from None
+    if source.suffix.lower() == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            raise UsageError(f"{source}: not TOML: {err}") from None
+        listed = data.get("unit")
+        if not isinstance(listed, list) or not all(isinstance(u, dict) for u in listed):
+            raise UsageError(f"{source}: expected [[unit]] tables, one per unit")
+        return [dict(u) for u in listed]
+    if source.suffix.lower() != ".csv":
+        raise UsageError(f"{source}: expected a .csv or a .toml file")
+    rows = csv.DictReader(io.StringIO(text))
+    if not rows.fieldnames:
+        raise UsageError(
+            f"{source}: empty; expected a header row (name,side,...) and a row per unit"
+        )
+    records = []
+    for number, row in enumerate(rows, 2):
+        if None in row:
+            raise UsageError(f"{source}: line {number}: more cells than the header names")
+        records.append({k.strip().lower(): (v or "").strip() for k, v in row.items() if k})
+    return records
+
+
+def _cmd_import(args: argparse.Namespace, tables: Tables) -> int:
+    path = _path(args.file, args.saves)
+    source = Path(args.source)
+    records = read_order_of_battle(source)
+    with _notices() as notices:
+        entry = saves.import_units(
+            path,
+            records,
+            source=source.name,
+            # A CSV row is named by its line (the header is line 1), a TOML one by its
+            # place among the [[unit]] tables.
+            first=2 if source.suffix.lower() == ".csv" else 1,
+            row="line" if source.suffix.lower() == ".csv" else "unit",
+            who=player_name(),
+            notices=notices,
+        )
+    print(
+        f"Imported {len(entry['units'])} units from {source.name} as entry {entry['seq']} in {path}"
+    )
+    return 0
