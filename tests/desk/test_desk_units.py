@@ -269,3 +269,33 @@ async def test_the_list_follows_another_players_entries(tmp_path: Path) -> None:
         await settle(pilot)
         assert ["Allied", "9 Aus", "-", "5/5", "2/2", ""] in rows(app)
         assert ["Allied", "7 Armd", "0913", "5/5", "1/2", "Disorganized"] in rows(app)
+
+
+async def test_a_game_without_units_says_how_to_bring_them_in(tmp_path: Path) -> None:
+    """A Pair-o-Dice game: no units yet, said; a unit there holds a factor alone."""
+    from tui.desk.screens.units import UnitFormScreen, UnitsScreen
+
+    app = make_app(tmp_path / "saves", rulesets=["pod-basic"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press(UNITS_KEY)
+        await pilot.pause()
+        assert isinstance(app.screen, UnitsScreen) and rows(app) == []
+        assert app.screen.sub_title.startswith("0 units")
+        assert said(app, "#units-said").startswith("No units yet: ^n adds one")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, UnitFormScreen)
+        assert [f.id for f in form.query(Input).results(Input)][3:] == ["unit-factor"]
+        await pilot.press(*"Easy Co", "tab", *"US", "tab", "tab", "enter")
+        await pilot.pause()
+        assert said(app, "#unit-problem") == (
+            "factor: missing; expected a whole number from 0 to 999"
+        )
+        await pilot.press(*"12", "enter")
+        await settle(pilot)
+        assert rows(app) == [["US", "Easy Co", "-", "12/12", "-", ""]]
+        assert app.screen.sub_title.startswith("1 unit ")
+        assert said(app, "#units-said").startswith("Added Easy Co")
+        assert logged(app)[-1]["unit"] == {"name": "Easy Co", "side": "US", "factor": 12}

@@ -25,7 +25,7 @@ from tui.desk.widgets.log_table import LogTable, TableColumn
 from tui.desk.widgets.title import TitleBar
 from tui.engine.text import one_line
 from tui.engine.units import RecordField, UnitState, read_record
-from tui.game.messages import GameChanged
+from tui.game.messages import GameChanged, GameRead
 from tui.game.session import Done, GameSession, SaveState
 
 # The columns: what each shows, and its width (at 80 columns, beside the scroll bar).
@@ -119,6 +119,8 @@ class UnitsScreen(DeskScreen):
 
     def on_mount(self) -> None:
         self.show_units()
+        if not self.shown:
+            self.say("No units yet: ^n adds one (crtdesk units NAME import reads a file)")
 
     # ------------------------------------------------------------------ the list
     def show_units(self, at: str | None = None) -> None:
@@ -149,7 +151,7 @@ class UnitsScreen(DeskScreen):
         self.sub_title = (
             f"{count} unit{'s' if count != 1 else ''}"
             + (f" · {len(units)} shown" if words else "")
-            + " · ^n add · Enter edit · Esc back"
+            + " · Enter edit"
         )
 
     @on(Input.Changed, "#units-filter")
@@ -159,6 +161,12 @@ class UnitsScreen(DeskScreen):
     @on(GameChanged)
     def game_changed(self, message: GameChanged) -> None:
         """Entries appended (by this desk or another): the list follows them."""
+        if message.path == self.session.path:
+            self.show_units()
+
+    @on(GameRead)
+    def game_read(self, message: GameRead) -> None:
+        """The game read whole (it was opened a moment ago): its units, now known."""
         if message.path == self.session.path:
             self.show_units()
 
