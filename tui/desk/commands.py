@@ -160,6 +160,13 @@ REVIEW_COMMANDS: tuple[Command, ...] = (
         "Luck",
         "Luck against the odds: die faces and each combat's percentile, per player (again: hide)",
     ),
+    Command(
+        "losses",
+        "o",
+        "Losses",
+        "Each side's losses by unit and by turn, what remains, and the losses open (again: hide)",
+        show=False,
+    ),
     Command("report", "w", "Report", "Write the after-action report (Markdown) beside the save"),
     Command("back", "escape", "Back", "Back (from the filter bar: back to the table)"),
 )

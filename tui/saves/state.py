@@ -20,6 +20,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tui.engine.units import UnitState
 from tui.saves.replay import Game, Marker, _new_game
 
@@ -76,21 +78,31 @@ def _marker(fields: Any) -> Marker | None:
     return Marker(ident, kind, target, side, placed_by, turns_left, note)
 
 
-def _unit(fields: Any) -> UnitState | None:
-    if not isinstance(fields, list) or len(fields) != 8:
-        return None
-    name, side, hexed, record, steps, factors, eliminated, changed_by = fields
-    if not (_text(name) and _text(side) and (hexed is None or _text(hexed))):
-        return None
-    if not isinstance(record, dict) or not all(
-        _text(k) and isinstance(v, int | float | str) for k, v in record.items()
-    ):
-        return None
-    if not (_whole(steps) and _whole(factors) and isinstance(eliminated, bool)):
-        return None
-    if not isinstance(changed_by, list) or not all(_whole(seq) for seq in changed_by):
-        return None
-    return UnitState(name, side, record, hexed, steps, factors, eliminated, changed_by)
+class _KeptUnit(msgspec.Struct, array_like=True):
+    """A unit as the state line keeps it (`state_line`), checked as it is decoded."""
+
+    name: str
+    side: str
+    hex: str | None
+    fields: dict[str, int | float | str]
+    steps_lost: int
+    factors_lost: int
+    eliminated: bool
+    changed_by: list[int]
+
+
+class _Kept(msgspec.Struct):
+    """The state line's JSON: the units checked as they are decoded (a game of thousands of
+    units is read in milliseconds, as a keystroke's completion reads it), the rest after."""
+
+    after: int
+    turn: int
+    options: Any
+    markers: Any
+    units: list[_KeptUnit]
+
+
+_KEPT = msgspec.json.Decoder(_Kept)
 
 
 def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> Game | None:
@@ -102,12 +114,12 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     try:
         if int(crc, 16) != zlib.crc32(body) or len(crc) != 8:
             return None
-        kept = json.loads(body)
-    except (ValueError, RecursionError):
+        kept = _KEPT.decode(body)
+    except (ValueError, RecursionError, msgspec.DecodeError):
         return None
-    if not isinstance(kept, dict) or kept.get("after") != after or not _whole(kept.get("turn")):
+    if kept.after != after:
         return None
-    options, listed = kept.get("options"), kept.get("markers")
+    options, listed = kept.options, kept.markers
     if not isinstance(options, dict) or not isinstance(listed, list):
         return None
     if not all(_text(k) and isinstance(v, bool | int | float | str) for k, v in options.items()):
@@ -115,15 +127,21 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     markers = [_marker(fields) for fields in listed]
     if any(marker is None for marker in markers):
         return None
-    kept_units = kept.get("units")
-    if not isinstance(kept_units, list):
-        return None
-    units = [_unit(fields) for fields in kept_units]
-    if any(unit is None for unit in units):
-        return None
     game = _new_game(path, header, [])
-    game.turn = kept["turn"]
+    game.turn = kept.turn
     game.options = options
     game.markers = markers  # type: ignore[assignment]
-    game.units = {unit.name: unit for unit in units if unit is not None}
+    game.units = {
+        u.name: UnitState(
+            u.name,
+            u.side,
+            u.fields,
+            u.hex,
+            u.steps_lost,
+            u.factors_lost,
+            u.eliminated,
+            u.changed_by,
+        )
+        for u in kept.units
+    }
     return game

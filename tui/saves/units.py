@@ -231,8 +231,9 @@ def game_state(path: Path) -> Game:
         fd = lock.open_fd()
         status = os.fstat(fd)
         header, last, tail = _read_ends(fd, path)
-        if _still_verified(lock.record(), status, tail):
-            game = read_state(lock.state(), path, header, last["seq"] if last else 0)
+        record, state = lock.kept_lines()  # a shared lock: the lock file read, not written
+        if _still_verified(record, status, tail):
+            game = read_state(state, path, header, last["seq"] if last else 0)
             if game is not None:
                 return game
     stream = read_entries(path)
