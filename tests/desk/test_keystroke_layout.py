@@ -136,7 +136,9 @@ async def test_a_preview_taller_than_its_pane_keeps_its_likeliest_rows(
         assert odds.region.bottom > side.region.bottom  # taller than the pane: cut short
         assert odds.size.height == len(full)
         assert rows_of(shown_rows(odds), full)  # every row drawn; the pane shows the first
-        assert full[2].startswith("Chances on") and "16.7%" in full[3]
+        # The totals, the column, what the next column needs, then the chances.
+        assert full[2].startswith("+1 attack factor to 3-1")
+        assert full[3].startswith("Chances on") and "16.7%" in full[4]
         layouts = count_layouts(monkeypatch)
         await pilot.press("1")  # 51:2, an automatic result: fewer lines, in place
         await settle(pilot)
@@ -182,7 +184,9 @@ async def test_a_key_that_changes_one_line_redraws_that_line_only(
         app.screen.query_one("#attackers .factor", Input).value = "8"  # 8:2, still 4-1
         await settle(pilot)
         assert odds.texts["odds-head"].startswith("Attack 8 · Defence 2 · odds 4-1")
-        assert drawn == [0]  # the totals; the column and its chances stand
+        # The totals and what 5-1 needs (+2, was +1); the column and its chances stand.
+        assert odds.texts["odds-head"].endswith("+2 attack factors to 5-1")
+        assert drawn == [0, 2]
 
 
 async def test_a_typed_value_reaches_the_preview_before_its_message_and_is_read_once(

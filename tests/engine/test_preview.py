@@ -29,3 +29,40 @@ def test_preview_rows_add_up_to_one_and_the_column_is_the_engines() -> None:
     shown = preview(combat)
     assert shown.odds == "2-1" and shown.automatic is None
     assert sum(row.probability for row in shown.rows) == 1
+
+
+def test_the_next_column_is_the_least_attack_added_that_reaches_it() -> None:
+    """For every odds ruleset and a spread of totals: the attack the preview names moves
+    the column right to the one it names, and one factor less does not."""
+    from dataclasses import replace
+
+    from tui.engine.preview import probe
+
+    tables = default_tables()
+    for ruleset in ("pod-basic", "pod-super", "rivets", "daynight", "ocs"):
+        for attack, defence in ((7, 3), (1, 9), (4, 4), (13, 2), (2, 5)):
+            combat = CombatInput(ruleset, attackers=(Unit(attack),), defenders=(Unit(defence),))
+            shown = preview(combat, tables)
+            if shown.automatic is not None:
+                assert shown.next_column is None
+                continue
+            if shown.next_column is None:
+                # Beyond the last column: the most attack a search adds leaves it there.
+                more = replace(combat, attackers=(Unit(attack), Unit(999)))
+                assert probe(more, tables).column == shown.column, (ruleset, attack, defence)
+                continue
+            added, column = shown.next_column
+            reached = probe(replace(combat, attackers=(Unit(attack), Unit(added))), tables)
+            assert (reached.column or reached.odds) == column != shown.column
+            if added > 1:
+                short = replace(combat, attackers=(Unit(attack), Unit(added - 1)))
+                assert probe(short, tables).column == shown.column, (ruleset, attack, defence)
+    # 7 to 3 is 2-1 on Pair-o-Dice Basic; 9 to 3 is 3-1.
+    basic = CombatInput("pod-basic", attackers=(Unit(7),), defenders=(Unit(3),))
+    assert preview(basic, tables).next_column == (2, "3-1")
+    # Day/Night's last column (7-1+) has none beyond it.
+    last = CombatInput("daynight", attackers=(Unit(30),), defenders=(Unit(2),))
+    assert preview(last, tables).column == "7-1+" and preview(last, tables).next_column is None
+    # A column given by the player is not read from the odds: no next column.
+    given = CombatInput("pod-basic", attackers=(Unit(7),), defenders=(Unit(3),), column="2-1")
+    assert preview(given, tables).next_column is None

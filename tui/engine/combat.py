@@ -60,8 +60,9 @@ def check_inputs(combat: CombatInput) -> None:
     ruleset.check_inputs(combat)
 
 
-# What a unit may hold beyond its factor: a ruleset reads those in its `unit_keys`.
-_UNIT_KEYS = ("terrain", "name", "steps", "ar", "kind", "supply", "re", "stocks")
+# What a unit may hold beyond its factor: a ruleset reads those in its `unit_keys`. Its
+# name is not among them: every ruleset's units may be named (a game's order of battle).
+_UNIT_KEYS = ("terrain", "steps", "ar", "kind", "supply", "re", "stocks")
 
 
 def check_limits(combat: CombatInput, tables: Tables) -> None:

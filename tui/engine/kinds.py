@@ -387,13 +387,14 @@ class Units(Repeated):
             return None, [("factor", err)]
         from tui.engine.model import Unit  # with the first unit made (see the note at the top)
 
-        return Unit(factor, parts.get("terrain")), []
+        return Unit(factor, parts.get("terrain"), name=parts.get("name") or None), []
 
     def to_flags(self, field: FieldShape, value: Any) -> list[str]:
-        # Units given by name are OCS counters: their own flag gives them.
+        # OCS counters (an action rating always) are given whole by their own flag; a
+        # unit picked by name elsewhere is its factor here.
         words = []
         for unit in value:
-            if unit.name is None:
+            if unit.ar is None:
                 words += [
                     field.flag,
                     str(unit.factor) + (f"@{unit.terrain}" if unit.terrain else ""),

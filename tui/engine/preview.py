@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 import tui.engine.registry as registry
 from tui.engine.cells import short_meaning
 from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, resolve
+from tui.engine.errors import InputError
 from tui.engine.tables import Tables, default_tables
 
 
@@ -40,6 +41,9 @@ class Preview:
     rows: tuple[PreviewRow, ...]
     # What stands for the defending units when they are not read (an Ultra obstacle).
     defence_note: str | None = None
+    # The least attack added that reaches the next column right, and that column (None:
+    # beyond the last column, or not an odds chart).
+    next_column: tuple[int, str] | None = None
 
     @property
     def headline(self) -> str:
@@ -107,7 +111,47 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
         dice=dice,
         rows=rows,
         defence_note=_defence_note(effects),
+        next_column=None if automatic else next_column(combat, first, tables),
     )
+
+
+# The most attack the search for the next column adds (a factor's range on every chart).
+MOST_ADDED = 999
+
+
+def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[int, str] | None:
+    """The least attack added to `combat` (a unit like its last attacker) that moves the
+    column right, and the column it reaches; None beyond the last column, or where the
+    column is not read from the odds (given by the player, or no odds at all). More attack
+    never moves the column left, so the search doubles, then halves."""
+    if first.ratio is None or first.column is None or not combat.attackers:
+        return None
+    now = first.column
+
+    def reached(added: int) -> str | None:
+        unit = replace(combat.attackers[-1], factor=added)
+        more = replace(combat, attackers=(*combat.attackers, unit))
+        try:
+            found = probe(more, tables)
+        except InputError:
+            return None
+        label = found.column or found.odds
+        return label if label and label != now else None
+
+    if reached(MOST_ADDED) is None:
+        return None  # the last column already
+    low, high = 0, 1
+    while reached(high) is None:
+        low, high = high, min(high * 2, MOST_ADDED)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if reached(middle) is None:
+            low = middle
+        else:
+            high = middle
+    label = reached(high)
+    assert label is not None
+    return high, label
 
 
 def _defence_note(effects: dict[str, Any]) -> str | None:

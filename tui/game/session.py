@@ -309,6 +309,18 @@ class GameSession:
             done,
         )
 
+    def take_losses(
+        self, losses: list[dict[str, Any]], *, combat: int, done: Done | None = None
+    ) -> None:
+        """Log the losses a player chose for combat `combat`'s open loss."""
+        path, who = self.path, self.player
+        self._append(
+            lambda notices: saves.take_losses(
+                path, losses, combat=combat, who=who, notices=notices
+            ),
+            done,
+        )
+
     def next_turn(self, *, done: Done | None = None) -> None:
         """Start the next turn: timed markers count down, those at 0 are lifted."""
         path, who = self.path, self.player

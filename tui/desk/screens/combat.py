@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -56,7 +56,9 @@ if TYPE_CHECKING:
     from tui.engine.preview import Preview
     from tui.engine.questions import Question
     from tui.engine.schema import Field as SchemaField
+    from tui.engine.units import UnitState
 
+SIDES = ("attacker", "defender")
 # A question the player cancelled (Esc in any dialog): nothing is rolled or logged.
 _CANCELLED = object()
 T = TypeVar("T")
@@ -128,6 +130,8 @@ class CombatScreen(TypingForm, RulesetScreen):
         self.restored = self.filling = False
         # The inputs the form's values last left unread (the ruleset's form rule).
         self.unread: frozenset[str] = frozenset()
+        # The game's units by name, as the log leaves them (`read_units_state`).
+        self.unit_states: dict[str, UnitState] = {}
 
     @property
     def tables(self) -> Tables:
@@ -285,11 +289,76 @@ class CombatScreen(TypingForm, RulesetScreen):
             # The OCS row's module brings the OCS rules: a form without one loads neither.
             from tui.desk.widgets.ocs import OcsUnitRow
 
-            return OcsUnitRow(side, number, placeholder=placeholder)
-        marks = self.unit_terrains
-        if found.choices is not None:  # a player's chart: the marks a unit of the side carries
-            marks = ("-", *(str(mark) for mark, _ in found.options(self.ruleset, self.tables)))
-        return UnitRow(side, number, marks, placeholder=placeholder)
+            row: UnitRow = OcsUnitRow(side, number, placeholder=placeholder)
+        else:
+            marks = self.unit_terrains
+            if found.choices is not None:  # a player's chart: the marks a side's unit carries
+                marks = ("-", *(str(mark) for mark, _ in found.options(self.ruleset, self.tables)))
+            row = UnitRow(side, number, marks, placeholder=placeholder)
+        if self.unit_states:
+            row.show_names(self.unit_names[side])
+        return row
+
+    # ------------------------------------------------------------------ the game's units
+    @cached_property
+    def unit_names(self) -> dict[str, Any]:
+        """Each side's rows' name completion (the game's units, as `side_names` gives)."""
+        # Imported once the game has units: a form without them never loads it.
+        from tui.desk.widgets.unit_names import UnitNames
+
+        return {side: UnitNames(partial(self.side_names, side)) for side in SIDES}
+
+    def read_units_state(self) -> None:
+        """The game's units as the log leaves them, read when the game is read and after
+        each entry (never per keystroke); the rows take names once there are some."""
+        game = self.session.game if self.session.loaded else None
+        self.unit_states = dict(game.units) if game is not None else {}
+        if self.unit_states:
+            for side in SIDES:
+                for row in self.unit_rows(side):
+                    if row.suggester is None:
+                        row.show_names(self.unit_names[side])
+
+    def picked_side(self) -> str | None:
+        """The game's side of the first attacker picked by name (None: none yet)."""
+        for row in self.unit_rows("attacker"):
+            if not row.named:
+                continue
+            found = self.unit_states.get(row.name_input.value.strip())
+            if found is not None:
+                return found.side
+        return None
+
+    def side_names(self, side: str) -> list[str]:
+        """The units a side's row completes from: an attacker's from every side until one
+        attacker is picked, then from its side; a defender's from the other sides."""
+        picked = self.picked_side()
+        return [
+            unit.name
+            for unit in self.unit_states.values()
+            if unit.alive
+            and (
+                picked is None
+                or (unit.side == picked if side == "attacker" else unit.side != picked)
+            )
+        ]
+
+    def pick_unit(self, field: Input) -> None:
+        """A unit's name typed or completed in its row: the row shows the unit as it now
+        stands (its factor left, an OCS counter's steps left and the rest), every field
+        still typed over for a one-off."""
+        if not self.unit_states or "unit-name" not in field.classes:
+            return
+        found = self.unit_states.get(field.value.strip())
+        row = next((a for a in field.ancestors if isinstance(a, UnitRow)), None)
+        if found is None or row is None or found.name not in self.side_names(row.side):
+            return
+        self.filling = True
+        try:
+            with self.prevent(Input.Changed, Cycle.Changed):
+                row.fill(found.combat_unit())
+        finally:
+            self.filling = False
 
     @property
     def unit_terrains(self) -> tuple[str, ...]:
@@ -317,6 +386,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         load_ruleset(self.ruleset)
         self.result_panel  # noqa: B018 - mounted hidden, so a roll lays nothing out
         self.prepared = True
+        self.read_units_state()
         self.show_latest()  # a game opened again shows its last combat here
         self.restore_form()
         # What preparing laid out drawn too: the save opened from the list is read now.
@@ -339,6 +409,9 @@ class CombatScreen(TypingForm, RulesetScreen):
         (the attackers, then the defenders; after the last, the next field). Tab goes
         across the row, so "12 Enter 3 ctrl+r" resolves a combat on any ruleset."""
         row = self.focused_unit_row()
+        accept = getattr(self.focused, "accept", None)
+        if callable(accept):  # a unit's name: its completion taken first
+            accept()
         rows = [*self.unit_rows("attacker"), *self.unit_rows("defender")]
         later = rows[rows.index(row) + 1 :] if row in rows else []
         if later:
@@ -371,6 +444,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         if self.filling:
             return  # a logged combat being shown: read once it is all in
         self._typed[field] = value
+        self.pick_unit(field)
         self.form_changed()
 
     def on_checkbox_changed(self, event: Message) -> None:
@@ -384,6 +458,8 @@ class CombatScreen(TypingForm, RulesetScreen):
         if isinstance(event, Input.Changed) and self._typed.get(event.input) == event.value:
             del self._typed[event.input]
             return
+        if isinstance(event, Input.Changed):
+            self.pick_unit(event.input)  # a name completed as its field was left
         self.reading = self.read_form()
         panel = self.form_field("#result")
         if isinstance(panel, ResultPanel):
@@ -757,8 +833,44 @@ class CombatScreen(TypingForm, RulesetScreen):
             panel.saved(self.logged_text(state.entry), offer=self.after_roll_hint())
             # Another desk's combat logged while this one was saved is the game's latest.
             self.show_latest()
+            if state.entry.get("open_losses"):
+                self.ask_losses(state.entry)
         # No refresh_bindings: no command's availability depends on a roll (it would
         # rebuild the footer, a layout of the whole screen, on every roll).
+
+    @work(exclusive=True, group="losses")
+    async def ask_losses(self, entry: dict[str, Any]) -> None:
+        """The losses a combat left to their owner: a dialog for each, which logs the units
+        chosen; Esc leaves it open, said so (`crtdesk units FILE take` settles it)."""
+        # Imported after a roll that leaves a loss open: most combats never need it.
+        from tui.desk.screens.losses import LossScreen, open_obligation
+
+        seq = int(entry["seq"])
+        for said in entry.get("open_losses") or ():
+            obligation = open_obligation(said)
+            game = self.session.game
+            if obligation is None or game is None:
+                continue
+            losses = await self.app.push_screen_wait(LossScreen(obligation, game.units, seq))
+            if losses is None:
+                self.notify(
+                    f"Left open: {obligation.said()} (combat {seq}); "
+                    f"crtdesk units {self.session.path.stem} take settles it.",
+                    markup=False,
+                )
+                continue
+            if not losses:
+                continue
+            self.session.take_losses(losses, combat=seq, done=self.losses_logged)
+
+    def losses_logged(self, state: SaveState) -> None:
+        if state.status == "failed":
+            self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
+        elif state.entry is not None:
+            from tui.engine.text import entry_text
+
+            what, text = entry_text(state.entry)
+            self.notify(f"Entry {state.entry.get('seq')} ({what}): {text}", markup=False)
 
     def logged_text(self, entry: dict[str, Any]) -> str:
         """The result box's last line for a logged combat: its entry, and who logged it
@@ -807,10 +919,12 @@ class CombatScreen(TypingForm, RulesetScreen):
         panel.saved(self.logged_text(entry), offer=self.after_roll_hint())
 
     def entries_applied(self, entries: list[dict[str, Any]]) -> None:
+        self.read_units_state()
         self.show_latest()
 
     def game_was_read(self) -> None:
         super().game_was_read()
+        self.read_units_state()
         # Each after a frame of its own: together they held the desk's loop past a frame
         # as a long save was opened (the box shown, the form filled, each laid out).
         self.call_after_refresh(self.show_latest)

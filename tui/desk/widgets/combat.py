@@ -216,6 +216,7 @@ class UnitRow(Horizontal):
     UnitRow > Label { width: 4; }
     UnitRow > Input { width: 8; }
     UnitRow > Cycle { width: 1fr; }
+    UnitRow > .unit-name { width: 14; }
     """
 
     def __init__(
@@ -237,6 +238,10 @@ class UnitRow(Horizontal):
         self._factor = FixedInput(
             factor, placeholder=self.placeholder, compact=True, classes="factor"
         )
+        # The unit's name: a field only where the game has units (or a logged combat
+        # named them), made then.
+        self._name_box: Input | None = None
+        self.suggester: Any = None  # the names a unit's name completes from
         self._terrain: Cycle | None = None
         if terrains:
             # "-" is no mark (a player's chart's unit marks, first); a hex starts clear.
@@ -253,6 +258,8 @@ class UnitRow(Horizontal):
     def compose(self) -> ComposeResult:
         yield Label(self.label, classes="unit-label")
         yield self._factor
+        if self._name_box is not None:
+            yield self._name_box
         if self._terrain is not None:
             yield self._terrain
 
@@ -264,9 +271,33 @@ class UnitRow(Horizontal):
     def factor_input(self) -> Input:
         return self._factor
 
+    @property
+    def name_input(self) -> Input:
+        """The unit's name field, made (and shown after the factor) when first asked for."""
+        if self._name_box is None:
+            # Imported with the first name: a game without units never loads it.
+            from tui.desk.widgets.unit_names import name_input
+
+            self._name_box = name_input(suggester=self.suggester)
+            if self.is_mounted:
+                self.mount(self._name_box, after=self._factor)
+        return self._name_box
+
+    @property
+    def named(self) -> bool:
+        """Whether the row has a name field."""
+        return self._name_box is not None
+
+    def show_names(self, suggester: Any) -> None:
+        """Take a unit's name, completed by `suggester` (the game's units)."""
+        self.suggester = self.name_input.suggester = suggester
+
     def fill(self, unit: Any) -> None:
-        """Show a logged unit (tui.engine.Unit): its factor and its hex's terrain."""
+        """Show a logged unit (tui.engine.Unit): its factor, its name and its hex's
+        terrain."""
         self.factor_input.value = str(unit.factor)
+        if unit.name:
+            self.name_input.value = unit.name
         if self._terrain is not None and unit.terrain:
             set_choice(self._terrain, unit.terrain)
 
@@ -283,7 +314,11 @@ class UnitRow(Horizontal):
 
     def parts(self) -> dict[str, Any]:
         """What the row holds, as its field's kind reads it (a part left empty: None)."""
-        return {"factor": self.factor_text.strip() or None, "terrain": self.terrain}
+        return {
+            "factor": self.factor_text.strip() or None,
+            "terrain": self.terrain,
+            "name": self._name_box.value.strip() or None if self._name_box else None,
+        }
 
     def mark_invalid(self, parts: Collection[str]) -> None:
         """Mark the parts that cannot be read (and only those)."""
@@ -477,7 +512,15 @@ def preview_head(preview: Preview | None) -> list[str]:
     else:
         lines.extend(f" {shift}" for shift in preview.shifts)
         lines.append(f"Column {preview.column}")
+        if preview.next_column is not None:
+            lines.append(next_column_text(preview.next_column))
     return lines
+
+
+def next_column_text(found: tuple[int, str]) -> str:
+    """What the next column right needs: "+3 attack factors to 4-1"."""
+    added, column = found
+    return f"+{added} attack factor{'' if added == 1 else 's'} to {column}"
 
 
 def preview_chances(preview: Preview | None) -> list[str]:

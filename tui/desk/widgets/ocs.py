@@ -12,6 +12,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label, Static
 
 from tui.desk.widgets.combat import Cycle, FixedInput, OddsPreview, UnitRow, bar, set_choice
+from tui.desk.widgets.unit_names import name_input
 from tui.engine.preview import Preview
 from tui.engine.rulesets.ocs.supply import SUPPLY_SOURCES, UNIT_KINDS, OcsPreview
 
@@ -60,7 +61,7 @@ class OcsUnitRow(UnitRow):
             "factor": FixedInput(placeholder="str", compact=True, classes="factor"),
             "steps": FixedInput(placeholder="stp", compact=True, classes="steps"),
             "ar": FixedInput(placeholder="AR", compact=True, classes="ar"),
-            "unit-name": FixedInput(placeholder="name", compact=True, classes="unit-name"),
+            "unit-name": name_input(suggester=self.suggester),
         }
         self.cycles: dict[str, Cycle] = {}
         self.markers_shown = Static("", markup=False, classes="unit-markers")
@@ -82,6 +83,19 @@ class OcsUnitRow(UnitRow):
 
     def field(self, name: str) -> Input:
         return self.inputs[name]
+
+    @property
+    def name_input(self) -> Input:
+        return self.inputs["unit-name"]
+
+    @property
+    def named(self) -> bool:
+        return hasattr(self, "inputs")
+
+    def show_names(self, suggester: Any) -> None:
+        self.suggester = suggester
+        if hasattr(self, "inputs"):  # composed
+            self.name_input.suggester = suggester
 
     def parts(self) -> dict[str, Any]:
         """What the row holds, as an OCS counter's kind reads it (a part left empty: None):
