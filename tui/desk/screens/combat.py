@@ -49,7 +49,7 @@ from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.kinds import Shown, Units
 from tui.engine.tables import Tables
-from tui.engine.text import one_line
+from tui.engine.text import entry_text, one_line
 
 if TYPE_CHECKING:
     from tui.engine import CombatInput, Outcome
@@ -867,8 +867,6 @@ class CombatScreen(TypingForm, RulesetScreen):
         if state.status == "failed":
             self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
         elif state.entry is not None:
-            from tui.engine.text import entry_text
-
             what, text = entry_text(state.entry)
             self.notify(f"Entry {state.entry.get('seq')} ({what}): {text}", markup=False)
 

@@ -84,6 +84,25 @@ class FixedInput(Input):
             self.screen.field_typed(self, value)
 
 
+class NameInput(FixedInput):
+    """A unit's name typed in its row: leaving it (Tab, or Enter through the form) takes
+    the completion shown, as Right takes it in place. (Tab is the screen's priority key:
+    the field hears it only as its focus goes.) Its suggester is the game's unit names
+    (tui.desk.widgets.unit_names UnitNames), set once the game has units."""
+
+    def accept(self) -> None:
+        """Take the completion of what is typed, if the game has one."""
+        complete = getattr(self.suggester, "complete", None)
+        if complete is not None:
+            found = complete(self.value)
+            if found is not None and found != self.value:
+                self.value = found
+                self.cursor_position = len(found)
+
+    def on_blur(self) -> None:
+        self.accept()
+
+
 class Cycle(Widget, can_focus=True):
     """A choice among a few values, on one line, for every form's choices: space, enter or
     right for the next value, left for the one before, a letter for the next value whose
@@ -275,10 +294,9 @@ class UnitRow(Horizontal):
     def name_input(self) -> Input:
         """The unit's name field, made (and shown after the factor) when first asked for."""
         if self._name_box is None:
-            # Imported with the first name: a game without units never loads it.
-            from tui.desk.widgets.unit_names import name_input
-
-            self._name_box = name_input(suggester=self.suggester)
+            self._name_box = NameInput(
+                placeholder="name", compact=True, classes="unit-name", suggester=self.suggester
+            )
             if self.is_mounted:
                 self.mount(self._name_box, after=self._factor)
         return self._name_box

@@ -1,15 +1,12 @@
 """A unit row's name, completed from the game's units: the suggester over their names (the
-side's, as the form says which), and the name field that accepts the completion on Right
-(Textual's own), Tab or Enter."""
+side's, as the form says which). The name field that accepts it is the row's
+(tui.desk.widgets.combat NameInput)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from textual.suggester import Suggester
-
-from tui.desk.widgets.combat import FixedInput
 
 
 class UnitNames(Suggester):
@@ -30,24 +27,3 @@ class UnitNames(Suggester):
 
     async def get_suggestion(self, value: str) -> str | None:
         return self.complete(value)
-
-
-class NameInput(FixedInput):
-    """A unit's name typed in its row: leaving it (Tab, or Enter through the form) takes
-    the completion shown, as Right takes it in place. (Tab is the screen's priority key:
-    the field hears it only as its focus goes.)"""
-
-    def accept(self) -> None:
-        """Take the completion of what is typed, if the game has one."""
-        if isinstance(self.suggester, UnitNames):
-            found = self.suggester.complete(self.value)
-            if found is not None and found != self.value:
-                self.value = found
-                self.cursor_position = len(found)
-
-    def on_blur(self) -> None:
-        self.accept()
-
-
-def name_input(**kwargs: Any) -> NameInput:
-    return NameInput(placeholder="name", compact=True, classes="unit-name", **kwargs)
