@@ -46,6 +46,7 @@ def state_line(game: Game, after: int) -> bytes:
                 "options": game.options,
                 "markers": markers,
                 "units": units,
+                "open_losses": [[seq, losses] for seq, losses in game.open_losses.items()],
             },
             ensure_ascii=True,
             separators=(",", ":"),
@@ -93,6 +94,30 @@ def _unit(fields: Any) -> UnitState | None:
     return UnitState(name, side, record, hexed, steps, factors, eliminated, changed_by)
 
 
+def _open_losses(kept: Any) -> dict[int, list[dict[str, Any]]] | None:
+    """The open losses a state line keeps ([combat, [{side, what, amount, units}]]), or
+    None when they are not as written."""
+    if not isinstance(kept, list):
+        return None
+    out: dict[int, list[dict[str, Any]]] = {}
+    for item in kept:
+        if not (isinstance(item, list) and len(item) == 2 and _whole(item[0])):
+            return None
+        seq, losses = item
+        if not isinstance(losses, list) or not all(
+            isinstance(o, dict)
+            and _text(o.get("side"))
+            and _text(o.get("what"))
+            and _whole(o.get("amount"))
+            and isinstance(o.get("units"), list)
+            and all(_text(u) for u in o["units"])
+            for o in losses
+        ):
+            return None
+        out[seq] = losses
+    return out
+
+
 def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> Game | None:
     """The game the state line keeps (its header from `header`), or None when the line is
     not a state exactly as written after entry `after`."""
@@ -121,7 +146,11 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     units = [_unit(fields) for fields in kept_units]
     if any(unit is None for unit in units):
         return None
+    open_losses = _open_losses(kept.get("open_losses", []))
+    if open_losses is None:
+        return None
     game = _new_game(path, header, [])
+    game.open_losses = open_losses
     game.turn = kept["turn"]
     game.options = options
     game.markers = markers  # type: ignore[assignment]
