@@ -236,6 +236,12 @@ def _fit(
     it does not fit the result."""
     out: list[list[dict[str, Any]] | None] = []
     left = dict(chosen)
+    if all(o.what == "eliminated" for o in owed):
+        if notices is not None:
+            notices.append(
+                f"--{side}-takes not used: the result leaves the {side} no loss to choose"
+            )
+        return None
     try:
         for owing in owed:
             if owing.what == "eliminated":
