@@ -7,11 +7,12 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.engine import registry
-from tui.engine.units import SIDES, Obligation, obligations, open_loss, settle
+from tui.engine.units import SIDES, Obligation, UnitState, obligations, open_loss, settle
 from tui.saves.appending import _append, _NeedsGame
 from tui.saves.checking import (
     _check_ruleset_in_play,
@@ -206,16 +207,20 @@ def results_applied(
     losses: list[dict[str, Any]] = []
     still: list[dict[str, Any]] = []
     takes = takes or {}
+    # The units as each loss leaves them: a later loss of the same result (an option after
+    # the steps) reads what the earlier left.
+    working = {n: replace(game.units[n]) for side in SIDES for n in named.get(side, ())}
     for side in SIDES:
         owed = [o for o in obligations(effects, named, retreated) if o.side == side]
         chosen = dict(takes.get(side) or {})
-        fits = _fit(owed, chosen, game, side, notices) if chosen else None
+        fits = _fit(owed, chosen, working, side, notices) if chosen else None
         for number, owing in enumerate(owed):
-            found = fits[number] if fits is not None else settle(owing, game.units)
+            found = fits[number] if fits is not None else settle(owing, working)
             if found is None:
                 still.append(open_loss(owing))
             else:
                 losses += found
+                _take(working, found)
     out: dict[str, Any] = {"units": {side: list(named.get(side, ())) for side in SIDES}}
     if losses:
         out["losses"] = _merged(losses)
@@ -224,10 +229,19 @@ def results_applied(
     return out
 
 
+def _take(units: Mapping[str, UnitState], losses: Sequence[Mapping[str, Any]]) -> None:
+    for loss in losses:
+        unit = units[str(loss["unit"])]
+        unit.steps_lost += int(loss.get("steps", 0))
+        unit.factors_lost += int(loss.get("factors", 0))
+        if loss.get("eliminated"):
+            unit.eliminated = True
+
+
 def _fit(
     owed: Sequence[Obligation],
     chosen: dict[str, int],
-    game: Game,
+    units: Mapping[str, UnitState],
     side: str,
     notices: list[str] | None,
 ) -> list[list[dict[str, Any]] | None] | None:
@@ -236,6 +250,7 @@ def _fit(
     it does not fit the result."""
     out: list[list[dict[str, Any]] | None] = []
     left = dict(chosen)
+    units = {n: replace(u) for n, u in units.items()}  # a choice refused leaves them as they were
     if all(o.what == "eliminated" for o in owed):
         if notices is not None:
             notices.append(
@@ -245,7 +260,7 @@ def _fit(
     try:
         for owing in owed:
             if owing.what == "eliminated":
-                out.append(settle(owing, game.units))
+                out.append(settle(owing, units))
                 continue
             if owing.what == "option":
                 part, left = left, {}
@@ -259,7 +274,9 @@ def _fit(
                         left[name] -= take
                         need -= take
                 left = {n: a for n, a in left.items() if a}
-            out.append(settle(owing, game.units, part))
+            found = settle(owing, units, part)
+            out.append(found)
+            _take(units, found or ())
         if any(left.values()):
             raise ValueError(
                 f"{sum(left.values())} more than the result takes from the {side}'s units"
