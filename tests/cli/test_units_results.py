@@ -219,3 +219,24 @@ def test_ocs_options_markers_and_stocks_name_the_units(folder, capsys) -> None:
         capsys, *fight, "--attacker-unit", "21 Pz", "--defender-unit", "9 Inf", "--roll", "7"
     )
     assert "Exhausted" in err
+
+
+def test_ocs_exploitation_and_dg_go_on_the_named_units(folder, capsys) -> None:
+    ok(capsys, "new", "o", "--title", "O", "--ruleset", "ocs")
+    ok(capsys, "units", "o", "add", "15 Pz", "--side", "Axis", "--factor", "8", "--steps", "2")
+    ok(capsys, "units", "o", "edit", "15 Pz", "--ar", "3")
+    ok(capsys, "units", "o", "add", "9 Inf", "--side", "Allied", "--factor", "3", "--steps", "2")
+    # 28 (15 Pz and a one-off 20) against 3, 2d6 12 +3 DRM: Ae2 DL2o3DG; the defender's
+    # option taken as steps, its 2 steps lost take all 9 Inf has: eliminated at once.
+    out = ok(
+        capsys,
+        *("resolve", "ocs", "--terrain", "open", "--surprise-roll", "7", "--save", "o"),
+        *("--attacker-unit", "15 Pz", "--defender-unit", "9 Inf", "--attack", "20"),
+        *("--roll", "12", "--defender-retreat", "0"),
+    )
+    assert "Result: Ae2 DL2o3DG" in out
+    assert "exploitation 4.1 on 15 Pz" in out and "DG 4.2 on 9 Inf" in out
+    assert "Losses: 9 Inf eliminated" in out
+    units, still = state(capsys, "o")
+    assert units["15 Pz"]["markers"] == ["exploitation"] and units["9 Inf"]["eliminated"]
+    assert still == []
