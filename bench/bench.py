@@ -28,6 +28,10 @@ What it measures (each a median over several runs):
   the event loop's longest stall from Enter until the game is read;
 - saves: an append to a new save and to a long one; a long save opened to the log review
   until it answers a key; the desk's peak RSS with that review open;
+- units: `crtdesk units` on a 100,000-entry campaign with 2,000 units and loss entries, its
+  peak RSS within the long campaign's bound (its time in the note), the log read and then
+  the state kept; and the completion candidates a unit row's keystroke builds for 2,000
+  units (the game's units read, the side's names that match), within a keystroke's budget;
 - bytes on the wire: a combat screen's first frame, and per keystroke;
 - the CLI: `crtdesk resolve` beside `python -c pass`, and whether it imports textual or rich.
 
@@ -68,6 +72,8 @@ from bench_saves import build, combats
 COLUMNS, LINES = 80, 24
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER_CHART_ROW = "engine share: a player's chart (hill-203)"
+# A long campaign with an order of battle: its entries (as the campaign bench's) and units.
+UNITS_CAMPAIGN, UNITS = 100_000, 2_000
 CTRL_Q = b"\x11"
 TAB, SHIFT_TAB, BACKSPACE, UP, END = b"\t", b"\x1b[Z", b"\x7f", b"\x1b[A", b"\x1b[F"
 ENTER = b"\r"
@@ -735,6 +741,60 @@ class Bench:
         peak = self.add(Row("review: peak RSS with it open", rss, "MB", "< 120 MB"))
         peak.met = peak.median is not None and peak.median < 120
 
+    def units(self) -> None:
+        """A long campaign with an order of battle of 2,000 units: `crtdesk units` on it
+        (its peak RSS against the long campaign's bound, its time in the note), first on the
+        save as written outside (the log read) then with the state crtdesk keeps beside it;
+        and what a unit row's keystroke costs to complete a name (the game's units read,
+        `saves.game_state`, and the side's names that match)."""
+        from bench_saves import RSS_BUDGET_MB, build_with_units, measured
+
+        from tui import saves
+
+        entries = 200 if self.smoke else 10_000 if self.quick else UNITS_CAMPAIGN
+        folder = self.tmp / "units"
+        folder.mkdir()
+        path = folder / "units.toml"
+        started = time.perf_counter()
+        losses = build_with_units(path, entries, UNITS, random.Random(3))
+        made = time.perf_counter() - started
+        listed = [sys.executable, "-m", "tui.cli", "units", path.name, "--saves", str(folder)]
+        size = f"{entries:,} entries ({path.stat().st_size / 1e6:.0f} MB), {UNITS:,} units"
+        for name, note in (
+            ("units: crtdesk units, the log read", f"{size}, {losses:,} loss entries"),
+            ("units: crtdesk units, the state kept", "after a loss taken through the store"),
+        ):
+            took, rss = measured(listed)
+            row = self.add(Row(name, [rss], "MB", f"< {RSS_BUDGET_MB} MB"))
+            row.met = rss < RSS_BUDGET_MB
+            row.note = f"{took:.2f} s; {note}"
+            if name.endswith("log read"):
+                row.note += f"; the save written in {made:.1f} s"
+                take = [*listed[:-2], "take", "2 Armd", "--steps", "1", *listed[-2:]]
+                subprocess.run(take, check=True, capture_output=True, env=self.env)
+        # A unit row typed into: each key reads the game's units and lists the side's names
+        # that start with what is typed.
+        typed = "1 pz"
+        times, found = [], 0
+        for n in range(3 if self.smoke else 40):
+            wanted = typed[: 1 + n % len(typed)]
+            start = time.perf_counter()
+            game = saves.game_state(path)
+            names = [
+                u.name
+                for u in game.units.values()
+                if u.side == "Axis" and u.name.lower().startswith(wanted)
+            ]
+            times.append(time.perf_counter() - start)
+            found = max(found, len(names))
+        row = self.add(Row(f"units: completion candidates, {UNITS:,} units", times))
+        row.budget = "< 16 ms"
+        row.met = row.median is not None and row.median < 0.016
+        row.note = (
+            f"per key: saves.game_state + the side's names matching (up to {found}); the "
+            "Pilot keystroke row waits for the combat form's completion"
+        )
+
     def rolling(self) -> None:
         """The longest the event loop is held while a roll is made and recorded."""
         path = self.tmp / "rolling.toml"
@@ -1087,6 +1147,7 @@ STEP_METHODS = {
     "opening": "opening",
     "appends": "appends",
     "review": "review",
+    "units": "units",
     "cli": "cli",
 }
 STEPS = tuple(STEP_METHODS)

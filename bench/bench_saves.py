@@ -84,6 +84,56 @@ def build(path: Path, entries: int, rng: random.Random) -> None:
         handle.write(b"".join(blocks))
 
 
+def unit_records(count: int) -> list[dict[str, object]]:
+    """`count` OCS units, half a side each: an order of battle as a player imports it."""
+    return [
+        {
+            "name": f"{n} {'Pz' if n % 2 else 'Armd'}",
+            "side": "Axis" if n % 2 else "Allied",
+            "hex": f"{n % 40:02d}{n % 30:02d}",
+            "factor": 1 + n % 9,
+            "steps": 1 + n % 4,
+            "ar": n % 6,
+            "re": 1 + n % 3,
+        }
+        for n in range(1, count + 1)
+    ]
+
+
+def build_with_units(path: Path, entries: int, units: int, rng: random.Random) -> int:
+    """A campaign with an order of battle: `units` imported (by the store, 1,000 a file), then
+    combats written as `build` writes them, every 50th entry a loss (a step lost, and
+    given back the next time round the roster); the loss entries written."""
+    saves.new_game(path, f"{entries} entries, {units} units", RULESETS)
+    records = unit_records(units)
+    # In files of 1,000: an entry holds at most 256 KiB, about 1,800 such units.
+    for first in range(0, units, 1000):
+        saves.import_units(path, records[first : first + 1000], source="bench-oob.csv")
+    after = -(-units // 1000)
+    pool = [combat for _ in range(50) for combat in combats(rng)]
+    outcomes = [outcome.to_dict() for _, outcome in pool]
+    losses = 0
+    with path.open("ab") as handle:
+        blocks = []
+        for seq in range(after + 1, entries + 1):
+            entry: dict[str, object] = {"seq": seq, "turn": 1 + seq // 500}
+            entry |= {"when": appending._now(), "who": "bench"}
+            if seq % 50 == 0:
+                name = records[losses % units]["name"]
+                steps = 1 if (losses // units) % 2 == 0 else -1
+                entry |= {"kind": "loss", "losses": [{"unit": name, "steps": steps}]}
+                losses += 1
+            else:
+                record = dict(outcomes[seq % len(outcomes)])
+                entry |= {"kind": "combat", "ruleset": record.pop("ruleset")} | record
+            blocks.append(encoding._block(entry))
+            if len(blocks) == 5000:
+                handle.write(b"".join(blocks))
+                blocks.clear()
+        handle.write(b"".join(blocks))
+    return losses
+
+
 def timed(action: Callable[[], object], repeat: int) -> list[float]:
     times = []
     for _ in range(repeat):

@@ -33,6 +33,9 @@ FIGURES = (
     "save: append to a 20-entry save",
     "review: open a 20-entry save",
     "review: peak RSS with it open",
+    "units: crtdesk units, the log read",
+    "units: crtdesk units, the state kept",
+    "units: completion candidates, 2,000 units",
     "cli: crtdesk resolve",
 )
 

@@ -94,7 +94,7 @@ def test_daynight_campaign_losses_applied_chosen_taken_and_corrected(folder, cap
     # Entry 6: the last attacking step goes: 21 Pz is eliminated, and fights no more.
     ok(capsys, "units", "dn", "take", "9 Inf", "--steps", "1", "--combat", "5")
     units, still = state(capsys, "dn")
-    assert units["9 Inf"]["eliminated"] and still == []
+    assert units["9 Inf"]["steps_left"] == 0 and still == []  # its last step: out
     # Beside a one-off defender typed as today (--defense 4): 8 against 10 again, FF.
     alone = ["--attacker-unit", "21 Pz", "--defender-unit", "7 Armd", "--defense", "4"]
     out = ok(capsys, *fight, *alone, "--roll", "1")
@@ -198,7 +198,8 @@ def test_ocs_options_markers_and_stocks_name_the_units(folder, capsys) -> None:
     ok(capsys, "units", "o", "take", "15 Pz", "--steps", "2", "--combat", "2")
     ok(capsys, "units", "o", "take", "7 Armd", "--steps", "0", "--combat", "2")
     units, still = state(capsys, "o")
-    assert units["15 Pz"]["eliminated"] and units["7 Armd"]["steps_left"] == 2 and still == []
+    assert units["15 Pz"]["steps_left"] == 0 and units["7 Armd"]["steps_left"] == 2
+    assert still == []
     # The next attack reads 21 Pz Low from the save: it goes Exhausted. Options chosen on
     # the command line: the attacker's as a step, the defender's as a 1-hex retreat;
     # the attacker's 2 steps are its one unit's: at once.

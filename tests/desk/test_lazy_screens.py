@@ -104,6 +104,7 @@ def test_the_start_screen_imports_no_ruleset_screen_or_dialog():
         "markers",
         "review",
         "help",
+        "units",
     ):
         assert f"tui.desk.screens.{module}" not in imported, module
 
@@ -156,6 +157,7 @@ def test_a_game_builds_each_ruleset_screen_when_it_is_first_shown():
     assert "tui.desk.screens.start" not in at_open  # built when asked for (Esc)
     assert "tui.desk.screens.dialogs" not in at_open  # imported when a question is first asked
     assert "tui.desk.screens.daynight" not in at_open
+    assert "tui.desk.screens.units" not in at_open  # imported when its key is pressed
     assert second == "RivetsScreen"
     assert "tui.desk.screens.rivets" in after_switch
     assert "tui.desk.screens.daynight" not in after_switch

@@ -302,3 +302,28 @@ def test_new_game_dialog(snap_compare, folder: Path) -> None:
 
     app = CrtDeskApp(saves_dir=Path("saves"), rng=random.Random(1), player="tester")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+# The units screen (ctrl+]) over the eight-markers game, its OCS units imported: three of
+# them carry a marker, one lost a step; then the form that adds a unit, over it.
+UNITS = [
+    {"name": "21 Pz", "side": "Axis", "hex": "0712", "factor": 6, "steps": 3, "ar": 4},
+    {"name": "Ariete", "side": "Axis", "hex": "0711", "factor": 4, "steps": 2, "ar": 3},
+    {"name": "2 NZ", "side": "Allied", "hex": "0811", "factor": 2, "steps": 2, "ar": 3},
+    {"name": "Kampfgruppe [DR]", "side": "Axis", "factor": 3, "steps": 1, "ar": 2},
+]
+
+
+@pytest.mark.parametrize("keys", [[], ["ctrl+n"]], ids=["list", "form"])
+def test_units_screen(snap_compare, folder: Path, keys: list[str]) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("ctrl+right_square_bracket", *keys)
+        for field in pilot.app.screen.query(Input).results(Input):
+            field.cursor_blink = False
+        await pilot.pause()
+
+    app = _marked_game(folder)
+    saves.import_units(folder / "game.toml", UNITS, source="oob.csv")
+    saves.take_losses(folder / "game.toml", [{"unit": "2 NZ", "steps": 1}])
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -56,8 +56,23 @@ RULESET_COMMANDS: tuple[Command, ...] = (
         "Every marker in play here, one a line, in place of the chances (again: the chances)",
         show=False,
     ),
+    # ctrl+]: beside the markers' ctrl+\; every letter key is taken or a text field's own.
+    Command(
+        "units",
+        "ctrl+right_square_bracket",
+        "Units",
+        "The game's units: list and filter them, add one, edit one (each logged)",
+        show=False,
+    ),
     Command("log", "ctrl+l", "Log", "Review this game's log and markers"),
     Command("back", "escape", "Back", "Back to the saves list"),
+)
+
+# On the units screen (ctrl+] on a ruleset screen). Not letters: the filter box has the focus.
+UNITS_COMMANDS: tuple[Command, ...] = (
+    Command("add_unit", "ctrl+n", "Add", "Add a unit: name, side, hex and its ruleset's fields"),
+    Command("edit_unit", "enter", "Edit", "Edit the highlighted unit (a new entry)"),
+    Command("back", "escape", "Back", "Back to the combat screen"),
 )
 
 # On every combat screen (a ruleset with a form).
@@ -144,6 +159,13 @@ REVIEW_COMMANDS: tuple[Command, ...] = (
         "u",
         "Luck",
         "Luck against the odds: die faces and each combat's percentile, per player (again: hide)",
+    ),
+    Command(
+        "losses",
+        "o",
+        "Losses",
+        "Each side's losses by unit and by turn, what remains, and the losses open (again: hide)",
+        show=False,
     ),
     Command("report", "w", "Report", "Write the after-action report (Markdown) beside the save"),
     Command("back", "escape", "Back", "Back (from the filter bar: back to the table)"),

@@ -33,6 +33,7 @@ from tui.game.messages import GameChanged, GameRead, SaveRepaired
 if TYPE_CHECKING:
     from tui.engine.dice import DiceRoll
     from tui.engine.model import CombatInput, Outcome
+    from tui.engine.units import RecordField
 
 # One save at a time from this desk, in the order they were asked for (a game being read
 # holds it too: an append asked meanwhile is applied to the game read).
@@ -341,6 +342,23 @@ class GameSession:
                 path, marker_id, note=note, who=who, notices=notices
             ),
             done,
+        )
+
+    def unit_fields(self) -> tuple[RecordField, ...]:
+        """The per-unit fields the game's units hold (its ruleset's: a factor, steps, ...)."""
+        assert self.game is not None
+        return saves.unit_fields(self.game.rulesets)
+
+    def add_unit(self, record: dict[str, Any], *, done: Done | None = None) -> None:
+        """Add a unit to the game's order of battle (name, side, hex and its fields)."""
+        path, who, given = self.path, self.player, dict(record)
+        self._append(lambda notices: saves.add_unit(path, given, who=who, notices=notices), done)
+
+    def edit_unit(self, name: str, changes: dict[str, Any], *, done: Done | None = None) -> None:
+        """Change some of a unit's record (a later entry: the log keeps what it was)."""
+        path, who, given = self.path, self.player, dict(changes)
+        self._append(
+            lambda notices: saves.edit_unit(path, name, given, who=who, notices=notices), done
         )
 
     def set_option(self, key: str, value: object, *, done: Done | None = None) -> None:

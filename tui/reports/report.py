@@ -2,7 +2,8 @@
 
 The game, then each turn in order: every combat in words (odds, dice, result, how lucky the
 roll was, and the notes on it), the markers placed and lifted, the other entries; then the
-markers over the whole game and the luck summary. Free text (titles, names, notes, targets)
+markers over the whole game, each side's losses by unit and by turn with what its units
+have left and the losses still open (a game with units), and the luck summary. Free text (titles, names, notes, targets)
 is escaped so a viewer shows it as typed; cells and dice are code spans.
 
 Headless: never imports textual or rich.
@@ -23,6 +24,8 @@ from tui import saves
 from tui.engine import registry
 from tui.engine.tables import Tables, default_tables
 from tui.engine.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
+from tui.engine.units import UnitState
+from tui.reports.losses import Losses, Lost, lost_text, remains_text
 from tui.reports.luck import CombatLuck, LuckReport, LuckTally, combats_summary, luck_text, p_text
 
 # --- Markdown text ---------------------------------------------------------------------------
@@ -311,6 +314,58 @@ def _marker_lines(story: _Story) -> list[str]:
     return lines + _table(("Marker", "Placed", "Lifted"), rows)
 
 
+def _losses_lines(losses: Losses) -> Iterator[str]:
+    """Each side's losses by unit (with what each has left) and by turn, and the losses
+    still open; nothing in a game without units."""
+    if not losses.seen:
+        return
+    yield from ("", "## Losses and what remains", "")
+    for side in losses.sides():
+        units = [u for u in losses.units.values() if u.side == side]
+        yield from ("", f"### {md_text(side)}", "")
+        yield f"Lost in all: {md_text(lost_text(losses.side_total(side)))}."
+        alive = sum(1 for u in units if u.alive)
+        yield from (
+            "",
+            f"{alive} of {len(units)} {'unit' if len(units) == 1 else 'units'} in play.",
+            "",
+        )
+        rows = [
+            (
+                md_text(u.name),
+                md_text(u.hex) if u.hex else "-",
+                md_text(lost_text(_unit_lost(u))),
+                md_text(remains_text(u)),
+            )
+            for u in units
+        ]
+        if rows:
+            yield from _table(("Unit", "Hex", "Lost", "Left"), rows)
+        gone = [(n, lost) for n, s, lost in losses.removed if s == side]
+        if gone:
+            said = "; ".join(f"{md_text(n)} ({md_text(lost_text(lost))})" for n, lost in gone)
+            yield from ("", f"Taken off the roster after losses: {said}.")
+    turns = [(turn, side, lost) for (turn, side), lost in sorted(losses.by_turn.items())]
+    yield from ("", "### Losses by turn", "")
+    if turns:
+        yield from _table(
+            ("Turn", "Side", "Lost"),
+            [(str(t), md_text(s), md_text(lost_text(lost))) for t, s, lost in turns],
+        )
+    else:
+        yield "No unit has lost anything yet."
+    still = losses.open_losses()
+    yield from ("", "### Losses still open", "")
+    if still:
+        yield from (f"- {md_text(o.said()[:1].upper() + o.said()[1:])}" for o in still)
+    else:
+        yield "None: every loss a combat left to choose has been taken."
+
+
+def _unit_lost(unit: UnitState) -> Lost:
+    return Lost(unit.steps_lost, unit.factors_lost, int(unit.eliminated))
+
+
 def _luck_lines(report: LuckReport) -> list[str]:
     lines = [
         "",
@@ -400,11 +455,13 @@ class Report:
         self.told: list[_Told] = []
         self.counts: dict[str, int] = {}
         self.players: set[str] = set()
+        self.losses = Losses()
         self._kinds: dict[str, str] = {}
 
     def add(self, entry: Mapping[str, Any]) -> None:
         luck = self.tally.add(entry)
         self.story.add(entry)
+        self.losses.add(entry)
         self.players.add(str(entry.get("who", "")))
         kind = entry["kind"]  # text in every entry the store reads (saves.checking)
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -427,6 +484,7 @@ class Report:
                 _game_lines(game, self.tables, self.counts, self.players),
                 _turn_lines(self.told, self.story, self.words),
                 _marker_lines(self.story),
+                _losses_lines(self.losses),
                 _luck_lines(luck),
             )
             blank = False

@@ -22,6 +22,7 @@ from tui.engine.text import (
     shown_lines,
     when_text,
 )
+from tui.reports.losses import Losses, Lost, lost_text, remains_text
 
 # (key, label, width, shown from this terminal width). The result takes what is left, so the
 # table fits 80 columns with its cell padding and scrollbar; wider terminals show more.
@@ -341,3 +342,37 @@ def with_token(text: str, key: str, value: str) -> str:
     if f"{key}:{value}" not in tokens:
         kept.append(f"{key}:{value}")
     return " ".join(_quoted(t) for t in kept)
+
+
+# --- losses and what remains ----------------------------------------------------------------
+
+
+def losses_review_text(losses: Losses) -> str:
+    """Each side's losses by unit (with what each has left) and by turn, and the losses
+    still open, as the review's losses pane shows them (every line as text)."""
+    if not losses.seen:
+        return "No units in this game: import an order of battle with crtdesk units NAME import."
+    lines: list[str] = []
+    for side in losses.sides():
+        units = [u for u in losses.units.values() if u.side == side]
+        alive = sum(1 for u in units if u.alive)
+        lines.append(
+            f"{side}: lost {lost_text(losses.side_total(side))} · {alive} of {len(units)} "
+            f"{'unit' if len(units) == 1 else 'units'} in play"
+        )
+        for unit in units:
+            where = f" ({unit.hex})" if unit.hex else ""
+            lost = Lost(unit.steps_lost, unit.factors_lost, int(unit.eliminated))
+            lines.append(f"  {unit.name}{where}: lost {lost_text(lost)}; left {remains_text(unit)}")
+        for name, found, lost in losses.removed:
+            if found == side:
+                lines.append(f"  {name}: lost {lost_text(lost)}; taken off the roster")
+    lines.append("By turn:")
+    turns = sorted(losses.by_turn.items())
+    lines += [f"  turn {turn} · {side}: {lost_text(lost)}" for (turn, side), lost in turns]
+    if not turns:
+        lines.append("  no unit has lost anything yet")
+    still = losses.open_losses()
+    lines.append("Losses still open:" if still else "Losses still open: none")
+    lines += [f"  {o.said()}" for o in still]
+    return shown_lines(lines)

@@ -101,13 +101,7 @@ class _Lock:
         """The record's line and the state's line after it (b"" for either not there)."""
         if self.record_fd is None:
             return b"", b""
-        try:
-            size = os.fstat(self.record_fd).st_size
-            data = os.pread(self.record_fd, min(size, 512 + MAX_STATE), 0)
-        except OSError:
-            return b"", b""
-        record, newline, state = data.partition(b"\n")
-        return record + newline, state
+        return _record_lines(self.record_fd)
 
     def record(self) -> bytes:
         """The record of the save as this store last checked or wrote it (b"" if none)."""
@@ -116,6 +110,25 @@ class _Lock:
     def state(self) -> bytes:
         """The state line kept after the record (b"" if none); see `tui.saves.state`."""
         return self._lines()[1]
+
+    def kept_lines(self) -> tuple[bytes, bytes]:
+        """The record's line and the state's line as the lock file keeps them, read under
+        either lock (a shared one opens no record to write: the file is read without
+        writing, and no writer is between the two lines meanwhile); b"" for either not
+        there or not readable."""
+        if self.record_fd is not None:
+            return self._lines()
+        flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+        try:
+            fd = os.open(_lock_path(self.path), flags)
+        except OSError:
+            return b"", b""
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return b"", b""
+            return _record_lines(fd)
+        finally:
+            os.close(fd)
 
     def remember(self, status: os.stat_result, tail: bytes, state: bytes = b"") -> None:
         """Record the save as just checked or written, and the game's state after it when
@@ -128,6 +141,17 @@ class _Lock:
             os.ftruncate(self.record_fd, len(line))
         except OSError:
             pass  # a stale or cut record never matches the file: it only costs a full check
+
+
+def _record_lines(fd: int) -> tuple[bytes, bytes]:
+    """The record's line and the state's line after it in the lock file open at `fd`."""
+    try:
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, min(size, 512 + MAX_STATE), 0)
+    except OSError:
+        return b"", b""
+    record, newline, state = data.partition(b"\n")
+    return record + newline, state
 
 
 def _open_record(path: Path, save: os.stat_result) -> int | None:

@@ -14,6 +14,7 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Annotated, Any
 
 import msgspec
@@ -269,10 +270,30 @@ def _at(entry: Any, path: str) -> tuple[str, Any, bool]:
     return key, value, True
 
 
+# msgspec works out what it needs of the schema's types on their first use; two threads
+# doing that at once (the desk reads a save in one worker while another reads the review's
+# tail) crashed the process with a segmentation fault in about a third of runs. The first
+# conversion is made by one thread at a time; after it, conversions run freely.
+_FIRST_USE = threading.Lock()
+_ready = False
+
+
+def _convert(entry: dict[str, Any]) -> None:
+    global _ready
+    if _ready:
+        msgspec.convert({"entry": entry}, _One)
+        return
+    with _FIRST_USE:
+        try:
+            msgspec.convert({"entry": entry}, _One)
+        finally:
+            _ready = True
+
+
 def schema_problem(entry: dict[str, Any]) -> tuple[str, str] | None:
     """What in an entry does not fit the schema, as (message, top-level key), or None."""
     try:
-        msgspec.convert({"entry": entry}, _One)
+        _convert(entry)
     except msgspec.ValidationError as err:
         message, _, path = str(err).rpartition(" - at `$.entry")
         if not path:

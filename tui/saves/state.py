@@ -20,6 +20,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tui.engine.units import UnitState
 from tui.saves.replay import Game, Marker, _new_game
 
@@ -77,45 +79,42 @@ def _marker(fields: Any) -> Marker | None:
     return Marker(ident, kind, target, side, placed_by, turns_left, note)
 
 
-def _unit(fields: Any) -> UnitState | None:
-    if not isinstance(fields, list) or len(fields) != 8:
-        return None
-    name, side, hexed, record, steps, factors, eliminated, changed_by = fields
-    if not (_text(name) and _text(side) and (hexed is None or _text(hexed))):
-        return None
-    if not isinstance(record, dict) or not all(
-        _text(k) and isinstance(v, int | float | str) for k, v in record.items()
-    ):
-        return None
-    if not (_whole(steps) and _whole(factors) and isinstance(eliminated, bool)):
-        return None
-    if not isinstance(changed_by, list) or not all(_whole(seq) for seq in changed_by):
-        return None
-    return UnitState(name, side, record, hexed, steps, factors, eliminated, changed_by)
+class _KeptUnit(msgspec.Struct, array_like=True):
+    """A unit as the state line keeps it (`state_line`), checked as it is decoded."""
+
+    name: str
+    side: str
+    hex: str | None
+    fields: dict[str, int | float | str]
+    steps_lost: int
+    factors_lost: int
+    eliminated: bool
+    changed_by: list[int]
 
 
-def _open_losses(kept: Any) -> dict[int, list[dict[str, Any]]] | None:
-    """The open losses a state line keeps ([combat, [{side, what, amount, units}]]), or
-    None when they are not as written."""
-    if not isinstance(kept, list):
-        return None
-    out: dict[int, list[dict[str, Any]]] = {}
-    for item in kept:
-        if not (isinstance(item, list) and len(item) == 2 and _whole(item[0])):
-            return None
-        seq, losses = item
-        if not isinstance(losses, list) or not all(
-            isinstance(o, dict)
-            and _text(o.get("side"))
-            and _text(o.get("what"))
-            and _whole(o.get("amount"))
-            and isinstance(o.get("units"), list)
-            and all(_text(u) for u in o["units"])
-            for o in losses
-        ):
-            return None
-        out[seq] = losses
-    return out
+class _KeptOpen(msgspec.Struct):
+    """A loss a combat left open (its owner chooses the units), as the state line keeps it."""
+
+    side: str
+    what: str
+    amount: int
+    units: list[str]
+
+
+class _Kept(msgspec.Struct):
+    """The state line's JSON: the units checked as they are decoded (a game of thousands of
+    units is read in milliseconds, as a keystroke's completion reads it), the rest after."""
+
+    after: int
+    turn: int
+    options: Any
+    markers: Any
+    units: list[_KeptUnit]
+    # The losses combats left open, by combat entry number (none in a line written before).
+    open_losses: list[tuple[int, list[_KeptOpen]]] = msgspec.field(default_factory=list)
+
+
+_KEPT = msgspec.json.Decoder(_Kept)
 
 
 def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> Game | None:
@@ -127,12 +126,12 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     try:
         if int(crc, 16) != zlib.crc32(body) or len(crc) != 8:
             return None
-        kept = json.loads(body)
-    except (ValueError, RecursionError):
+        kept = _KEPT.decode(body)
+    except (ValueError, RecursionError, msgspec.DecodeError):
         return None
-    if not isinstance(kept, dict) or kept.get("after") != after or not _whole(kept.get("turn")):
+    if kept.after != after:
         return None
-    options, listed = kept.get("options"), kept.get("markers")
+    options, listed = kept.options, kept.markers
     if not isinstance(options, dict) or not isinstance(listed, list):
         return None
     if not all(_text(k) and isinstance(v, bool | int | float | str) for k, v in options.items()):
@@ -140,19 +139,28 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     markers = [_marker(fields) for fields in listed]
     if any(marker is None for marker in markers):
         return None
-    kept_units = kept.get("units")
-    if not isinstance(kept_units, list):
-        return None
-    units = [_unit(fields) for fields in kept_units]
-    if any(unit is None for unit in units):
-        return None
-    open_losses = _open_losses(kept.get("open_losses", []))
-    if open_losses is None:
-        return None
     game = _new_game(path, header, [])
-    game.open_losses = open_losses
-    game.turn = kept["turn"]
+    game.turn = kept.turn
+    game.open_losses = {
+        seq: [
+            {"side": o.side, "what": o.what, "amount": o.amount, "units": list(o.units)}
+            for o in losses
+        ]
+        for seq, losses in kept.open_losses
+    }
     game.options = options
     game.markers = markers  # type: ignore[assignment]
-    game.units = {unit.name: unit for unit in units if unit is not None}
+    game.units = {
+        u.name: UnitState(
+            u.name,
+            u.side,
+            u.fields,
+            u.hex,
+            u.steps_lost,
+            u.factors_lost,
+            u.eliminated,
+            u.changed_by,
+        )
+        for u in kept.units
+    }
     return game

@@ -225,17 +225,17 @@ def take_losses(
 def _answers(game: Game, combat: int, losses: list[dict[str, Any]]) -> None:
     """Refuse losses that do not answer combat `combat`'s open losses (a unit that did not
     fight in it, of the wrong side, a kind it does not owe, more than is owed or than the
-    unit has); a unit losing all it has left is marked eliminated."""
+    unit has); a unit of factors alone losing all it has left is marked eliminated."""
     try:
         answer_open(combat, game.open_losses.get(combat, []), losses, game.units)
     except ValueError as err:
         raise SaveError(str(err)) from None
     for loss in losses:
+        # A unit of steps is out with its last step (its state says so); one of factors
+        # alone is marked eliminated when it loses all it has.
         unit = game.units[loss["unit"]]
-        steps, factors = loss.get("steps", 0), loss.get("factors", 0)
-        if (unit.steps_left is not None and steps and steps >= unit.steps_left) or (
-            factors and factors >= unit.factor_left
-        ):
+        factors = loss.get("factors", 0)
+        if unit.steps_left is None and factors and factors >= unit.factor_left:
             loss["eliminated"] = True
 
 
@@ -250,8 +250,9 @@ def game_state(path: Path) -> Game:
         fd = lock.open_fd()
         status = os.fstat(fd)
         header, last, tail = _read_ends(fd, path)
-        if _still_verified(lock.record(), status, tail):
-            game = read_state(lock.state(), path, header, last["seq"] if last else 0)
+        record, state = lock.kept_lines()  # a shared lock: the lock file read, not written
+        if _still_verified(record, status, tail):
+            game = read_state(state, path, header, last["seq"] if last else 0)
             if game is not None:
                 return game
     stream = read_entries(path)

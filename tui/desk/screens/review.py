@@ -90,6 +90,8 @@ class ReviewScreen(DeskScreen):
         pane's place)."""
         with VerticalScroll(id="review-luck-pane"):
             yield Static("", markup=False, id="review-luck")
+        with VerticalScroll(id="review-losses-pane"):
+            yield Static("", markup=False, id="review-losses")
 
     @property
     def table(self) -> LogTable:
@@ -425,6 +427,7 @@ class ReviewScreen(DeskScreen):
         pane = self.query_one("#review-luck-pane", VerticalScroll)
         showing = not pane.display
         pane.display = showing
+        self.query_one("#review-losses-pane").display = False
         self.query_one("#review-detail-pane").display = not showing
         if showing:
             self.query_one("#review-luck", Static).update("Working out the luck…")
@@ -447,6 +450,33 @@ class ReviewScreen(DeskScreen):
             except SaveError as err:
                 text = f"No luck figures: {err}"
         self.app.call_from_thread(self.query_one("#review-luck", Static).update, text)
+
+    def action_losses(self) -> None:
+        """Show each side's losses and what remains in the detail pane's place (read off
+        this thread), or hide them."""
+        pane = self.query_one("#review-losses-pane", VerticalScroll)
+        showing = not pane.display
+        pane.display = showing
+        self.query_one("#review-luck-pane").display = False
+        self.query_one("#review-detail-pane").display = not showing
+        if showing:
+            self.query_one("#review-losses", Static).update("Reading the losses…")
+            self.work_out_losses()
+
+    @work(thread=True, exclusive=True, group="review-losses", exit_on_error=False)
+    def work_out_losses(self) -> None:
+        # Imported when first shown or asked for: the review opens without it.
+        from tui.reports.losses import read_losses
+        from tui.reports.review_data import losses_review_text
+
+        # Read from the file again, entry by entry (the units replayed as it goes): the
+        # review keeps only its rows.
+        try:
+            losses, _ = read_losses(self.path)
+            text = losses_review_text(losses)
+        except SaveError as err:
+            text = f"No losses shown: {err}"
+        self.app.call_from_thread(self.query_one("#review-losses", Static).update, text)
 
     def action_report(self) -> None:
         self.notify("Writing the after-action report…", markup=False)

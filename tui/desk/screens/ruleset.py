@@ -312,5 +312,11 @@ class RulesetScreen(DeskScreen):
 
         self.app.push_screen(ReviewScreen(self.session.path))
 
+    def action_units(self) -> None:
+        # Imported when first shown: a ruleset screen opens without it.
+        from tui.desk.screens.units import UnitsScreen
+
+        self.app.push_screen(UnitsScreen())
+
     def action_back(self) -> None:
         self.post_message(ShowStart())
