@@ -216,9 +216,15 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
         flag = "--target" if args.target is not None else "--note"
         raise UsageError(f"resolve: {flag} is kept in a save file: give --save FILE with it")
     # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
+    from tui.cli import fought
     from tui.engine.procedure import answer_from, card_played_after
 
     combat = combat_from_args(args)
+    names = fought.named(args)
+    takes = fought.takes_given(args, names)
+    if takes and not args.save:
+        raise UsageError("resolve: --attacker-takes and --defender-takes need --save FILE")
+    combat = fought.with_units(args, combat, names)
     seed = seed_value(args.seed)
     if args.save:
         # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
@@ -240,7 +246,14 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
         from tui.cli import saves as cli_saves
 
         saved, seq = cli_saves.record_combat(
-            args.save, args.saves, combat, outcome, target=args.target, note=args.note
+            args.save,
+            args.saves,
+            combat,
+            outcome,
+            target=args.target,
+            note=args.note,
+            units=names,
+            takes=takes,
         )
         if card is not None:
             more, _ = cli_saves.record_combat(
@@ -266,9 +279,19 @@ def _cmd_resolve(args: argparse.Namespace, tables: Tables) -> int:
 
 def _cmd_odds(args: argparse.Namespace, tables: Tables) -> int:
     # Imported by the command that resolves: `crtdesk` opens the desk without the engine.
+    from tui.cli import fought
     from tui.engine.combat import distribution
 
-    combat = combat_from_args(args)
+    combat = fought.with_units(args, combat_from_args(args), fought.named(args))
+    if args.save:
+        # Imported with a save only: odds start without the store.
+        from tui import saves
+        from tui.cli import saves as cli_saves
+
+        # The save must be one (its units, Low and Exhausted markers, options are read).
+        saves.game_state(cli_saves.save_file(args.save, args.saves))
+        cli_saves.check_in_play(args.save, args.saves, registry.get(combat.ruleset))
+        combat = cli_saves.combat_for_game(args.save, args.saves, combat, tables)
     print_odds(combat, distribution(combat, tables), args.json)
     return 0
 
@@ -318,6 +341,7 @@ def own_parser(command: str, ruleset: Ruleset, tables: Tables) -> argparse.Argum
         _resolve_flags(parser)
         parser.set_defaults(func=_cmd_resolve)
     else:
+        _odds_flags(parser)
         parser.set_defaults(func=_cmd_odds)
     return parser
 
@@ -336,6 +360,21 @@ def _resolve_flags(res: argparse.ArgumentParser) -> None:
     res.add_argument(
         "--note", metavar="TEXT", help="a note kept with the logged combat (with --save)"
     )
+    fought_flags(res, takes=True)
+
+
+def fought_flags(parser: argparse.ArgumentParser, *, takes: bool) -> None:
+    # Imported here: the flags' module reads the save store only when a command runs.
+    from tui.cli.fought import unit_flags
+
+    unit_flags(parser, takes=takes)
+
+
+def _odds_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--save", metavar="FILE", help="the save whose units --attacker-unit/--defender-unit name"
+    )
+    fought_flags(parser, takes=False)
 
 
 def register(subparsers: Subcommands) -> None:
@@ -354,4 +393,6 @@ def register(subparsers: Subcommands) -> None:
     res.set_defaults(func=_cmd_resolve)
     odds = subparsers.add_parser("odds", help="exact chance of every result for a combat")
     _combat_flags(odds)
+    _odds_flags(odds)
+    odds.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
     odds.set_defaults(func=_cmd_odds)

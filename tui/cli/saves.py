@@ -38,8 +38,10 @@ from tui.engine.text import (
     dice_text,
     entry_text,
     json_shown,
+    losses_text,
     marker_text,
     one_line,
+    open_text,
     shown_lines,
     when_text,
 )
@@ -229,6 +231,8 @@ def record_combat(
     target: str | None = None,
     note: str | None = None,
     amends: int | None = None,
+    units: dict[str, list[str]] | None = None,
+    takes: dict[str, dict[str, int]] | None = None,
 ) -> tuple[str, int]:
     """Append a resolved combat to a save (`amends`: the combat whose roll a card played
     after it reads again); the line to print, and the entry's number."""
@@ -242,12 +246,21 @@ def record_combat(
             target=target,
             who=player_name(),
             amends=amends,
+            units=units,
+            takes=takes,
             notices=notices,
         )
     line = f"Saved as entry {entry['seq']} in {path}"
     placed = [marker_text(m) for m in entry.get("markers", [])]
     if placed:
         line += "; placed " + "; ".join(placed)
+    if entry.get("losses"):
+        line += f"\nLosses: {losses_text(entry['losses'])}"
+    for owed in entry.get("open_losses", []):
+        line += (
+            f"\nOpen: {open_text(owed)}; `crtdesk units {one_line(save)} take UNIT --steps N "
+            f"--combat {entry['seq']}`"
+        )
     return line, entry["seq"]
 
 

@@ -16,7 +16,7 @@ from tui.cli.parsing import SAVES_HELP, UsageError
 from tui.cli.saves import _FILE_HELP, _notices, _path
 from tui.engine.bounds import BoundError, read_bounded
 from tui.engine.tables import Tables
-from tui.engine.text import json_shown, losses_text, one_line
+from tui.engine.text import json_shown, losses_text, one_line, open_text
 from tui.engine.units import UnitState
 from tui.game.player import player_name
 
@@ -80,7 +80,12 @@ def register(subparsers: Any) -> None:
     gone = take.add_mutually_exclusive_group()
     gone.add_argument("--eliminated", action="store_true", help="the unit is eliminated")
     gone.add_argument("--back", action="store_true", help="an eliminated unit is back in play")
-    take.add_argument("--combat", metavar="N", help="the combat's entry number it answers")
+    take.add_argument(
+        "--combat",
+        metavar="N",
+        help="the combat whose open loss it takes (its entry number; `crtdesk units FILE` "
+        "lists them); without it, a correction",
+    )
     take.add_argument("--note", metavar="TEXT", help="a note for the log")
     take.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
     take.set_defaults(func=_cmd_take)
@@ -111,9 +116,15 @@ def _cmd_list(args: argparse.Namespace, tables: Tables) -> int:
     on: dict[str, list[str]] = {}
     for marker in game.markers:
         on.setdefault(marker.target, []).append(marker.kind)
+    still = [
+        {"combat": seq} | owed
+        for seq, losses in game.open_losses.items()
+        for owed in losses
+        if args.side is None or any(_side_of(game, u) == args.side for u in owed["units"])
+    ]
     if args.json:
         listed = [u.state() | {"markers": on.get(u.name, [])} for u in units]
-        print(json_shown({"file": str(path), "units": listed}))
+        print(json_shown({"file": str(path), "units": listed, "open_losses": still}))
         return 0
     if not units:
         said = "no units" if not game.units else "no units match"
@@ -125,7 +136,16 @@ def _cmd_list(args: argparse.Namespace, tables: Tables) -> int:
         print(one_line(side))
         for unit in (u for u in units if u.side == side):
             print("  " + _unit_line(unit, on.get(unit.name, [])))
+    if still:
+        print("Open losses (to choose: `crtdesk units FILE take UNIT --steps N --combat N`)")
+        for owed in still:
+            print(f"  combat {owed['combat']}: {open_text(owed)}")
     return 0
+
+
+def _side_of(game: saves.Game, name: str) -> str | None:
+    unit = game.units.get(name)
+    return unit.side if unit is not None else None
 
 
 def _unit_line(unit: UnitState, markers: list[str]) -> str:

@@ -288,12 +288,27 @@ def losses_text(losses: Iterable[Mapping[str, Any]]) -> str:
             if isinstance(value, int) and value:
                 word = key[:-1] if abs(value) == 1 else key
                 said.append(f"loses {value} {word}" if value > 0 else f"gets {-value} {word} back")
+        if loss.get("steps") == 0 and not said:
+            said.append("loses no step (its option retreated)")
         if loss.get("eliminated") is True:
             said.append("eliminated")
         elif loss.get("eliminated") is False:
             said.append("back in play")
         parts.append(f"{name} {', '.join(said) or 'unchanged'}")
     return "; ".join(parts) or "no losses"
+
+
+def open_text(owed: Mapping[str, Any]) -> str:
+    """A loss a combat left for its owner to choose: "the defender takes 2 steps from
+    any of 7 Armd, 9 Inf"."""
+    amount = owed.get("amount", 0)
+    what = str(owed.get("what", ""))
+    among = ", ".join(one_line(str(u)) for u in owed.get("units", ()))
+    if what == "option":
+        taken = f"option {amount} (up to {amount} step{'s' if amount != 1 else ''}, the rest hexes retreated)"
+    else:
+        taken = f"{amount} {what[:-1] if amount == 1 else what}"
+    return f"the {one_line(str(owed.get('side', '?')))} takes {taken} from any of {among}"
 
 
 # --- effects in a few words -----------------------------------------------------------------

@@ -264,14 +264,24 @@ class Obligation:
     def said(self) -> str:
         if self.what == "eliminated":
             return f"the {self.side}'s units eliminated"
+        if self.what == "option":
+            return f"option {self.amount} (steps or hexes retreated) for the {self.side}'s units"
         unit = self.what[:-1] if self.amount == 1 else self.what
         return f"{self.amount} {unit} from the {self.side}'s units"
 
 
-def obligations(effects: Mapping[str, Any], names: Mapping[str, Sequence[str]]) -> list[Obligation]:
+def obligations(
+    effects: Mapping[str, Any],
+    names: Mapping[str, Sequence[str]],
+    retreated: Iterable[str] = (),
+) -> list[Obligation]:
     """The losses a result's effects give each side whose units are named (`names`: the
-    attacker's and the defender's unit names in the combat)."""
+    attacker's and the defender's unit names in the combat): every unit eliminated, N steps
+    or factors, and an option (`what` "option": up to N steps, the rest hexes retreated, the
+    owner's mix; RULINGS). An OCS option taken (its `option_taken`) counts its steps; one
+    ignored, or a side in `retreated` (it took its option as a retreat), loses none."""
     found: list[Obligation] = []
+    gone_back = set(retreated)
     for side in SIDES:
         units = tuple(names.get(side, ()))
         said = effects.get(side) or {}
@@ -280,11 +290,29 @@ def obligations(effects: Mapping[str, Any], names: Mapping[str, Sequence[str]]) 
         if said.get("eliminated") or said.get("factors_lost") in ("all", "All"):
             found.append(Obligation(side, "eliminated", 0, units))
             continue
-        for key, what in (("steps_lost", "steps"), ("factors_lost", "factors")):
-            value = said.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                found.append(Obligation(side, what, value, units))
+        steps = _count(said.get("steps_lost"))
+        taken = said.get("option_taken")
+        if isinstance(taken, Mapping) and not taken.get("ignored"):
+            steps += _count(taken.get("steps"))
+        if steps:
+            found.append(Obligation(side, "steps", steps, units))
+        factors = _count(said.get("factors_lost"))
+        if factors:
+            found.append(Obligation(side, "factors", factors, units))
+        if side in gone_back or isinstance(taken, Mapping):
+            continue
+        option = (
+            _count(said.get("option"))
+            or _count(said.get("retreat_or_steps"))
+            or (1 if said.get("retreat_or_step") else 0)
+        )
+        if option:
+            found.append(Obligation(side, "option", option, units))
     return found
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def settle(
@@ -297,6 +325,13 @@ def settle(
     alive = [units[n] for n in obligation.units if n in units and units[n].alive]
     if obligation.what == "eliminated":
         return [{"unit": u.name, "eliminated": True} for u in alive]
+    if obligation.what == "option":
+        # The owner's mix of steps and hexes: never the rules' to choose, unless no unit
+        # is left to lose a step.
+        if chosen is None:
+            return None if alive else []
+        left_steps = {u.name: _left(u, "steps") for u in alive}
+        return _chosen(obligation, left_steps, chosen)
     key = obligation.what
     left = {u.name: _left(u, key) for u in alive}
     if chosen is not None:
@@ -330,18 +365,26 @@ def _loss(name: str, key: str, amount: int, gone: bool) -> dict[str, Any]:
 def _chosen(
     obligation: Obligation, left: Mapping[str, int], chosen: Mapping[str, int]
 ) -> list[dict[str, Any]]:
-    key = obligation.what
+    key = "steps" if obligation.what == "option" else obligation.what
+    least = 0 if obligation.what == "option" else 1
     for name, amount in chosen.items():
         if name not in left:
             raise ValueError(
                 f"{name!r} is not one of the {obligation.side}'s units in this combat "
                 f"({', '.join(left) or 'none left'})"
             )
-        if not isinstance(amount, int) or not 1 <= amount <= left[name]:
+        if not isinstance(amount, int) or not least <= amount <= left[name]:
             raise ValueError(
-                f"{name}: {amount!r} {key}; expected 1 to {left[name]} (what it has left)"
+                f"{name}: {amount!r} {key}; expected {least} to {left[name]} (what it has left)"
             )
     given = sum(chosen.values())
+    if obligation.what == "option":
+        if given > obligation.amount:
+            raise ValueError(
+                f"{given} steps chosen; option {obligation.amount} takes at most "
+                f"{obligation.amount} from the {obligation.side}'s units (the rest retreated)"
+            )
+        return [_loss(n, key, a, a >= left[n]) for n, a in chosen.items()]
     if given != min(obligation.amount, sum(left.values())):
         raise ValueError(
             f"{given} {key} chosen; the result takes {obligation.amount} from the "
@@ -353,3 +396,147 @@ def _chosen(
 def side_units(units: Iterable[UnitState], side: str | None = None) -> list[UnitState]:
     """The units of a side (every side when None), in the order they came in."""
     return [u for u in units if side is None or u.side == side]
+
+
+# --- the losses a combat left open, and their answers -----------------------------------------
+
+
+def open_loss(obligation: Obligation) -> dict[str, Any]:
+    """An obligation as a combat entry's `open_losses` keeps it."""
+    return {
+        "side": obligation.side,
+        "what": obligation.what,
+        "amount": obligation.amount,
+        "units": list(obligation.units),
+    }
+
+
+def answer_open(
+    combat: int,
+    still: Sequence[Mapping[str, Any]],
+    losses: Sequence[Mapping[str, Any]],
+    units: Mapping[str, UnitState] | None = None,
+) -> list[dict[str, Any]]:
+    """What is left of combat `combat`'s open losses (`still`) after `losses` answer them.
+    A loss of steps goes to its unit's side's steps first, then to its option (which it
+    closes: the rest of an option is hexes retreated; 0 steps closes it all retreated); a
+    loss of factors to its factors. With `units` (the game's, before the losses) each loss
+    is checked: ValueError, one line naming what does not match."""
+    left = [dict(o) for o in still]
+    if units is not None and not left:
+        raise ValueError(
+            f"combat {combat} has no open loss left to take; `crtdesk units FILE` lists the "
+            "open ones"
+        )
+    for loss in losses:
+        name = str(loss.get("unit"))
+        mine = [o for o in left if name in o.get("units", ())]
+        if not mine:
+            if units is None:
+                continue
+            said = "; ".join(
+                f"{o['side']}: {', '.join(o['units'])}" for o in left if o.get("units")
+            )
+            raise ValueError(
+                f"{name!r} has no open loss in combat {combat}; the units still to choose: {said}"
+            )
+        steps, factors = int(loss.get("steps", 0) or 0), int(loss.get("factors", 0) or 0)
+        if units is not None:
+            _check_answer(combat, name, mine, steps, factors, units)
+        if factors:
+            for o in mine:
+                if o["what"] == "factors":
+                    o["amount"] -= min(factors, o["amount"])
+        else:
+            rest = steps
+            had_steps = False
+            for o in mine:
+                if o["what"] == "steps" and o["amount"] > 0:
+                    had_steps = True
+                    take = min(rest, o["amount"])
+                    o["amount"] -= take
+                    rest -= take
+            for o in mine:
+                if o["what"] == "option" and (rest > 0 or steps == 0 or not had_steps):
+                    o["amount"] = 0
+        left = [o for o in left if o["amount"] > 0]
+    return left
+
+
+def _check_answer(
+    combat: int,
+    name: str,
+    mine: Sequence[Mapping[str, Any]],
+    steps: int,
+    factors: int,
+    units: Mapping[str, UnitState],
+) -> None:
+    unit = units.get(name)
+    if unit is None or not unit.alive:
+        raise ValueError(f"{name} is eliminated; it has nothing left to lose in combat {combat}")
+    side = mine[0]["side"]
+    if steps < 0 or factors < 0:
+        raise ValueError(
+            f"{name}: a loss for combat {combat} is 0 or more; a correction has no --combat"
+        )
+    whats = {o["what"] for o in mine}
+    if factors and "factors" not in whats:
+        raise ValueError(
+            f"{name}: factors given; combat {combat} leaves the {side} "
+            f"{' and '.join(sorted(whats))} to take, not factors"
+        )
+    if steps and not whats & {"steps", "option"}:
+        raise ValueError(
+            f"{name}: steps given; combat {combat} leaves the {side} factors to take, not steps"
+        )
+    if factors:
+        most = sum(o["amount"] for o in mine if o["what"] == "factors")
+        has = unit.factor_left
+        what = "factors"
+    else:
+        most = sum(o["amount"] for o in mine if o["what"] in ("steps", "option"))
+        has = _left(unit, "steps")
+        what = "steps"
+        if steps == 0 and "option" not in whats:
+            raise ValueError(
+                f"{name}: 0 steps; combat {combat} leaves the {side} "
+                f"{most} step{'s' if most != 1 else ''} to take (no option to retreat)"
+            )
+    given = factors or steps
+    if given > most:
+        raise ValueError(
+            f"{name}: {given} {what}; combat {combat} leaves the {side} at most {most} to take"
+        )
+    if given > has:
+        raise ValueError(f"{name}: {given} {what}; it has {has} left")
+
+
+def apply_open(
+    open_losses: dict[int, list[dict[str, Any]]],
+    entry: Mapping[str, Any],
+    units: Mapping[str, UnitState] | None = None,
+) -> None:
+    """What one log entry does to the losses combats left open (by combat entry number):
+    a combat's `open_losses` open, a loss entry naming the combat answers them, and a loss
+    whose units are all eliminated or gone (`units`: the game's, after the entry) closes."""
+    kind = entry.get("kind")
+    if kind == "combat" and entry.get("open_losses"):
+        open_losses[int(entry.get("seq", 0))] = [dict(o) for o in entry["open_losses"]]
+    elif kind == "loss" and entry.get("combat") in open_losses:
+        combat = int(entry["combat"])
+        left = answer_open(combat, open_losses[combat], entry.get("losses") or ())
+        if left:
+            open_losses[combat] = left
+        else:
+            del open_losses[combat]
+    if units is not None and open_losses and entry.get("losses"):
+        for seq in list(open_losses):
+            kept = [
+                o
+                for o in open_losses[seq]
+                if any(n in units and units[n].alive for n in o["units"])
+            ]
+            if kept:
+                open_losses[seq] = kept
+            else:
+                del open_losses[seq]

@@ -6,10 +6,13 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.engine import registry
+from tui.engine.units import SIDES, Obligation, UnitState, obligations, open_loss, settle
 from tui.saves.appending import _append, _NeedsGame
 from tui.saves.checking import (
     _check_ruleset_in_play,
@@ -77,6 +80,8 @@ def append_combat(
     targets: dict[str, str] | None = None,
     who: str | None = None,
     amends: int | None = None,
+    units: Mapping[str, Sequence[str]] | None = None,
+    takes: Mapping[str, Mapping[str, int]] | None = None,
     notices: list[str] | None = None,
 ) -> dict[str, Any]:
     """Log one resolved combat; markers the result places (No-entry, DG, exploitation,
@@ -86,7 +91,13 @@ def append_combat(
     `amends` names an earlier combat this one reads again (a card played after its roll):
     it must be a combat of the same ruleset in this save, and this combat keeps its dice,
     sources included. Amending the last entry reads only the ends of the file; an older
-    one reads it whole."""
+    one reads it whole.
+
+    `units` names the game's units that fought, per side ("attacker", "defender"): what the
+    result does to them is applied from the game's units under the lock (`losses`), and
+    what their owner chooses is left open (`open_losses`) unless `takes` chose it (per
+    side, unit -> steps or factors; a choice that does not fit the result leaves the loss
+    open, said in `notices`)."""
     if note is not None:
         _check_text("note", note)
     if target is not None:
@@ -107,6 +118,12 @@ def append_combat(
         seq = (last["seq"] if last else 0) + 1
         if amends is not None:
             _check_amends(path, amends, record, last, game)
+        applied: dict[str, Any] = {}
+        if named:
+            assert game is not None
+            applied = results_applied(
+                game, named, record["effects"], _retreated(combat), takes or {}, notices
+            )
         return {
             "kind": "combat",
             "ruleset": record["ruleset"],
@@ -126,9 +143,162 @@ def append_combat(
             "explanation": record["explanation"],
             "trace": record["trace"],
             "markers": _combat_markers(seq, outcome, target, targets) or None,
-        }
+        } | applied
 
-    return _append(path, make, who=who, notices=notices)
+    named = {side: list(units.get(side, ())) for side in SIDES} if units else None
+    if named is not None and not any(named.values()):
+        named = None
+    # Units named: their losses are applied from the game's units (the state kept beside the
+    # save, so still no read of the log).
+    return _append(path, make, whole=named is not None, who=who, notices=notices)
+
+
+def _retreated(combat: CombatInput) -> tuple[str, ...]:
+    """The sides that took their option as a retreat before the result was applied (a
+    Day/Night attacker retreating on A1, A1X, A2X)."""
+    return ("attacker",) if getattr(combat, "attacker_retreats", False) else ()
+
+
+def check_combat_units(game: Game, named: Mapping[str, Sequence[str]]) -> None:
+    """Refuse a unit named for a combat that is not in the game, is eliminated, is named
+    twice, or is not of its side (a combat's attackers are one side's units, its defenders
+    another's): SaveError, one line naming it."""
+    sides: dict[str, str] = {}
+    seen: set[str] = set()
+    for side in SIDES:
+        for name in named.get(side, ()):
+            flag = f"--{side}-unit"
+            unit = game.units.get(name)
+            if unit is None:
+                listed = ", ".join(list(game.units)[:8]) or "none"
+                more = " ..." if len(game.units) > 8 else ""
+                raise SaveError(
+                    f"{flag} {name!r}: no such unit in the game; its units: {listed}{more}"
+                )
+            if not unit.alive:
+                raise SaveError(f"{flag} {name!r}: eliminated; only units in play fight")
+            if name in seen:
+                raise SaveError(f"{flag} {name!r}: named twice; each unit fights once in a combat")
+            seen.add(name)
+            other = "defender" if side == "attacker" else "attacker"
+            if sides.get(other) == unit.side:
+                raise SaveError(
+                    f"{flag} {name!r}: a unit of {unit.side}, the {other}'s side; the "
+                    f"{side}s are another side's units"
+                )
+            if sides.setdefault(side, unit.side) != unit.side:
+                raise SaveError(
+                    f"{flag} {name!r}: a unit of {unit.side}; the {side}s are {sides[side]}'s units"
+                )
+
+
+def results_applied(
+    game: Game,
+    named: Mapping[str, Sequence[str]],
+    effects: Mapping[str, Any],
+    retreated: Sequence[str] = (),
+    takes: Mapping[str, Mapping[str, int]] | None = None,
+    notices: list[str] | None = None,
+) -> dict[str, Any]:
+    """The fields a combat entry gets from the result's effects on the game's units that
+    fought: `units` (their names, per side), `losses` (where the rules say which unit, or
+    the owner chose: `takes`) and `open_losses` (what the owner still chooses)."""
+    check_combat_units(game, named)
+    losses: list[dict[str, Any]] = []
+    still: list[dict[str, Any]] = []
+    takes = takes or {}
+    # The units as each loss leaves them: a later loss of the same result (an option after
+    # the steps) reads what the earlier left.
+    working = {n: replace(game.units[n]) for side in SIDES for n in named.get(side, ())}
+    for side in SIDES:
+        owed = [o for o in obligations(effects, named, retreated) if o.side == side]
+        chosen = dict(takes.get(side) or {})
+        fits = _fit(owed, chosen, working, side, notices) if chosen else None
+        for number, owing in enumerate(owed):
+            found = fits[number] if fits is not None else settle(owing, working)
+            if found is None:
+                still.append(open_loss(owing))
+            else:
+                losses += found
+                _take(working, found)
+    out: dict[str, Any] = {"units": {side: list(named.get(side, ())) for side in SIDES}}
+    if losses:
+        out["losses"] = _merged(losses)
+    if still:
+        out["open_losses"] = still
+    return out
+
+
+def _take(units: Mapping[str, UnitState], losses: Sequence[Mapping[str, Any]]) -> None:
+    for loss in losses:
+        unit = units[str(loss["unit"])]
+        unit.steps_lost += int(loss.get("steps", 0))
+        unit.factors_lost += int(loss.get("factors", 0))
+        if loss.get("eliminated"):
+            unit.eliminated = True
+
+
+def _fit(
+    owed: Sequence[Obligation],
+    chosen: dict[str, int],
+    units: Mapping[str, UnitState],
+    side: str,
+    notices: list[str] | None,
+) -> list[list[dict[str, Any]] | None] | None:
+    """The owner's choice (`chosen`: unit -> amount) split over a side's obligations in
+    order (the steps the result takes, then its option), or None, said in `notices`, when
+    it does not fit the result."""
+    out: list[list[dict[str, Any]] | None] = []
+    left = dict(chosen)
+    units = {n: replace(u) for n, u in units.items()}  # a choice refused leaves them as they were
+    if all(o.what == "eliminated" for o in owed):
+        if notices is not None:
+            notices.append(
+                f"--{side}-takes not used: the result leaves the {side} no loss to choose"
+            )
+        return None
+    try:
+        for owing in owed:
+            if owing.what == "eliminated":
+                out.append(settle(owing, units))
+                continue
+            if owing.what == "option":
+                part, left = left, {}
+            else:
+                part = {}
+                need = owing.amount
+                for name in list(left):
+                    take = min(need, left[name])
+                    if take:
+                        part[name] = take
+                        left[name] -= take
+                        need -= take
+                left = {n: a for n, a in left.items() if a}
+            found = settle(owing, units, part)
+            out.append(found)
+            _take(units, found or ())
+        if any(left.values()):
+            raise ValueError(
+                f"{sum(left.values())} more than the result takes from the {side}'s units"
+            )
+    except ValueError as err:
+        if notices is not None:
+            notices.append(f"--{side}-takes not used ({err}): the {side}'s loss is left open")
+        return None
+    return out
+
+
+def _merged(losses: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One loss per unit: a unit losing steps to a result and to its option loses both."""
+    by_unit: dict[str, dict[str, Any]] = {}
+    for loss in losses:
+        held = by_unit.setdefault(str(loss["unit"]), {"unit": loss["unit"]})
+        for key in ("steps", "factors"):
+            if key in loss:
+                held[key] = held.get(key, 0) + int(loss[key])
+        if loss.get("eliminated"):
+            held["eliminated"] = True
+    return list(by_unit.values())
 
 
 def _check_amends(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.engine.errors import nearest
-from tui.engine.units import UnitState, apply_units
+from tui.engine.units import UnitState, apply_open, apply_units
 from tui.saves.checking import DEFAULT_OPTIONS
 from tui.saves.decoding import _Parsed
 from tui.saves.errors import SaveError
@@ -67,6 +67,8 @@ class Game:
     end: int = field(default=0, compare=False)
     # Its units (order of battle) by name, in the order they came in, as the log leaves them.
     units: dict[str, UnitState] = field(default_factory=dict)
+    # The losses combats left for their owners to choose, still open, by combat entry number.
+    open_losses: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def canonical_kind(kind: str) -> str:
@@ -169,6 +171,7 @@ def _apply_state(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) 
         game.options[entry["key"]] = entry["value"]
     if kind in _UNIT_KINDS:
         apply_units(game.units, entry)
+        apply_open(game.open_losses, entry, game.units)
 
 
 # The entries that change a game's units (a combat, by the losses it logged).

@@ -104,6 +104,8 @@ class _Combat(_Entry, tag="combat"):
     # left for their owner to choose the units of.
     losses: list[_Loss] = []
     open_losses: list[_Open] = []
+    # The game's units that fought, by side (by name: a player's chart's units hold none).
+    units: _Fought | None = None
 
 
 class _Event(_Entry, tag="event"):
@@ -164,6 +166,13 @@ class _Loss(msgspec.Struct):
     steps: int = 0
     factors: int = 0
     eliminated: bool | None = None
+
+
+class _Fought(msgspec.Struct):
+    """The game's units a combat's sides fought with, by name."""
+
+    attacker: list[_Name] = []
+    defender: list[_Name] = []
 
 
 class _Open(msgspec.Struct):

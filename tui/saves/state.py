@@ -48,6 +48,7 @@ def state_line(game: Game, after: int) -> bytes:
                 "options": game.options,
                 "markers": markers,
                 "units": units,
+                "open_losses": [[seq, losses] for seq, losses in game.open_losses.items()],
             },
             ensure_ascii=True,
             separators=(",", ":"),
@@ -91,6 +92,15 @@ class _KeptUnit(msgspec.Struct, array_like=True):
     changed_by: list[int]
 
 
+class _KeptOpen(msgspec.Struct):
+    """A loss a combat left open (its owner chooses the units), as the state line keeps it."""
+
+    side: str
+    what: str
+    amount: int
+    units: list[str]
+
+
 class _Kept(msgspec.Struct):
     """The state line's JSON: the units checked as they are decoded (a game of thousands of
     units is read in milliseconds, as a keystroke's completion reads it), the rest after."""
@@ -100,6 +110,8 @@ class _Kept(msgspec.Struct):
     options: Any
     markers: Any
     units: list[_KeptUnit]
+    # The losses combats left open, by combat entry number (none in a line written before).
+    open_losses: list[tuple[int, list[_KeptOpen]]] = msgspec.field(default_factory=list)
 
 
 _KEPT = msgspec.json.Decoder(_Kept)
@@ -129,6 +141,13 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
         return None
     game = _new_game(path, header, [])
     game.turn = kept.turn
+    game.open_losses = {
+        seq: [
+            {"side": o.side, "what": o.what, "amount": o.amount, "units": list(o.units)}
+            for o in losses
+        ]
+        for seq, losses in kept.open_losses
+    }
     game.options = options
     game.markers = markers  # type: ignore[assignment]
     game.units = {

@@ -15,7 +15,7 @@ from typing import Any
 
 from tui.engine import registry
 from tui.engine.tables import default_tables
-from tui.engine.units import MOST_UNITS, RecordField, read_record, record_fields
+from tui.engine.units import MOST_UNITS, RecordField, answer_open, read_record, record_fields
 from tui.saves.appending import _append
 from tui.saves.checking import _check_text
 from tui.saves.errors import SaveError
@@ -202,8 +202,8 @@ def take_losses(
                     raise SaveError(
                         f"{name}: {key} {value!r}; expected a whole number from -99 to 99"
                     )
-                if value:
-                    out[key] = value
+                if value or (combat is not None and key == "steps" and key in loss):
+                    out[key] = value  # 0 steps for a combat: its option all retreated
             if "eliminated" in loss:
                 if not isinstance(loss["eliminated"], bool):
                     raise SaveError(
@@ -215,9 +215,28 @@ def take_losses(
             checked.append(out)
         if combat is not None and (type(combat) is not int or combat < 1):
             raise SaveError(f"combat {combat!r}; expected the entry number of a combat")
+        if combat is not None:
+            _answers(game, combat, checked)
         return {"kind": "loss", "losses": checked, "combat": combat, "note": note}
 
     return _append(path, make, whole=True, who=who, notices=notices)
+
+
+def _answers(game: Game, combat: int, losses: list[dict[str, Any]]) -> None:
+    """Refuse losses that do not answer combat `combat`'s open losses (a unit that did not
+    fight in it, of the wrong side, a kind it does not owe, more than is owed or than the
+    unit has); a unit of factors alone losing all it has left is marked eliminated."""
+    try:
+        answer_open(combat, game.open_losses.get(combat, []), losses, game.units)
+    except ValueError as err:
+        raise SaveError(str(err)) from None
+    for loss in losses:
+        # A unit of steps is out with its last step (its state says so); one of factors
+        # alone is marked eliminated when it loses all it has.
+        unit = game.units[loss["unit"]]
+        factors = loss.get("factors", 0)
+        if unit.steps_left is None and factors and factors >= unit.factor_left:
+            loss["eliminated"] = True
 
 
 def game_state(path: Path) -> Game:
