@@ -21,8 +21,6 @@ from tui.desk.widgets.combat import OddsPreview
 from tui.engine.combat import resolve
 from tui.engine.model import CombatInput, Unit
 from tui.engine.tables import default_tables
-from tui.engine.units import obligations
-from tui.engine.units import settle as settle_loss
 
 UNITS = (("21 Pz", "Axis", 6), ("Ariete", "Axis", 4), ("9 Aus", "Allies", 3), ("2 NZ", "Allies", 5))
 
@@ -50,29 +48,6 @@ async def typed(pilot: Pilot, *keys: str) -> None:
     await pilot.pause()
 
 
-def with_open_losses(real: Any) -> Any:
-    """The store's append_combat, answering as the results part's does for a combat of
-    named units: the losses the rules leave to the owner, open (the entry as written here
-    keeps none: this desk reads them from the entry the store hands back)."""
-
-    def append(path: Path, combat: CombatInput, outcome: Any, *args: Any, **kw: Any) -> Any:
-        entry = real(path, combat, outcome, *args, **kw)
-        if "open_losses" not in entry:
-            names = {
-                "attacker": [u.name for u in combat.attackers if u.name],
-                "defender": [u.name for u in combat.defenders if u.name],
-            }
-            units = saves.game_state(path).units
-            entry["open_losses"] = [
-                {"side": o.side, "what": o.what, "amount": o.amount, "units": list(o.units)}
-                for o in obligations(outcome.effects, names)
-                if settle_loss(o, units) is None
-            ]
-        return entry
-
-    return append
-
-
 def roll_losing_two_attack_factors() -> int:
     """A total of the dice that gives the attackers AL2 at 10 to 5 (2-1), found by the
     engine: the test types it by hand."""
@@ -91,7 +66,6 @@ async def test_pick_units_roll_choose_losses_and_reopen(
 ) -> None:
     folder = tmp_path / "saves"
     path = basic_game(folder)
-    monkeypatch.setattr(saves, "append_combat", with_open_losses(saves.append_combat))
     total = roll_losing_two_attack_factors()
     app = open_desk(folder, path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -176,7 +150,6 @@ async def test_pick_units_roll_choose_losses_and_reopen(
 async def test_esc_leaves_the_loss_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "saves"
     path = basic_game(folder)
-    monkeypatch.setattr(saves, "append_combat", with_open_losses(saves.append_combat))
     total = roll_losing_two_attack_factors()
     app = open_desk(folder, path)
     async with app.run_test(size=(80, 24)) as pilot:

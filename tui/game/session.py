@@ -257,6 +257,7 @@ class GameSession:
         after: threading.Event | None,
     ) -> None:
         path, who = self.path, self.player
+        fought = self.fought(combat)
         self._append(
             lambda notices: saves.append_combat(
                 path,
@@ -267,11 +268,22 @@ class GameSession:
                 targets=targets,
                 who=who,
                 amends=amends,
+                units=fought,
                 notices=notices,
             ),
             done,
             after,
         )
+
+    def fought(self, combat: CombatInput) -> dict[str, list[str]] | None:
+        """The game's units a combat's rows name, per side (what its result is applied to),
+        or None: it names none of them."""
+        units = self.game.units if self.loaded and self.game is not None else {}
+        found = {
+            side: [u.name for u in rows if u.name is not None and u.name in units]
+            for side, rows in (("attacker", combat.attackers), ("defender", combat.defenders))
+        }
+        return found if any(found.values()) else None
 
     def note(
         self,
