@@ -100,3 +100,27 @@ def test_units_cli_lists_imports_and_takes(
     assert main(["units", "dn", "--saves", "."]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "Blue" and "X" in out and "Y" not in out
+
+
+def test_a_large_order_of_battle_is_imported_whole_in_several_entries(camp: Path) -> None:
+    """2,500 OCS units do not fit one entry (256 KiB at most): they go in several, every
+    row checked before the first is written, so a bad last row imports nothing."""
+    rows = [
+        {
+            "name": f"Unit {i:04d} Panzer-Grenadier",
+            "side": ("Axis", "Allied")[i % 2],
+            "hex": f"{i % 40:02d}{i % 30:02d}",
+            "factor": 5,
+            "steps": 3,
+            "ar": 3,
+        }
+        for i in range(2500)
+    ]
+    with pytest.raises(saves.SaveError, match="row 2500: steps: 0 is not allowed"):
+        saves.import_units(camp, [*rows[:-1], {**rows[-1], "steps": 0}])
+    assert saves.load_game(camp).entries == []
+    written = saves.import_units(camp, rows)
+    assert len(written) > 1 and sum(len(e["units"]) for e in written) == 2500
+    game = saves.load_game(camp)
+    assert list(game.units) == [row["name"] for row in rows]
+    assert states(saves.game_state(camp)) == states(game)

@@ -265,7 +265,7 @@ def _cmd_import(args: argparse.Namespace, tables: Tables) -> int:
     source = Path(args.source)
     records = read_order_of_battle(source)
     with _notices() as notices:
-        entry = saves.import_units(
+        entries = saves.import_units(
             path,
             records,
             source=source.name,
@@ -276,7 +276,8 @@ def _cmd_import(args: argparse.Namespace, tables: Tables) -> int:
             who=player_name(),
             notices=notices,
         )
-    print(
-        f"Imported {len(entry['units'])} units from {source.name} as entry {entry['seq']} in {path}"
-    )
+    count = sum(len(entry["units"]) for entry in entries)
+    seqs = [entry["seq"] for entry in entries]
+    where = f"entry {seqs[0]}" if len(seqs) == 1 else f"entries {seqs[0]} to {seqs[-1]}"
+    print(f"Imported {count} units from {source.name} as {where} in {path}")
     return 0

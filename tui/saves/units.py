@@ -8,6 +8,7 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -125,6 +126,12 @@ def remove_unit(
     return _append(path, make, whole=True, who=who, notices=notices)
 
 
+# The most bytes of unit records one import entry holds, well under an entry's limit
+# (tui.saves.encoding MAX_ENTRY, 256 KiB): a larger order of battle is written in several
+# entries, each under the lock.
+IMPORT_ENTRY_BYTES = 160 * 1024
+
+
 def import_units(
     path: Path,
     records: Sequence[Mapping[str, Any]],
@@ -134,40 +141,73 @@ def import_units(
     row: str = "row",
     who: str | None = None,
     notices: list[str] | None = None,
-) -> dict[str, Any]:
-    """Add many units in one entry (an order of battle read from a file): every record is
-    checked first, and a bad one imports nothing (SaveError names its `row`, numbered from
-    `first`, and field)."""
+) -> list[dict[str, Any]]:
+    """Add many units (an order of battle read from a file): every record is checked first,
+    and a bad one imports nothing (SaveError names its `row`, numbered from `first`, and
+    field). The units go in one entry, or in several where they are more than one entry
+    may hold (each checked again under the lock); the entries written are returned."""
     if source is not None:
         _check_text("source", source)
+    at = f"{source}: " if source else ""
+    game = game_state(path)
+    units = _imported(game, records, at, row, first)
+    chunks: list[list[dict[str, Any]]] = [[]]
+    size = 0
+    for unit in units:
+        # Its size as the entry holds it (JSON-like, a little under TOML's).
+        grows = len(json.dumps(unit, ensure_ascii=False)) + 8
+        if chunks[-1] and size + grows > IMPORT_ENTRY_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(unit)
+        size += grows
+    written: list[dict[str, Any]] = []
+    for chunk in chunks:
 
-    def make(
-        header: dict[str, Any], last: dict[str, Any] | None, game: Game | None
-    ) -> dict[str, Any]:
-        assert game is not None
-        units: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        fields = unit_fields(game.rulesets)
-        at = f"{source}: " if source else ""
-        for number, raw in enumerate(records, first):
-            try:
-                unit = read_record(raw, fields)
-            except ValueError as err:
-                raise SaveError(f"{at}{row} {number}: {err}; nothing was imported") from None
-            if unit["name"] in seen or unit["name"] in game.units:
+        def make(
+            header: dict[str, Any],
+            last: dict[str, Any] | None,
+            now: Game | None,
+            chunk: list[dict[str, Any]] = chunk,
+        ) -> dict[str, Any]:
+            assert now is not None
+            clash = next((u["name"] for u in chunk if u["name"] in now.units), None)
+            if clash is not None:  # added by another writer since the check
+                done = sum(len(e["units"]) for e in written)
                 raise SaveError(
-                    f"{at}{row} {number}: name: {unit['name']!r} is already a unit; each name "
-                    "once; nothing was imported"
+                    f"{at}{clash!r} was added by another writer meanwhile; "
+                    f"{done} of {len(units)} units were imported"
                 )
-            seen.add(unit["name"])
-            units.append(unit)
-        if not units:
-            raise SaveError(f"{at}no units to import")
-        if len(game.units) + len(units) > MOST_UNITS:
-            raise SaveError(f"{at}over {MOST_UNITS:,} units; nothing was imported")
-        return {"kind": "units", "units": units, "source": source}
+            return {"kind": "units", "units": chunk, "source": source}
 
-    return _append(path, make, whole=True, who=who, notices=notices)
+        written.append(_append(path, make, whole=True, who=who, notices=notices))
+    return written
+
+
+def _imported(
+    game: Game, records: Sequence[Mapping[str, Any]], at: str, row: str, first: int
+) -> list[dict[str, Any]]:
+    """The records checked as units for `game`; SaveError names the first bad one."""
+    units: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    fields = unit_fields(game.rulesets)
+    for number, raw in enumerate(records, first):
+        try:
+            unit = read_record(raw, fields)
+        except ValueError as err:
+            raise SaveError(f"{at}{row} {number}: {err}; nothing was imported") from None
+        if unit["name"] in seen or unit["name"] in game.units:
+            raise SaveError(
+                f"{at}{row} {number}: name: {unit['name']!r} is already a unit; each name "
+                "once; nothing was imported"
+            )
+        seen.add(unit["name"])
+        units.append(unit)
+    if not units:
+        raise SaveError(f"{at}no units to import")
+    if len(game.units) + len(units) > MOST_UNITS:
+        raise SaveError(f"{at}over {MOST_UNITS:,} units; nothing was imported")
+    return units
 
 
 def take_losses(
