@@ -124,3 +124,32 @@ def test_a_large_order_of_battle_is_imported_whole_in_several_entries(camp: Path
     game = saves.load_game(camp)
     assert list(game.units) == [row["name"] for row in rows]
     assert states(saves.game_state(camp)) == states(game)
+
+
+def test_the_desk_names_for_its_losses_only_units_the_store_takes(camp: Path) -> None:
+    """A desk combat's rows may name an eliminated unit, or units of two sides on one side
+    for a one-off: the roll is logged all the same, its losses applied only to what the
+    store takes (a combat it would refuse after the roll names none)."""
+    from tui.engine.model import CombatInput, Unit
+    from tui.game.session import GameSession
+
+    saves.import_units(
+        camp,
+        [
+            {"name": "21 Pz", "side": "Axis", "factor": 6, "steps": 3, "ar": 4},
+            {"name": "90 Lt", "side": "Axis", "factor": 4, "steps": 2, "ar": 3},
+            {"name": "7 Armd", "side": "Allied", "factor": 5, "steps": 2, "ar": 3},
+        ],
+    )
+    saves.take_losses(camp, [{"unit": "90 Lt", "eliminated": True}])
+    session = GameSession(None, camp, saves.load_game(camp))  # type: ignore[arg-type]
+    named = CombatInput(
+        "ocs",
+        attackers=(Unit(6, name="21 Pz"), Unit(4, name="90 Lt"), Unit(2, name="a one-off")),
+        defenders=(Unit(5, name="7 Armd"),),
+    )
+    assert session.fought(named) == {"attacker": ["21 Pz"], "defender": ["7 Armd"]}
+    mixed = CombatInput(
+        "ocs", attackers=(Unit(6, name="21 Pz"), Unit(5, name="7 Armd")), defenders=(Unit(3),)
+    )
+    assert session.fought(mixed) is None

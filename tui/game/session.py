@@ -276,14 +276,24 @@ class GameSession:
         )
 
     def fought(self, combat: CombatInput) -> dict[str, list[str]] | None:
-        """The game's units a combat's rows name, per side (what its result is applied to),
-        or None: it names none of them."""
-        units = self.game.units if self.loaded and self.game is not None else {}
+        """The game's units in play a combat's rows name, per side (what its result is
+        applied to), or None: it names none of them, or names them so that the store would
+        refuse the combat (the attackers of two sides, a unit on both): the roll is then
+        logged all the same, and its losses are taken by hand (`crtdesk units FILE take`)."""
+        if not self.loaded or self.game is None:
+            return None
+        units = self.game.units
         found = {
-            side: [u.name for u in rows if u.name is not None and u.name in units]
+            side: [u.name for u in rows if u.name is not None and _in_play(units, u.name)]
             for side, rows in (("attacker", combat.attackers), ("defender", combat.defenders))
         }
-        return found if any(found.values()) else None
+        if not any(found.values()):
+            return None
+        try:
+            saves.check_combat_units(self.game, found)
+        except saves.SaveError:
+            return None
+        return found
 
     def note(
         self,
@@ -570,3 +580,9 @@ class GameSession:
             self.app.call_from_thread(callback, *args, **kwargs)
         except RuntimeError:
             pass  # the desk is closing
+
+
+def _in_play(units: dict[str, Any], name: str) -> bool:
+    """Whether `name` is one of the game's units, not eliminated."""
+    found = units.get(name)
+    return found is not None and bool(found.alive)

@@ -51,6 +51,7 @@ _HOMES: dict[str, str] = {
     "KNOWN_OPTIONS": "checking",
     "options_in_play": "checking",
     "append_combat": "combats",
+    "check_combat_units": "combats",
     "UNSPECIFIED_TARGET": "combats",
     "new_game": "creating",
     "no_gc": "decoding",
