@@ -102,6 +102,10 @@ class LossScreen(ModalScreen[list[dict[str, Any]] | None]):
         except ValueError as err:
             self.query_one("#loss-problem", Static).update(str(err))
             return
+        if not losses and self.obligation.what == "option" and self.alive:
+            # No step chosen: the option all retreated, logged as 0 steps (as `units take
+            # --steps 0` logs it), which closes it.
+            losses = [{"unit": self.alive[0].name, "steps": 0}]
         self.dismiss(losses)
 
     def action_cancel(self) -> None:
