@@ -120,6 +120,10 @@ async def test_pick_units_roll_choose_losses_and_reopen(
         await typed(pilot, "backspace", "1", "tab", "1", "enter")
         await settle(pilot)
         assert app.screen is screen
+        # The rows holding the units that lost show them as they now stand (they kept the
+        # strength they had before the roll), and the preview reads them so.
+        assert [row.factor_text for row in screen.unit_rows("attacker")] == ["5", "3"]
+        assert "Attack 8" in preview_text(app), preview_text(app)
     log = saves.load_game(path)
     combat_seq = max(e["seq"] for e in log.entries if e["kind"] == "combat")
     loss = log.entries[-1]

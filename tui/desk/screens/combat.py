@@ -132,6 +132,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         self.unread: frozenset[str] = frozenset()
         # The game's units by name, as the log leaves them (`read_units_state`).
         self.unit_states: dict[str, UnitState] = {}
+        self.units_read: dict[str, dict[str, Any]] = {}
 
     @property
     def tables(self) -> Tables:
@@ -313,11 +314,25 @@ class CombatScreen(TypingForm, RulesetScreen):
         each entry (never per keystroke); the rows take names once there are some."""
         game = self.session.game if self.session.loaded else None
         self.unit_states = dict(game.units) if game is not None else {}
+        # What each unit was when last read: a row holding a unit the entry changed (a loss
+        # taken) shows it as it now stands, never the strength it had before the roll.
+        before, self.units_read = (
+            self.units_read,
+            {name: unit.state() for name, unit in self.unit_states.items()},
+        )
+        refreshed = False
         if self.unit_states:
             for side in SIDES:
                 for row in self.unit_rows(side):
                     if row.suggester is None:
                         row.show_names(self.unit_names[side])
+                    elif row.named:
+                        name = row.name_input.value.strip()
+                        if name in before and before[name] != self.units_read.get(name):
+                            self.pick_unit(row.name_input)
+                            refreshed = True
+        if refreshed:  # the preview reads the rows as they now stand (the last roll's box
+            self.reading = self.read_form()  # still tells the combat logged)
 
     def picked_side(self) -> str | None:
         """The game's side of the first attacker picked by name (None: none yet)."""
