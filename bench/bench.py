@@ -954,7 +954,7 @@ class Bench:
         row.met = row.median is not None and row.median < 0.016
         row.note = (
             f"per key: saves.game_state + the side's names matching (up to {found}); the "
-            "Pilot keystroke row waits for the combat form's completion"
+            "form's own is the keystroke to completion row"
         )
 
     def rolling(self) -> None:
