@@ -32,6 +32,10 @@ What it measures (each a median over several runs):
   peak RSS within the long campaign's bound (its time in the note), the log read and then
   the state kept; and the completion candidates a unit row's keystroke builds for 2,000
   units (the game's units read, the side's names that match), within a keystroke's budget;
+- keystroke to completion: the desk (Pilot) on a game of 2,000 imported units, a unit's name
+  typed in the first attacker's name field one key at a time, each key timed until the
+  field shows the completion the game's units give (within a keystroke's budget), and
+  counted in instructions (callgrind, not in --smoke);
 - bytes on the wire: a combat screen's first frame, and per keystroke;
 - the CLI: `crtdesk resolve` beside `python -c pass`, and whether it imports textual or rich.
 
@@ -242,6 +246,79 @@ KEY_COUNTS_MEASURED: dict[str, float] = {
     "rivets": 20.0e6,
     "daynight": 22.7e6,
 }
+
+# A unit's name typed in the first attacker's name field, one key at a time, on the desk
+# opened on a game of many units (an OCS form: "1" Enter "1" gives both strengths first,
+# as the keystroke rows set it up). Each key is posted to the app as the terminal driver
+# posts it. Timed ("time"): from the key posted until the field's line shows the key and
+# the completion the game's units give (each key asks the suggester again); a tenth of a
+# second to be drawn before the next key, and the name deleted again after each round.
+# Counted ("count", under callgrind, one round): between getpgrp and getppid, each key
+# given `wait` seconds to be handled and drawn, as COUNT_KEYS counts them.
+COMPLETION_KEYS = """
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+from textual import events
+from textual.widgets import Input
+
+from tui.desk.app import CrtDeskApp
+
+path, mode, rounds, wait = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+wanted = json.loads(sys.argv[5])  # [what is typed, the completion it shows], key by key
+
+
+async def main():
+    app = CrtDeskApp(saves_dir=path.parent, game_path=path, rng=random.Random(1), player="bench")
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(600):
+            await pilot.pause(0.05)
+            screen = app.screen
+            if getattr(screen, "prepared", False) and getattr(screen, "unit_states", None):
+                break
+        for field in screen.query(Input):
+            field.cursor_blink = False
+        await pilot.press("1", "enter", "1")
+        name = screen.unit_rows("attacker")[0].name_input
+        name.focus()
+        await pilot.pause(0.2)
+        times, missed = [], []
+        for _ in range(rounds):
+            if mode == "count":
+                os.getpgrp()
+            for typed, completion in wanted:
+                char = typed[-1]
+                start = time.perf_counter()
+                app.post_message(events.Key("space" if char == " " else char, char))
+                if mode == "count":
+                    await asyncio.sleep(wait)
+                    continue
+                while time.perf_counter() - start < 5:
+                    if name.value == typed and name.render_line(0).text.startswith(completion):
+                        times.append(time.perf_counter() - start)
+                        break
+                    await asyncio.sleep(0.0005)
+                else:
+                    missed.append([typed, name.value, name.render_line(0).text])
+                await asyncio.sleep(wait)
+            if mode == "count":
+                os.getppid()
+                shown = name.render_line(0).text
+                if name.value != wanted[-1][0] or not shown.startswith(wanted[-1][1]):
+                    missed.append([wanted[-1][0], name.value, shown])
+            await pilot.press(*["backspace"] * len(name.value))
+            await pilot.pause(0.2)
+        print(json.dumps({"times": times, "missed": missed}), flush=True)
+    os._exit(0)
+
+
+asyncio.run(main())
+"""
 
 
 def plain(data: bytes) -> str:
@@ -616,6 +693,91 @@ class Bench:
             per_key.note = f"max {max(key_bytes):,} B"
             per_key.met = statistics.median(key_bytes) < 4096 and max(key_bytes) < 4096
 
+    def completion(self) -> None:
+        """A unit's name typed in a combat form's name field on a game of 2,000 imported
+        units, one key at a time, each key asking the game's units again for the completion
+        (`COMPLETION_KEYS`): timed to the completion shown in the field, and counted in
+        instructions (callgrind, not in --smoke) against the OCS screen's keystroke budget."""
+        from bench_saves import unit_records
+
+        from tui import saves
+
+        folder = self.tmp / "completion"
+        folder.mkdir()
+        path = folder / "units.toml"
+        saves.new_game(path, f"{UNITS} units", ["ocs"])
+        records = unit_records(UNITS)
+        # In files of 1,000, as a big order of battle is brought in (an import entry holds
+        # at most 256 KiB, about 1,800 such units).
+        for first in range(0, UNITS, 1000):
+            saves.import_units(path, records[first : first + 1000], source="bench-oob.csv")
+        # The last unit imported, typed letter by letter: every key's completion is the first
+        # of the game's units (in their order, any side: no attacker is picked yet) whose
+        # name starts with what is typed.
+        typed = str(records[-1]["name"])
+        names = [str(record["name"]) for record in records]
+        wanted = []
+        for end in range(1, len(typed) + 1):
+            prefix = typed[:end]
+            found = next(n for n in names if n.casefold().startswith(prefix.casefold()))
+            wanted.append([prefix, found])
+        script = self.tmp / "completion_keys.py"
+        script.write_text(COMPLETION_KEYS, encoding="utf-8")
+        argv = [sys.executable, str(script), str(path)]
+        rounds = 1 if self.quick else 4
+        done = subprocess.run(
+            [*argv, "time", str(rounds), "0.1", json.dumps(wanted)],
+            capture_output=True,
+            text=True,
+            env=self.env,
+        )
+        row = self.add(Row(f"keystroke to completion: {UNITS:,} units", budget="< 16 ms"))
+        row.reference = f"minimal echo {ms(self.minimal_echo_ms)}"
+        result = json.loads(done.stdout.splitlines()[-1]) if done.stdout.strip() else None
+        if result is None or result["missed"]:
+            row.note = "the completion was not shown on every key"
+            shown = result["missed"][:2] if result else done.stderr.strip()[-300:]
+            self.failures.append(f"completion: {shown}")
+        else:
+            row.values = result["times"]
+            row.met = row.median is not None and row.median < 0.016
+            row.note = (
+                f"max {ms(max(row.values))}; OCS A1's name, {typed!r} typed {rounds}x; "
+                "each key posted as the terminal's driver posts it"
+            )
+        self.completion_count(argv, wanted)
+
+    def completion_count(self, argv: list[str], wanted: list[list[str]]) -> None:
+        """The completion's keystrokes counted by callgrind, one round of the name: reported
+        beside an OCS factor's keystroke (a name's key does more: the name is part of the
+        combat, so every key is a new combat's preview, and the completion is drawn in a
+        frame of its own)."""
+        name = f"instructions: keystroke to completion: {UNITS:,} units"
+        row = self.add(Row(name, unit="instructions", budget="report"))
+        row.reference = f"OCS keystroke {KEY_COUNTS_MEASURED['ocs'] / 1e6:,.0f} M on 2026-11-25"
+        valgrind = shutil.which("valgrind") or self.install_valgrind()
+        if valgrind is None or self.smoke:
+            row.note = "valgrind not installed" if valgrind is None else "not counted in --smoke"
+            return
+        out = self.tmp / "completion.out"
+        done = subprocess.run(
+            [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}"]
+            + ["--zero-before=getpgrp", "--dump-before=getppid"]
+            + [*argv, "count", "1", "1.5", json.dumps(wanted)],
+            capture_output=True,
+            text=True,
+            env=self.env | {"PYTHONHASHSEED": "0"},
+        )
+        dump = out.parent / f"{out.name}.1"
+        found = SUMMARY.search(dump.read_text()) if dump.exists() else None
+        missed = json.loads(done.stdout.splitlines()[-1])["missed"] if done.stdout else None
+        if found is None or missed is None or missed:
+            row.note = "not counted: the completion was not shown"
+            self.failures.append(f"completion counted: {done.stderr.strip()[-300:]}")
+            return
+        row.values = [int(found.group(1)) / len(wanted)]
+        row.note = f"{len(wanted)} keys; each a new combat's preview and a completion"
+
     def engine_share(self) -> None:
         from tui.engine import CombatInput, Unit
         from tui.engine.preview import preview
@@ -792,7 +954,7 @@ class Bench:
         row.met = row.median is not None and row.median < 0.016
         row.note = (
             f"per key: saves.game_state + the side's names matching (up to {found}); the "
-            "Pilot keystroke row waits for the combat form's completion"
+            "form's own is the keystroke to completion row"
         )
 
     def rolling(self) -> None:
@@ -1142,6 +1304,7 @@ STEP_METHODS = {
     "cold": "cold_start",
     "counts": "counts",
     "keys": "keystrokes",
+    "completion": "completion",
     "engine": "engine_share",
     "rolling": "rolling",
     "opening": "opening",

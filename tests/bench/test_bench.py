@@ -24,6 +24,8 @@ FIGURES = (
     "bytes: a combat screen's first frame",
     "bytes: per keystroke (all screens)",
     "bytes: Tab to the next field",
+    "keystroke to completion: 2,000 units",
+    "instructions: keystroke to completion: 2,000 units",
     "roll and record on a 20-entry save",
     "open a 20-entry save from the list: the open call",
     "open a 20-entry save from the list: the screen shown",

@@ -231,3 +231,28 @@ async def test_an_ocs_counter_picked_by_name_shows_its_steps_left_and_markers(
         await settle(pilot)
         assert defender.parts()["factor"] == "5" and defender.parts()["re"] == "2"
         assert "A 8 : D 5" in preview_text(app)
+
+
+async def test_a_unit_eliminated_is_no_longer_completed(tmp_path: Path) -> None:
+    """The names a row completes from are the units still in play: 21 Pz, eliminated on the
+    command line before the game is opened, is passed over for 2 NZ; once 2 NZ is picked
+    the defenders complete from the Axis left (Ariete alone)."""
+    folder = tmp_path / "saves"
+    path = basic_game(folder)
+    saves.take_losses(path, [{"unit": "21 Pz", "eliminated": True}])
+    app = open_desk(folder, path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        assert screen.side_names("attacker") == ["Ariete", "9 Aus", "2 NZ"]
+        first = screen.unit_rows("attacker")[0]
+        await typed(pilot, "tab", "2")
+        assert first.name_input.render_line(0).text.startswith("2 NZ")  # the completion shown
+        await typed(pilot, "right")
+        assert first.name_input.value == "2 NZ" and first.factor_text == "5"
+        assert screen.side_names("attacker") == ["9 Aus", "2 NZ"]
+        assert screen.side_names("defender") == ["Ariete"]
+        # "2" in the defender's row completes to nothing: 21 Pz is out of play.
+        defender = screen.unit_rows("defender")[0]
+        await typed(pilot, "ctrl+n", "enter", "tab", "2", "tab")
+        assert defender.name_input.value == "2" and defender.factor_text == ""

@@ -66,3 +66,37 @@ def test_the_next_column_is_the_least_attack_added_that_reaches_it() -> None:
     # A column given by the player is not read from the odds: no next column.
     given = CombatInput("pod-basic", attackers=(Unit(7),), defenders=(Unit(3),), column="2-1")
     assert preview(given, tables).next_column is None
+
+
+def test_the_next_column_search_probes_each_attack_once(monkeypatch) -> None:
+    """A new combat's preview is mostly probes (each resolves the whole combat): the search
+    for the next column asks each attack added once, and finds what it found before."""
+    from dataclasses import replace
+
+    from tui.engine import preview as module
+    from tui.engine.preview import next_column, probe
+
+    tables = default_tables()
+    asked: list[int] = []
+
+    def counted(combat: CombatInput, tables: object = None) -> object:
+        asked.append(combat.attackers[-1].factor)
+        return probe(combat, tables)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "probe", counted)
+    for ruleset, attack, defence in (("pod-basic", 7, 3), ("pod-basic", 1, 1), ("ocs", 3, 4)):
+        combat = CombatInput(ruleset, attackers=(Unit(attack),), defenders=(Unit(defence),))
+        first = probe(combat, tables)
+        # The least attack added that moves the column, asked one by one.
+        wanted = next(
+            (added, found.column or found.odds)
+            for added in range(1, 50)
+            for found in [probe(replace(combat, attackers=(Unit(attack), Unit(added))), tables)]
+            if (found.column or found.odds) != first.column
+        )
+        asked.clear()
+        assert next_column(combat, first, tables) == wanted
+        assert len(asked) == len(set(asked)), asked
+        if ruleset == "pod-basic" and attack == 7:
+            # 7 to 3 is 2-1: the last column checked (999), then 1 (2-1 still), 2 (3-1).
+            assert wanted == (2, "3-1") and asked == [999, 1, 2]

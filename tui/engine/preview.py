@@ -123,7 +123,8 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
     """The least attack added to `combat` (a unit like its last attacker) that moves the
     column right, and the column it reaches; None beyond the last column, or where the
     column is not read from the odds (given by the player, or no odds at all). More attack
-    never moves the column left, so the search doubles, then halves."""
+    never moves the column left, so the search doubles, then halves, each attack probed
+    once (a probe resolves the whole combat: a new combat's preview is mostly probes)."""
     if first.ratio is None or first.column is None or not combat.attackers:
         return None
     now = first.column
@@ -141,16 +142,17 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
     if reached(MOST_ADDED) is None:
         return None  # the last column already
     low, high = 0, 1
-    while reached(high) is None:
+    label = reached(high)
+    while label is None:
         low, high = high, min(high * 2, MOST_ADDED)
+        label = reached(high)
     while high - low > 1:
         middle = (low + high) // 2
-        if reached(middle) is None:
+        found = reached(middle)
+        if found is None:
             low = middle
         else:
-            high = middle
-    label = reached(high)
-    assert label is not None
+            high, label = middle, found
     return high, label
 
 

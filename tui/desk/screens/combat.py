@@ -133,6 +133,9 @@ class CombatScreen(TypingForm, RulesetScreen):
         # The game's units by name, as the log leaves them (`read_units_state`).
         self.unit_states: dict[str, UnitState] = {}
         self.units_read: dict[str, dict[str, Any]] = {}
+        # The units still in play, (name, side) in the log's order: what a name completes
+        # from, worked out with the units (a keystroke asks it of 2,000 units).
+        self.alive_units: list[tuple[str, str]] = []
 
     @property
     def tables(self) -> Tables:
@@ -321,6 +324,7 @@ class CombatScreen(TypingForm, RulesetScreen):
             {name: unit.state() for name, unit in self.unit_states.items()},
         )
         refreshed = False
+        self.alive_units = [(u.name, u.side) for u in self.unit_states.values() if u.alive]
         if self.unit_states:
             for side in SIDES:
                 for row in self.unit_rows(side):
@@ -348,15 +352,11 @@ class CombatScreen(TypingForm, RulesetScreen):
         """The units a side's row completes from: an attacker's from every side until one
         attacker is picked, then from its side; a defender's from the other sides."""
         picked = self.picked_side()
-        return [
-            unit.name
-            for unit in self.unit_states.values()
-            if unit.alive
-            and (
-                picked is None
-                or (unit.side == picked if side == "attacker" else unit.side != picked)
-            )
-        ]
+        if picked is None:
+            return [name for name, _ in self.alive_units]
+        if side == "attacker":
+            return [name for name, owner in self.alive_units if owner == picked]
+        return [name for name, owner in self.alive_units if owner != picked]
 
     def pick_unit(self, field: Input) -> None:
         """A unit's name typed or completed in its row: the row shows the unit as it now
