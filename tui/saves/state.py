@@ -20,8 +20,6 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from tui.engine.units import UnitState
 from tui.saves.replay import Game, Marker, _new_game
 
@@ -79,55 +77,23 @@ def _marker(fields: Any) -> Marker | None:
     return Marker(ident, kind, target, side, placed_by, turns_left, note)
 
 
-class _KeptUnit(msgspec.Struct, array_like=True):
-    """A unit as the state line keeps it (`state_line`), checked as it is decoded."""
-
-    name: str
-    side: str
-    hex: str | None
-    fields: dict[str, int | float | str]
-    steps_lost: int
-    factors_lost: int
-    eliminated: bool
-    changed_by: list[int]
-
-
-class _KeptOpen(msgspec.Struct):
-    """A loss a combat left open (its owner chooses the units), as the state line keeps it."""
-
-    side: str
-    what: str
-    amount: int
-    units: list[str]
-
-
-class _Kept(msgspec.Struct):
-    """The state line's JSON: the units checked as they are decoded (a game of thousands of
-    units is read in milliseconds, as a keystroke's completion reads it), the rest after."""
-
-    after: int
-    turn: int
-    options: Any
-    markers: Any
-    units: list[_KeptUnit]
-    # The losses combats left open, by combat entry number (none in a line written before).
-    open_losses: list[tuple[int, list[_KeptOpen]]] = msgspec.field(default_factory=list)
-
-
-_KEPT = msgspec.json.Decoder(_Kept)
-
-
 def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> Game | None:
     """The game the state line keeps (its header from `header`), or None when the line is
     not a state exactly as written after entry `after`."""
     if not line.startswith(_PREFIX) or not line.endswith(b"\n"):
         return None
     crc, _, body = line[len(_PREFIX) : -1].partition(b" ")
+    # Imported to read a kept state (msgspec): a desk opening a game draws its first frame
+    # without it (the start-up budget, docs/performance.md).
+    from tui.saves.kept_state import decode_kept
+
     try:
         if int(crc, 16) != zlib.crc32(body) or len(crc) != 8:
             return None
-        kept = _KEPT.decode(body)
-    except (ValueError, RecursionError, msgspec.DecodeError):
+        kept = decode_kept(body)
+    except (ValueError, RecursionError):
+        return None
+    if kept is None:
         return None
     if kept.after != after:
         return None
