@@ -6,13 +6,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.engine.errors import nearest
-from tui.engine.units import UnitState, apply_open, apply_units
 from tui.saves.checking import DEFAULT_OPTIONS
 from tui.saves.decoding import _Parsed
 from tui.saves.errors import SaveError
+
+if TYPE_CHECKING:
+    from tui.engine.units import UnitState
 
 # Marker kinds, canonical spelling -> what the marker is, as the log shows it.
 MARKER_KINDS: dict[str, str] = {
@@ -169,13 +171,19 @@ def _apply_state(game: Game, entry: dict[str, Any], markers: dict[str, Marker]) 
             markers.pop(marker_id, None)
     elif kind == "option":
         game.options[entry["key"]] = entry["value"]
-    if kind in _UNIT_KINDS:
+    if kind in _UNIT_KINDS or (
+        kind == "combat" and (entry.get("losses") or entry.get("open_losses"))
+    ):
+        # Imported by the first entry that changes units: a desk opening a game without
+        # them draws its first frame without it (the start-up budget, docs/performance.md).
+        from tui.engine.units import apply_open, apply_units
+
         apply_units(game.units, entry)
         apply_open(game.open_losses, entry, game.units)
 
 
-# The entries that change a game's units (a combat, by the losses it logged).
-_UNIT_KINDS = frozenset({"unit", "units", "loss", "combat"})
+# The entries that change a game's units (and a combat that logged losses or left some open).
+_UNIT_KINDS = frozenset({"unit", "units", "loss"})
 
 
 def _replay(path: Path, parsed: _Parsed, warnings: list[str]) -> Game:

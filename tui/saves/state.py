@@ -20,7 +20,6 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from tui.engine.units import UnitState
 from tui.saves.replay import Game, Marker, _new_game
 
 _PREFIX = b"state "
@@ -85,6 +84,7 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     crc, _, body = line[len(_PREFIX) : -1].partition(b" ")
     # Imported to read a kept state (msgspec): a desk opening a game draws its first frame
     # without it (the start-up budget, docs/performance.md).
+    from tui.engine.units import UnitState
     from tui.saves.kept_state import decode_kept
 
     try:
