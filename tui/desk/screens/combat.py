@@ -299,9 +299,18 @@ class CombatScreen(TypingForm, RulesetScreen):
             if found.choices is not None:  # a player's chart: the marks a side's unit carries
                 marks = ("-", *(str(mark) for mark, _ in found.options(self.ruleset, self.tables)))
             row = UnitRow(side, number, marks, placeholder=placeholder)
+        row.new_name = self.new_name_input
         if self.unit_states:
             row.show_names(self.unit_names[side])
         return row
+
+    def new_name_input(self, suggester: Any) -> Input:
+        """A unit row's name field, completed by `suggester`."""
+        # Imported with a row's first name: a game without units draws its first frame
+        # without it (the start-up budget, docs/performance.md).
+        from tui.desk.widgets.unit_names import name_input
+
+        return name_input(suggester)
 
     # ------------------------------------------------------------------ the game's units
     @cached_property

@@ -11,7 +11,7 @@ set.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -82,25 +82,6 @@ class FixedInput(Input):
             # Typed: the form is told now, so the preview is drawn in the same frame as
             # the key's echo (its Changed message reaches the screen a frame later).
             self.screen.field_typed(self, value)
-
-
-class NameInput(FixedInput):
-    """A unit's name typed in its row: leaving it (Tab, or Enter through the form) takes
-    the completion shown, as Right takes it in place. (Tab is the screen's priority key:
-    the field hears it only as its focus goes.) Its suggester is the game's unit names
-    (tui.desk.widgets.unit_names UnitNames), set once the game has units."""
-
-    def accept(self) -> None:
-        """Take the completion of what is typed, if the game has one."""
-        complete = getattr(self.suggester, "complete", None)
-        if complete is not None:
-            found = complete(self.value)
-            if found is not None and found != self.value:
-                self.value = found
-                self.cursor_position = len(found)
-
-    def on_blur(self) -> None:
-        self.accept()
 
 
 class Cycle(Widget, can_focus=True):
@@ -226,6 +207,10 @@ def set_choice(cycle: Cycle, value: Any) -> None:
         pass
 
 
+def _no_names(suggester: Any) -> Input:
+    raise RuntimeError("a unit row names no unit until its screen gives it new_name")
+
+
 class UnitRow(Horizontal):
     """One unit: its factor and, where terrain counts, the terrain of its hex (on a
     player's chart, the mark the unit carries, if any)."""
@@ -258,8 +243,10 @@ class UnitRow(Horizontal):
             factor, placeholder=self.placeholder, compact=True, classes="factor"
         )
         # The unit's name: a field only where the game has units (or a logged combat
-        # named them), made then.
+        # named them), made then by `new_name` (its screen's: the name field's module is
+        # imported only for a row that names a unit).
         self._name_box: Input | None = None
+        self.new_name: Callable[[Any], Input] = _no_names
         self.suggester: Any = None  # the names a unit's name completes from
         self._terrain: Cycle | None = None
         if terrains:
@@ -294,9 +281,7 @@ class UnitRow(Horizontal):
     def name_input(self) -> Input:
         """The unit's name field, made (and shown after the factor) when first asked for."""
         if self._name_box is None:
-            self._name_box = NameInput(
-                placeholder="name", compact=True, classes="unit-name", suggester=self.suggester
-            )
+            self._name_box = self.new_name(self.suggester)
             if self.is_mounted:
                 self.mount(self._name_box, after=self._factor)
         return self._name_box

@@ -14,12 +14,12 @@ from textual.widgets import Input, Label, Static
 from tui.desk.widgets.combat import (
     Cycle,
     FixedInput,
-    NameInput,
     OddsPreview,
     UnitRow,
     bar,
     set_choice,
 )
+from tui.desk.widgets.unit_names import name_input
 from tui.engine.preview import Preview
 from tui.engine.rulesets.ocs.supply import SUPPLY_SOURCES, UNIT_KINDS, OcsPreview
 
@@ -68,9 +68,7 @@ class OcsUnitRow(UnitRow):
             "factor": FixedInput(placeholder="str", compact=True, classes="factor"),
             "steps": FixedInput(placeholder="stp", compact=True, classes="steps"),
             "ar": FixedInput(placeholder="AR", compact=True, classes="ar"),
-            "unit-name": NameInput(
-                placeholder="name", compact=True, classes="unit-name", suggester=self.suggester
-            ),
+            "unit-name": name_input(self.suggester),
         }
         self.cycles: dict[str, Cycle] = {}
         self.markers_shown = Static("", markup=False, classes="unit-markers")

@@ -1,12 +1,15 @@
 """A unit row's name, completed from the game's units: the suggester over their names (the
 side's, as the form says which). The name field that accepts it is the row's
-(tui.desk.widgets.combat NameInput)."""
+NameInput, made only for a row that names a unit)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual.suggester import Suggester
+
+from tui.desk.widgets.combat import FixedInput
 
 
 class UnitNames(Suggester):
@@ -27,3 +30,27 @@ class UnitNames(Suggester):
 
     async def get_suggestion(self, value: str) -> str | None:
         return self.complete(value)
+
+
+class NameInput(FixedInput):
+    """A unit's name typed in its row: leaving it (Tab, or Enter through the form) takes
+    the completion shown, as Right takes it in place. (Tab is the screen's priority key:
+    the field hears it only as its focus goes.) Its suggester is the game's unit names
+    (tui.desk.widgets.unit_names UnitNames), set once the game has units."""
+
+    def accept(self) -> None:
+        """Take the completion of what is typed, if the game has one."""
+        complete = getattr(self.suggester, "complete", None)
+        if complete is not None:
+            found = complete(self.value)
+            if found is not None and found != self.value:
+                self.value = found
+                self.cursor_position = len(found)
+
+    def on_blur(self) -> None:
+        self.accept()
+
+
+def name_input(suggester: Any) -> NameInput:
+    """A unit row's name field, completed by `suggester`."""
+    return NameInput(placeholder="name", compact=True, classes="unit-name", suggester=suggester)
