@@ -38,13 +38,12 @@ from tui.engine.text import (
     dice_text,
     entry_text,
     json_shown,
-    losses_text,
     marker_text,
     one_line,
-    open_text,
     shown_lines,
     when_text,
 )
+from tui.engine.unit_text import losses_text, open_text
 from tui.game.player import player_name
 from tui.saves.charts import changed_chart
 

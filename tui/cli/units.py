@@ -16,7 +16,8 @@ from tui.cli.parsing import SAVES_HELP, UsageError
 from tui.cli.saves import _FILE_HELP, _notices, _path
 from tui.engine.bounds import BoundError, read_bounded
 from tui.engine.tables import Tables
-from tui.engine.text import json_shown, losses_text, one_line, open_text
+from tui.engine.text import json_shown, one_line
+from tui.engine.unit_text import losses_text, open_text
 from tui.engine.units import UnitState
 from tui.game.player import player_name
 

@@ -7,6 +7,26 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+# Control characters, the others str.splitlines() breaks at (NEL, line and paragraph
+# separators), and the marks that reorder text on screen (bidi embeddings, overrides,
+# isolates and direction marks), shown as escapes.
+BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_CONTROL = (
+    {i: f"\\x{i:02x}" for i in [*range(32), *range(127, 160)]}
+    | {10: "\\n", 13: "\\r", 9: "\\t"}
+    | {i: f"\\u{i:04x}" for i in [0x2028, 0x2029, *BIDI]}
+)
+
+
+def one_line(text: object) -> str:
+    """Free text (anything a save or a player gave) on one line, shown as text: control
+    characters, line breaks, bidi overrides and lone surrogates shown as escapes."""
+    shown = str(text).translate(_CONTROL)
+    if shown.isascii():
+        return shown
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in shown)
+
+
 NO_CELL = "(no cell)"
 
 

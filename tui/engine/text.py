@@ -7,37 +7,19 @@ Headless (no textual, no rich), so the CLI and the screens print the same words.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+
+from tui.engine.cells import BIDI, plain
 
 # A cell and a result in a few words are the engine's own text; read here too.
 from tui.engine.cells import NO_CELL as NO_CELL
 from tui.engine.cells import cell_text as cell_text
-from tui.engine.cells import plain
+from tui.engine.cells import one_line as one_line
 from tui.engine.cells import short_meaning as short_meaning
 from tui.engine.tables import Chart, LegendEntry, TerrainChart
 
-# Control characters, the others str.splitlines() breaks at (NEL, line and paragraph
-# separators), and the marks that reorder text on screen (bidi embeddings, overrides,
-# isolates and direction marks), shown as escapes.
-_BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-_CONTROL = (
-    {i: f"\\x{i:02x}" for i in [*range(32), *range(127, 160)]}
-    | {10: "\\n", 13: "\\r", 9: "\\t"}
-    | {i: f"\\u{i:04x}" for i in [0x2028, 0x2029, *_BIDI]}
-)
-
-
-def one_line(text: object) -> str:
-    """Free text (anything a save or a player gave) on one line, shown as text: control
-    characters, line breaks, bidi overrides and lone surrogates shown as escapes."""
-    shown = str(text).translate(_CONTROL)
-    if shown.isascii():
-        return shown
-    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in shown)
-
-
-_JSON_HIDDEN = {i: f"\\u{i:04x}" for i in [0x2028, 0x2029, *_BIDI]}
+_JSON_HIDDEN = {i: f"\\u{i:04x}" for i in [0x2028, 0x2029, *BIDI]}
 
 
 def json_shown(value: Any) -> str:
@@ -216,13 +198,14 @@ def _entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
         cell = cell_text(entry.get("cell"))
         # A combat read again with a card after the roll names the entry it amends.
         amends = f"amends #{entry['amends']}; " if entry.get("amends") is not None else ""
-        losses = entry.get("losses")
-        took = f" Losses: {losses_text(losses)}." if losses else ""
-        left = entry.get("open_losses")
-        waiting = " To choose: " + "; ".join(_open_text(o) for o in left) + "." if left else ""
-        result = (
-            f"{amends}{cell}: {one_line(entry['explanation'])}{target}{placed}{took}{waiting}{note}"
-        )
+        took = ""
+        if entry.get("losses") or entry.get("open_losses"):
+            # Imported for a combat that named units: a desk opening a game draws its first
+            # frame without it (the start-up budget, docs/performance.md).
+            from tui.engine.unit_text import combat_losses_text
+
+            took = combat_losses_text(entry)
+        result = f"{amends}{cell}: {one_line(entry['explanation'])}{target}{placed}{took}{note}"
         return entry["ruleset"], result
     if kind == "event":
         what = entry.get("ruleset") or "event"
@@ -244,71 +227,12 @@ def _entry_text(entry: Mapping[str, Any]) -> tuple[str, str]:
         return "note", f"On entry {entry['annotates']}: {one_line(entry['text'])}"
     if kind == "option":
         return "option", f"{entry['key']} = {one_line(repr(entry['value']))}.{note}"
-    if kind == "unit":
-        return "unit", _unit_text(entry) + note
-    if kind == "units":
-        units = entry.get("units") or []
-        source = f" from {one_line(entry['source'])}" if entry.get("source") else ""
-        sides = sorted({str(u.get("side")) for u in units})
-        said = f"Imported {len(units)} unit{'s' if len(units) != 1 else ''}{source}"
-        return "units", f"{said} ({', '.join(one_line(s) for s in sides)}).{note}"
-    if kind == "loss":
-        combat = f"Combat #{entry['combat']}: " if entry.get("combat") else ""
-        return "loss", f"{combat}{losses_text(entry.get('losses') or [])}.{note}"
+    if kind in ("unit", "units", "loss"):
+        # Imported for the first unit entry (see above: the start-up budget).
+        from tui.engine.unit_text import unit_entry_text
+
+        return kind, unit_entry_text(entry) + note
     return kind, (one_line(entry["note"]) if entry.get("note") else kind)
-
-
-def _unit_text(entry: Mapping[str, Any]) -> str:
-    unit = entry.get("unit") or {}
-    name = one_line(str(unit.get("name", "?")))
-    action = entry.get("action")
-    if action == "remove":
-        return f"Removed {name} from the roster."
-    said = ", ".join(
-        f"{key} {one_line(str(value))}" for key, value in unit.items() if key != "name"
-    )
-    return f"{'Added' if action == 'add' else 'Changed'} {name}: {said}."
-
-
-def _open_text(left: Mapping[str, Any]) -> str:
-    """A loss a combat left for its owner: "2 steps from the defender's units"."""
-    amount, what = left.get("amount", 0), str(left.get("what", "steps"))
-    word = what[:-1] if amount == 1 else what
-    return f"{amount} {word} from the {left.get('side')}'s units ({', '.join(one_line(str(n)) for n in left.get('units') or [])})"
-
-
-def losses_text(losses: Iterable[Mapping[str, Any]]) -> str:
-    """Losses as units took them: "7 Armd loses 1 step; 21 Pz eliminated"."""
-    parts = []
-    for loss in losses:
-        name = one_line(str(loss.get("unit", "?")))
-        said = []
-        for key in ("steps", "factors"):
-            value = loss.get(key)
-            if isinstance(value, int) and value:
-                word = key[:-1] if abs(value) == 1 else key
-                said.append(f"loses {value} {word}" if value > 0 else f"gets {-value} {word} back")
-        if loss.get("steps") == 0 and not said:
-            said.append("loses no step (its option retreated)")
-        if loss.get("eliminated") is True:
-            said.append("eliminated")
-        elif loss.get("eliminated") is False:
-            said.append("back in play")
-        parts.append(f"{name} {', '.join(said) or 'unchanged'}")
-    return "; ".join(parts) or "no losses"
-
-
-def open_text(owed: Mapping[str, Any]) -> str:
-    """A loss a combat left for its owner to choose: "the defender takes 2 steps from
-    any of 7 Armd, 9 Inf"."""
-    amount = owed.get("amount", 0)
-    what = str(owed.get("what", ""))
-    among = ", ".join(one_line(str(u)) for u in owed.get("units", ()))
-    if what == "option":
-        taken = f"option {amount} (up to {amount} step{'s' if amount != 1 else ''}, the rest hexes retreated)"
-    else:
-        taken = f"{amount} {what[:-1] if amount == 1 else what}"
-    return f"the {one_line(str(owed.get('side', '?')))} takes {taken} from any of {among}"
 
 
 # --- effects in a few words -----------------------------------------------------------------
