@@ -49,7 +49,7 @@ from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.kinds import Shown, Units
 from tui.engine.tables import Tables
-from tui.engine.text import entry_text, one_line
+from tui.engine.text import one_line
 
 if TYPE_CHECKING:
     from tui.engine import CombatInput, Outcome
@@ -867,32 +867,9 @@ class CombatScreen(TypingForm, RulesetScreen):
         """The losses a combat left to their owner: a dialog for each, which logs the units
         chosen; Esc leaves it open, said so (`crtdesk units FILE take` settles it)."""
         # Imported after a roll that leaves a loss open: most combats never need it.
-        from tui.desk.screens.losses import LossScreen, open_obligation
+        from tui.desk.screens.losses import ask_for_losses
 
-        seq = int(entry["seq"])
-        for said in entry.get("open_losses") or ():
-            obligation = open_obligation(said)
-            game = self.session.game
-            if obligation is None or game is None:
-                continue
-            losses = await self.app.push_screen_wait(LossScreen(obligation, game.units, seq))
-            if losses is None:
-                self.notify(
-                    f"Left open: {obligation.said()} (combat {seq}); "
-                    f"crtdesk units {self.session.path.stem} take settles it.",
-                    markup=False,
-                )
-                continue
-            if not losses:
-                continue
-            self.session.take_losses(losses, combat=seq, done=self.losses_logged)
-
-    def losses_logged(self, state: SaveState) -> None:
-        if state.status == "failed":
-            self.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
-        elif state.entry is not None:
-            what, text = entry_text(state.entry)
-            self.notify(f"Entry {state.entry.get('seq')} ({what}): {text}", markup=False)
+        await ask_for_losses(self, entry)
 
     def logged_text(self, entry: dict[str, Any]) -> str:
         """The result box's last line for a logged combat: its entry, and who logged it

@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from tui.engine.text import entry_text
 from tui.engine.units import Obligation, UnitState, settle
 
 
@@ -110,3 +111,33 @@ class LossScreen(ModalScreen[list[dict[str, Any]] | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+async def ask_for_losses(screen: Any, entry: dict[str, Any]) -> None:
+    """The losses combat `entry` left to their owner, asked on `screen` (a combat screen):
+    a dialog for each, which logs the units chosen; Esc leaves it open, said so."""
+    seq = int(entry["seq"])
+    session = screen.session
+
+    def logged(state: Any) -> None:
+        if state.status == "failed":
+            screen.notify(f"Not saved: {state.error}", severity="error", markup=False, timeout=10)
+        elif state.entry is not None:
+            what, text = entry_text(state.entry)
+            screen.notify(f"Entry {state.entry.get('seq')} ({what}): {text}", markup=False)
+
+    for said in entry.get("open_losses") or ():
+        obligation = open_obligation(said)
+        game = session.game
+        if obligation is None or game is None:
+            continue
+        losses = await screen.app.push_screen_wait(LossScreen(obligation, game.units, seq))
+        if losses is None:
+            screen.notify(
+                f"Left open: {obligation.said()} (combat {seq}); "
+                f"crtdesk units {session.path.stem} take settles it.",
+                markup=False,
+            )
+            continue
+        if losses:
+            session.take_losses(losses, combat=seq, done=logged)
