@@ -393,11 +393,6 @@ def _chosen(
     return [_loss(n, key, a, a >= left[n]) for n, a in chosen.items()]
 
 
-def side_units(units: Iterable[UnitState], side: str | None = None) -> list[UnitState]:
-    """The units of a side (every side when None), in the order they came in."""
-    return [u for u in units if side is None or u.side == side]
-
-
 # --- the losses a combat left open, and their answers -----------------------------------------
 
 
