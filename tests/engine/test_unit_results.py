@@ -4,6 +4,7 @@ otherwise, and the open losses answered (answer_open) as the log's loss entries 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,13 @@ def test_the_replay_keeps_what_is_open_until_answered_or_its_units_are_gone() ->
         kept, {"kind": "loss", "seq": 4, "losses": [{"unit": "X", "eliminated": True}]}, units
     )
     assert kept == {}
+
+
+def test_every_ruleset_takes_a_named_unit_as_the_desk_names_them() -> None:
+    """The desk's rows name the game's units on every ruleset, a player's chart included
+    (its check refused a named unit: a chart game with units could not log a combat)."""
+    hill = registry.chart_ruleset(load_chart(DOCS / "hill-203.toml"))
+    for ruleset in ("pod-basic", "rivets", "daynight", hill.id):
+        combat = CombatInput(ruleset, (Unit(6, name="21 Pz"),), (Unit(3, name="7 Armd"),))
+        outcome = resolve(replace(combat, roll=3) if ruleset != "daynight" else combat)
+        assert outcome.inputs["attackers"][0]["name"] == "21 Pz", ruleset

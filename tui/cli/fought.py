@@ -70,7 +70,7 @@ def with_units(
     args: argparse.Namespace, combat: CombatInput, names: dict[str, list[str]]
 ) -> CombatInput:
     """The combat with each named unit added as the save's game has it now (its current
-    factor; an OCS counter whole, its name kept so its markers find it). SaveError (one
+    factor, an OCS counter whole; named, as the desk's rows name it). SaveError (one
     line) names a unit not in the game, eliminated, or of the wrong side."""
     # Imported by a command that names units: the combat commands start without the store.
     from tui import saves
@@ -85,12 +85,8 @@ def with_units(
         )
     game = saves.game_state(_path(args.save, args.saves))
     check_combat_units(game, names)
-    ocs = combat.ruleset == "ocs"
     sides: dict[str, Any] = {}
     for side, field in (("attacker", "attackers"), ("defender", "defenders")):
-        units = [game.units[name].combat_unit() for name in names[side]]
-        if not ocs:
-            # Only OCS reads a unit's name: the others' names are kept in the entry's units.
-            units = [replace(u, name=None) for u in units]
-        sides[field] = getattr(combat, field) + tuple(units)
+        units = tuple(game.units[name].combat_unit() for name in names[side])
+        sides[field] = getattr(combat, field) + units
     return replace(combat, **sides)

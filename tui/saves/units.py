@@ -28,12 +28,12 @@ from tui.saves.streaming import read_entries
 
 
 def unit_fields(rulesets: Sequence[str]) -> tuple[RecordField, ...]:
-    """The per-unit fields of a game's units: its first ruleset's (OCS counters whole where
-    the game plays OCS)."""
-    ruleset = "ocs" if "ocs" in rulesets else rulesets[0]
-    if not registry.known(ruleset):
+    """The per-unit fields of a game's units: those of its ruleset whose units hold the
+    most (its roster: a game of OCS and Rivets keeps whole OCS counters), else its first's."""
+    known = [registry.get(r) for r in rulesets if registry.known(r)]
+    if not known:
         return record_fields((), "")
-    found = registry.get(ruleset)
+    found = max(known, key=lambda ruleset: len(ruleset.roster))
     return record_fields(found.roster, found.losses(default_tables()))
 
 

@@ -48,7 +48,7 @@ def check_inputs(combat: CombatInput, chart: PlayerChart) -> None:
         for unit in units:
             if any(
                 getattr(unit, key) is not None
-                for key in ("name", "steps", "ar", "kind", "supply", "re", "stocks")
+                for key in ("steps", "ar", "kind", "supply", "re", "stocks")
             ):
                 raise InputError(side, unit.factor, f"a plain factor in {combat.ruleset}")
             if unit.terrain is not None and chart.marked(whose, unit.terrain) is None:
