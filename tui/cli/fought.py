@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tui.cli.parsing import UsageError
-from tui.engine.units import SIDES
+from tui.engine.kinds import SIDES
 
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput

@@ -9,7 +9,7 @@ import csv
 import io
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui import saves
 from tui.cli.parsing import SAVES_HELP, UsageError
@@ -18,8 +18,10 @@ from tui.engine.bounds import BoundError, read_bounded
 from tui.engine.tables import Tables
 from tui.engine.text import json_shown, one_line
 from tui.engine.unit_text import losses_text, open_text
-from tui.engine.units import UnitState
 from tui.game.player import player_name
+
+if TYPE_CHECKING:
+    from tui.engine.units import UnitState
 
 # The per-unit fields a command line may give (each ruleset reads its own: record_fields).
 _FIELD_FLAGS = (

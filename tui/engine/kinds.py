@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from tui.engine.tables import Tables
 
 
+# A combat's two sides, as every input and effect names them.
+SIDES = ("attacker", "defender")
+
+
 class FieldShape(Protocol):
     """What a kind reads of its field (a tui.engine.schema.Field, which holds the kind)."""
 

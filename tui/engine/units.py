@@ -18,11 +18,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tui.engine.kinds import SIDES as SIDES
+from tui.engine.rulesets.ocs.supply import SUPPLY_SOURCES, UNIT_KINDS
+
 if TYPE_CHECKING:
     from tui.engine.model import Unit
 
 
-SIDES = ("attacker", "defender")
 # A unit's name and side: text on one line, as a counter prints it.
 _NAME = re.compile(r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]{1,40}$")
 MOST_UNITS = 20_000
@@ -75,9 +77,9 @@ class RecordField:
 FACTOR = RecordField("factor", "its combat factor (strength)", 0, 999)
 STEPS = RecordField("steps", "its steps at full strength", 1, 99, default=1)
 AR = RecordField("ar", "its action rating", 0, 9, default=0)
-KIND = RecordField("kind", "its type", choices=("combat", "hq", "dak-brigade"), default="combat")
+KIND = RecordField("kind", "its type", choices=tuple(UNIT_KINDS), default="combat")
 SUPPLY = RecordField(
-    "supply", "how it pays combat supply", choices=("on-map", "internal", "none"), default="on-map"
+    "supply", "how it pays combat supply", choices=tuple(SUPPLY_SOURCES), default="on-map"
 )
 RE = RecordField("re", "its size in RE", 0, 99, default=1, number=True)
 

@@ -47,7 +47,7 @@ from tui.desk.screens.ruleset import RulesetScreen, SaveState
 from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, TypingForm, UnitRow
 from tui.engine import registry
 from tui.engine.errors import InputError
-from tui.engine.kinds import Shown, Units
+from tui.engine.kinds import SIDES, Shown, Units
 from tui.engine.tables import Tables
 from tui.engine.text import one_line
 
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from tui.engine.schema import Field as SchemaField
     from tui.engine.units import UnitState
 
-SIDES = ("attacker", "defender")
+
 # A question the player cancelled (Esc in any dialog): nothing is rolled or logged.
 _CANCELLED = object()
 T = TypeVar("T")
