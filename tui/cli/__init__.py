@@ -1,7 +1,9 @@
 """The headless CLI, a module per group of commands: the combat commands (rulesets, table,
 resolve, odds: `tui.cli.combat`), the save-file commands (new, log, turn, marker, option,
-note, repair, luck, report: `tui.cli.saves`), and `serve` (`tui.cli.serve`); `crtdesk`,
-`crtdesk open` and `crtdesk review` open the desk instead.
+note, repair: `tui.cli.saves`; luck, report: `tui.cli.reports`), and `serve`
+(`tui.cli.serve`); `crtdesk`, `crtdesk open` and `crtdesk review` open the desk instead.
+Every command's flags are declared in `tui.cli.commands`, and a command's module is
+imported when it runs.
 
 Bad input exits with status 2 and one line on stderr naming the flag, the value and what
 is allowed; never a traceback.
@@ -12,9 +14,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from typing import Any
 
-from tui.cli import combat
-from tui.cli.combat import combat_from_args, command_line, outcome_text
+from tui.cli.commands import ALL, TABLES_READ, needed, parser_for
 from tui.cli.parsing import (
     CREATE_HELP,
     EXIT_BAD_INPUT,
@@ -26,7 +29,6 @@ from tui.cli.parsing import (
 )
 from tui.desk.launch import opens_desk
 from tui.engine.errors import InputError
-from tui.engine.tables import TablesError, default_tables
 from tui.engine.text import one_line
 
 __all__ = [
@@ -40,45 +42,36 @@ __all__ = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Every command's parser, kept for the process: it is made from the built-in rulesets
-    (which no process changes) and the tables (loaded once), so a script or a test that
-    calls `main` again and again pays about 12 ms for it once, not every call."""
-    tables = default_tables()
-    kept = _KEPT.get("parser")
+# What this package gives from its commands' modules, each imported when first asked for
+# (see __getattr__): `import tui.cli` loads no command.
+_FROM_COMBAT = ("combat_from_args", "command_line", "outcome_text")
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FROM_COMBAT:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module("tui.cli.combat"), name)
+    globals()[name] = value
+    return value
+
+
+def build_parser(holds: str = ALL) -> argparse.ArgumentParser:
+    """`crtdesk`'s parser, holding one command alone (by its name), every command with its
+    flags (ALL) or every command named (NAMED: see `tui.cli.commands.needed`), kept for the
+    process: the combat commands' flags are made from the built-in rulesets (which no
+    process changes) and the tables (loaded once), so a script or a test that calls `main`
+    again and again pays for each parser once, not every call. No command's module is
+    imported to build it (`tui.cli.commands`)."""
+    tables = _tables() if holds in (ALL, *TABLES_READ) else None
+    kept = _KEPT.get(holds)
     if kept is None or kept[0] is not tables:
-        kept = _KEPT["parser"] = (tables, _new_parser())
+        kept = _KEPT[holds] = (tables, parser_for(holds))
     return kept[1]
 
 
-# The parser made, with the tables it was made from (see build_parser).
+# Each parser made, by what it holds, with the tables it was made from where its flags read
+# them (see build_parser).
 _KEPT: dict[str, tuple[object, argparse.ArgumentParser]] = {}
-
-
-def _new_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="crtdesk", description="A combat desk for hex-and-counter wargames.")
-    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
-    sub.add_parser("open", help="open the desk on a save file: crtdesk open FILE [--saves DIR]")
-    sub.add_parser("review", help="open the desk on a save's log review: crtdesk review FILE")
-    combat.register(sub)
-    # The save commands are imported when a parser is built: opening the desk needs none.
-    from tui.cli import reports, saves
-
-    saves.register(sub)
-    reports.register(sub)
-    # Imported by the command that runs it: opening the desk loads no other command.
-    from tui.cli import games
-
-    games.register(sub)
-    # Imported by the command that runs it: opening the desk loads no other command.
-    from tui.cli import units
-
-    units.register(sub)
-    # Imported by the command that runs it: opening the desk loads no other command.
-    from tui.cli import serve
-
-    serve.register(sub)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -89,22 +82,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"argument {arg!r} holds a NUL character; no value may")
         if opens_desk(argv):
             return _open_desk(argv, review=bool(argv) and argv[0] == "review")
-        # Imported by the command that runs it: opening the desk loads no other command.
-        from tui.cli import games
+        if _names_a_chart(argv):  # resolve, odds or table on a player's chart
+            # Imported by the command that runs it: the built-in rulesets start without it.
+            from tui.cli import games
 
-        if games.handles(argv):  # resolve, odds or table on a player's chart
-            return games.run(argv, default_tables())
-        parser = build_parser()
+            if games.handles(argv):
+                return games.run(argv, _tables())
+        parser = build_parser(needed(argv))
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()
             return 0
         paths_checked(args)
-        tables = default_tables()
-        return args.func(args, tables)
+        result: int = args.func(args, _tables())
+        return result
     except InputError as err:
         _say(err.message(flag_for(err.field, err.value)))
-    except (UsageError, TablesError) as err:
+    except UsageError as err:
+        _say(str(err))
+    except _tables_errors() as err:
         _say(str(err))
     except _chart_errors() as err:
         _say(str(err))
@@ -123,6 +119,32 @@ def _say(message: str) -> None:
     """Bad input: one line on stderr, whatever characters the value typed holds."""
     line = message if message.startswith("crtdesk") else f"crtdesk: {message}"
     print(one_line(line), file=sys.stderr)
+
+
+def _names_a_chart(argv: Sequence[str]) -> bool:
+    """Whether `argv` may be resolve, odds or table on a ruleset that is not built in (see
+    `tui.cli.games.handles`, which decides)."""
+    if len(argv) < 2 or argv[0] not in ("resolve", "odds", "table"):
+        return False
+    # The rulesets, read by the combat commands that run: the other commands start
+    # without them.
+    from tui.engine.registry import BUILT_IN_IDS
+
+    return argv[1] not in BUILT_IN_IDS
+
+
+def _tables() -> Any:
+    # The tables, read by the command that runs: the parser and the help are made without.
+    from tui.engine.tables import default_tables
+
+    return default_tables()
+
+
+def _tables_errors() -> tuple[type[Exception], ...]:
+    # Imported when an error is worded: the parser and the help are made without the tables.
+    from tui.engine.tables import TablesError
+
+    return (TablesError,)
 
 
 def _save_errors() -> tuple[type[Exception], ...]:

@@ -1,5 +1,6 @@
-"""The CLI's combat commands: rulesets, table, resolve, odds; each ruleset's inputs as
-flags, made from the rulesets' schemas, and back (`combat_from_args`, `command_line`)."""
+"""The CLI's combat commands: rulesets, table, resolve, odds; each ruleset's inputs read
+from its flags (declared in tui.cli.commands from the rulesets' schemas), and back
+(`combat_from_args`, `command_line`)."""
 
 from __future__ import annotations
 
@@ -7,80 +8,19 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.parsing import SAVES_HELP, Subcommands, UsageError, seed_value
+from tui.cli.commands import GAMES_HELP, odds_flags, own_flags, resolve_flags
+from tui.cli.parsing import UsageError, seed_value
 
 # The combat engine and its rulesets are imported by the commands that resolve: opening the
 # desk (`crtdesk`, `crtdesk open`) pays only for what its first screen shows.
 from tui.engine import registry
 from tui.engine.ruleset import Ruleset
 from tui.engine.schema import Field
-from tui.engine.tables import Tables, default_tables
+from tui.engine.tables import Tables
 from tui.engine.text import cell_text, die_text, one_line
 
 if TYPE_CHECKING:
     from tui.engine.model import CombatInput, Distribution, Outcome
-
-
-def _readers_text(readers: tuple[str, ...]) -> str:
-    """ "pod-basic/super/ultra", "ocs, daynight": who reads a flag, for its help."""
-    family = {r.id: r.family for r in registry.rulesets()}
-    rest = list(readers)
-    for name in dict.fromkeys(family[r] for r in readers if family.get(r)):
-        kin = [r for r in readers if family.get(r) == name]
-        if len(kin) > 1:
-            rest = [r for r in rest if r not in kin]
-            rest.insert(0, f"{name}-" + "/".join(r.removeprefix(f"{name}-") for r in kin))
-    return ", ".join(rest)
-
-
-def _combat_flags(parser: argparse.ArgumentParser, tables: Tables | None = None) -> None:
-    """Every built-in ruleset's inputs as flags, made from the rulesets' fields."""
-    tables = tables or default_tables()
-    built_in = registry.BUILT_IN_IDS
-    parser.add_argument("ruleset", metavar="RULESET", help="one of " + ", ".join(built_in))
-    groups: dict[str, Any] = {}
-    for field, readers in registry.cli_fields():
-        everyone = set(readers) == set(built_in) or len(readers) >= len(built_in) - 1
-        if everyone:
-            where: Any = parser
-            help_text = field.help
-        else:
-            title = registry.get(readers[0]).cli_group
-            if title not in groups:
-                groups[title] = parser.add_argument_group(title)
-            where = groups[title]
-            help_text = f"{_readers_text(readers)}: {field.help}"
-        if field.choices:
-            # The values allowed, said per ruleset where the rulesets allow different ones.
-            by_values: dict[str, list[str]] = {}
-            for ruleset in readers:
-                values = "|".join(str(v) for v, _ in field.options(ruleset, tables))
-                by_values.setdefault(values, []).append(ruleset)
-            if len(by_values) == 1:
-                help_text += f" ({next(iter(by_values))})"
-            else:
-                said = [f"{_readers_text(tuple(r))} {v}" for v, r in by_values.items()]
-                help_text += " (" + "; ".join(said) + ")"
-        add_flag(where, field, help_text, tables)
-    parser.add_argument("--json", action="store_true", help="print JSON")
-
-
-def add_flag(where: Any, field: Field, help_text: str, tables: Tables) -> None:
-    """One field as a flag, in the shape its kind gives it."""
-    help_text += field.kind.range_said(field, tables)
-    where.add_argument(field.flag, help=help_text, **field.kind.flag_options(field))
-
-
-def _own_flags(parser: argparse.ArgumentParser, ruleset: Ruleset, tables: Tables) -> None:
-    """A ruleset that is not built in (a player's chart, one registered): its own fields."""
-    parser.add_argument("ruleset", metavar="RULESET", help=f"{ruleset.id}, or its chart file")
-    group = parser.add_argument_group(ruleset.cli_group or ruleset.id)
-    for field in ruleset.flags:
-        help_text = one_line(field.help)
-        if field.choices:
-            help_text += " (" + "|".join(str(v) for v, _ in field.options(ruleset.id, tables)) + ")"
-        add_flag(group, field, help_text, tables)
-    parser.add_argument("--json", action="store_true", help="print JSON")
 
 
 def flag_fields(ruleset: Ruleset) -> tuple[Field, ...]:
@@ -336,63 +276,11 @@ def own_parser(command: str, ruleset: Ruleset, tables: Tables) -> argparse.Argum
         parser.add_argument("--json", action="store_true", help="print JSON")
         parser.set_defaults(func=_cmd_table)
         return parser
-    _own_flags(parser, ruleset, tables)
+    own_flags(parser, ruleset, tables)
     if command == "resolve":
-        _resolve_flags(parser)
+        resolve_flags(parser)
         parser.set_defaults(func=_cmd_resolve)
     else:
-        _odds_flags(parser)
+        odds_flags(parser)
         parser.set_defaults(func=_cmd_odds)
     return parser
-
-
-GAMES_HELP = "the games folder (default: games beside the saves folder, or $CRTDESK_GAMES)"
-
-
-def _resolve_flags(res: argparse.ArgumentParser) -> None:
-    res.add_argument("--seed", metavar="S", help="seed the desk's dice (repeatable results)")
-    res.add_argument(
-        "--save", metavar="FILE", help="append the combat to this save (a name, or a path to it)"
-    )
-    res.add_argument(
-        "--target", metavar="HEX", help="the hex or unit the result's markers go on (with --save)"
-    )
-    res.add_argument(
-        "--note", metavar="TEXT", help="a note kept with the logged combat (with --save)"
-    )
-    fought_flags(res, takes=True)
-
-
-def fought_flags(parser: argparse.ArgumentParser, *, takes: bool) -> None:
-    # Imported here: the flags' module reads the save store only when a command runs.
-    from tui.cli.fought import unit_flags
-
-    unit_flags(parser, takes=takes)
-
-
-def _odds_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--save", metavar="FILE", help="the save whose units --attacker-unit/--defender-unit name"
-    )
-    fought_flags(parser, takes=False)
-
-
-def register(subparsers: Subcommands) -> None:
-    """Add the combat commands: rulesets, table, resolve, odds."""
-    rulesets = subparsers.add_parser("rulesets", help="list the rulesets")
-    rulesets.add_argument("--json", action="store_true")
-    rulesets.set_defaults(func=_cmd_rulesets)
-    table = subparsers.add_parser("table", help="print a ruleset's tables")
-    table.add_argument("ruleset", metavar="RULESET")
-    table.add_argument("--json", action="store_true")
-    table.set_defaults(func=_cmd_table)
-    res = subparsers.add_parser("resolve", help="resolve one combat")
-    _combat_flags(res)
-    _resolve_flags(res)
-    res.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    res.set_defaults(func=_cmd_resolve)
-    odds = subparsers.add_parser("odds", help="exact chance of every result for a combat")
-    _combat_flags(odds)
-    _odds_flags(odds)
-    odds.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    odds.set_defaults(func=_cmd_odds)

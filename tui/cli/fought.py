@@ -16,28 +16,6 @@ if TYPE_CHECKING:
     from tui.engine.model import CombatInput
 
 
-def unit_flags(parser: argparse.ArgumentParser, *, takes: bool) -> None:
-    """The flags naming the game's units that fight (and, to resolve, who takes a loss)."""
-    for side in SIDES:
-        parser.add_argument(
-            f"--{side}-unit",
-            metavar="NAME",
-            action="append",
-            help=f"a unit of the game (with --save) fighting as {side}, as it stands now "
-            "(repeatable)",
-        )
-    if not takes:
-        return
-    for side in SIDES:
-        parser.add_argument(
-            f"--{side}-takes",
-            metavar="NAME=N",
-            action="append",
-            help=f"the {side}'s unit NAME takes N of a loss its owner chooses (steps, or "
-            "factors; of an option, steps, the rest retreated) (repeatable)",
-        )
-
-
 def named(args: argparse.Namespace) -> dict[str, list[str]]:
     """The units each side names (empty when none)."""
     return {side: list(getattr(args, f"{side}_unit", None) or []) for side in SIDES}
@@ -72,17 +50,17 @@ def with_units(
     """The combat with each named unit added as the save's game has it now (its current
     factor, an OCS counter whole; named, as the desk's rows name it). SaveError (one
     line) names a unit not in the game, eliminated, or of the wrong side."""
-    # Imported by a command that names units: the combat commands start without the store.
-    from tui import saves
-    from tui.cli.saves import _path
-    from tui.saves.combats import check_combat_units
-
     if not any(names.values()):
         return combat
     if not args.save:
         raise UsageError(
             "--attacker-unit and --defender-unit name a game's units: give --save FILE"
         )
+    # Imported by a command that names units: the combat commands start without the store.
+    from tui import saves
+    from tui.cli.saves import _path
+    from tui.saves.combats import check_combat_units
+
     game = saves.game_state(_path(args.save, args.saves))
     check_combat_units(game, names)
     sides: dict[str, Any] = {}

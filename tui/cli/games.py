@@ -9,9 +9,9 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from tui.cli.combat import GAMES_HELP, own_parser
+from tui.cli.combat import own_parser
 from tui.cli.folders import folder_given
-from tui.cli.parsing import Subcommands, UsageError, path_checked
+from tui.cli.parsing import UsageError, path_checked
 from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.ruleset import Ruleset
@@ -119,22 +119,3 @@ def _cmd_games(args: argparse.Namespace, tables: Tables) -> int:
     for line in shelf.broken:
         print(one_line(f"  broken: {line}"))
     return 0
-
-
-def register(subparsers: Subcommands) -> None:
-    """Add check-table and games."""
-    check = subparsers.add_parser(
-        "check-table", help="check a player's chart file: one line, exit 2 when it is broken"
-    )
-    check.add_argument("file", metavar="FILE")
-    check.add_argument(
-        "--columns",
-        action="store_true",
-        help="also print the column each ratio (or difference) reads, and what lies beyond "
-        "the ends (per value of a columns choice)",
-    )
-    check.set_defaults(func=_cmd_check)
-    games = subparsers.add_parser("games", help="list the player's charts in the games folder")
-    games.add_argument("--games", metavar="DIR", help=GAMES_HELP)
-    games.add_argument("--json", action="store_true")
-    games.set_defaults(func=_cmd_games)

@@ -8,29 +8,10 @@ import os
 import sys
 from pathlib import Path
 
-from tui.cli.parsing import SAVES_HELP, Subcommands
-from tui.cli.saves import _FILE_HELP, _path, _warn, _whole_number
+from tui.cli.saves import _path, _warn, _whole_number
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
 from tui.engine.text import json_shown, one_line
-
-
-def register(subparsers: Subcommands) -> None:
-    """Add the commands that read a save's log as a whole: luck and report."""
-    luck = subparsers.add_parser("luck", help="the dice and each result against the exact odds")
-    luck.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    luck.add_argument("--json", action="store_true", help="every figure, as JSON")
-    luck.add_argument("--width", metavar="N", help="the charts' width in columns (default 80)")
-    luck.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    luck.set_defaults(func=_cmd_luck)
-    report = subparsers.add_parser("report", help="an after-action report of a save, as Markdown")
-    report.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    report.add_argument(
-        "--markdown", action="store_true", required=True, help="write Markdown (the format)"
-    )
-    report.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
-    report.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    report.set_defaults(func=_cmd_report)
 
 
 def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:

@@ -6,9 +6,9 @@ the saves folder (`--saves DIR`, else $CRTDESK_SAVES, else saves/), or by a path
 existing save file (`saves/campaign.toml`). A broken save is a SaveError: one line on stderr
 and exit status 2, from tui.cli.main.
 
-About 600 lines: each save command's flags, its handler and what it prints, together, the
-log's table (`LogTable`) among them; the commands that read a whole log for figures are in
-`tui.cli.reports`.
+About 600 lines: each save command's handler and what it prints, together, the log's table
+(`LogTable`) among them (their flags are declared in `tui.cli.commands`); the commands that
+read a whole log for figures are in `tui.cli.reports`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from tui import saves
 from tui.cli.folders import folder_given, kept_copies
-from tui.cli.parsing import CREATE_HELP, SAVES_HELP, Subcommands, UsageError
+from tui.cli.parsing import UsageError
 from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.ruleset import Ruleset
@@ -51,120 +51,6 @@ if TYPE_CHECKING:
     # The engine's model and OCS supply are imported by the commands that use them:
     # `crtdesk open` reads a save's path here and draws its first screen without them.
     from tui.engine.combat import CombatInput, Outcome
-
-_FILE_HELP = "the save's name in the saves folder, or a path to it (.toml may be left off)"
-_NEW_FILE_HELP = "the new save's name in the saves folder (.toml may be left off)"
-
-
-def register(subparsers: Subcommands) -> None:
-    """Add the save-file subcommands."""
-    new = subparsers.add_parser("new", help="start a game in a new save file")
-    new.add_argument("file", metavar="FILE", help=_NEW_FILE_HELP)
-    new.add_argument("--title", required=True, help="the game's title")
-    new.add_argument(
-        "--ruleset",
-        dest="rulesets",
-        action="extend",
-        nargs="+",
-        required=True,
-        metavar="ID",
-        help="the rulesets in play (repeat or list several): "
-        + ", ".join(registry.BUILT_IN_IDS)
-        + ", or a player's chart by its id",
-    )
-    new.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a per-game option, e.g. mines_cdf=3 (pod-ultra; default 2)",
-    )
-    new.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    new.add_argument(
-        "--games", metavar="DIR", help="the games folder a player's chart in play is read from"
-    )
-    new.add_argument(
-        "--create",
-        action="store_true",
-        help=CREATE_HELP,
-    )
-    new.set_defaults(func=_cmd_new)
-
-    log = subparsers.add_parser("log", help="print a save's log, or its markers")
-    log.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    log.add_argument("--json", action="store_true", help="every field, as JSON")
-    log.add_argument("--turn", metavar="N", help="only entries of turn N")
-    log.add_argument("--ruleset", metavar="ID", help="only combats of this ruleset")
-    log.add_argument(
-        "--player",
-        metavar="NAME",
-        help="only entries by this player ($CRTDESK_PLAYER, else the OS user)",
-    )
-    log.add_argument("--markers", action="store_true", help="print the current markers instead")
-    log.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    log.set_defaults(func=_cmd_log)
-
-    turn = subparsers.add_parser("turn", help="advance to the next turn (markers count down)")
-    turn.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    turn.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    turn.set_defaults(func=_cmd_turn)
-
-    marker = subparsers.add_parser("marker", help="place or lift a marker by hand")
-    marker.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    marker.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    actions = marker.add_subparsers(dest="action", metavar="add|remove", required=True)
-    add = actions.add_parser("add", help="place a marker")
-    add.add_argument("kind", metavar="KIND", help="one of " + ", ".join(saves.MARKER_KINDS))
-    add.add_argument("target", metavar="TARGET", help="a hex such as 0712 or a unit's name")
-    add.add_argument("--side", metavar="SIDE", help="whose marker it is (attacker, Allied, ...)")
-    add.add_argument("--turns", metavar="N", help="turns it lasts (counted down by `turn`)")
-    add.add_argument("--note", metavar="TEXT", help="a note for the log")
-    add.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
-    add.set_defaults(func=_cmd_marker_add)
-    remove = actions.add_parser("remove", help="lift a marker")
-    remove.add_argument("marker_id", metavar="ID", help="the marker's id, as `log --markers` shows")
-    remove.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
-    remove.set_defaults(func=_cmd_marker_remove)
-
-    option = subparsers.add_parser("option", help="set a per-game option (logged)")
-    option.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    option.add_argument("key", metavar="KEY", help="e.g. mines_cdf")
-    option.add_argument("value", metavar="VALUE", help="e.g. 3")
-    option.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    option.set_defaults(func=_cmd_option)
-
-    repair = subparsers.add_parser(
-        "repair",
-        help="cut off a torn last entry, or set aside entries broken in the middle (kept in a "
-        "side file), keeping a copy of the whole file",
-    )
-    repair.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    repair.add_argument(
-        "--yes",
-        action="store_true",
-        help="repair even when setting entries aside changes the game (a turn gone, a note "
-        "pointing at nothing); without it such a repair says what would change and writes "
-        "nothing",
-    )
-    repair.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    repair.add_argument(
-        "--restore-charts",
-        action="store_true",
-        help="copy each player's chart in play from its file in the games folder into the "
-        "save's header again (a kept chart edited by hand is refused otherwise)",
-    )
-    repair.add_argument(
-        "--games", metavar="DIR", help="the games folder the charts are restored from"
-    )
-    repair.set_defaults(func=_cmd_repair)
-    note = subparsers.add_parser(
-        "note", help="annotate a logged entry (the entry is kept as it is)"
-    )
-    note.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    note.add_argument("seq", metavar="SEQ", help="the number of the entry annotated (see `log`)")
-    note.add_argument("text", metavar="TEXT", help="the note")
-    note.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    note.set_defaults(func=_cmd_note)
 
 
 def check_in_play(save: str, saves_dir: str | None, ruleset: Ruleset) -> None:

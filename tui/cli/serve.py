@@ -18,20 +18,11 @@ import shlex
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from tui.cli.parsing import CREATE_HELP, SAVES_HELP
+from tui.cli.commands import MOST_DESKS
 from tui.game import folder
 
-if TYPE_CHECKING:
-    from tui.cli.parsing import Subcommands
-
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8000
-# Each desk is a Python process of some 40 MB: a few players' tabs, not a crowd's.
-DEFAULT_MAX_DESKS = 8
-MOST_DESKS = 100
 _LOCAL_NAMES = ("localhost", "localhost.localdomain")
 _HOST = re.compile(r"[A-Za-z0-9._:]+\Z")
 # Addresses reserved for documentation (RFC 5737, RFC 3849): a socket connected to one
@@ -41,38 +32,6 @@ _NOWHERE = {socket.AF_INET: "192.0.2.1", socket.AF_INET6: "2001:db8::1"}
 
 class ServeError(Exception):
     """A serve command line that cannot be run; the message is one line."""
-
-
-def register(subparsers: Subcommands) -> None:
-    serve = subparsers.add_parser(
-        "serve",
-        help="serve the desk to a web browser (localhost only unless --host says otherwise)",
-    )
-    serve.add_argument(
-        "--host", default=DEFAULT_HOST, help=f"the address to listen on (default {DEFAULT_HOST})"
-    )
-    serve.add_argument(
-        "--port", default=str(DEFAULT_PORT), help=f"the port to listen on (default {DEFAULT_PORT})"
-    )
-    serve.add_argument(
-        "--public-url",
-        metavar="URL",
-        help="the address players open, when a reverse proxy sits in front (default http://HOST:PORT)",
-    )
-    serve.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    serve.add_argument(
-        "--create",
-        action="store_true",
-        help=CREATE_HELP,
-    )
-    serve.add_argument(
-        "--max-desks",
-        metavar="N",
-        default=str(DEFAULT_MAX_DESKS),
-        help=f"the most desks (browser tabs, a process each) run at once, 1 to {MOST_DESKS} "
-        f"(default {DEFAULT_MAX_DESKS})",
-    )
-    serve.set_defaults(func=_cmd_serve)
 
 
 def port_number(text: str) -> int:

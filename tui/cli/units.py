@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui import saves
-from tui.cli.parsing import SAVES_HELP, UsageError
-from tui.cli.saves import _FILE_HELP, _notices, _path
+from tui.cli.commands import UNIT_FIELD_FLAGS
+from tui.cli.parsing import UsageError
+from tui.cli.saves import _notices, _path
 from tui.engine.bounds import BoundError, read_bounded
 from tui.engine.tables import Tables
 from tui.engine.text import json_shown, one_line
@@ -23,88 +24,11 @@ from tui.game.player import player_name
 if TYPE_CHECKING:
     from tui.engine.units import UnitState
 
-# The per-unit fields a command line may give (each ruleset reads its own: record_fields).
-_FIELD_FLAGS = (
-    ("factor", "its combat factor (strength), 0 to 999"),
-    ("steps", "its steps at full strength, 1 to 99"),
-    ("ar", "its action rating, 0 to 9 (OCS)"),
-    ("kind", "combat, hq or dak-brigade (OCS)"),
-    ("supply", "on-map, internal or none (OCS)"),
-    ("re", "its size in RE (OCS)"),
-)
 MOST_IMPORT_BYTES = 16 * 1024 * 1024
 
 
-def register(subparsers: Any) -> None:
-    units = subparsers.add_parser(
-        "units", help="a game's units: list them, or add, edit, remove, import, take losses"
-    )
-    units.add_argument("file", metavar="FILE", help=_FILE_HELP)
-    units.add_argument("--saves", metavar="DIR", help=SAVES_HELP)
-    units.add_argument("--json", action="store_true", help="print the units as JSON")
-    units.add_argument("--side", metavar="SIDE", help="only this side's units")
-    units.add_argument("--hex", metavar="HEX", help="only the units in this hex")
-    units.set_defaults(func=_cmd_list)
-    actions = units.add_subparsers(
-        dest="action", metavar="add|edit|remove|import|take", parser_class=type(units)
-    )
-    add = actions.add_parser("add", help="add a unit")
-    add.add_argument("name", metavar="NAME", help="the unit's name, as its counter says")
-    add.add_argument("--side", metavar="SIDE", required=True, help="whose unit (Axis, red, ...)")
-    _record_flags(add)
-    add.set_defaults(func=_cmd_add)
-    edit = actions.add_parser("edit", help="change a unit's record (logged; the old one stays)")
-    edit.add_argument("name", metavar="NAME", help="the unit's name")
-    edit.add_argument("--side", metavar="SIDE", help="whose unit")
-    _record_flags(edit)
-    edit.set_defaults(func=_cmd_edit)
-    remove = actions.add_parser("remove", help="take a unit off the roster (not a loss)")
-    remove.add_argument("name", metavar="NAME", help="the unit's name")
-    remove.add_argument("--note", metavar="TEXT", help="why, for the log")
-    remove.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
-    remove.set_defaults(func=_cmd_remove)
-    imported = actions.add_parser(
-        "import", help="read an order of battle from a CSV or TOML file (all or nothing)"
-    )
-    imported.add_argument(
-        "source",
-        metavar="OOB",
-        help="a .csv file (a header row naming the columns: name, side, hex and the fields) "
-        "or a .toml file ([[unit]] tables)",
-    )
-    imported.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
-    imported.set_defaults(func=_cmd_import)
-    take = actions.add_parser(
-        "take", help="a unit takes a loss: a combat's loss assigned, or a correction"
-    )
-    take.add_argument("name", metavar="UNIT", help="the unit's name")
-    take.add_argument("--steps", metavar="N", help="steps lost (below 0: given back)")
-    take.add_argument("--factors", metavar="N", help="factors lost (below 0: given back)")
-    gone = take.add_mutually_exclusive_group()
-    gone.add_argument("--eliminated", action="store_true", help="the unit is eliminated")
-    gone.add_argument("--back", action="store_true", help="an eliminated unit is back in play")
-    take.add_argument(
-        "--combat",
-        metavar="N",
-        help="the combat whose open loss it takes (its entry number; `crtdesk units FILE` "
-        "lists them); without it, a correction",
-    )
-    take.add_argument("--note", metavar="TEXT", help="a note for the log")
-    take.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
-    take.set_defaults(func=_cmd_take)
-
-
-def _record_flags(parser: Any) -> None:
-    parser.add_argument("--hex", metavar="HEX", help="the hex it stands in")
-    for name, said in _FIELD_FLAGS:
-        parser.add_argument(
-            f"--{name}", metavar="N" if name not in ("kind", "supply") else "WORD", help=said
-        )
-    parser.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS, help=SAVES_HELP)
-
-
 def _given(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("side", "hex", *(name for name, _ in _FIELD_FLAGS))
+    keys = ("side", "hex", *(name for name, _ in UNIT_FIELD_FLAGS))
     return {key: getattr(args, key) for key in keys if getattr(args, key, None) is not None}
 
 
