@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tomllib
 from typing import Any
 
 # Deeper than any chart or tables file holds (a chart's cells are 4 deep), and far short of
@@ -125,6 +124,10 @@ def loads_bounded(text: str) -> dict[str, Any]:
     """`tomllib.loads(text)`, its nesting bounded: a text nested more than MOST_DEPTH deep
     (by brackets, before it is parsed; or by dotted keys, after) raises BoundError saying
     how deep it is and the limit. TOMLDecodeError as tomllib raises it."""
+    # Imported by what parses TOML: a start that reads the tables' kept copy parses none
+    # (tui.engine.tables), and `crtdesk resolve` starts without tomllib.
+    import tomllib
+
     depth = bracket_depth(text)
     if depth > MOST_DEPTH:
         raise BoundError(_too_deep(depth))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -522,6 +521,10 @@ def load_tables(path: str | os.PathLike[str] | None = None) -> Tables:
     cached = _read_cache(kept, raw, str(target))
     if cached is not None:
         return cached
+    # Imported to parse the file, which its kept copy spares: a start that finds the copy
+    # (`crtdesk resolve`, the desk) loads no TOML parser.
+    import tomllib
+
     try:
         data = loads_bounded(raw.decode("utf-8"))
     except UnicodeDecodeError:
