@@ -47,7 +47,9 @@ def column_for_ratio(columns: tuple[str, ...], attack: int, defense: int) -> int
     return found
 
 
-@dataclass(frozen=True)
+# A shift and the netted shifts are read field by field, never compared: no generated __eq__
+# or __hash__ (eq=False), made at every `crtdesk resolve` for nothing.
+@dataclass(frozen=True, eq=False)
 class Shift:
     """One column shift asked for: who or what caused it, and the columns (+ = attacker's way)."""
 
@@ -58,7 +60,7 @@ class Shift:
         return f"{self.source}: {_columns(self.asked)}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NetShift:
     """All the shifts of one combat, netted first and then applied once: the column moves by
     the net, stopping at the table's first or last column (RULINGS)."""

@@ -188,10 +188,11 @@ def check_answer(question: ChoiceQuestion | NumberQuestion, value: Any) -> None:
 AFTER_ROLL_PROMPT = "A card after the roll: which side plays it?"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CardPlayed:
     """A card played after a roll: which side played which card, and the roll read again
-    with it (the same dice, as they came)."""
+    with it (the same dice, as they came). Read field by field, never compared: no
+    generated __eq__ or __hash__ (eq=False), made at every `crtdesk resolve` for nothing."""
 
     side: str
     card: str

@@ -11,8 +11,12 @@ from typing import Any
 
 from tui.engine.dice import DiceRoll, Roller
 
+# The questions are read field by field, never compared or kept as keys: each is made with
+# no generated __eq__ or __hash__ (eq=False), which `crtdesk resolve` would make at every
+# start for nothing.
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, eq=False)
 class DiceQuestion:
     field: str  # the input dice rolled by hand are kept in (roll, surprise_roll, rerolls, ...)
     purpose: str
@@ -41,21 +45,21 @@ class DiceQuestion:
         return text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Option:
     key: str  # the key that picks it in a dialog
     label: str
     value: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ChoiceQuestion:
     field: str
     prompt: str
     options: tuple[Option, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NumberQuestion:
     field: str
     prompt: str
@@ -64,7 +68,7 @@ class NumberQuestion:
     empty: str  # what no number means ("none")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MarkerQuestion:
     field: str
     prompt: str
