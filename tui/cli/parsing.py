@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, Protocol
+from typing import NoReturn
 
 from tui.engine.errors import InputError
 from tui.engine.kinds import whole
@@ -22,13 +22,6 @@ FLAGS = {
     "rulesets": "--ruleset",  # new: the rulesets in play
     "ruleset_filter": "--ruleset",  # log: only combats of this ruleset
 }
-
-
-class Subcommands(Protocol):
-    """What a group of commands is given to add its parsers to: argparse's subcommands
-    (a private class of argparse's; only its public `add_parser` is called)."""
-
-    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
 
 # The help of the flags that name the saves folder, said alike by every command.

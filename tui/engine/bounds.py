@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from functools import cache
 from typing import Any
 
 # Deeper than any chart or tables file holds (a chart's cells are 4 deep), and far short of
@@ -75,15 +76,21 @@ def read_bounded(
 
 # What may hold a bracket without nesting anything: TOML's strings (multi-line ones first)
 # and comments. Every other bracket or brace opens or closes an array, a table or a header.
-_SKIPPED_OR_BRACKET = re.compile(
+# Compiled at the first text measured (see _skipped_or_bracket): a start that parses no TOML
+# (`crtdesk resolve` with the tables' kept copy) compiles none.
+_SKIPPED_OR_BRACKET = (
     r'"""(?:[^\\]|\\.)*?"""'
     r"|'''.*?'''"
     r'|"(?:[^"\\\n]|\\.)*"'
     r"|'[^'\n]*'"
     r"|#[^\n]*"
-    r"|[\[\]{}]",
-    re.DOTALL,
+    r"|[\[\]{}]"
 )
+
+
+@cache
+def _skipped_or_bracket() -> re.Pattern[str]:
+    return re.compile(_SKIPPED_OR_BRACKET, re.DOTALL)
 
 
 def bracket_depth(text: str) -> int:
@@ -91,7 +98,7 @@ def bracket_depth(text: str) -> int:
     strings and comments), measured without parsing it. A bracket in a string left open
     (text tomllib refuses anyway) counts as if outside."""
     depth = deepest = 0
-    for found in _SKIPPED_OR_BRACKET.finditer(text):
+    for found in _skipped_or_bracket().finditer(text):
         token = found.group()
         if token in ("[", "{"):
             depth += 1

@@ -525,7 +525,9 @@ HERO_SITE_QUESTION = (
 )
 
 
-@dataclass(frozen=True)
+# A draw and a repair are read field by field, never compared: no generated __eq__ or
+# __hash__ (eq=False), made at every `crtdesk resolve` of Pair-o-Dice for nothing.
+@dataclass(frozen=True, eq=False)
 class HeroSiteDraw:
     """A Hero Site won uncontested by `winner`: the die of the draw and what it means, or
     why there is no draw (`refused`)."""
@@ -586,7 +588,7 @@ def hero_site_draw_text(count: int) -> str:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Repair:
     """Hero #15 Engineer/Frogman played: the No-entry marker it lifts, or why none."""
 
