@@ -11,6 +11,7 @@ from itertools import product
 from typing import Any, TypeVar
 
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import FieldWise, fieldwise
 
 T = TypeVar("T")
 
@@ -20,8 +21,8 @@ DESK, SEED, MANUAL = "desk", "seed", "manual"
 ROLLED = (DESK, SEED)
 
 
-@dataclass(frozen=True)
-class DiceRoll:
+@dataclass(frozen=True, eq=False, repr=False)
+class DiceRoll(FieldWise):
     """One roll as used: what it was for, the dice, the total, and who rolled it."""
 
     purpose: str
@@ -72,6 +73,9 @@ class DiceRoll:
             row=logged.get("row"),
             seed=logged.get("seed") if type(logged.get("seed")) is int else None,
         )
+
+
+fieldwise(DiceRoll)
 
 
 def parse_dice(text: str) -> tuple[int, int]:

@@ -5,49 +5,15 @@ this module; it imports neither."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from copy import deepcopy
 from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
-from operator import attrgetter
-from typing import Any, ClassVar
+from typing import Any
 
 from tui.engine.cells import plain
 from tui.engine.dice import DiceRoll
-
-
-class FieldWise:
-    """Equality, hash and repr over a frozen dataclass's fields, written once here for the
-    combat and its units (each made with eq=False, repr=False) rather than generated for
-    each class at import: for CombatInput's 40-odd fields that code took some 6 M
-    instructions of every start (`crtdesk resolve` is mostly start). They behave as the
-    generated ones do: equal when of the same class with equal fields, the hash of the
-    fields' tuple, and `Name(field=value, ...)` (the preview keeps a combat by its repr)."""
-
-    __slots__ = ()
-    # The fields' names and a getter of their values as a tuple (set with `fieldwise`).
-    _names: ClassVar[tuple[str, ...]]
-    _values: ClassVar[Callable[[Any], tuple[Any, ...]]]
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return type(self)._values(self) == type(self)._values(other)
-
-    def __hash__(self) -> int:
-        return hash(type(self)._values(self))
-
-    def __repr__(self) -> str:
-        shown = ", ".join(
-            f"{n}={v!r}" for n, v in zip(self._names, type(self)._values(self), strict=True)
-        )
-        return f"{type(self).__qualname__}({shown})"
-
-
-def fieldwise(cls: type[FieldWise]) -> None:
-    """Give a FieldWise dataclass the names and the getter of its fields."""
-    cls._names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
-    cls._values = attrgetter(*cls._names)
+from tui.engine.fieldwise import FieldWise, fieldwise
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -219,8 +185,8 @@ class Outcome:
         }
 
 
-@dataclass(frozen=True)
-class Distribution:
+@dataclass(frozen=True, eq=False, repr=False)
+class Distribution(FieldWise):
     """The exact chance of every distinct cell for a combat's inputs."""
 
     ruleset: str
@@ -254,3 +220,6 @@ class Distribution:
                 for cell, p, meaning in self.outcomes
             ],
         }
+
+
+fieldwise(Distribution)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import FieldWise, fieldwise
 from tui.engine.kinds import (
     CHOICE,
     DICE,
@@ -55,8 +56,8 @@ Bound = int | str
 Choices = Callable[[str, Tables], tuple[tuple[Any, str], ...]]
 
 
-@dataclass(frozen=True)
-class Field:
+@dataclass(frozen=True, eq=False, repr=False)
+class Field(FieldWise):
     """One input of a combat."""
 
     name: str  # the CombatInput field
@@ -139,6 +140,9 @@ class Field:
         if self.form_choices is not None:
             return self.form_choices(ruleset, tables)
         return self.options(ruleset, tables)
+
+
+fieldwise(Field)
 
 
 def _bound(bound: Bound | None, tables: Tables) -> int | None:

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any, NoReturn, TypeVar, overload
 
 from tui.engine.bounds import BoundError, loads_bounded, read_bounded
+from tui.engine.fieldwise import FieldWise, fieldwise
 from tui.engine.kept import cache_folder, read_own, write
 
 # The built-in rulesets, each a section tables.toml must hold (the registry, tui.engine.registry,
@@ -49,8 +50,8 @@ class TablesError(Exception):
     """tables.toml is missing or broken; the message is one line naming the key path."""
 
 
-@dataclass(frozen=True)
-class Chart:
+@dataclass(frozen=True, eq=False, repr=False)
+class Chart(FieldWise):
     """One printed chart: its column labels and its rows (row key as printed -> cells)."""
 
     key: str
@@ -61,8 +62,11 @@ class Chart:
         return self.rows[row][self.columns.index(column)]
 
 
-@dataclass(frozen=True)
-class TerrainChart:
+fieldwise(Chart)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TerrainChart(FieldWise):
     """A chart whose odds columns depend on a terrain row (OCS, Day/Night)."""
 
     key: str
@@ -73,15 +77,21 @@ class TerrainChart:
         return self.rows[row][self.columns_by_terrain[terrain].index(column)]
 
 
-@dataclass(frozen=True)
-class LegendEntry:
+fieldwise(TerrainChart)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LegendEntry(FieldWise):
     code: str
     means: str
     seed: str
 
 
-@dataclass(frozen=True)
-class Tables:
+fieldwise(LegendEntry)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Tables(FieldWise):
     """Everything in tables.toml, validated. `data` is the whole file, read-only."""
 
     path: str
@@ -117,6 +127,9 @@ class Tables:
         chart = self.charts[key]
         assert isinstance(chart, TerrainChart)
         return chart
+
+
+fieldwise(Tables)
 
 
 def _freeze(value: Any) -> Any:

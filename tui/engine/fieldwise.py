@@ -1,0 +1,47 @@
+"""Equality, hash and repr over a frozen dataclass's fields, written once (`FieldWise`) for
+the engine's data that is compared or kept as a key (a combat, its units, a field, a die
+roll, the tables) rather than generated for each class at import: that generated code was
+a tenth of every `crtdesk resolve` (which is mostly start), some 6 M instructions for
+CombatInput's 40-odd fields alone. Standard library only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields
+from operator import attrgetter
+from typing import Any, ClassVar
+
+
+class FieldWise:
+    """A base for a frozen dataclass made with eq=False, repr=False (and `fieldwise` called
+    on it once made): its equality, hash and repr behave as the generated ones do: equal
+    when of the same class with equal fields, the hash of the fields' tuple, and
+    `Name(field=value, ...)` (the preview keeps a combat by its repr)."""
+
+    __slots__ = ()
+    # The fields' names and a getter of their values as a tuple (set with `fieldwise`).
+    _names: ClassVar[tuple[str, ...]]
+    _values: ClassVar[Callable[[Any], tuple[Any, ...]]]
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return type(self)._values(self) == type(self)._values(other)
+
+    def __hash__(self) -> int:
+        return hash(type(self)._values(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{n}={v!r}" for n, v in zip(self._names, type(self)._values(self), strict=True)
+        )
+        return f"{type(self).__qualname__}({shown})"
+
+
+def fieldwise(cls: type[FieldWise]) -> None:
+    """Give a FieldWise dataclass the names and the getter of its fields (two or more: the
+    getter of one gives the value itself, not a tuple)."""
+    cls._names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+    if len(cls._names) < 2:
+        raise TypeError(f"{cls.__qualname__}: FieldWise needs two fields or more")
+    cls._values = attrgetter(*cls._names)
