@@ -1,8 +1,8 @@
 """Equality, hash and repr over a frozen dataclass's fields, written once (`FieldWise`) for
 the engine's data that is compared or kept as a key (a combat, its units, a field, a die
 roll, the tables) rather than generated for each class at import: that generated code was
-a tenth of every `crtdesk resolve` (which is mostly start), some 6 M instructions for
-CombatInput's 40-odd fields alone. Standard library only."""
+some 18 M instructions of every `crtdesk resolve` (which is mostly start; 6 M for
+CombatInput's 40-odd fields alone). Standard library only."""
 
 from __future__ import annotations
 
