@@ -101,8 +101,7 @@ class KeyBar(Widget):
         for shown in self.shown_keys():
             if shown.left:
                 line.append(" ")  # the line between two keys, as the Footer's margin
-            # Each key's cells name it (what a click presses): they stay apart from the
-            # line's own, as the Footer's keys are widgets apart from its margins.
+            # Each key's cells name it: what a click presses, what the mouse is over.
             style = Style.from_meta({"key": shown.key, "action": shown.action})
             if shown.action == self._hover:
                 style += Style(bgcolor=hover.bgcolor)
