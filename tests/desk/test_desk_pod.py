@@ -12,6 +12,7 @@ from tui.desk.app import CrtDeskApp
 from tui.desk.screens.dialogs import ChoiceScreen
 from tui.desk.screens.pod import PodScreen
 from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
+from tui.desk.widgets.keys import KeyBar
 
 
 def text_of(screen: PodScreen, selector: str) -> str:
@@ -382,12 +383,10 @@ async def test_the_palette_switches_rulesets(desk: Desk) -> None:
 
 async def test_the_footer_fits_80_columns_with_every_key_it_lists(desk: Desk) -> None:
     async with desk(rulesets=["pod-ultra"]) as (app, pilot):
-        from textual.widgets._footer import FooterKey
-
-        footer_keys = list(app.screen.query(FooterKey).results(FooterKey))
-        shown = {key.action for key in footer_keys}
+        keys = app.screen.query_one(KeyBar).shown_keys()
+        shown = {key.action for key in keys}
         assert {"roll", "hand_dice", "after_roll", "hero_draw", "trace"} <= shown
-        assert max(key.region.right for key in footer_keys) <= 80
+        assert max(key.right for key in keys) <= 80
         # The unit-row keys are named beside the headings instead.
         assert "^n add" in screen_text(app) and "^g add" in screen_text(app)
 

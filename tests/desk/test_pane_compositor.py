@@ -87,5 +87,8 @@ async def test_a_frame_drawn_pane_by_pane_shows_what_textual_shows(
             await settle(pilot)
         await pilot.press("shift+tab", "5", "backspace", "tab")
         await settle(pilot)
-    assert split[0] >= 4  # the keystrokes' frames were drawn pane by pane
+    # The keystrokes' frames were drawn pane by pane: 3 to 6 of them in the runs seen since
+    # the keys line is one widget that does not recompose its keys at each focus move (9 to
+    # 13 before, with Textual's Footer).
+    assert split[0] >= 2
     assert ours.cells == textuals.cells and len(ours.cells) > 500

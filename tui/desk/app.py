@@ -6,6 +6,7 @@ touches the store. Screens ask the app for what it does by message (tui.desk.mes
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import sys
 from collections.abc import Iterable
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
 
 # Seconds at most that keys typed while the desk starts are held for its first screen.
 KEYS_HELD_AT_MOST = 2.0
+# Set (to anything but empty), the desk ends itself the moment it is ready (`desk_ready`),
+# as the bench counts its start: nothing runs differently before that moment.
+EXIT_AT_READY = "CRTDESK_EXIT_AT_READY"
 
 # Each screen's module is imported when the screen is first built: the start screen is drawn
 # without the ruleset screens and the engine they call, and a game opened from the command
@@ -119,6 +123,8 @@ class CrtDeskApp(KeyHoldingApp[None]):
         self._unread: GameSession | None = None
         # `crtdesk review NAME` read its game behind the review, and could not.
         self._game_failed = False
+        # Whether the first screen is ready (`desk_ready`).
+        self.ready = False
 
     @property
     def game(self) -> Game | None:
@@ -161,6 +167,21 @@ class CrtDeskApp(KeyHoldingApp[None]):
         typed later."""
         resume_collector()
         await self.release_keys()
+        if not _ruleset_screen(self.screen):
+            # The start screen, the review: ready at their first frame. A ruleset screen is
+            # ready once what follows its first frame is drawn too (`screen_drawn`).
+            self.desk_ready()
+
+    def desk_ready(self) -> None:
+        """The desk's first screen is ready to use: drawn, and a ruleset screen's form with
+        the engine its first combat reads imported and the last roll's panel mounted and
+        drawn (`CombatScreen.prepare`). Once; with $CRTDESK_EXIT_AT_READY set, the desk ends
+        here (how the bench counts a start to ready)."""
+        if self.ready:
+            return
+        self.ready = True
+        if os.environ.get(EXIT_AT_READY):
+            os._exit(0)
 
     def on_mount(self) -> None:
         # Textual reports the first frame (`on_ready`); should it never, the keys held
@@ -258,6 +279,8 @@ class CrtDeskApp(KeyHoldingApp[None]):
 
     def screen_drawn(self) -> None:
         """A screen drew its first frame: the save opened from the list is read now."""
+        if _ruleset_screen(self.screen):
+            self.desk_ready()
         session, self._unread = self._unread, None
         if session is not None and not session.closed:
             session.read(lambda _: self._opened(), self._open_failed)

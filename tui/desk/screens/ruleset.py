@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.desk.commands import RULESET_COMMANDS, RULESET_KEYS, Command
 from tui.desk.messages import ShowRuleset, ShowStart
 from tui.desk.screens.base import DeskScreen
+from tui.desk.widgets.keys import KeyBar
 from tui.desk.widgets.markers import MarkerPanel
 from tui.desk.widgets.title import TitleBar
 from tui.engine import registry
@@ -81,7 +82,7 @@ class RulesetScreen(DeskScreen):
         yield TitleBar()
         yield Static(self.strip_text(), markup=False, classes="ruleset-strip")
         yield from self.compose_body()
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyBar()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -104,7 +105,7 @@ class RulesetScreen(DeskScreen):
                 found.first(Static).update(text)
             else:
                 needed = Static(text, id="size-needed", markup=False)
-                self.mount(needed, before=self.query_one(Footer))
+                self.mount(needed, before=self.query_one(KeyBar))
         if too_small != self.has_class("-too-small"):
             self.set_class(too_small, "-too-small")
             if not too_small and self.focused is None:

@@ -1,0 +1,61 @@
+"""When the desk is ready (`CrtDeskApp.desk_ready`, where the bench ends its count of a
+start): the start screen at its first frame; a combat screen once the engine its first
+combat reads is imported and the last roll's panel is mounted and drawn. With
+$CRTDESK_EXIT_AT_READY the real command ends there, and only there."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Desk
+from tui import saves
+from tui.desk.app import CrtDeskApp
+from tui.desk.screens.start import StartScreen
+
+HEADLESS = {
+    "TEXTUAL_DRIVER": "textual.drivers.headless_driver:HeadlessDriver",
+    "COLUMNS": "80",
+    "LINES": "24",
+}
+
+
+async def test_a_combat_screen_is_ready_once_prepared(desk: Desk) -> None:
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.pause()
+        screen = app.screen
+        assert app.ready
+        assert screen.prepared and screen.query("#result")
+        assert "tui.engine.preview" in sys.modules
+
+
+async def test_the_start_screen_is_ready_at_its_first_frame(tmp_path: Path) -> None:
+    saves.new_game(tmp_path / "game.toml", "G", ["pod-basic"])
+    app = CrtDeskApp(saves_dir=tmp_path, player="tester")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        assert app.ready
+
+
+@pytest.mark.parametrize("opened", [True, False])
+def test_the_command_ends_itself_when_ready(tmp_path: Path, opened: bool) -> None:
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "desk.toml", "Desk", ["pod-basic"])
+    argv = ["open", "desk"] if opened else []
+    command = [sys.executable, "-m", "tui.startup", *argv, "--saves", str(folder)]
+    env = {**os.environ, **HEADLESS, "CRTDESK_PLAYER": "tester"}
+    done = subprocess.run(
+        command, env=env | {"CRTDESK_EXIT_AT_READY": "1"}, capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    if not opened:
+        return
+    # Without it, the same desk runs on (headless, it waits for keys that never come).
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run(command, env=env, capture_output=True, timeout=3)
