@@ -63,7 +63,7 @@ from tui.saves.streaming import Place, read_again, read_entries
 
 MAGIC = "crtdesk kept data"
 FORM = 1
-BATCH = 1024  # records per `R` frame
+BATCH = 64  # records per `R` frame: what a reader holds at once
 _FRAME = struct.Struct(">II")  # a frame's body length and its CRC-32
 _COUNT = struct.Struct(">I")  # an `R` frame's number of records, before its MessagePack
 MAX_FRAME = 64 * 1024 * 1024  # no frame this form writes is larger
@@ -504,7 +504,6 @@ def _build(
             combats=bytes(combats),
         )
         out.write(_mark_frame(mark))
-        out.flush()
         same = _same_file(before, os.stat(path, follow_symlinks=False))
         if temp is not None:
             if same and crc >= 0 and mark.state:
@@ -523,28 +522,18 @@ def _build(
 
 
 class _Out:
-    """Frames written one after another, in blocks (a write per megabyte, not per frame)."""
+    """Frames written one after another, each in one write (nothing held between them)."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.at = os.lseek(fd, 0, os.SEEK_END)
-        self.buffered: list[bytes] = []
-        self.held = 0
 
     def write(self, frame: bytes) -> tuple[int, int]:
         """Write `frame`; its offset and length (the frame's header included)."""
-        where = (self.at + self.held, len(frame))
-        self.buffered.append(frame)
-        self.held += len(frame)
-        if self.held >= _CHUNK:
-            self.flush()
+        where = (self.at, len(frame))
+        files._write_all(self.fd, frame)
+        self.at += len(frame)
         return where
-
-    def flush(self) -> None:
-        files._write_all(self.fd, b"".join(self.buffered))
-        self.at += self.held
-        self.buffered = []
-        self.held = 0
 
 
 def _make_temp(path: Path, name: str) -> tuple[int, Path | None]:
@@ -582,7 +571,6 @@ def _extend(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> Non
         for start in range(0, len(rows), BATCH):
             out.write(_batch(rows[start : start + BATCH]))
         out.write(_mark_frame(mark))
-        out.flush()
     except (OSError, ValueError, msgspec.DecodeError):
         return
     finally:
