@@ -126,12 +126,15 @@ def kept_records(
     version: str,
     derive: Callable[[dict[str, Any]], Any],
     kind: Any = Any,
+    *,
+    progress: Callable[[int], object] | None = None,
 ) -> tuple[KeptRecords, Game]:
     """The derived records of the save at `path` (one per entry, `derive(entry)`, decoded
     as `kind`), in save order, and the game after its last entry (entries left out), as
     `read_entries` then `stream.game` give them. The kept file `name` is used where it
     matches the save and the deriver (`name`, `version`), extended where the save only
-    grew, and built again otherwise. A save a load refuses raises its SaveError."""
+    grew, and built again otherwise. A save a load refuses raises its SaveError.
+    `progress(n)`, if given, is called after each entry read from the save (n so far)."""
     path = Path(path)
     if not _KIND_NAME.match(name):
         raise ValueError(f"kept data name {name!r}: lower-case letters, digits and '-'")
@@ -141,21 +144,29 @@ def kept_records(
     kept = _open_kept(kept_path(path, name), header)
     if kept is not None:
         try:
-            found = _use(path, kept, header, derive, decoder)
+            found = _use(path, kept, header, derive, decoder, progress)
         except BaseException:
             os.close(kept.fd)
             raise
         if found is not None:
             return found
         os.close(kept.fd)
-    return read_again(lambda: _build(path, name, header, derive, decoder))
+    return read_again(lambda: _build(path, name, header, derive, decoder, progress))
+
+
+def kept_places(
+    path: Path, *, progress: Callable[[int], object] | None = None
+) -> tuple[KeptRecords, Game]:
+    """`kept_records` with nothing derived (kind `state`): each entry's number, turn,
+    player, ruleset, kind and place, and the game after the last entry."""
+    return kept_records(path, "state", "1", _nothing, progress=progress)
 
 
 def kept_game(path: Path) -> Game | None:
-    """The game after the save's last entry from the kept state (`kept_records` of kind
-    `state`, no record derived), worked out from the save where none matches it. None
-    when the save has a torn last entry (the caller reads it as a load does)."""
-    records, game = kept_records(path, "state", "1", _nothing)
+    """The game after the save's last entry from the kept state (`kept_places`), worked
+    out from the save where none matches it. None when the save has a torn last entry (the
+    caller reads it as a load does)."""
+    records, game = kept_places(path)
     records.close()
     return None if game.warnings else game
 
@@ -294,6 +305,7 @@ def _use(
     header: tuple[str, int, str, str],
     derive: Callable[[dict[str, Any]], Any],
     decoder: Any,
+    progress: Callable[[int], object] | None,
 ) -> tuple[KeptRecords, Game] | None:
     """The records and game from a kept file that matches the save (extended with what was
     appended since), or None where it does not."""
@@ -328,6 +340,8 @@ def _use(
         if entry["kind"] == "combat":
             _set_bit(combats, entry["seq"])
         rows.append(_row(entry, place, derive(entry)))
+        if progress is not None:
+            progress(len(rows))
     game.markers = list(markers.values())
     game.end = new_end
     last_seq = reads[-1][0]["seq"]
@@ -462,6 +476,7 @@ def _build(
     header: tuple[str, int, str, str],
     derive: Callable[[dict[str, Any]], Any],
     decoder: Any,
+    progress: Callable[[int], object] | None,
 ) -> tuple[KeptRecords, Game]:
     """Derive every entry's record from the save, read entry by entry, into a new kept
     file (named only when the save did not change while it was read), and read it back."""
@@ -482,6 +497,8 @@ def _build(
             if entry["kind"] == "combat":
                 _set_bit(combats, last_seq)
             count += 1
+            if progress is not None:
+                progress(count)
             if len(rows) == BATCH:
                 frames.append(out.write(_batch(rows)))
                 rows = []
@@ -587,4 +604,11 @@ def _same_file(before: os.stat_result, now: os.stat_result) -> bool:
     return all(getattr(before, name) == getattr(now, name) for name in fields)
 
 
-__all__ = ["KeptRecord", "KeptRecords", "kept_game", "kept_path", "kept_records"]
+__all__ = [
+    "KeptRecord",
+    "KeptRecords",
+    "kept_game",
+    "kept_path",
+    "kept_places",
+    "kept_records",
+]
