@@ -302,3 +302,30 @@ def test_a_refused_save_is_refused_with_kept_data_beside_it(save: Path) -> None:
     save.write_bytes(data)
     with pytest.raises(saves.SaveError, match="entry number"):
         with_kept(save)
+
+
+def test_a_kept_file_whose_records_are_not_of_the_type_asked_is_built_again(save: Path) -> None:
+    """Frames whose checksums and mark hold, but whose records are not what the reader
+    reads (an entry number that is text): built again before any record is given."""
+    with_kept(save)
+    where = saves.kept_path(save, "rows")
+    built = where.read_bytes()
+    rows, _ = without_kept(save)
+    wrong = ["one", 1, "x", None, "combat", -1, 0, ["combat", "", 0]]
+    header = kept_data._frame(
+        b"H", kept_data._ENCODER.encode(["crtdesk kept data", 1, "rows", "1"])
+    )
+    where.write_bytes(header + kept_data._batch([wrong] * len(rows)) + _mark_of(built))
+    same_reading(save)
+    assert kept_bytes(save) == built
+
+
+def _mark_of(data: bytes) -> bytes:
+    """The last frame of a kept file (its mark)."""
+    at, last = 0, b""
+    while at < len(data):
+        length, _ = kept_data._FRAME.unpack_from(data, at)
+        last = data[at : at + kept_data._FRAME.size + length]
+        at += kept_data._FRAME.size + length
+    assert last[kept_data._FRAME.size : kept_data._FRAME.size + 1] == b"M"
+    return last

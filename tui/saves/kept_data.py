@@ -141,7 +141,7 @@ def kept_records(
     _require(path)
     decoder = msgspec.msgpack.Decoder(list[tuple[int, int, str, str | None, str, int, int, kind]])
     header = (MAGIC, FORM, name, version)
-    kept = _open_kept(kept_path(path, name), header)
+    kept = _open_kept(kept_path(path, name), header, decoder)
     if kept is not None:
         try:
             found = _use(path, kept, header, derive, decoder, progress)
@@ -236,15 +236,16 @@ def _row(entry: dict[str, Any], place: Place | None, derived: Any) -> list[Any]:
 # Reading a kept file ------------------------------------------------------------------
 
 
-def _open_kept(where: Path, header: tuple[str, int, str, str]) -> _Kept | None:
+def _open_kept(where: Path, header: tuple[str, int, str, str], decoder: Any) -> _Kept | None:
     """The kept file at `where` if it is a plain file of this form, kind and deriver, its
-    frames whole to its last mark; else None (it is then built again)."""
+    frames whole to its last mark and its records of the types `decoder` reads; else None
+    (it is then built again)."""
     try:
         fd = os.open(where, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None  # none, a link (never followed), or not ours to read
     try:
-        found = _frames(fd, header)
+        found = _frames(fd, header, decoder)
     except (OSError, ValueError, msgspec.DecodeError):
         found = None
     if found is None:
@@ -255,8 +256,11 @@ def _open_kept(where: Path, header: tuple[str, int, str, str]) -> _Kept | None:
 
 
 def _frames(
-    fd: int, header: tuple[str, int, str, str]
+    fd: int, header: tuple[str, int, str, str], decoder: Any
 ) -> tuple[list[tuple[int, int]], _Mark, int] | None:
+    """The `R` frames before the last mark, the mark and where it ends; None where the file
+    is not whole to a mark of this kind. Every record is decoded, and so checked, here: a
+    reader never meets one that does not fit (a check costs about what a read does)."""
     status = os.fstat(fd)
     if not stat.S_ISREG(status.st_mode):
         return None
@@ -282,8 +286,11 @@ def _frames(
                 return None
             first = False
         elif tag == b"R" and length > _COUNT.size:
+            count = _COUNT.unpack_from(body, 1)[0]
+            if len(decoder.decode(memoryview(body)[1 + _COUNT.size :])) != count:
+                return None
             pending.append((start, length))
-            counted += _COUNT.unpack_from(body, 1)[0]
+            counted += count
         elif tag == b"M":
             candidate = _MARK.decode(body[1:])
             if candidate.count != counted:
@@ -579,8 +586,7 @@ def _extend(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> Non
         if (here.st_dev, here.st_ino) != (read.st_dev, read.st_ino):
             return  # replaced since it was read
         fcntl.flock(fd, fcntl.LOCK_EX)
-        found = _frames(fd, _HEADER.decode(_header_body(fd)))
-        if found is None or found[2] != kept.end:
+        if _mark_after(fd, kept.end):
             return  # extended by another reader meanwhile
         os.ftruncate(fd, kept.end)  # a torn append after the last mark, if any
         os.lseek(fd, kept.end, os.SEEK_SET)
@@ -594,9 +600,21 @@ def _extend(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> Non
         os.close(fd)
 
 
-def _header_body(fd: int) -> bytes:
-    length, _ = _FRAME.unpack(os.pread(fd, _FRAME.size, 0))
-    return os.pread(fd, min(length, MAX_FRAME), _FRAME.size)[1:]
+def _mark_after(fd: int, at: int) -> bool:
+    """Whether a whole mark follows offset `at` (another reader's append)."""
+    size = os.fstat(fd).st_size
+    while at + _FRAME.size <= size:
+        length, crc = _FRAME.unpack(os.pread(fd, _FRAME.size, at))
+        start = at + _FRAME.size
+        if length < 1 or length > MAX_FRAME or start + length > size:
+            return False
+        body = files._read_range(fd, start, start + length)
+        if zlib.crc32(body) != crc:
+            return False
+        if body[:1] == b"M":
+            return True
+        at = start + length
+    return False
 
 
 def _same_file(before: os.stat_result, now: os.stat_result) -> bool:
