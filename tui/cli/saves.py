@@ -673,7 +673,11 @@ def row_cells(entry: dict[str, Any]) -> list[str]:
         dice_text(entry.get("dice", [])),
         result,
     )
-    return [one_line(cell) for cell in cells]
+    # Printable ASCII is shown as it is (`one_line` leaves it so): only the rest is looked at.
+    return [cell if _PRINTABLE(cell) else one_line(cell) for cell in cells]
+
+
+_PRINTABLE = re.compile(r"[ -~]*\Z").match
 
 
 class LogTable:
