@@ -329,3 +329,39 @@ def _mark_of(data: bytes) -> bytes:
         at += kept_data._FRAME.size + length
     assert last[kept_data._FRAME.size : kept_data._FRAME.size + 1] == b"M"
     return last
+
+
+def test_a_kept_file_extended_many_times_keeps_its_last_mark_only(save: Path) -> None:
+    with_kept(save)
+    marks = []
+    for n in range(2 * kept_data.MAX_MARKS + 1):
+        saves.add_marker(save, "DG", f"{n:04d}", side="Axis")
+        same_reading(save)
+        data = kept_bytes(save)
+        marks.append(_marks(data))
+    assert max(marks) <= kept_data.MAX_MARKS
+    assert marks[-1] < marks[-2] or marks[-2] < marks[-3]  # written again, not only appended
+    records, game = saves.kept_records(save, "rows", "1", derive)
+    with records:
+        assert len(list(records)) == len(without_kept(save)[0])
+    assert len(game.markers) == len(saves.read_game(save).markers)
+
+
+def _marks(data: bytes) -> int:
+    at, found = 0, 0
+    while at < len(data):
+        length, _ = kept_data._FRAME.unpack_from(data, at)
+        found += data[at + kept_data._FRAME.size : at + kept_data._FRAME.size + 1] == b"M"
+        at += kept_data._FRAME.size + length
+    return found
+
+
+def test_a_build_killed_half_way_leaves_a_file_the_next_write_removes(save: Path) -> None:
+    left = save.with_name(f".{save.name}.kept-abc123")
+    left.write_bytes(b"half a kept file")
+    same_reading(save)
+    assert left.exists()  # a read changes nothing but its own kept data
+    notices: list[str] = []
+    saves.add_marker(save, "DG", "0999", notices=notices)
+    assert not left.exists()
+    assert any(left.name in notice for notice in notices)

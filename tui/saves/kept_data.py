@@ -70,6 +70,8 @@ MAX_FRAME = 64 * 1024 * 1024  # no frame this form writes is larger
 # Past this many bytes appended since the kept data was written, it is built again from
 # the whole save (read entry by entry) rather than the new bytes read at once.
 MAX_GROWTH = 8 * 1024 * 1024
+# A kept file extended this many times is written again with its last mark only.
+MAX_MARKS = 16
 _KIND_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}\Z")
 _LOG_LINE = _SEPARATOR[1:]
 _CHUNK = 1024 * 1024
@@ -97,7 +99,7 @@ class _Mark(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     crc: int  # CRC-32 of the save's first `covered` bytes
     lines: int  # newlines in them (to name the line of a torn entry after them)
     state: bytes  # the game after the last entry covered (`state.state_line`), b"": none
-    combats: bytes  # a bit per entry number: set for a combat (what `amends` may name)
+    combats: bytes  # a bit per entry number, set for a combat (what `amends` may name), deflated
 
 
 _HEADER = msgspec.msgpack.Decoder(tuple[str, int, str, str])
@@ -107,12 +109,13 @@ _ENCODER = msgspec.msgpack.Encoder()
 
 class _Kept(NamedTuple):
     """A kept file as read: its descriptor, its `R` frames before the last mark (offset
-    of the body, its length), the mark, and where the mark ends."""
+    of the body, its length), the mark, where the mark ends, and how many marks it has."""
 
     fd: int
     frames: list[tuple[int, int]]
     mark: _Mark
     end: int
+    marks: int
 
 
 def kept_path(path: Path, name: str) -> Path:
@@ -251,14 +254,15 @@ def _open_kept(where: Path, header: tuple[str, int, str, str], decoder: Any) -> 
     if found is None:
         os.close(fd)
         return None
-    frames, mark, end = found
-    return _Kept(fd, frames, mark, end)
+    frames, mark, end, marks = found
+    return _Kept(fd, frames, mark, end, marks)
 
 
 def _frames(
     fd: int, header: tuple[str, int, str, str], decoder: Any
-) -> tuple[list[tuple[int, int]], _Mark, int] | None:
-    """The `R` frames before the last mark, the mark and where it ends; None where the file
+) -> tuple[list[tuple[int, int]], _Mark, int, int] | None:
+    """The `R` frames before the last mark, the mark, where it ends and the number of marks
+    before it; None where the file
     is not whole to a mark of this kind. Every record is decoded, and so checked, here: a
     reader never meets one that does not fit (a check costs about what a read does)."""
     status = os.fstat(fd)
@@ -271,6 +275,7 @@ def _frames(
     counted = 0
     mark: _Mark | None = None
     end = 0
+    marks = 0
     first = True
     while at + _FRAME.size <= size:
         length, crc = _FRAME.unpack(os.pread(fd, _FRAME.size, at))
@@ -298,12 +303,13 @@ def _frames(
             frames.extend(pending)
             pending = []
             mark, end = candidate, start + length
+            marks += 1
         else:
             return None
         at = start + length
     if mark is None:
         return None
-    return frames, mark, end
+    return frames, mark, end, marks
 
 
 def _use(
@@ -340,7 +346,9 @@ def _use(
     if not reads:
         return KeptRecords(kept.fd, kept.frames, [], decoder), game
     markers: dict[str, Marker] = {m.id: m for m in game.markers}
-    combats = bytearray(mark.combats)
+    combats = _unpack_bits(mark.combats, mark.last_seq)
+    if combats is None:
+        return None
     rows = []
     for entry, place in reads:
         _apply_state(game, entry, markers)
@@ -359,7 +367,7 @@ def _use(
         crc=_crc_on(mark.crc, data[: new_end - mark.covered]),
         lines=mark.lines + data[: new_end - mark.covered].count(b"\n"),
         state=state_line(game, last_seq),
-        combats=bytes(combats),
+        combats=_pack_bits(combats),
     )
     _extend(kept_path(path, header[2]), kept, rows, grown_mark)
     return KeptRecords(kept.fd, kept.frames, rows, decoder), game
@@ -415,7 +423,10 @@ def _grown(
         entries = _decode_blocks(blocks)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError, ValueError):
         return None
-    combats = {seq for seq in _bits(mark.combats)}
+    bits = _unpack_bits(mark.combats, mark.last_seq)
+    if bits is None:
+        return None
+    combats = set(_bits(bits))
     previous = mark.last_seq
     reads = []
     for (offset, part), entry in zip(blocks, entries, strict=True):
@@ -451,6 +462,23 @@ def _set_bit(bits: bytearray, seq: int) -> None:
     if seq >= len(bits) * 8:
         bits.extend(bytes(seq // 8 + 1 - len(bits)))
     bits[seq // 8] |= 1 << (seq % 8)
+
+
+def _pack_bits(bits: bytearray) -> bytes:
+    return zlib.compress(bytes(bits), 6)
+
+
+def _unpack_bits(packed: bytes, last_seq: int) -> bytearray | None:
+    """The bits a mark keeps (at most one per entry number up to `last_seq`), or None."""
+    most = last_seq // 8 + 1
+    try:
+        inflate = zlib.decompressobj()
+        bits = inflate.decompress(packed, most)
+    except zlib.error:
+        return None
+    if inflate.unconsumed_tail or not inflate.eof:
+        return None
+    return bytearray(bits)
 
 
 def _bits(bits: bytes) -> Iterator[int]:
@@ -525,7 +553,7 @@ def _build(
             crc=crc,
             lines=lines,
             state=state_line(game, last_seq),
-            combats=bytes(combats),
+            combats=_pack_bits(combats),
         )
         out.write(_mark_frame(mark))
         same = _same_file(before, os.stat(path, follow_symlinks=False))
@@ -588,6 +616,9 @@ def _extend(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> Non
         fcntl.flock(fd, fcntl.LOCK_EX)
         if _mark_after(fd, kept.end):
             return  # extended by another reader meanwhile
+        if kept.marks >= MAX_MARKS:
+            _compact(where, kept, rows, mark)
+            return
         os.ftruncate(fd, kept.end)  # a torn append after the last mark, if any
         os.lseek(fd, kept.end, os.SEEK_SET)
         out = _Out(fd)
@@ -597,6 +628,27 @@ def _extend(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> Non
     except (OSError, ValueError, msgspec.DecodeError):
         return
     finally:
+        os.close(fd)
+
+
+def _compact(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> None:
+    """The kept file written again with its records as they are, the new ones after them
+    and only the last mark (each append of a mark keeps the game's state again)."""
+    save = where.with_name(where.name.rpartition(".kept-")[0])
+    fd, temp = files._create_beside(save, f".{save.name}.kept-", os.stat(save))
+    try:
+        out = _Out(fd)
+        length, _ = _FRAME.unpack(os.pread(kept.fd, _FRAME.size, 0))
+        out.write(files._read_range(kept.fd, 0, _FRAME.size + length))
+        for offset, size in kept.frames:
+            out.write(files._read_range(kept.fd, offset - _FRAME.size, offset + size))
+        for start in range(0, len(rows), BATCH):
+            out.write(_batch(rows[start : start + BATCH]))
+        out.write(_mark_frame(mark))
+        os.replace(temp, where)
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
         os.close(fd)
 
 
