@@ -383,7 +383,9 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
         )
     path = _path(args.file, args.saves)
     if args.markers:
-        game = saves.read_game(path)
+        # The game's state kept beside the save (checked against it), else worked out once.
+        records, game = saves.kept_places(path)
+        records.close()
         _warn(game)
         markers = [_marker_dict(m) for m in game.markers]
         if args.json:
