@@ -252,7 +252,13 @@ sys.exit(code)
 """
 
 
-def measured(argv: list[str]) -> tuple[float, float, float]:
+def measured(argv: list[str]) -> tuple[float, float]:
+    """The wall time (s) and peak RSS (MB) of `argv` run in a process of its own."""
+    took, rss, _ = measured_cpu(argv)
+    return took, rss
+
+
+def measured_cpu(argv: list[str]) -> tuple[float, float, float]:
     """The wall time (s), peak RSS (MB) and CPU time (s, user and system) of `argv` run in a
     process of its own (the child's own figures, from getrusage of the children)."""
     done = subprocess.run(
@@ -341,17 +347,17 @@ def campaign(entries: int, folder: Path) -> list[Row]:
         ("open in the desk", desk_open, "crtdesk open NAME: read, and the combat screen shown"),
     ):
         forget_kept(path)
-        took, rss, cpu = measured(argv)
+        took, rss, cpu = measured_cpu(argv)
         rows.append((f"campaign: {name}, first read", took, cpu, rss, first, "nothing kept"))
-        took, rss, cpu = measured(argv)
+        took, rss, cpu = measured_cpu(argv)
         rows.append((f"campaign: {name}", took, cpu, rss, kept, f"data kept; {note}"))
     for name, argv in (
         ("crtdesk log --json", ["log", path.name, "--json"]),
         ("crtdesk log --markers", ["log", path.name, "--markers"]),
     ):
-        took, rss, cpu = measured([*crtdesk, *argv, *where])
+        took, rss, cpu = measured_cpu([*crtdesk, *argv, *where])
         rows.append((f"campaign: {name}", took, cpu, rss, None, "printed to /dev/null"))
-    took, rss, cpu = measured([sys.executable, "-c", DESK, "review", str(path)])
+    took, rss, cpu = measured_cpu([sys.executable, "-c", DESK, "review", str(path)])
     rows.append(
         (
             "campaign: review in the desk",
@@ -364,12 +370,12 @@ def campaign(entries: int, folder: Path) -> list[Row]:
     )
     forget_kept(path)
     path.with_name(path.name + ".lock").unlink(missing_ok=True)  # as written outside
-    took, rss, cpu = measured([*crtdesk, "turn", path.name, *where])
+    took, rss, cpu = measured_cpu([*crtdesk, "turn", path.name, *where])
     rows.append(
         ("campaign: crtdesk turn, first", took, cpu, rss, first, "written outside: nothing kept")
     )
     path.with_name(path.name + ".lock").unlink()  # its state gone: the kept data read
-    took, rss, cpu = measured([*crtdesk, "turn", path.name, *where])
+    took, rss, cpu = measured_cpu([*crtdesk, "turn", path.name, *where])
     rows.append(
         (
             "campaign: crtdesk turn, first, data kept",
@@ -380,12 +386,12 @@ def campaign(entries: int, folder: Path) -> list[Row]:
             "the lock file's state gone: the state kept beside the save",
         )
     )
-    took, rss, cpu = measured([*crtdesk, "turn", path.name, *where])
+    took, rss, cpu = measured_cpu([*crtdesk, "turn", path.name, *where])
     rows.append(("campaign: crtdesk turn", took, cpu, rss, None, "the lock file's state"))
-    took, rss, cpu = measured([*crtdesk, "marker", path.name, "add", "DG", "0101", *where])
+    took, rss, cpu = measured_cpu([*crtdesk, "marker", path.name, "add", "DG", "0101", *where])
     rows.append(("campaign: crtdesk marker add", took, cpu, rss, None, ""))
     lifted = f"{entries + 4}.1"
-    took, rss, cpu = measured([*crtdesk, "marker", path.name, "remove", lifted, *where])
+    took, rss, cpu = measured_cpu([*crtdesk, "marker", path.name, "remove", lifted, *where])
     rows.append(("campaign: crtdesk marker remove", took, cpu, rss, None, ""))
     held = lock_held(path)
     rows.append(
