@@ -56,7 +56,7 @@ from tui.saves.decoding import (
 from tui.saves.encoding import MAX_ENTRY
 from tui.saves.errors import SaveError
 from tui.saves.loading import _read_header, _torn_text
-from tui.saves.locking import _open, _require
+from tui.saves.locking import _locked, _open, _require
 from tui.saves.replay import Game, Marker, _apply_state
 from tui.saves.state import read_state, state_line
 from tui.saves.streaming import Place, read_again, read_entries
@@ -323,17 +323,23 @@ def _use(
     """The records and game from a kept file that matches the save (extended with what was
     appended since), or None where it does not."""
     mark = kept.mark
-    save_fd = _open(path, writable=False)
+    # The save's size and what was appended since are read under the shared lock (no
+    # entry half written); the covered bytes after it, on a descriptor of its own (the
+    # store's writers never change a byte before the last entry's end line).
+    save_fd = -1
     try:
-        size = os.fstat(save_fd).st_size
-        if size < mark.covered or _prefix(save_fd, mark.covered)[0] != mark.crc:
+        with _locked(path, exclusive=False):
+            save_fd = _open(path, writable=False)
+            size = os.fstat(save_fd).st_size
+            if size < mark.covered or size - mark.covered > MAX_GROWTH:
+                return None
+            data = files._read_range(save_fd, mark.covered, size)
+            header_bytes = _read_header(save_fd, size)
+        if _prefix(save_fd, mark.covered)[0] != mark.crc:
             return None
-        if size - mark.covered > MAX_GROWTH:
-            return None
-        data = files._read_range(save_fd, mark.covered, size)
-        header_bytes = _read_header(save_fd, size)
     finally:
-        os.close(save_fd)
+        if save_fd != -1:
+            os.close(save_fd)
     game = _game(path, header_bytes, mark)
     if game is None:
         return None
