@@ -365,3 +365,33 @@ def test_a_build_killed_half_way_leaves_a_file_the_next_write_removes(save: Path
     saves.add_marker(save, "DG", "0999", notices=notices)
     assert not left.exists()
     assert any(left.name in notice for notice in notices)
+
+
+def test_the_desk_reads_its_game_from_the_kept_state(save: Path) -> None:
+    """The desk's open: the game and its last entries, first read, with the kept state, and
+    after entries written straight to the file."""
+    from dataclasses import replace
+
+    from tui.game.session import KEPT_ENTRIES, read_game
+
+    def loaded() -> saves.Game:
+        game = saves.load_game(save)
+        return replace(game, entries=game.entries[-KEPT_ENTRIES:])
+
+    assert read_game(save, pauses=False) == loaded()
+    assert saves.kept_path(save, "state").exists()
+    assert read_game(save, pauses=False) == loaded()
+    game = saves.load_game(save)
+    last = game.entries[-1]["seq"]
+    entry = {
+        "seq": last + 1,
+        "kind": "turn",
+        "turn": game.turn + 1,
+        "when": appending._now(),
+        "who": "old",
+    }
+    with save.open("ab") as handle:
+        handle.write(encoding._block(entry))
+    opened = read_game(save, pauses=False)
+    assert opened == loaded()
+    assert opened.turn == game.turn + 1 and opened.entries[-1]["who"] == "old"
