@@ -396,3 +396,29 @@ def test_the_desk_reads_its_game_from_the_kept_state(save: Path) -> None:
     opened = read_game(save, pauses=False)
     assert opened == loaded()
     assert opened.turn == game.turn + 1 and opened.entries[-1]["who"] == "old"
+
+
+def test_log_rows_made_once_per_distinct_combat_are_the_rows_made_each_time(save: Path) -> None:
+    """`crtdesk log`'s rows: a combat's words and dice made once per run for the values they
+    are made of, the same as made for each entry (an amendment, a note, markers, a hand
+    edit's 1.0 for 1)."""
+    from tui.cli import saves as cli_saves
+    from tui.engine.cells import one_line
+    from tui.engine.text import dice_text, entry_text, when_text
+
+    def each_time(entry: dict[str, Any]) -> list[str]:
+        what, result = entry_text(entry)
+        cells = (str(entry["seq"]), str(entry["turn"]), when_text(entry["when"]), entry["who"])
+        cells += (what, entry.get("odds") or "", entry.get("column") or "")
+        cells += (entry.get("roll") or "", dice_text(entry.get("dice", [])), result)
+        return [one_line(cell) for cell in cells]
+
+    entries = [entry for entry, _ in saves.read_entries(save)]
+    combat = next(e for e in entries if e["kind"] == "combat" and e.get("dice"))
+    edited = dict(combat, seq=999, amends=combat["seq"])
+    rounded = dict(combat, seq=1000, explanation=combat["explanation"] + " \n\u202e")
+    die = dict(combat["dice"][0])
+    die["total"] = float(die["total"])
+    as_float = dict(combat, seq=1001, dice=[die])
+    for entry in [*entries, edited, rounded, as_float, *entries]:
+        assert cli_saves.row_cells(entry) == each_time(entry)

@@ -662,7 +662,7 @@ LogRow = tuple[str, str, str, str, str, str, str, str, str, str]
 
 def row_cells(entry: dict[str, Any]) -> list[str]:
     """An entry's row of the log: its cells shown as text, the result in words last."""
-    what, result = entry_text(entry)
+    what, result = _TEXTS.words(entry)
     cells = (
         str(entry["seq"]),
         str(entry["turn"]),
@@ -672,11 +672,66 @@ def row_cells(entry: dict[str, Any]) -> list[str]:
         entry.get("odds") or "",
         entry.get("column") or "",
         entry.get("roll") or "",
-        dice_text(entry.get("dice", [])),
+        _TEXTS.dice(entry.get("dice", [])),
         result,
     )
     # Printable ASCII is shown as it is (`one_line` leaves it so): only the rest is looked at.
     return [cell if _PRINTABLE(cell) else one_line(cell) for cell in cells]
+
+
+# What a combat's words are made of (`entry_text`): its number, turn, time and player are not.
+_COMBAT_WORDS: tuple[str, ...] = ("ruleset", "note", "markers", "target", "cell", "amends")
+_COMBAT_WORDS += ("losses", "open_losses", "explanation")
+
+
+class _Texts:
+    """A combat's words and a roll's dice as text, made once per run for each distinct set of
+    values they are made of (a long campaign repeats them), found by those values'
+    MessagePack bytes (which tell 1, 1.0 and True apart); at most `MOST` of each kept."""
+
+    MOST = 4096
+
+    def __init__(self) -> None:
+        self._words: dict[bytes, tuple[str, str]] = {}
+        self._dice: dict[bytes, str] = {}
+        self._encode: Callable[[Any], bytes] | None = None
+
+    def _key(self, value: Any) -> bytes:
+        if self._encode is None:
+            # Imported by the first row derived (a long log's first read), not at start.
+            import msgspec
+
+            self._encode = msgspec.msgpack.Encoder().encode
+        return self._encode(value)
+
+    def words(self, entry: dict[str, Any]) -> tuple[str, str]:
+        if entry["kind"] != "combat":
+            return entry_text(entry)
+        try:
+            key = self._key([entry.get(name) for name in _COMBAT_WORDS])
+        except (TypeError, ValueError, OverflowError):
+            return entry_text(entry)
+        found = self._words.get(key)
+        if found is None:
+            if len(self._words) >= self.MOST:
+                self._words.clear()
+            found = self._words[key] = entry_text(entry)
+        return found
+
+    def dice(self, dice: Any) -> str:
+        try:
+            key = self._key(dice)
+        except (TypeError, ValueError, OverflowError):
+            return dice_text(dice)
+        found = self._dice.get(key)
+        if found is None:
+            if len(self._dice) >= self.MOST:
+                self._dice.clear()
+            found = self._dice[key] = dice_text(dice)
+        return found
+
+
+_TEXTS = _Texts()
 
 
 _PRINTABLE = re.compile(r"[ -~]*\Z").match
