@@ -422,3 +422,33 @@ def test_log_rows_made_once_per_distinct_combat_are_the_rows_made_each_time(save
     as_float = dict(combat, seq=1001, dice=[die])
     for entry in [*entries, edited, rounded, as_float, *entries]:
         assert cli_saves.row_cells(entry) == each_time(entry)
+
+
+def test_log_rows_from_a_forged_kept_file_are_shown_as_text(save: Path, capsys) -> None:
+    """A kept log whose frames, types and mark all hold but whose rows were written by hand:
+    an escape sequence, too few cells, a width of a billion. `crtdesk log` shows them as
+    text, in columns no wider than the rows, and does not crash."""
+    from tui.cli import main
+    from tui.cli import saves as cli_saves
+
+    assert main(["log", save.stem, "--saves", str(save.parent)]) == 0
+    where = saves.kept_path(save, "log")
+    built = where.read_bytes()
+    rows, _ = without_kept(save)
+    forged_rows = [
+        [seq, turn, who, ruleset, kind, -1, 0, ["\x1b[31mred\0two", [10**9] * 9]]
+        for seq, turn, who, ruleset, kind, _, _ in rows
+    ]
+    header = kept_data._frame(
+        b"H", kept_data._ENCODER.encode(["crtdesk kept data", 1, "log", cli_saves.LOG_ROWS])
+    )
+    batches = [
+        kept_data._batch(forged_rows[at : at + kept_data.BATCH])
+        for at in range(0, len(forged_rows), kept_data.BATCH)
+    ]
+    where.write_bytes(header + b"".join(batches) + _mark_of(built))
+    capsys.readouterr()
+    assert main(["log", save.stem, "--saves", str(save.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[31mred" in out
+    assert max(len(line) for line in out.splitlines()) < 200

@@ -408,7 +408,7 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     # Each entry's row is derived once and kept beside the save (`saves.kept_records`),
     # checked against it; the rows are kept as short text here (their widths are known only
     # at the end), the entries never read whole: a long campaign's log is never held whole.
-    records, game = saves.kept_records(path, "log", LOG_ROWS, row_cells, LogRow)
+    records, game = saves.kept_records(path, "log", LOG_ROWS, kept_row, LogRow)
     table = LogTable()
     with records:
         for record in records:
@@ -417,7 +417,7 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
                 and (args.ruleset is None or record.ruleset == args.ruleset)
                 and (args.player is None or record.who == args.player)
             )
-            table.add_cells(record.data, shown)
+            table.add_kept(*record.data, shown=shown)
     _warn(game)
     lines: list[str] = []
     for line in table.lines(game):
@@ -653,11 +653,18 @@ _CELL_END = "\0"  # between a kept row's cells: never in a cell shown as text
 
 # The log's rows as `row_cells` derives them: kept beside a save under this version, so a
 # crtdesk that shows an entry otherwise derives them again (change it with `row_cells`).
-LOG_ROWS = f"{__version__}/1"
+LOG_ROWS = f"{__version__}/2"
 
 
-# A row's cells, as kept (a kept row of any other shape is not used: built again).
-LogRow = tuple[str, str, str, str, str, str, str, str, str, str]
+# A row as kept: its cells joined (as `LogTable` keeps them) and the widths of all but the
+# last (a kept row of any other shape is not used: built again).
+LogRow = tuple[str, tuple[int, int, int, int, int, int, int, int, int]]
+
+
+def kept_row(entry: dict[str, Any]) -> tuple[str, list[int]]:
+    """An entry's row of the log as it is kept beside the save (`LogRow`)."""
+    cells = row_cells(entry)
+    return _CELL_END.join(cells), [len(cell) for cell in cells[:-1]]
 
 
 def row_cells(entry: dict[str, Any]) -> list[str]:
@@ -735,6 +742,7 @@ _TEXTS = _Texts()
 
 
 _PRINTABLE = re.compile(r"[ -~]*\Z").match
+_SHOWN = re.compile(r"[ -~\0]*\Z").match  # a row of printable cells, joined
 
 
 class LogTable:
@@ -750,12 +758,20 @@ class LogTable:
         self.add_cells(row_cells(entry) if shown else [], shown)
 
     def add_cells(self, cells: Sequence[str], shown: bool = True) -> None:
-        """One entry's row as `row_cells` gives it (kept beside the save, or not)."""
+        """One entry's row as `row_cells` gives it."""
+        self.add_kept(_CELL_END.join(cells), [len(cell) for cell in cells[:-1]], shown=shown)
+
+    def add_kept(self, row: str, widths: Sequence[int], *, shown: bool = True) -> None:
+        """One entry's row as kept beside the save (`kept_row`): its cells joined, and the
+        widths of all but the last (none wider than the row: a kept file is never trusted)."""
         self.entries += 1
         if not shown:
             return
-        self.widths = list(map(max, self.widths, map(len, cells[:-1])))
-        self.rows.append(_CELL_END.join(cells))
+        if len(widths) != len(self.widths) or max(widths) > len(row):
+            cells = (row.split(_CELL_END) + [""] * len(self.widths))[: len(self.widths)]
+            widths = [len(cell) for cell in cells]
+        self.widths = list(map(max, self.widths, widths))
+        self.rows.append(row)
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The title, the game's line, then the header and a line per row kept."""
@@ -775,8 +791,13 @@ class LogTable:
             f"{{:{'>' if i in _RIGHT else '<'}{width}}}" for i, width in enumerate(self.widths)
         )
         line = (shape + "  {}").format
+        count = len(_LOG_HEADER)
         for row in self.rows:
-            yield line(*row.split(_CELL_END)).rstrip()
+            cells = row.split(_CELL_END)
+            if len(cells) != count or not _SHOWN(row):
+                # Not as `row_cells` makes it (a kept file written by hand): shown as text.
+                cells = [one_line(cell) for cell in (cells + [""] * count)[:count]]
+            yield line(*cells).rstrip()
 
     def _line(self, row: Sequence[str]) -> str:
         cells = [
