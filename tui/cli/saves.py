@@ -410,14 +410,15 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     # at the end), the entries never read whole: a long campaign's log is never held whole.
     records, game = saves.kept_records(path, "log", LOG_ROWS, kept_row, LogRow)
     table = LogTable()
+    everything = turn is None and args.ruleset is None and args.player is None
     with records:
-        for record in records:
-            shown = (
-                (turn is None or record.turn == turn)
-                and (args.ruleset is None or record.ruleset == args.ruleset)
-                and (args.player is None or record.who == args.player)
+        for _, at_turn, who, ruleset, _, _, _, (row, widths) in records.rows():
+            shown = everything or (
+                (turn is None or at_turn == turn)
+                and (args.ruleset is None or ruleset == args.ruleset)
+                and (args.player is None or who == args.player)
             )
-            table.add_kept(*record.data, shown=shown)
+            table.add_kept(row, widths, shown=shown)
     _warn(game)
     lines: list[str] = []
     for line in table.lines(game):
@@ -763,15 +764,11 @@ class LogTable:
 
     def add_kept(self, row: str, widths: Sequence[int], *, shown: bool = True) -> None:
         """One entry's row as kept beside the save (`kept_row`): its cells joined, and the
-        widths of all but the last (none wider than the row: a kept file is never trusted)."""
+        widths of all but the last (`lines` takes none wider than the longest row)."""
         self.entries += 1
-        if not shown:
-            return
-        if len(widths) != len(self.widths) or max(widths) > len(row):
-            cells = (row.split(_CELL_END) + [""] * len(self.widths))[: len(self.widths)]
-            widths = [len(cell) for cell in cells]
-        self.widths = list(map(max, self.widths, widths))
-        self.rows.append(row)
+        if shown:
+            self.widths = list(map(max, self.widths, widths))
+            self.rows.append(row)
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The title, the game's line, then the header and a line per row kept."""
@@ -785,6 +782,13 @@ class LogTable:
         if not self.rows:
             yield "(no entries match)" if self.entries else "(the log is empty)"
             return
+        # No column wider than the longest row (a kept row's widths are not trusted).
+        longest = max(map(len, self.rows))
+        names = _LOG_HEADER[:-1]
+        self.widths = [
+            min(width, max(longest, len(name)))
+            for width, name in zip(self.widths, names, strict=True)
+        ]
         yield self._line(_LOG_HEADER)
         # One format for every row (each cell padded to its column's width), the result last.
         shape = "  ".join(
