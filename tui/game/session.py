@@ -86,17 +86,17 @@ def read_game(path: Path, *, pauses: bool = True) -> saves.Game:
     with saves.no_gc():
         records, game = saves.kept_places(path, progress=pause if pauses else None)
         with records:
-            places: deque[saves.KeptRecord] = deque(maxlen=KEPT_ENTRIES)
-            for count, record in enumerate(records, start=1):
-                places.append(record)
+            # Each entry's number and place (offset -1: none), the last KEPT_ENTRIES kept.
+            places: deque[tuple[int, int, int]] = deque(maxlen=KEPT_ENTRIES)
+            for count, (seq, *_, offset, size, _) in enumerate(records.rows(), start=1):
+                places.append((seq, offset, size))
                 if pauses:
                     pause(count)
         try:
-            if all(record.place is not None for record in places):
+            if all(offset >= 0 for _, offset, _ in places):
                 entries = [
-                    saves.read_entry(path, record.place, record.seq)
-                    for record in places
-                    if record.place is not None
+                    saves.read_entry(path, saves.Place(offset, size), seq)
+                    for seq, offset, size in places
                 ]
                 return replace(game, entries=entries)
         except saves.StaleOffset:
