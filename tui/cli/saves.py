@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from tui import saves
+from tui import __version__, saves
 from tui.cli.folders import folder_given, kept_copies
 from tui.cli.parsing import UsageError
 from tui.engine import registry
@@ -269,7 +269,9 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
         )
     path = _path(args.file, args.saves)
     if args.markers:
-        game = saves.read_game(path)
+        # The game's state kept beside the save (checked against it), else worked out once.
+        records, game = saves.kept_places(path)
+        records.close()
         _warn(game)
         markers = [_marker_dict(m) for m in game.markers]
         if args.json:
@@ -289,20 +291,29 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
         _warn(_print_log_json(path, wanted))
         return 0
 
-    def read() -> tuple[saves.Game, LogTable]:
-        stream = saves.read_entries(path)
-        table = LogTable()
-        for entry, _ in stream:
-            table.add(entry, shown=wanted(entry))
-        assert stream.game is not None
-        return stream.game, table
-
-    # The rows are kept as short text (their widths are known only at the end), the entries
-    # let go as they are read: a long campaign's log is never held whole.
-    game, table = saves.read_again(read)
+    # Each entry's row is derived once and kept beside the save (`saves.kept_records`),
+    # checked against it; the rows are kept as short text here (their widths are known only
+    # at the end), the entries never read whole: a long campaign's log is never held whole.
+    records, game = saves.kept_records(path, "log", LOG_ROWS, kept_row, LogRow)
+    table = LogTable()
+    everything = turn is None and args.ruleset is None and args.player is None
+    with records:
+        for _, at_turn, who, ruleset, _, _, _, (row, widths) in records.rows():
+            shown = everything or (
+                (turn is None or at_turn == turn)
+                and (args.ruleset is None or ruleset == args.ruleset)
+                and (args.player is None or who == args.player)
+            )
+            table.add_kept(row, widths, shown=shown)
     _warn(game)
+    lines: list[str] = []
     for line in table.lines(game):
-        print(line)
+        lines.append(line)
+        if len(lines) == 1000:  # a write per thousand lines, not per line
+            print("\n".join(lines))
+            lines = []
+    if lines:
+        print("\n".join(lines))
     return 0
 
 
@@ -527,6 +538,100 @@ _RIGHT = {0, 1}
 _CELL_END = "\0"  # between a kept row's cells: never in a cell shown as text
 
 
+# The log's rows as `row_cells` derives them: kept beside a save under this version, so a
+# crtdesk that shows an entry otherwise derives them again (change it with `row_cells`).
+LOG_ROWS = f"{__version__}/2"
+
+
+# A row as kept: its cells joined (as `LogTable` keeps them) and the widths of all but the
+# last (a kept row of any other shape is not used: built again).
+LogRow = tuple[str, tuple[int, int, int, int, int, int, int, int, int]]
+
+
+def kept_row(entry: dict[str, Any]) -> tuple[str, list[int]]:
+    """An entry's row of the log as it is kept beside the save (`LogRow`)."""
+    cells = row_cells(entry)
+    return _CELL_END.join(cells), [len(cell) for cell in cells[:-1]]
+
+
+def row_cells(entry: dict[str, Any]) -> list[str]:
+    """An entry's row of the log: its cells shown as text, the result in words last."""
+    what, result = _TEXTS.words(entry)
+    cells = (
+        str(entry["seq"]),
+        str(entry["turn"]),
+        when_text(entry["when"]),
+        entry["who"],
+        what,
+        entry.get("odds") or "",
+        entry.get("column") or "",
+        entry.get("roll") or "",
+        _TEXTS.dice(entry.get("dice", [])),
+        result,
+    )
+    # Printable ASCII is shown as it is (`one_line` leaves it so): only the rest is looked at.
+    return [cell if _PRINTABLE(cell) else one_line(cell) for cell in cells]
+
+
+# What a combat's words are made of (`entry_text`): its number, turn, time and player are not.
+_COMBAT_WORDS: tuple[str, ...] = ("ruleset", "note", "markers", "target", "cell", "amends")
+_COMBAT_WORDS += ("losses", "open_losses", "explanation")
+
+
+class _Texts:
+    """A combat's words and a roll's dice as text, made once per run for each distinct set of
+    values they are made of (a long campaign repeats them), found by those values'
+    MessagePack bytes (which tell 1, 1.0 and True apart); at most `MOST` of each kept."""
+
+    MOST = 4096
+
+    def __init__(self) -> None:
+        self._words: dict[bytes, tuple[str, str]] = {}
+        self._dice: dict[bytes, str] = {}
+        self._encode: Callable[[Any], bytes] | None = None
+
+    def _key(self, value: Any) -> bytes:
+        if self._encode is None:
+            # Imported by the first row derived (a long log's first read), not at start.
+            import msgspec
+
+            self._encode = msgspec.msgpack.Encoder().encode
+        return self._encode(value)
+
+    def words(self, entry: dict[str, Any]) -> tuple[str, str]:
+        if entry["kind"] != "combat":
+            return entry_text(entry)
+        try:
+            key = self._key([entry.get(name) for name in _COMBAT_WORDS])
+        except (TypeError, ValueError, OverflowError):
+            return entry_text(entry)
+        found = self._words.get(key)
+        if found is None:
+            if len(self._words) >= self.MOST:
+                self._words.clear()
+            found = self._words[key] = entry_text(entry)
+        return found
+
+    def dice(self, dice: Any) -> str:
+        try:
+            key = self._key(dice)
+        except (TypeError, ValueError, OverflowError):
+            return dice_text(dice)
+        found = self._dice.get(key)
+        if found is None:
+            if len(self._dice) >= self.MOST:
+                self._dice.clear()
+            found = self._dice[key] = dice_text(dice)
+        return found
+
+
+_TEXTS = _Texts()
+
+
+_PRINTABLE = re.compile(r"[ -~]*\Z").match
+_SHOWN = re.compile(r"[ -~\0]*\Z").match  # a row of printable cells, joined
+
+
 class LogTable:
     """The log as a table a person reads, one entry at a time (`add`): each row kept as one
     short string of cells shown as text, and each column's width; `lines` lays them out."""
@@ -537,26 +642,19 @@ class LogTable:
         self.entries = 0
 
     def add(self, entry: dict[str, Any], shown: bool = True) -> None:
+        self.add_cells(row_cells(entry) if shown else [], shown)
+
+    def add_cells(self, cells: Sequence[str], shown: bool = True) -> None:
+        """One entry's row as `row_cells` gives it."""
+        self.add_kept(_CELL_END.join(cells), [len(cell) for cell in cells[:-1]], shown=shown)
+
+    def add_kept(self, row: str, widths: Sequence[int], *, shown: bool = True) -> None:
+        """One entry's row as kept beside the save (`kept_row`): its cells joined, and the
+        widths of all but the last (`lines` takes none wider than the longest row)."""
         self.entries += 1
-        if not shown:
-            return
-        what, result = entry_text(entry)
-        cells: tuple[str, ...] = (
-            str(entry["seq"]),
-            str(entry["turn"]),
-            when_text(entry["when"]),
-            entry["who"],
-            what,
-            entry.get("odds") or "",
-            entry.get("column") or "",
-            entry.get("roll") or "",
-            dice_text(entry.get("dice", [])),
-        )
-        cells = tuple(one_line(cell) for cell in cells)
-        for i, cell in enumerate(cells):
-            if len(cell) > self.widths[i]:
-                self.widths[i] = len(cell)
-        self.rows.append(_CELL_END.join((*cells, one_line(result))))
+        if shown:
+            self.widths = list(map(max, self.widths, widths))
+            self.rows.append(row)
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The title, the game's line, then the header and a line per row kept."""
@@ -570,9 +668,26 @@ class LogTable:
         if not self.rows:
             yield "(no entries match)" if self.entries else "(the log is empty)"
             return
+        # No column wider than the longest row (a kept row's widths are not trusted).
+        longest = max(map(len, self.rows))
+        names = _LOG_HEADER[:-1]
+        self.widths = [
+            min(width, max(longest, len(name)))
+            for width, name in zip(self.widths, names, strict=True)
+        ]
         yield self._line(_LOG_HEADER)
+        # One format for every row (each cell padded to its column's width), the result last.
+        shape = "  ".join(
+            f"{{:{'>' if i in _RIGHT else '<'}{width}}}" for i, width in enumerate(self.widths)
+        )
+        line = (shape + "  {}").format
+        count = len(_LOG_HEADER)
         for row in self.rows:
-            yield self._line(row.split(_CELL_END))
+            cells = row.split(_CELL_END)
+            if len(cells) != count or not _SHOWN(row):
+                # Not as `row_cells` makes it (a kept file written by hand): shown as text.
+                cells = [one_line(cell) for cell in (cells + [""] * count)[:count]]
+            yield line(*cells).rstrip()
 
     def _line(self, row: Sequence[str]) -> str:
         cells = [
