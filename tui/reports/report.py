@@ -155,7 +155,7 @@ class _Words:
 def _percentile_words(luck: CombatLuck | None) -> str:
     if luck is None:
         return ""
-    shown = f"{float(luck.percentile):.2f}"
+    shown = f"{luck.shown:.2f}"
     how = {"0.50": "as the odds' middle"}.get(shown)
     how = how or ("better" if shown > "0.50" else "worse") + " than the odds' middle"
     apart = {"desk": "", "seed": ", seeded dice"}.get(luck.source, ", dice by hand")
