@@ -5,6 +5,8 @@ and what reading the entries gives."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -12,9 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.engine.test_luck import ODD_ENTRIES
-from tests.generated_saves import logs
+from tests.generated_saves import logs, write_save
+from tui import saves
 from tui.engine.tables import default_tables
 from tui.reports.luck.stats import LuckRecord, LuckTally, luck_of_records, luck_report
+from tui.reports.report import Report, ReportRecord, _report, report_of_records
 
 
 def _again(records: list[Any], kind: type) -> list[Any]:
@@ -35,3 +39,22 @@ def test_luck_from_kept_records_is_luck_from_the_entries(
     assert kept == records
     assert luck_of_records(kept) == luck_of_records(records) == luck_report(entries)
     assert luck_of_records(kept).to_dict() == luck_report(entries).to_dict()
+
+
+@settings(max_examples=30, deadline=None)
+@given(log=logs())
+def test_the_report_from_kept_records_is_the_report_of_the_entries(
+    log: list[tuple[dict[str, Any], str]],
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "game.toml"
+        write_save(path, log)
+        game = saves.load_game(path)
+    entries = game.entries
+    tables = default_tables()
+    records = [Report(tables).record(entry) for entry in entries]
+    kept = _again(records, ReportRecord)
+    assert kept == records
+    told = "".join(_report(entries, tables).lines(game))
+    assert "".join(report_of_records(kept, tables).lines(game)) == told
+    assert "".join(report_of_records(records, tables).lines(game)) == told

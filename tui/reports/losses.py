@@ -23,6 +23,20 @@ from tui.engine.units import UnitState, apply_units
 
 _LOSS_KINDS = frozenset({"combat", "loss"})
 _UNIT_KINDS = frozenset({"unit", "units", "combat", "loss"})
+# What the losses (and the units' replay, `apply_units`) read of an entry.
+_READ = ("kind", "seq", "turn", "action", "unit", "units", "losses", "open_losses", "combat")
+
+
+def losses_part(entry: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What `Losses.add` reads of an entry, or None when the entry changes nothing there
+    (not a unit's entry, or a combat with no losses): small, kept beside the save in its
+    stead."""
+    kind = entry.get("kind")
+    if kind not in _UNIT_KINDS:
+        return None
+    if kind == "combat" and not (entry.get("losses") or entry.get("open_losses")):
+        return None
+    return {key: entry[key] for key in _READ if key in entry}
 
 
 @dataclass

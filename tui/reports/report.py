@@ -20,13 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
+
 from tui import saves
 from tui.engine import registry
 from tui.engine.tables import Tables, default_tables
 from tui.engine.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
 from tui.engine.units import UnitState
-from tui.reports.losses import Losses, Lost, lost_text, remains_text
-from tui.reports.luck import CombatLuck, LuckReport, LuckTally, combats_summary, luck_text, p_text
+from tui.reports.losses import Losses, Lost, losses_part, lost_text, remains_text
+from tui.reports.luck import LuckReport, LuckTally, combats_summary, luck_text, p_text
+from tui.reports.luck.stats import LuckRecord
 
 # --- Markdown text ---------------------------------------------------------------------------
 
@@ -69,48 +72,98 @@ def md_fenced(text: str, info: str = "text") -> str:
 
 @dataclass
 class MarkerLife:
-    """One marker from the entry that placed it to the one that lifted it (if any)."""
+    """One marker from the entry that placed it to the one that lifted it (if any): the
+    marker in words (as the report's table shows it)."""
 
-    marker: Mapping[str, Any]
+    shown: str
     placed_seq: int
     placed_turn: int
     lifted_seq: int | None = None
     lifted_turn: int | None = None
     how: str = ""  # "lifted" by hand or a card, "expired" at a new turn
 
-    @property
-    def ident(self) -> str:
-        return str(self.marker["id"])
-
 
 @dataclass
 class _Story:
-    """A save's entries sorted for the report, one entry at a time (`add`)."""
+    """A save's entries sorted for the report, one entry's record at a time (`add`): the
+    notes on each entry (their lines), the cards played on each, the markers."""
 
-    notes: dict[int, list[Mapping[str, Any]]] = field(default_factory=dict)
+    notes: dict[int, list[str]] = field(default_factory=dict)
     amended_by: dict[int, list[int]] = field(default_factory=dict)
     markers: dict[str, MarkerLife] = field(default_factory=dict)
 
-    def add(self, entry: Mapping[str, Any]) -> None:
-        kind, seq, turn = entry.get("kind"), entry["seq"], entry.get("turn", 1)
-        if kind == "note" and isinstance(entry.get("annotates"), int):
-            self.notes.setdefault(entry["annotates"], []).append(entry)
-        if kind == "combat" and isinstance(entry.get("amends"), int):
-            self.amended_by.setdefault(entry["amends"], []).append(seq)
-        placed = entry.get("markers") if kind == "combat" else None
-        if kind == "place-marker":
-            placed = [entry["marker"]]
-        for marker in placed or ():
-            self.markers[str(marker["id"])] = MarkerLife(marker, seq, turn)
-        lifted: list[tuple[str, str]] = []
-        if kind == "remove-marker":
-            lifted = [(str(entry["marker_id"]), "lifted")]
-        elif kind == "turn":
-            lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
-        for ident, how in lifted:
+    def add(self, record: ReportRecord) -> None:
+        seq = record.seq
+        if record.note_on is not None:
+            self.notes.setdefault(record.note_on, []).append(record.note_line)
+        if record.amends is not None:
+            self.amended_by.setdefault(record.amends, []).append(seq)
+        for ident, shown in record.placed:
+            self.markers[ident] = MarkerLife(shown, seq, record.marker_turn)
+        for ident, how in record.lifted:
             life = self.markers.get(ident)
             if life is not None and life.lifted_seq is None:
-                life.lifted_seq, life.lifted_turn, life.how = seq, turn, how
+                life.lifted_seq, life.lifted_turn, life.how = seq, record.marker_turn, how
+
+
+class ReportRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=True):
+    """What the report takes of one entry (`report_record`), small and encodable: its
+    number, turn, kind and player, its words (a combat's with its luck), what it does to
+    the story (a note on an entry, a card on a combat, markers placed and lifted), its
+    part of the luck figures and of the losses. `Report.add_record` folds them in order."""
+
+    seq: Any
+    turn: Any
+    kind: str
+    who: str
+    words: str
+    luck: LuckRecord
+    annotates: Any = None
+    note_on: Any = None  # the entry a note is on, and the note's line under it
+    note_line: str = ""
+    amends: Any = None
+    marker_turn: Any = None  # the turn its markers were placed or lifted in
+    placed: tuple[tuple[str, str], ...] = ()  # (marker id, the marker in words)
+    lifted: tuple[tuple[str, str], ...] = ()  # (marker id, "lifted" or "expired")
+    losses: dict[str, Any] | None = None  # what the losses read of it (`losses_part`)
+
+
+def report_record(entry: Mapping[str, Any], tally: LuckTally) -> ReportRecord:
+    """What the report takes of one entry: the same for the same entry, whatever came
+    before it (`tally` keeps only the luck's work done)."""
+    kind, seq = entry["kind"], entry["seq"]  # text in every entry the store reads
+    luck = tally.record(entry)
+    if kind == "combat":
+        words = combat_words(entry) + _percentile_words(luck)
+    else:
+        words = entry_words(entry)
+    annotates = entry.get("annotates")
+    note_on = annotates if kind == "note" and isinstance(annotates, int) else None
+    amends = entry.get("amends")
+    placed = entry.get("markers") if kind == "combat" else None
+    if kind == "place-marker":
+        placed = [entry["marker"]]
+    lifted: list[tuple[str, str]] = []
+    if kind == "remove-marker":
+        lifted = [(str(entry["marker_id"]), "lifted")]
+    elif kind == "turn":
+        lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
+    return ReportRecord(
+        seq=seq,
+        turn=entry.get("turn"),
+        kind=kind,
+        who=str(entry.get("who", "")),
+        words=words,
+        luck=luck,
+        annotates=annotates,
+        note_on=note_on,
+        note_line=_note_lines([entry])[0] if note_on is not None else "",
+        amends=amends if kind == "combat" and isinstance(amends, int) else None,
+        marker_turn=entry.get("turn", 1) if placed or lifted else None,
+        placed=tuple((str(m["id"]), md_text(marker_text(m))) for m in placed or ()),
+        lifted=tuple(lifted),
+        losses=losses_part(entry),
+    )
 
 
 class _Told(NamedTuple):
@@ -152,10 +205,12 @@ class _Words:
 # --- entries in words ------------------------------------------------------------------------
 
 
-def _percentile_words(luck: CombatLuck | None) -> str:
+def _percentile_words(record: LuckRecord) -> str:
+    luck = record.judged
     if luck is None:
         return ""
-    shown = f"{luck.shown:.2f}"
+    chances = luck.chances
+    shown = f"{(2 * chances.worse + chances.same) / (2 * chances.whole):.2f}"
     how = {"0.50": "as the odds' middle"}.get(shown)
     how = how or ("better" if shown > "0.50" else "worse") + " than the odds' middle"
     apart = {"desk": "", "seed": ", seeded dice"}.get(luck.source, ", dice by hand")
@@ -227,7 +282,7 @@ def entry_words(entry: Mapping[str, Any]) -> str:
     return f"{md_text(what.capitalize())} #{seq} by {who}: {md_text(happened)}{rolled}"
 
 
-def _note_lines(notes: Sequence[Mapping[str, Any]]) -> list[str]:
+def _note_lines(notes: Iterable[Mapping[str, Any]]) -> list[str]:
     return [
         f"> **Note** #{n['seq']} by {md_text(n.get('who', '?'))}, "
         f"{when_text(str(n.get('when', '')))} UTC: {md_text(n.get('text', ''))}"
@@ -289,7 +344,7 @@ def _turn_lines(told: Sequence[_Told], story: _Story, words: _Words) -> Iterator
         else:
             yield from (f"- {words.read(entry)}", "")
         if seq in placed_notes:
-            yield from (*_note_lines(story.notes[seq]), "")
+            yield from (*story.notes[seq], "")
     if not told:
         yield from ("", "The log is empty: no turn has been played yet.")
 
@@ -304,13 +359,7 @@ def _marker_lines(story: _Story) -> list[str]:
             end = "in play"
         else:
             end = f"{life.how} in turn {life.lifted_turn} (#{life.lifted_seq})"
-        rows.append(
-            (
-                md_text(marker_text(life.marker)),
-                f"turn {life.placed_turn} (#{life.placed_seq})",
-                end,
-            )
-        )
+        rows.append((life.shown, f"turn {life.placed_turn} (#{life.placed_seq})", end))
     return lines + _table(("Marker", "Placed", "Lifted"), rows)
 
 
@@ -458,22 +507,25 @@ class Report:
         self.losses = Losses()
         self._kinds: dict[str, str] = {}
 
+    def record(self, entry: Mapping[str, Any]) -> ReportRecord:
+        """What the report takes of `entry` (`report_record`)."""
+        return report_record(entry, self.tally)
+
     def add(self, entry: Mapping[str, Any]) -> None:
-        luck = self.tally.add(entry)
-        self.story.add(entry)
-        self.losses.add(entry)
-        self.players.add(str(entry.get("who", "")))
-        kind = entry["kind"]  # text in every entry the store reads (saves.checking)
+        self.add_record(self.record(entry))
+
+    def add_record(self, record: ReportRecord) -> None:
+        """One entry's record told, in log order."""
+        self.tally.add_record(record.luck)
+        self.story.add(record)
+        if record.losses is not None:
+            self.losses.add(record.losses)
+        self.players.add(record.who)
+        kind = record.kind
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        if kind == "combat":
-            text = combat_words(entry) + _percentile_words(luck)
-        else:
-            text = entry_words(entry)
-        at, size = self.words.add(text)
+        at, size = self.words.add(record.words)
         kind = self._kinds.setdefault(kind, kind)  # one copy of each kind's name
-        self.told.append(
-            _Told(entry.get("turn"), entry["seq"], kind, entry.get("annotates"), at, size)
-        )
+        self.told.append(_Told(record.turn, record.seq, kind, record.annotates, at, size))
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The page, a line at a time (each ending in a newline): runs of blank lines kept
@@ -508,4 +560,13 @@ def _report(entries: Iterable[Mapping[str, Any]], tables: Tables | None) -> Repo
     report = Report(tables or default_tables())
     for entry in entries:
         report.add(entry)
+    return report
+
+
+def report_of_records(records: Iterable[ReportRecord], tables: Tables | None) -> Report:
+    """The report of the records `report_record` took of a save's entries, in log order:
+    the same report as of the entries."""
+    report = Report(tables or default_tables())
+    for record in records:
+        report.add_record(record)
     return report
