@@ -217,14 +217,57 @@ def _percentile_words(record: LuckRecord) -> str:
     return f" Luck: percentile {shown} for the attacker ({how}{apart})."
 
 
+# A combat's words after its number, player and time, by the fields they are made of
+# (`_said_key`), kept within a run: a long campaign words the same combats again and again.
+# Let go (and started again) past this many.
+_SAID: dict[str, str] = {}
+
+
+class _LeftOut:
+    def __repr__(self) -> str:
+        return "(left out)"
+
+
+_LEFT_OUT = _LeftOut()
+_SAID_KEPT = 4096
+_SAID_FIELDS = (
+    "ruleset",
+    "who",
+    "attack_total",
+    "defense_total",
+    "odds",
+    "column",
+    "dice",
+    "cell",
+    "explanation",
+    "target",
+    "markers",
+    "note",
+)
+
+
 def combat_words(entry: Mapping[str, Any]) -> str:
     """One combat as a sentence or three: who attacked at what odds, the dice, the result."""
-    parts = [
-        f"**Combat #{entry['seq']}**, {md_text(entry.get('ruleset', ''))}, by {md_text(entry.get('who', '?'))}"
-    ]
-    if isinstance(entry.get("amends"), int):
-        parts.append(f" (amends combat #{entry['amends']})")
-    parts.append(f", {when_text(str(entry.get('when', '')))} UTC.")
+    amends = entry.get("amends")
+    amending = f" (amends combat #{amends})" if isinstance(amends, int) else ""
+    # The repr of builtin values tells any two apart (and a field left out from any value).
+    key = repr(tuple(entry.get(name, _LEFT_OUT) for name in _SAID_FIELDS))
+    said = _SAID.get(key)
+    if said is None:
+        said = _combat_said(entry)
+        if len(_SAID) >= _SAID_KEPT:
+            _SAID.clear()
+        _SAID[key] = said
+    ruleset, who, rest = said.split("\0", 2)
+    when = when_text(str(entry.get("when", "")))
+    return f"**Combat #{entry['seq']}**, {ruleset}, by {who}{amending}, {when} UTC.{rest}"
+
+
+def _combat_said(entry: Mapping[str, Any]) -> str:
+    """A combat's words but for its number, time and the combat it amends: its ruleset and
+    player in words, then what follows the time, apart by NULs (free text shows none:
+    `one_line` shows every control character as an escape)."""
+    parts = [md_text(entry.get("ruleset", "")), "\0", md_text(entry.get("who", "?")), "\0"]
     attack, defence = entry.get("attack_total"), entry.get("defense_total")
     if attack is not None and defence is not None:
         parts.append(f" Attack {attack} against defence {_number(defence)}")

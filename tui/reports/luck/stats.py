@@ -404,7 +404,9 @@ def _source(dice: Iterable[Mapping[str, Any]]) -> str:
 def _rolls(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """An entry's dice as logged (a roll edited into something else by hand is left out)."""
     dice = entry.get("dice")
-    return [d for d in dice if isinstance(d, Mapping)] if isinstance(dice, list) else []
+    if not isinstance(dice, list):
+        return []
+    return [d for d in dice if type(d) is dict or isinstance(d, Mapping)]
 
 
 def _faces(die: Mapping[str, Any]) -> tuple[int, list[int]] | None:
@@ -634,6 +636,27 @@ def _dice_of(rolls: Iterable[Mapping[str, Any]]) -> tuple[tuple[Faces, ...], int
     return tuple(found), faceless
 
 
+# An entry's dice read for the figures, by their repr (`_dice_read`), kept within a run: a
+# long campaign rolls the same dice again and again. Let go past this many.
+_DICE_READ: dict[str, tuple[tuple[Faces, ...], int, str, bool]] = {}
+_DICE_KEPT = 4096
+
+
+def _dice_read(entry: Mapping[str, Any]) -> tuple[tuple[Faces, ...], int, str, bool]:
+    """An entry's dice as the figures read them: faces by source, the rolls by hand that
+    show none, the combat's source (`_source`), and whether it has any dice at all."""
+    key = repr(entry.get("dice"))  # the repr of builtin values tells any two apart
+    found = _DICE_READ.get(key)
+    if found is None:
+        rolls = _rolls(entry)
+        faces, faceless = _dice_of(rolls)
+        found = (faces, faceless, _source(rolls), bool(rolls))
+        if len(_DICE_READ) >= _DICE_KEPT:
+            _DICE_READ.clear()
+        _DICE_READ[key] = found
+    return found
+
+
 def luck_record(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
@@ -641,36 +664,47 @@ def luck_record(
     judged: dict[str, Judgment] | None = None,
 ) -> LuckRecord:
     """What the figures take of one entry: the same for the same entry, whatever came
-    before it (`cache` and `judged` only keep work done, see `combat_luck`)."""
-    rolls = _rolls(entry)
+    before it (`cache` and `judged` only keep work done, see `combat_luck`, whose figures
+    these are)."""
+    faces, faceless, source, rolled = _dice_read(entry)
     player = str(entry.get("who", ""))
     amends = entry.get("amends")
     # Every entry with dice counts them but an amending one (the same dice again).
-    counted = bool(rolls) and amends is None
+    counted = rolled and amends is None
     tally_ruleset = named_ruleset = None
-    dice: tuple[Faces, ...] = ()
-    faceless = 0
     if counted:
         who, ruleset = entry.get("who"), entry.get("ruleset")
         tally_ruleset = ruleset if isinstance(ruleset, str) else None
         named_ruleset = str(ruleset) if ruleset and isinstance(who, str) else None
-        dice, faceless = _dice_of(rolls)
-    record = LuckRecord(player, counted, tally_ruleset, named_ruleset, dice, faceless)
+    else:
+        faces, faceless = (), 0
+    skipped: tuple[Any, str] | None = None
+    cancels = kept = None
     if entry.get("kind") != "combat":
-        return record
-    if amends is not None:
+        pass
+    elif amends is not None:
         if (entry.get("effects") or {}).get("cancelled"):
-            why = f"it amends entry {amends}, whose result it cancelled"
-            return msgspec.structs.replace(record, skipped=(entry["seq"], why), cancels=amends)
-        why = f"it amends entry {amends}, read as rolled"
-        return msgspec.structs.replace(record, skipped=(entry["seq"], why))
-    found = combat_luck(entry, tables, cache, judged)
-    if isinstance(found, str):
-        return msgspec.structs.replace(record, skipped=(entry["seq"], found))
-    kept = Judged(
-        found.seq, found.turn, found.ruleset, found.source, found.odds, found.cell, found.chances
+            skipped = (entry["seq"], f"it amends entry {amends}, whose result it cancelled")
+            cancels = amends
+        else:
+            skipped = (entry["seq"], f"it amends entry {amends}, read as rolled")
+    elif not rolled:
+        skipped = (entry["seq"], "no dice were read (an automatic result)")
+    elif (entry.get("effects") or {}).get("cancelled"):
+        skipped = (entry["seq"], CANCELLED)
+    else:
+        found = _judgment(entry, tables or default_tables(), cache, judged)
+        if isinstance(found, str):
+            skipped = (entry["seq"], found)
+        elif found[1].same == found[1].whole:
+            skipped = (entry["seq"], "every result the dice could give was as good as this one")
+        else:
+            seq, turn = int(entry["seq"]), int(entry.get("turn", 0))
+            odds, cell = entry.get("odds"), entry.get("cell")
+            kept = Judged(seq, turn, found[0], source, odds, cell, found[1])
+    return LuckRecord(
+        player, counted, tally_ruleset, named_ruleset, faces, faceless, skipped, cancels, kept
     )
-    return msgspec.structs.replace(record, judged=kept)
 
 
 @dataclass
