@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from tui import saves
+from tui import __version__, saves
 from tui.cli.folders import folder_given, kept_copies
 from tui.cli.parsing import CREATE_HELP, SAVES_HELP, Subcommands, UsageError
 from tui.engine import registry
@@ -403,17 +403,19 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
         _warn(_print_log_json(path, wanted))
         return 0
 
-    def read() -> tuple[saves.Game, LogTable]:
-        stream = saves.read_entries(path)
-        table = LogTable()
-        for entry, _ in stream:
-            table.add(entry, shown=wanted(entry))
-        assert stream.game is not None
-        return stream.game, table
-
-    # The rows are kept as short text (their widths are known only at the end), the entries
-    # let go as they are read: a long campaign's log is never held whole.
-    game, table = saves.read_again(read)
+    # Each entry's row is derived once and kept beside the save (`saves.kept_records`),
+    # checked against it; the rows are kept as short text here (their widths are known only
+    # at the end), the entries never read whole: a long campaign's log is never held whole.
+    records, game = saves.kept_records(path, "log", LOG_ROWS, row_cells, list[str])
+    table = LogTable()
+    with records:
+        for record in records:
+            shown = (
+                (turn is None or record.turn == turn)
+                and (args.ruleset is None or record.ruleset == args.ruleset)
+                and (args.player is None or record.who == args.player)
+            )
+            table.add_cells(record.data, shown)
     _warn(game)
     for line in table.lines(game):
         print(line)
@@ -641,6 +643,29 @@ _RIGHT = {0, 1}
 _CELL_END = "\0"  # between a kept row's cells: never in a cell shown as text
 
 
+# The log's rows as `row_cells` derives them: kept beside a save under this version, so a
+# crtdesk that shows an entry otherwise derives them again (change it with `row_cells`).
+LOG_ROWS = f"{__version__}/1"
+
+
+def row_cells(entry: dict[str, Any]) -> list[str]:
+    """An entry's row of the log: its cells shown as text, the result in words last."""
+    what, result = entry_text(entry)
+    cells = (
+        str(entry["seq"]),
+        str(entry["turn"]),
+        when_text(entry["when"]),
+        entry["who"],
+        what,
+        entry.get("odds") or "",
+        entry.get("column") or "",
+        entry.get("roll") or "",
+        dice_text(entry.get("dice", [])),
+        result,
+    )
+    return [one_line(cell) for cell in cells]
+
+
 class LogTable:
     """The log as a table a person reads, one entry at a time (`add`): each row kept as one
     short string of cells shown as text, and each column's width; `lines` lays them out."""
@@ -651,26 +676,17 @@ class LogTable:
         self.entries = 0
 
     def add(self, entry: dict[str, Any], shown: bool = True) -> None:
+        self.add_cells(row_cells(entry) if shown else [], shown)
+
+    def add_cells(self, cells: list[str], shown: bool = True) -> None:
+        """One entry's row as `row_cells` gives it (kept beside the save, or not)."""
         self.entries += 1
         if not shown:
             return
-        what, result = entry_text(entry)
-        cells: tuple[str, ...] = (
-            str(entry["seq"]),
-            str(entry["turn"]),
-            when_text(entry["when"]),
-            entry["who"],
-            what,
-            entry.get("odds") or "",
-            entry.get("column") or "",
-            entry.get("roll") or "",
-            dice_text(entry.get("dice", [])),
-        )
-        cells = tuple(one_line(cell) for cell in cells)
-        for i, cell in enumerate(cells):
+        for i, cell in enumerate(cells[:-1]):
             if len(cell) > self.widths[i]:
                 self.widths[i] = len(cell)
-        self.rows.append(_CELL_END.join((*cells, one_line(result))))
+        self.rows.append(_CELL_END.join(cells))
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The title, the game's line, then the header and a line per row kept."""

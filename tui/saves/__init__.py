@@ -58,6 +58,11 @@ _HOMES: dict[str, str] = {
     "FORMAT_VERSION": "encoding",
     "SaveError": "errors",
     "write_beside": "files",
+    "KeptRecord": "kept_data",
+    "KeptRecords": "kept_data",
+    "kept_game": "kept_data",
+    "kept_path": "kept_data",
+    "kept_records": "kept_data",
     "GameSummary": "loading",
     "has_games": "loading",
     "list_games": "loading",
@@ -134,6 +139,7 @@ __all__ = [
 __all__ += ["StaleOffset", "read_new_entries"]
 __all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry", "read_game"]
 __all__ += ["no_gc", "write_beside"]
+__all__ += ["KeptRecord", "KeptRecords", "kept_game", "kept_path", "kept_records"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,304 @@
+"""The derived data kept beside a save (`saves.kept_records`): used only while it matches
+the save, extended when the save only grew, built again otherwise, and the same bytes
+whenever it is built from the same save."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.review_save import campaign
+from tui import saves
+from tui.saves import appending, encoding, kept_data
+
+
+def derive(entry: dict[str, Any]) -> list[Any]:
+    """A record per entry, as a reader would derive it: what it shows of the entry."""
+    return [entry["kind"], entry.get("odds") or "", len(entry.get("markers", []))]
+
+
+def with_kept(path: Path, name: str = "rows") -> tuple[list[tuple[Any, ...]], saves.Game]:
+    records, game = saves.kept_records(path, name, "1", derive)
+    with records:
+        return [tuple(record) for record in records], game
+
+
+def without_kept(path: Path) -> tuple[list[tuple[Any, ...]], saves.Game]:
+    """What a reading with no kept data gives: every entry read from the save."""
+    stream = saves.read_entries(path)
+    rows = [
+        (e["seq"], e["turn"], e["who"], e.get("ruleset"), e["kind"], place, derive(e))
+        for e, place in stream
+    ]
+    assert stream.game is not None
+    return rows, stream.game
+
+
+def fresh_bytes(path: Path, folder: Path) -> bytes:
+    """The kept file a fresh build gives for the save's bytes as they are now (a copy of
+    the save, with no kept data beside it)."""
+    folder.mkdir()
+    copy = folder / path.name
+    copy.write_bytes(path.read_bytes())
+    with_kept(copy)
+    return saves.kept_path(copy, "rows").read_bytes()
+
+
+def kept_bytes(path: Path) -> bytes:
+    return saves.kept_path(path, "rows").read_bytes()
+
+
+def same_reading(path: Path) -> None:
+    """The kept reading equals a reading with no kept data (the game's path aside: the
+    same save read from where it is)."""
+    kept_rows, kept_game = with_kept(path)
+    rows, game = without_kept(path)
+    assert kept_rows == rows
+    assert kept_game == game
+    assert kept_game.end == game.end
+
+
+@pytest.fixture
+def save(tmp_path: Path) -> Path:
+    path, _ = campaign(tmp_path, 60)
+    saves.add_marker(path, "DG", "0712", side="Axis", turns=2)
+    saves.advance_turn(path)
+    return path
+
+
+def test_first_reading_builds_it_and_the_next_uses_it(save: Path) -> None:
+    same_reading(save)
+    assert saves.kept_path(save, "rows").exists()
+    built = kept_bytes(save)
+    same_reading(save)
+    assert kept_bytes(save) == built  # used as it is: nothing written
+    assert built[8:9] == b"H"
+    assert built.count(b"crtdesk kept data") == 1
+
+
+def test_a_kept_file_is_used_not_derived_again(save: Path) -> None:
+    with_kept(save)
+    seen: list[int] = []
+
+    def counting(entry: dict[str, Any]) -> list[Any]:
+        seen.append(entry["seq"])
+        return derive(entry)
+
+    records, _ = saves.kept_records(save, "rows", "1", counting)
+    with records:
+        assert len(list(records)) == len(without_kept(save)[0])
+    assert seen == []
+
+
+def test_appended_by_this_crtdesk_only_the_new_entries_are_derived(save: Path) -> None:
+    rows, before = with_kept(save)
+    last = rows[-1][0]
+    saves.add_marker(save, "DG", "0713", side="Allied")
+    saves.advance_turn(save)
+    seen: list[int] = []
+
+    def counting(entry: dict[str, Any]) -> list[Any]:
+        seen.append(entry["seq"])
+        return derive(entry)
+
+    records, game = saves.kept_records(save, "rows", "1", counting)
+    with records:
+        assert [r.seq for r in records][-3:] == [last, last + 1, last + 2]
+    assert seen == [last + 1, last + 2]
+    assert game.turn == before.turn + 1
+    same_reading(save)
+
+
+def test_appended_by_an_older_crtdesk(save: Path, tmp_path: Path) -> None:
+    """Entries written straight to the file, nothing kept updated."""
+    rows, game = with_kept(save)
+    seq = rows[-1][0] + 1
+    entry = {
+        "seq": seq,
+        "kind": "place-marker",
+        "turn": game.turn,
+        "when": appending._now(),
+        "who": "old",
+        "marker": {"id": f"{seq}.1", "kind": "DG", "target": "0202", "side": "Axis", "turns": 1},
+    }
+    with save.open("ab") as handle:
+        handle.write(encoding._block(entry))
+    same_reading(save)
+    _, game = with_kept(save)
+    assert [m.id for m in game.markers][-1] == f"{seq}.1"
+    os.unlink(saves.kept_path(save, "rows"))
+    same_reading(save)
+    assert kept_bytes(save) == fresh_bytes(save, tmp_path / "fresh")
+
+
+def test_edited_by_hand_in_the_middle_same_size(save: Path, tmp_path: Path) -> None:
+    with_kept(save)
+    data = bytearray(save.read_bytes())
+    at = data.index(b'who = "bob"', len(data) // 2)
+    data[at + 7 : at + 10] = b"rob"  # the same size; the entry's checksum no longer holds
+    save.write_bytes(bytes(data))
+    same_reading(save)
+    rows, _ = with_kept(save)
+    assert "rob" in {row[2] for row in rows}
+    assert kept_bytes(save) == fresh_bytes(save, tmp_path / "fresh")
+
+
+def test_truncated(save: Path, tmp_path: Path) -> None:
+    with_kept(save)
+    data = save.read_bytes()
+    cut = data.rindex(b"\n[[log]]\n", 0, len(data) // 2) + 1
+    save.write_bytes(data[:cut])
+    same_reading(save)
+    rows, _ = with_kept(save)
+    assert len(rows) < 30
+    assert kept_bytes(save) == fresh_bytes(save, tmp_path / "fresh")
+
+
+def test_repaired(save: Path, tmp_path: Path) -> None:
+    with_kept(save)
+    data = bytearray(save.read_bytes())
+    at = data.index(b"seq = 20\n")
+    data[at : at + 9] = b"seq = x0\n"  # entry 20 broken: a repair sets it aside
+    save.write_bytes(bytes(data))
+    with pytest.raises(saves.SaveError):
+        with_kept(save)
+    saves.repair_save(save, accept=True)
+    same_reading(save)
+    rows, _ = with_kept(save)
+    assert 20 not in [row[0] for row in rows]
+    assert kept_bytes(save) == fresh_bytes(save, tmp_path / "fresh")
+
+
+def test_replaced_by_another_file_of_the_same_name_and_size(save: Path, tmp_path: Path) -> None:
+    with_kept(save)
+    (tmp_path / "other").mkdir()
+    other, _ = campaign(tmp_path / "other", 60)
+    saves.add_marker(other, "DG", "0712", side="Allied", turns=2)  # Allied for Axis: 1 byte less
+    saves.advance_turn(other)
+    data = other.read_bytes()
+    assert len(data) != save.stat().st_size or data != save.read_bytes()
+    os.replace(other, save)
+    same_reading(save)
+    _, game = with_kept(save)
+    assert [m.side for m in game.markers] == ["Allied"]
+    assert kept_bytes(save) == fresh_bytes(save, tmp_path / "fresh")
+
+
+def test_replaced_by_a_file_of_the_very_same_size(save: Path, tmp_path: Path) -> None:
+    with_kept(save)
+    data = save.read_bytes()
+    swapped = data.replace(b'"side" = "Axis"', b'"side" = "Axes"')  # a hand edit, same size
+    assert swapped != data and len(swapped) == len(data)
+    replacement = tmp_path / "replacement.toml"
+    replacement.write_bytes(swapped)
+    os.replace(replacement, save)
+    same_reading(save)
+    _, game = with_kept(save)
+    assert [m.side for m in game.markers] == ["Axes"]
+
+
+def test_another_derivation_version_builds_it_again(save: Path) -> None:
+    with_kept(save)
+    records, _ = saves.kept_records(save, "rows", "2", lambda entry: entry["seq"] * 2)
+    with records:
+        assert [r.data for r in records][:2] == [2, 4]
+    records, _ = saves.kept_records(save, "rows", "2", derive)
+    with records:
+        assert [r.data for r in records][:2] == [2, 4]  # kept: version 2 is used as built
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"",
+        b"\x00" * 100,
+        b"not a kept file at all\n",
+        b"\x00\x00\x00\x05\x00\x00\x00\x00Hxxxx",
+        b"\xff\xff\xff\xff" * 4,
+    ],
+)
+def test_a_hostile_kept_file_is_built_again(save: Path, garbage: bytes, tmp_path: Path) -> None:
+    saves.kept_path(save, "rows").write_bytes(garbage)
+    same_reading(save)
+    assert kept_bytes(save) == fresh_bytes(save, tmp_path / "fresh")
+
+
+def test_a_kept_file_with_one_byte_changed_is_built_again(save: Path) -> None:
+    with_kept(save)
+    built = kept_bytes(save)
+    where = saves.kept_path(save, "rows")
+    for at in (5, 40, len(built) // 2, len(built) - 3):
+        changed = bytearray(built)
+        changed[at] ^= 0x41
+        where.write_bytes(bytes(changed))
+        same_reading(save)
+        assert kept_bytes(save) == built
+
+
+def test_a_kept_file_of_the_right_form_but_wrong_types_is_built_again(save: Path) -> None:
+    """Frames whose checksums hold but whose records are not what the reader asked for."""
+    where = saves.kept_path(save, "rows")
+    header = kept_data._frame(
+        b"H", kept_data._ENCODER.encode(["crtdesk kept data", 1, "rows", "1"])
+    )
+    rows = kept_data._batch([["one", "two"]])
+    where.write_bytes(header + rows + kept_data._frame(b"M", b"\x93\x01\x02\x03"))
+    same_reading(save)
+
+
+def test_a_kept_file_that_is_a_link_is_never_followed(save: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"another player's file\n")
+    os.symlink(victim, saves.kept_path(save, "rows"))
+    same_reading(save)
+    assert victim.read_bytes() == b"another player's file\n"
+    assert not saves.kept_path(save, "rows").is_symlink()  # replaced by a kept file of its own
+
+
+def test_a_huge_kept_file_is_not_read_whole(save: Path) -> None:
+    where = saves.kept_path(save, "rows")
+    with where.open("wb") as handle:
+        handle.write(b"\x7f\xff\xff\xff\x00\x00\x00\x00H")  # a frame claiming 2 GiB
+        handle.truncate(64 * 1024 * 1024)  # sparse: nothing written
+    same_reading(save)
+
+
+def test_a_torn_last_entry_is_reported_as_a_load_reports_it(save: Path) -> None:
+    with_kept(save)
+    with save.open("ab") as handle:
+        handle.write(b"\n[[log]]\nseq = 99\nkind = ")
+    same_reading(save)
+    _, game = with_kept(save)
+    assert game.warnings and "torn" in game.warnings[0]
+    assert game.warnings == saves.load_game(save).warnings
+
+
+def test_records_give_each_entry_its_place(save: Path) -> None:
+    records, _ = saves.kept_records(save, "rows", "1", derive)
+    with records:
+        for record in records:
+            assert record.place is not None
+            entry = saves.read_entry(save, record.place, record.seq)
+            assert (entry["seq"], entry["kind"], entry["who"]) == (
+                record.seq,
+                record.kind,
+                record.who,
+            )
+
+
+def test_kept_game_is_the_replayed_game(save: Path) -> None:
+    game = saves.kept_game(save)
+    assert game == saves.read_game(save)
+    assert saves.kept_path(save, "state").exists()
+    assert saves.kept_game(save) == game
+
+
+def test_a_refused_save_is_refused_with_kept_data_beside_it(save: Path) -> None:
+    with_kept(save)
+    data = save.read_bytes().replace(b"seq = 30\n", b"seq = 3\n", 1)
+    save.write_bytes(data)
+    with pytest.raises(saves.SaveError, match="entry number"):
+        with_kept(save)
