@@ -20,6 +20,7 @@ from typing import Any
 
 from tui import saves
 from tui.engine.units import UnitState, apply_units
+from tui.reports.kept import version
 
 _LOSS_KINDS = frozenset({"combat", "loss"})
 _UNIT_KINDS = frozenset({"unit", "units", "combat", "loss"})
@@ -190,17 +191,19 @@ class Losses:
 
 
 def read_losses(path: Path) -> tuple[Losses, saves.Game]:
-    """The losses in the save at `path` (its entries read one by one, each let go once
-    counted), and the game read; read again if the save was written over meanwhile.
-    SaveError as `saves.load_game` raises it."""
+    """The losses in the save at `path` (what they read of each entry, `losses_part`, kept
+    beside the save: `saves.kept_records`), and the game read. SaveError as
+    `saves.load_game` raises it."""
 
-    def read() -> tuple[Losses, saves.Game]:
-        stream = saves.read_entries(path)
-        found = losses_of(read.entry for read in stream)
-        assert stream.game is not None  # read to its end
-        return found, stream.game
-
-    return saves.read_again(read)
+    found = Losses()
+    records, game = saves.kept_records(
+        path, "losses", version(), losses_part, dict[str, Any] | None
+    )
+    with records:
+        for record in records:
+            if record.data is not None:
+                found.add(record.data)
+    return found, game
 
 
 def losses_of(entries: Iterable[Mapping[str, Any]]) -> Losses:

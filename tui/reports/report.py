@@ -27,6 +27,7 @@ from tui.engine import registry
 from tui.engine.tables import Tables, default_tables
 from tui.engine.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
 from tui.engine.units import UnitState
+from tui.reports.kept import version
 from tui.reports.losses import Losses, Lost, losses_part, lost_text, remains_text
 from tui.reports.luck import LuckReport, LuckTally, combats_summary, luck_text, p_text
 from tui.reports.luck.stats import LuckRecord
@@ -514,16 +515,18 @@ def save_report_markdown(path: Path, tables: Tables | None = None) -> str:
 
 
 def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves.Game]:
-    """The report of the save at `path` read (its entries one by one, each let go once
-    told), and the game read (its warnings: a torn last entry). `Report.lines` writes it."""
+    """The report of the save at `path` read (what it tells of each entry kept beside the
+    save, `saves.kept_records`: worked out the first time, read back after; read one by
+    one, each let go once told), and the game read (its warnings: a torn last entry).
+    `Report.lines` writes it."""
 
-    def report() -> tuple[Report, saves.Game]:
-        stream = saves.read_entries(path)
-        read = _report((read.entry for read in stream), tables)
-        assert stream.game is not None  # read to its end
-        return read, stream.game
-
-    return saves.read_again(report)
+    read = Report(tables or default_tables())
+    kept = version(read.tables)
+    records, game = saves.kept_records(path, "report", kept, read.record, ReportRecord)
+    with records:
+        for record in records:
+            read.add_record(record.data)
+    return read, game
 
 
 def write_report(path: Path, tables: Tables | None = None) -> Path:

@@ -798,10 +798,9 @@ class LuckTally:
         shared = self._shared
 
         def one(value: Any) -> Any:
-            try:
-                return shared.setdefault((type(value), value), value)
-            except TypeError:  # a cell that is a table (OCS): kept as it is
-                return value
+            if type(value) is not str and type(value) is not Chances:
+                return value  # a cell that is a table: kept as it is
+            return shared.setdefault((type(value), value), value)
 
         return CombatLuck(
             seq=judged.seq,
