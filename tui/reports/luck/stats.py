@@ -184,10 +184,10 @@ class Chances(NamedTuple):
         return Fraction(2 * self.worse + self.same, 2 * self.whole)
 
 
-@dataclass(frozen=True, slots=True)
-class CombatLuck:
+class CombatLuck(msgspec.Struct, array_like=True, frozen=True):
     """One combat's result against its exact distribution (its chances exact, as whole
-    numbers; `p_worse`, `p_same`, `variance` and `percentile` as Fractions)."""
+    numbers; `p_worse`, `p_same`, `variance` and `percentile` as Fractions). Encodable: a
+    luck record keeps it."""
 
     seq: int
     turn: int
@@ -196,7 +196,7 @@ class CombatLuck:
     # "desk": every die rolled by the desk; "seed": rolled by the desk from a player's seed;
     # "manual": some entered by hand.
     source: str
-    odds: str | None
+    odds: Any  # as logged: text, or None
     cell: Any
     chances: Chances
 
@@ -588,18 +588,6 @@ class LuckReport:
         }
 
 
-class Judged(msgspec.Struct, array_like=True, frozen=True):
-    """A combat judged, as its luck record keeps it (its player is the record's)."""
-
-    seq: int
-    turn: int
-    ruleset: str
-    source: str
-    odds: Any
-    cell: Any
-    chances: Chances
-
-
 # One kind of die's faces shown by one entry's dice: (source, sides, the faces), the source
 # "desk", "seed" or "manual".
 Faces = tuple[str, int, tuple[int, ...]]
@@ -618,7 +606,7 @@ class LuckRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=Tru
     faceless: int = 0  # rolls entered by hand that show no face
     skipped: tuple[Any, str] | None = None  # (entry number, why its combat is not judged)
     cancels: Any = None  # the entry whose result its card cancelled
-    judged: Judged | None = None
+    judged: CombatLuck | None = None
 
 
 def _dice_of(rolls: Iterable[Mapping[str, Any]]) -> tuple[tuple[Faces, ...], int]:
@@ -701,7 +689,7 @@ def luck_record(
         else:
             seq, turn = int(entry["seq"]), int(entry.get("turn", 0))
             odds, cell = entry.get("odds"), entry.get("cell")
-            kept = Judged(seq, turn, found[0], source, odds, cell, found[1])
+            kept = CombatLuck(seq, turn, player, found[0], source, odds, cell, found[1])
     return LuckRecord(
         player, counted, tally_ruleset, named_ruleset, faces, faceless, skipped, cancels, kept
     )
@@ -780,7 +768,22 @@ class LuckTally:
         judged = record.judged
         if judged is None:
             return None
-        found = self._compact(record.player, judged)
+        # One copy of each name, odds and chances many combats share (a cell that is a
+        # table is kept as it is).
+        shared = self._shared
+        player, ruleset, source, odds = judged.player, judged.ruleset, judged.source, judged.odds
+        found = CombatLuck(
+            judged.seq,
+            judged.turn,
+            shared.setdefault(player, player),
+            shared.setdefault(ruleset, ruleset),
+            shared.setdefault(source, source),
+            shared.setdefault(odds, odds) if type(odds) is str else odds,
+            shared.setdefault(judged.cell, judged.cell)
+            if type(judged.cell) is str
+            else judged.cell,
+            shared.setdefault(judged.chances, judged.chances),
+        )
         self.combats.append(found)
         return found
 
@@ -794,43 +797,30 @@ class LuckTally:
                 self.skipped.insert(where, (seq, CANCELLED))
                 return
 
-    def _compact(self, player: str, judged: Judged) -> CombatLuck:
-        shared = self._shared
-
-        def one(value: Any) -> Any:
-            if type(value) is not str and type(value) is not Chances:
-                return value  # a cell that is a table: kept as it is
-            return shared.setdefault((type(value), value), value)
-
-        return CombatLuck(
-            seq=judged.seq,
-            turn=judged.turn,
-            player=one(player),
-            ruleset=one(judged.ruleset),
-            source=one(judged.source),
-            odds=one(judged.odds),
-            cell=one(judged.cell),
-            chances=one(judged.chances),
-        )
-
     def _group(self, player: str | None, ruleset: str | None) -> LuckGroup:
-        def mine(player_of: str, ruleset_of: str | None) -> bool:
-            return (player is None or player_of == player) and (
-                ruleset is None or ruleset_of == ruleset
-            )
-
-        tallies = [t for (who, where), t in self._tallies.items() if mine(who, where)]
-        chosen = [c for c in self.combats if mine(c.player, c.ruleset)]
+        tallies = [
+            t
+            for (who, where), t in self._tallies.items()
+            if (player is None or who == player) and (ruleset is None or where == ruleset)
+        ]
+        chosen: list[CombatLuck] = self.combats
+        if player is not None:
+            chosen = [c for c in chosen if c.player == player]
+        if ruleset is not None:
+            chosen = [c for c in chosen if c.ruleset == ruleset]
+        by_source: dict[str, list[CombatLuck]] = {DESK: [], MANUAL: [], SEED: []}
+        for combat in chosen:
+            by_source[combat.source].append(combat)
         return LuckGroup(
             player=player,
             ruleset=ruleset,
             desk_faces=_faces_of(t.desk for t in tallies),
             manual_faces=_faces_of(t.manual for t in tallies),
             manual_totals=sum(t.faceless for t in tallies),
-            desk=CombatFigures(tuple(c for c in chosen if c.source == DESK)),
-            manual=CombatFigures(tuple(c for c in chosen if c.source == MANUAL)),
+            desk=CombatFigures(tuple(by_source[DESK])),
+            manual=CombatFigures(tuple(by_source[MANUAL])),
             seed_faces=_faces_of(t.seed for t in tallies),
-            seed=CombatFigures(tuple(c for c in chosen if c.source == SEED)),
+            seed=CombatFigures(tuple(by_source[SEED])),
         )
 
     def report(self) -> LuckReport:
