@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from tests.generated_saves import logs, write_save
 from tests.review_save import campaign
 from tui import saves
 from tui.engine.tables import default_tables
-from tui.reports.kept import version
+from tui.reports.kept import Memo, version
 from tui.reports.losses import Losses, losses_of, read_losses
 from tui.reports.luck.reading import read_luck
 from tui.reports.luck.stats import LuckRecord, LuckTally, luck_of_records, luck_report
@@ -150,3 +151,27 @@ def test_kept_records_of_other_tables_are_not_used(tmp_path: Path) -> None:
 
 def losses_text(losses: Losses) -> str:
     return losses_review_text(losses)
+
+
+def test_work_kept_within_a_run_is_found_only_by_the_same_values() -> None:
+    """A memo is found by its values' bytes and compared with them: values that encode
+    alike but differ (a text and the date it spells, 1 and 1.0 and True) find nothing kept
+    for another, and values that do not encode are never kept."""
+    memo = Memo(3)
+    for values in ([{"a": "2026-11-20"}], [{"a": 1}]):
+        key, found = memo.get(values)
+        assert found is None
+        memo.put(key, values, "kept")
+    assert memo.get([{"a": "2026-11-20"}])[1] == "kept"
+    assert memo.get([{"a": date(2026, 11, 20)}])[1] is None
+    assert memo.get([{"a": 1}])[1] == "kept"
+    assert memo.get([{"a": 1.0}])[1] is None and memo.get([{"a": True}])[1] is None
+    assert memo.get([{"a": 1, "b": 2}])[1] is None
+    key, _ = memo.get(2**70)
+    assert key is None
+    memo.put(key, 2**70, "never")
+    assert memo.get(2**70) == (None, None)
+    for n in range(3):  # past its size it lets go of everything, then keeps again
+        key, _ = memo.get(n)
+        memo.put(key, n, n)
+    assert memo.get([{"a": 1}])[1] is None and memo.get(2)[1] == 2

@@ -27,7 +27,7 @@ from tui.engine import registry
 from tui.engine.tables import Tables, default_tables
 from tui.engine.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
 from tui.engine.units import UnitState
-from tui.reports.kept import version
+from tui.reports.kept import Memo, version
 from tui.reports.losses import Losses, Lost, losses_part, lost_text, remains_text
 from tui.reports.luck import LuckReport, LuckTally, combats_summary, luck_text, p_text
 from tui.reports.luck.stats import LuckRecord
@@ -218,19 +218,9 @@ def _percentile_words(record: LuckRecord) -> str:
     return f" Luck: percentile {shown} for the attacker ({how}{apart})."
 
 
-# A combat's words after its number, player and time, by the fields they are made of
-# (`_said_key`), kept within a run: a long campaign words the same combats again and again.
-# Let go (and started again) past this many.
-_SAID: dict[str, str] = {}
-
-
-class _LeftOut:
-    def __repr__(self) -> str:
-        return "(left out)"
-
-
-_LEFT_OUT = _LeftOut()
-_SAID_KEPT = 4096
+# A combat's words after its number and time, by the fields they are made of, kept within a
+# run: a long campaign words the same combats again and again.
+_SAID = Memo(4096)
 _SAID_FIELDS = (
     "ruleset",
     "who",
@@ -247,18 +237,19 @@ _SAID_FIELDS = (
 )
 
 
+# A field an entry leaves out: encoded unlike any value an entry holds.
+_LEFT_OUT = msgspec.msgpack.Ext(0, b"")
+
+
 def combat_words(entry: Mapping[str, Any]) -> str:
     """One combat as a sentence or three: who attacked at what odds, the dice, the result."""
     amends = entry.get("amends")
     amending = f" (amends combat #{amends})" if isinstance(amends, int) else ""
-    # The repr of builtin values tells any two apart (and a field left out from any value).
-    key = repr(tuple(entry.get(name, _LEFT_OUT) for name in _SAID_FIELDS))
-    said = _SAID.get(key)
+    fields = tuple(entry.get(name, _LEFT_OUT) for name in _SAID_FIELDS)
+    key, said = _SAID.get(fields)
     if said is None:
         said = _combat_said(entry)
-        if len(_SAID) >= _SAID_KEPT:
-            _SAID.clear()
-        _SAID[key] = said
+        _SAID.put(key, fields, said)
     ruleset, who, rest = said.split("\0", 2)
     when = when_text(str(entry.get("when", "")))
     return f"**Combat #{entry['seq']}**, {ruleset}, by {who}{amending}, {when} UTC.{rest}"

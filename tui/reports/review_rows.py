@@ -20,12 +20,13 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import msgspec
 
 from tui import saves
-from tui.reports.kept import version
+from tui.engine.text import one_line, when_text
+from tui.reports.kept import Memo, version
 from tui.reports.review_data import (
     CELL_KEYS,
     Filter,
@@ -50,14 +51,42 @@ class ReviewRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=T
     shown: tuple[Shown, ...] = ()
 
 
+# A combat's search text after its number, turn, time and player, by the rest of the entry,
+# kept within a run: a long campaign fights the same combats again and again.
+_SEARCHED = Memo(4096)
+_OWN = frozenset({"seq", "turn", "when", "who"})
+
+
+def _search_of(entry: dict[str, Any]) -> str:
+    """The text the filters search in an entry with nothing shown on it (no note or card
+    after it): a combat's, whose cells but the first four (number, turn, time, player)
+    follow from the rest of it, worked out once for the same rest."""
+    index = Index()
+    if entry["kind"] != "combat":
+        return search_text(entry, entry_cells(entry, index), index)
+    # The first four cells, as `entry_cells` makes them, then a space: lower-cased apart
+    # from the rest, as a space ends every context lower-casing reads.
+    own = (
+        f"{entry['seq']} {entry['turn']} {when_text(str(entry.get('when', '')))[5:]} "
+        f"{one_line(entry.get('who', ''))} "
+    ).lower()
+    rest = tuple(item for item in entry.items() if item[0] not in _OWN)
+    key, found = _SEARCHED.get(rest)
+    if found is not None:
+        return own + cast(str, found)
+    search = search_text(entry, entry_cells(entry, index), index)
+    if search.startswith(own):
+        _SEARCHED.put(key, rest, search[len(own) :])
+    return search
+
+
 def review_record(entry: dict[str, Any]) -> ReviewRecord:
     """What the review keeps of one entry: the same for the same entry, whatever came
     before it."""
-    index = Index()
     pointed = entry.get("annotates") if entry["kind"] == "note" else entry.get("amends")
     return ReviewRecord(
         who=str(entry.get("who", "")),
-        search=search_text(entry, entry_cells(entry, index), index),
+        search=_search_of(entry),
         ruleset=entry.get("ruleset"),
         pointed=pointed,
         shown=shown_elsewhere(entry),

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, NamedTuple, TypeGuard, cast
 
 import msgspec
 
@@ -52,6 +52,7 @@ from tui.engine.procedure import as_rolled
 from tui.engine.schema import judged
 from tui.engine.tables import Tables, TablesError, default_tables
 from tui.engine.text import one_line
+from tui.reports.kept import Memo
 from tui.reports.luck.chi_square import chi_square_p
 
 # --- combats read back from the log ----------------------------------------------------------
@@ -300,22 +301,20 @@ CANCELLED = "its result was cancelled (Margaret Stanfill): nothing happened to j
 Judgment = tuple[str, Chances, bool] | str
 
 # The judgments kept within a run, by what decides them: a long campaign fights the same
-# combats again and again. Let go (and started again) past this many.
-_JUDGMENTS_KEPT = 20_000
+# combats again and again.
+JUDGMENTS_KEPT = 20_000
 
 
-def _judged_key(entry: Mapping[str, Any]) -> str:
+def _judged_by(entry: Mapping[str, Any]) -> tuple[Any, ...]:
     """What decides a combat's judgment but its effects: its inputs, the odds column OCS's
     chances are read on (`same_chances`), the totals (what each side has to lose) and the
-    result. The repr of builtin values tells any two apart."""
-    return repr(
-        (
-            entry.get("inputs"),
-            entry.get("odds_column"),
-            entry.get("attack_total"),
-            entry.get("defense_total"),
-            entry.get("cell"),
-        )
+    result."""
+    return (
+        entry.get("inputs"),
+        entry.get("odds_column"),
+        entry.get("attack_total"),
+        entry.get("defense_total"),
+        entry.get("cell"),
     )
 
 
@@ -323,15 +322,16 @@ def _judgment(
     entry: Mapping[str, Any],
     tables: Tables,
     cache: dict[str, Distribution] | None = None,
-    judged: dict[str, Judgment] | None = None,
+    judged: Memo | None = None,
 ) -> Judgment:
     """A logged combat's chances, from its inputs again (kept in `judged` by what decides
     them, and the distributions in `cache` by the combat read)."""
-    key = _judged_key(entry) if judged is not None else ""
+    decided_by = _judged_by(entry)
+    key: bytes | None = None
     if judged is not None:
-        found = judged.get(key)
+        key, found = judged.get(decided_by)
         if found is not None:
-            return found
+            return cast(Judgment, found)
     try:
         # The dice as they fell: a card played after the roll (a Joker) is no luck.
         combat = as_rolled(combat_from_inputs(entry.get("inputs") or {}), tables)
@@ -352,9 +352,7 @@ def _judgment(
         judgment = (combat.ruleset, Chances.of(p_worse, p_same, variance), by_cell)
     # Kept unless its effects decided it (a result not among the cells the dice give).
     if judged is not None and (isinstance(judgment, str) or judgment[2]):
-        if len(judged) >= _JUDGMENTS_KEPT:
-            judged.clear()
-        judged[key] = judgment
+        judged.put(key, decided_by, judgment)
     return judgment
 
 
@@ -362,7 +360,7 @@ def combat_luck(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
     cache: dict[str, Distribution] | None = None,
-    judged: dict[str, Judgment] | None = None,
+    judged: Memo | None = None,
 ) -> CombatLuck | str:
     """A logged combat's percentile, or why it has none (one line)."""
     tables = tables or default_tables()
@@ -624,32 +622,29 @@ def _dice_of(rolls: Iterable[Mapping[str, Any]]) -> tuple[tuple[Faces, ...], int
     return tuple(found), faceless
 
 
-# An entry's dice read for the figures, by their repr (`_dice_read`), kept within a run: a
-# long campaign rolls the same dice again and again. Let go past this many.
-_DICE_READ: dict[str, tuple[tuple[Faces, ...], int, str, bool]] = {}
-_DICE_KEPT = 4096
+# An entry's dice read for the figures, kept within a run: a long campaign rolls the same
+# dice again and again.
+_DICE_READ = Memo(4096)
 
 
 def _dice_read(entry: Mapping[str, Any]) -> tuple[tuple[Faces, ...], int, str, bool]:
     """An entry's dice as the figures read them: faces by source, the rolls by hand that
     show none, the combat's source (`_source`), and whether it has any dice at all."""
-    key = repr(entry.get("dice"))  # the repr of builtin values tells any two apart
-    found = _DICE_READ.get(key)
+    dice = entry.get("dice")
+    key, found = _DICE_READ.get(dice)
     if found is None:
         rolls = _rolls(entry)
         faces, faceless = _dice_of(rolls)
         found = (faces, faceless, _source(rolls), bool(rolls))
-        if len(_DICE_READ) >= _DICE_KEPT:
-            _DICE_READ.clear()
-        _DICE_READ[key] = found
-    return found
+        _DICE_READ.put(key, dice, found)
+    return cast(tuple[tuple[Faces, ...], int, str, bool], found)
 
 
 def luck_record(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
     cache: dict[str, Distribution] | None = None,
-    judged: dict[str, Judgment] | None = None,
+    judged: Memo | None = None,
 ) -> LuckRecord:
     """What the figures take of one entry: the same for the same entry, whatever came
     before it (`cache` and `judged` only keep work done, see `combat_luck`, whose figures
@@ -736,7 +731,7 @@ class LuckTally:
         self.combats: list[CombatLuck] = []
         self.skipped: list[tuple[int, str]] = []
         self._cache: dict[str, Distribution] = {}
-        self._judged: dict[str, Judgment] = {}
+        self._judged = Memo(JUDGMENTS_KEPT)
         # One copy of each name, odds, cell and chance many combats share: a long campaign's
         # figures keep one small record per combat.
         self._shared: dict[Any, Any] = {}
