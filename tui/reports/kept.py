@@ -19,7 +19,7 @@ from tui.engine.tables import Tables
 _ENCODE = msgspec.msgpack.Encoder().encode
 
 # Bumped whenever a reader's record changes what it holds or how it is worked out.
-RECORDS = "3"
+RECORDS = "4"
 
 
 def version(tables: Tables | None = None) -> str:

@@ -117,7 +117,7 @@ class ReportRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=T
     turn: Any
     kind: str
     who: str
-    words: str
+    words: bytes  # as UTF-8: written to the words file as they are
     luck: LuckRecord
     annotates: Any = None
     note_on: Any = None  # the entry a note is on, and the note's line under it
@@ -154,7 +154,7 @@ def report_record(entry: Mapping[str, Any], tally: LuckTally) -> ReportRecord:
         turn=entry.get("turn"),
         kind=kind,
         who=str(entry.get("who", "")),
-        words=words,
+        words=_utf8(words),
         luck=luck,
         annotates=annotates,
         note_on=note_on,
@@ -186,21 +186,29 @@ class _Words:
     def __init__(self) -> None:
         self.file = tempfile.TemporaryFile()
         self.end = 0
+        self.written = True  # all that was added is in the file, not in its buffer
 
-    def add(self, words: str) -> tuple[int, int]:
-        data = words.encode("utf-8", "surrogatepass")
+    def add(self, data: bytes) -> tuple[int, int]:
+        """Words as UTF-8 (`_utf8`), written; where they lie."""
         self.file.write(data)
+        self.written = False
         at, self.end = self.end, self.end + len(data)
         return at, len(data)
 
     def read(self, told: _Told) -> str:
         if told.size == 0:
             return ""
-        self.file.flush()
+        if not self.written:
+            self.file.flush()
+            self.written = True
         return os.pread(self.file.fileno(), told.size, told.at).decode("utf-8", "surrogatepass")
 
     def close(self) -> None:
         self.file.close()
+
+
+def _utf8(words: str) -> bytes:
+    return words.encode("utf-8", "surrogatepass")
 
 
 # --- entries in words ------------------------------------------------------------------------
