@@ -196,13 +196,14 @@ def read_losses(path: Path) -> tuple[Losses, saves.Game]:
     `saves.load_game` raises it."""
 
     found = Losses()
-    records, game = saves.kept_records(
-        path, "losses", version(), losses_part, dict[str, Any] | None
-    )
-    with records:
-        for record in records:
-            if record.data is not None:
-                found.add(record.data)
+    with saves.no_gc():  # many small objects, no cycles: nothing to collect
+        records, game = saves.kept_records(
+            path, "losses", version(), losses_part, dict[str, Any] | None
+        )
+        with records:
+            for record in records:
+                if record.data is not None:
+                    found.add(record.data)
     return found, game
 
 

@@ -12,7 +12,6 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -186,22 +185,26 @@ class _Words:
     def __init__(self) -> None:
         self.file = tempfile.TemporaryFile()
         self.end = 0
-        self.written = True  # all that was added is in the file, not in its buffer
+        self.at = 0  # where the file is read or written next
 
     def add(self, data: bytes) -> tuple[int, int]:
         """Words as UTF-8 (`_utf8`), written; where they lie."""
+        if self.at != self.end:
+            self.file.seek(self.end)
         self.file.write(data)
-        self.written = False
         at, self.end = self.end, self.end + len(data)
+        self.at = self.end
         return at, len(data)
 
     def read(self, told: _Told) -> str:
+        """Words added, read back (in the order added, through the file's buffer)."""
         if told.size == 0:
             return ""
-        if not self.written:
-            self.file.flush()
-            self.written = True
-        return os.pread(self.file.fileno(), told.size, told.at).decode("utf-8", "surrogatepass")
+        if self.at != told.at:
+            self.file.seek(told.at)
+        data = self.file.read(told.size)
+        self.at = told.at + len(data)
+        return data.decode("utf-8", "surrogatepass")
 
     def close(self) -> None:
         self.file.close()
@@ -521,10 +524,13 @@ def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves
 
     read = Report(tables or default_tables())
     kept = version(read.tables)
-    records, game = saves.kept_records(path, "report", kept, read.record, ReportRecord)
-    with records:
-        for record in records:
-            read.add_record(record.data)
+    # Many small objects and no cycles: the cyclic collector would walk them all, again
+    # and again, for nothing.
+    with saves.no_gc():
+        records, game = saves.kept_records(path, "report", kept, read.record, ReportRecord)
+        with records:
+            for record in records:
+                read.add_record(record.data)
     return read, game
 
 

@@ -373,8 +373,10 @@ def read_for_review(
     a log with an entry only the whole-file reader reads (`read_log`), or that changed
     while its last entries were read again, is read entry by entry. SaveError as
     `saves.load_game` raises it."""
-    records, game = saves.kept_records(path, "review", version(), review_record, ReviewRecord)
     loaded = Loaded(path)
+    # Many small objects and no cycles: a collection on the way would walk them all.
+    with saves.no_gc():
+        records, game = saves.kept_records(path, "review", version(), review_record, ReviewRecord)
     with records, saves.no_gc():
         for kept in records:
             if kept.place is None:

@@ -20,8 +20,11 @@ def read_luck(path: Path, tables: Tables | None = None) -> tuple[LuckReport, sav
     out the first time, read back after. SaveError as `saves.load_game` raises it."""
     tables = tables or default_tables()
     tally = LuckTally(tables)
-    records, game = saves.kept_records(path, "luck", version(tables), tally.record, LuckRecord)
-    with records:
-        for kept in records:
-            tally.add_record(kept.data)
-    return tally.report(), game
+    # Many small objects and no cycles: the cyclic collector would walk them all, again
+    # and again, for nothing (it took half a long campaign's read of its records).
+    with saves.no_gc():
+        records, game = saves.kept_records(path, "luck", version(tables), tally.record, LuckRecord)
+        with records:
+            for kept in records:
+                tally.add_record(kept.data)
+        return tally.report(), game

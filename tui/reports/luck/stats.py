@@ -704,7 +704,9 @@ class _Tally:
         self.faceless += faceless
         for source, sides, values in dice:
             kept = self.desk if source == DESK else self.seed if source == SEED else self.manual
-            tally = kept.setdefault(sides, [0] * sides)
+            tally = kept.get(sides)
+            if tally is None:
+                tally = kept[sides] = [0] * sides
             for value in values:
                 tally[value - 1] += 1
 
@@ -750,11 +752,17 @@ class LuckTally:
     def add_record(self, record: LuckRecord) -> CombatLuck | None:
         """Count one entry's record; the combat's figures when it is judged."""
         if record.counted:
-            rulesets = self._rulesets.setdefault(record.player, set())
+            player = record.player
+            rulesets = self._rulesets.get(player)
+            if rulesets is None:
+                rulesets = self._rulesets[player] = set()
             if record.named_ruleset is not None:
                 rulesets.add(record.named_ruleset)
-            key = (record.player, record.tally_ruleset)
-            self._tallies.setdefault(key, _Tally()).count(record.dice, record.faceless)
+            key = (player, record.tally_ruleset)
+            tally = self._tallies.get(key)
+            if tally is None:
+                tally = self._tallies[key] = _Tally()
+            tally.count(record.dice, record.faceless)
         if record.cancels is not None:
             self._cancelled(record.cancels)
         if record.skipped is not None:
