@@ -302,3 +302,96 @@ def test_a_refused_save_is_refused_with_kept_data_beside_it(save: Path) -> None:
     save.write_bytes(data)
     with pytest.raises(saves.SaveError, match="entry number"):
         with_kept(save)
+
+
+def test_a_kept_file_whose_records_are_not_of_the_type_asked_is_built_again(save: Path) -> None:
+    """Frames whose checksums and mark hold, but whose records are not what the reader
+    reads (an entry number that is text): built again before any record is given."""
+    with_kept(save)
+    where = saves.kept_path(save, "rows")
+    built = where.read_bytes()
+    rows, _ = without_kept(save)
+    wrong = ["one", 1, "x", None, "combat", -1, 0, ["combat", "", 0]]
+    header = kept_data._frame(
+        b"H", kept_data._ENCODER.encode(["crtdesk kept data", 1, "rows", "1"])
+    )
+    where.write_bytes(header + kept_data._batch([wrong] * len(rows)) + _mark_of(built))
+    same_reading(save)
+    assert kept_bytes(save) == built
+
+
+def _mark_of(data: bytes) -> bytes:
+    """The last frame of a kept file (its mark)."""
+    at, last = 0, b""
+    while at < len(data):
+        length, _ = kept_data._FRAME.unpack_from(data, at)
+        last = data[at : at + kept_data._FRAME.size + length]
+        at += kept_data._FRAME.size + length
+    assert last[kept_data._FRAME.size : kept_data._FRAME.size + 1] == b"M"
+    return last
+
+
+def test_a_kept_file_extended_many_times_keeps_its_last_mark_only(save: Path) -> None:
+    with_kept(save)
+    marks = []
+    for n in range(2 * kept_data.MAX_MARKS + 1):
+        saves.add_marker(save, "DG", f"{n:04d}", side="Axis")
+        same_reading(save)
+        data = kept_bytes(save)
+        marks.append(_marks(data))
+    assert max(marks) <= kept_data.MAX_MARKS
+    assert marks[-1] < marks[-2] or marks[-2] < marks[-3]  # written again, not only appended
+    records, game = saves.kept_records(save, "rows", "1", derive)
+    with records:
+        assert len(list(records)) == len(without_kept(save)[0])
+    assert len(game.markers) == len(saves.read_game(save).markers)
+
+
+def _marks(data: bytes) -> int:
+    at, found = 0, 0
+    while at < len(data):
+        length, _ = kept_data._FRAME.unpack_from(data, at)
+        found += data[at + kept_data._FRAME.size : at + kept_data._FRAME.size + 1] == b"M"
+        at += kept_data._FRAME.size + length
+    return found
+
+
+def test_a_build_killed_half_way_leaves_a_file_the_next_write_removes(save: Path) -> None:
+    left = save.with_name(f".{save.name}.kept-abc123")
+    left.write_bytes(b"half a kept file")
+    same_reading(save)
+    assert left.exists()  # a read changes nothing but its own kept data
+    notices: list[str] = []
+    saves.add_marker(save, "DG", "0999", notices=notices)
+    assert not left.exists()
+    assert any(left.name in notice for notice in notices)
+
+
+def test_the_desk_reads_its_game_from_the_kept_state(save: Path) -> None:
+    """The desk's open: the game and its last entries, first read, with the kept state, and
+    after entries written straight to the file."""
+    from dataclasses import replace
+
+    from tui.game.session import KEPT_ENTRIES, read_game
+
+    def loaded() -> saves.Game:
+        game = saves.load_game(save)
+        return replace(game, entries=game.entries[-KEPT_ENTRIES:])
+
+    assert read_game(save, pauses=False) == loaded()
+    assert saves.kept_path(save, "state").exists()
+    assert read_game(save, pauses=False) == loaded()
+    game = saves.load_game(save)
+    last = game.entries[-1]["seq"]
+    entry = {
+        "seq": last + 1,
+        "kind": "turn",
+        "turn": game.turn + 1,
+        "when": appending._now(),
+        "who": "old",
+    }
+    with save.open("ab") as handle:
+        handle.write(encoding._block(entry))
+    opened = read_game(save, pauses=False)
+    assert opened == loaded()
+    assert opened.turn == game.turn + 1 and opened.entries[-1]["who"] == "old"

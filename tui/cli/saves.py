@@ -383,7 +383,9 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
         )
     path = _path(args.file, args.saves)
     if args.markers:
-        game = saves.read_game(path)
+        # The game's state kept beside the save (checked against it), else worked out once.
+        records, game = saves.kept_places(path)
+        records.close()
         _warn(game)
         markers = [_marker_dict(m) for m in game.markers]
         if args.json:
@@ -406,7 +408,7 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     # Each entry's row is derived once and kept beside the save (`saves.kept_records`),
     # checked against it; the rows are kept as short text here (their widths are known only
     # at the end), the entries never read whole: a long campaign's log is never held whole.
-    records, game = saves.kept_records(path, "log", LOG_ROWS, row_cells, list[str])
+    records, game = saves.kept_records(path, "log", LOG_ROWS, row_cells, LogRow)
     table = LogTable()
     with records:
         for record in records:
@@ -417,8 +419,14 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
             )
             table.add_cells(record.data, shown)
     _warn(game)
+    lines: list[str] = []
     for line in table.lines(game):
-        print(line)
+        lines.append(line)
+        if len(lines) == 1000:  # a write per thousand lines, not per line
+            print("\n".join(lines))
+            lines = []
+    if lines:
+        print("\n".join(lines))
     return 0
 
 
@@ -648,6 +656,10 @@ _CELL_END = "\0"  # between a kept row's cells: never in a cell shown as text
 LOG_ROWS = f"{__version__}/1"
 
 
+# A row's cells, as kept (a kept row of any other shape is not used: built again).
+LogRow = tuple[str, str, str, str, str, str, str, str, str, str]
+
+
 def row_cells(entry: dict[str, Any]) -> list[str]:
     """An entry's row of the log: its cells shown as text, the result in words last."""
     what, result = entry_text(entry)
@@ -663,7 +675,11 @@ def row_cells(entry: dict[str, Any]) -> list[str]:
         dice_text(entry.get("dice", [])),
         result,
     )
-    return [one_line(cell) for cell in cells]
+    # Printable ASCII is shown as it is (`one_line` leaves it so): only the rest is looked at.
+    return [cell if _PRINTABLE(cell) else one_line(cell) for cell in cells]
+
+
+_PRINTABLE = re.compile(r"[ -~]*\Z").match
 
 
 class LogTable:
@@ -678,14 +694,12 @@ class LogTable:
     def add(self, entry: dict[str, Any], shown: bool = True) -> None:
         self.add_cells(row_cells(entry) if shown else [], shown)
 
-    def add_cells(self, cells: list[str], shown: bool = True) -> None:
+    def add_cells(self, cells: Sequence[str], shown: bool = True) -> None:
         """One entry's row as `row_cells` gives it (kept beside the save, or not)."""
         self.entries += 1
         if not shown:
             return
-        for i, cell in enumerate(cells[:-1]):
-            if len(cell) > self.widths[i]:
-                self.widths[i] = len(cell)
+        self.widths = list(map(max, self.widths, map(len, cells[:-1])))
         self.rows.append(_CELL_END.join(cells))
 
     def lines(self, game: saves.Game) -> Iterator[str]:
@@ -701,8 +715,13 @@ class LogTable:
             yield "(no entries match)" if self.entries else "(the log is empty)"
             return
         yield self._line(_LOG_HEADER)
+        # One format for every row (each cell padded to its column's width), the result last.
+        shape = "  ".join(
+            f"{{:{'>' if i in _RIGHT else '<'}{width}}}" for i, width in enumerate(self.widths)
+        )
+        line = (shape + "  {}").format
         for row in self.rows:
-            yield self._line(row.split(_CELL_END))
+            yield line(*row.split(_CELL_END)).rstrip()
 
     def _line(self, row: Sequence[str]) -> str:
         cells = [

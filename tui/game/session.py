@@ -69,19 +69,49 @@ def unwritable(path: Path) -> str | None:
 
 
 def read_game(path: Path, *, pauses: bool = True) -> saves.Game:
-    """The save at `path` as the desk keeps it open: read entry by entry (never the whole
-    file or every entry at once), the UI thread let in every few hundred entries (unless
-    `pauses` is False: no UI is running yet), and only the last `KEPT_ENTRIES` kept. A save
-    the store refuses raises its SaveError."""
-    stream = saves.read_entries(path)
-    kept: deque[dict[str, Any]] = deque(maxlen=KEPT_ENTRIES)
+    """The save at `path` as the desk keeps it open: the game after its last entry and its
+    last `KEPT_ENTRIES` entries. The state and each entry's place are kept beside the save
+    (`saves.kept_places`, worked out once, checked against the save); the entries shown
+    are read again from their places. Where they are not kept, the save is read entry by
+    entry (never the whole file or every entry at once), the UI thread let in every few
+    hundred entries (unless `pauses` is False: no UI is running yet). A save the store
+    refuses raises its SaveError."""
+
+    def pause(count: int) -> None:
+        if count % ENTRIES_BETWEEN_PAUSES == 0:
+            time.sleep(PAUSE)  # the UI thread takes the interpreter meanwhile
+
     # The read makes many objects and no cycles: a collection it set off would walk the
     # desk's objects with the interpreter held, the UI thread waiting.
     with saves.no_gc():
-        for count, read in enumerate(stream, start=1):
-            kept.append(read.entry)
-            if pauses and count % ENTRIES_BETWEEN_PAUSES == 0:
-                time.sleep(PAUSE)  # the UI thread takes the interpreter meanwhile
+        records, game = saves.kept_places(path, progress=pause if pauses else None)
+        with records:
+            places: deque[saves.KeptRecord] = deque(maxlen=KEPT_ENTRIES)
+            for count, record in enumerate(records, start=1):
+                places.append(record)
+                if pauses:
+                    pause(count)
+        try:
+            if all(record.place is not None for record in places):
+                entries = [
+                    saves.read_entry(path, record.place, record.seq)
+                    for record in places
+                    if record.place is not None
+                ]
+                return replace(game, entries=entries)
+        except saves.StaleOffset:
+            pass  # written over since: read as it is now
+        return _read_entries(path, pauses)
+
+
+def _read_entries(path: Path, pauses: bool) -> saves.Game:
+    """The save read entry by entry, only the last `KEPT_ENTRIES` kept."""
+    stream = saves.read_entries(path)
+    kept: deque[dict[str, Any]] = deque(maxlen=KEPT_ENTRIES)
+    for count, read in enumerate(stream, start=1):
+        kept.append(read.entry)
+        if pauses and count % ENTRIES_BETWEEN_PAUSES == 0:
+            time.sleep(PAUSE)
     assert stream.game is not None
     return replace(stream.game, entries=list(kept))
 

@@ -62,6 +62,7 @@ _HOMES: dict[str, str] = {
     "KeptRecords": "kept_data",
     "kept_game": "kept_data",
     "kept_path": "kept_data",
+    "kept_places": "kept_data",
     "kept_records": "kept_data",
     "GameSummary": "loading",
     "has_games": "loading",
@@ -139,7 +140,7 @@ __all__ = [
 __all__ += ["StaleOffset", "read_new_entries"]
 __all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry", "read_game"]
 __all__ += ["no_gc", "write_beside"]
-__all__ += ["KeptRecord", "KeptRecords", "kept_game", "kept_path", "kept_records"]
+__all__ += ["KeptRecord", "KeptRecords", "kept_game", "kept_path", "kept_places", "kept_records"]
 
 
 def __getattr__(name: str) -> Any:

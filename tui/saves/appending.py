@@ -39,7 +39,7 @@ from tui.saves.locking import _TAIL, _Lock, _locked, _require, _still_verified
 from tui.saves.repair import _repair
 from tui.saves.replay import Game, _new_game, _replay, apply_entry
 from tui.saves.state import read_state, state_line
-from tui.saves.streaming import entries_numbered, read_entries
+from tui.saves.streaming import entries_numbered
 
 
 def _who() -> str:
@@ -225,16 +225,15 @@ def _read_beforehand(path: Path) -> tuple[Game, os.stat_result] | None:
     as a load checks it, with the file's status as read; None when it changed while it was
     read or has a torn last entry (the append then reads it under the lock). A save a load
     refuses is refused here."""
+    # Imported by the first append after an outside write (msgspec's kept data): an append
+    # whose record matches the file, the usual case, does without it (the CLI's start-up).
+    from tui.saves.kept_data import kept_game
+
     status = os.stat(path, follow_symlinks=False)
-    stream = read_entries(path)
-    for _ in stream:
-        pass
-    game = stream.game
-    if (
-        game is None
-        or game.warnings
-        or not _same_file(status, os.stat(path, follow_symlinks=False))
-    ):
+    # From the state kept beside the save where it matches the save (worked out from the
+    # save, entry by entry, where it does not): a long campaign's log is not read again.
+    game = kept_game(path)
+    if game is None or not _same_file(status, os.stat(path, follow_symlinks=False)):
         return None
     return game, status
 

@@ -62,8 +62,9 @@ def _create_beside(save: Path, prefix: str, mode: os.stat_result | int) -> tuple
 
 
 # The temporary files the store writes beside a save NAME.toml before they take its name:
-# `.NAME.toml.new-*` (a `new`) and `.NAME.toml.repair-*` (a repair broken in the middle).
-TEMPORARY_KINDS = ("new", "repair")
+# `.NAME.toml.new-*` (a `new`), `.NAME.toml.repair-*` (a repair broken in the middle) and
+# `.NAME.toml.kept-*` (derived data kept beside it: `kept_data`).
+TEMPORARY_KINDS = ("new", "repair", "kept")
 
 
 def clear_temporaries(save: Path, holding: os.stat_result | None = None) -> list[str]:
@@ -118,8 +119,8 @@ def temporaries_notice(save: Path, removed: list[str]) -> str:
     names = ", ".join(removed)
     return (
         f"removed {names} beside {Path(save).name}: temporary "
-        f"{'files' if len(removed) > 1 else 'file'} a killed crtdesk left (a `new` or a "
-        "`repair` cut short)"
+        f"{'files' if len(removed) > 1 else 'file'} a killed crtdesk left (a `new`, a "
+        "`repair` or a read keeping its derived data, cut short)"
     )
 
 

@@ -56,7 +56,7 @@ from tui.saves.decoding import (
 from tui.saves.encoding import MAX_ENTRY
 from tui.saves.errors import SaveError
 from tui.saves.loading import _read_header, _torn_text
-from tui.saves.locking import _open, _require
+from tui.saves.locking import _locked, _open, _require
 from tui.saves.replay import Game, Marker, _apply_state
 from tui.saves.state import read_state, state_line
 from tui.saves.streaming import Place, read_again, read_entries
@@ -70,6 +70,8 @@ MAX_FRAME = 64 * 1024 * 1024  # no frame this form writes is larger
 # Past this many bytes appended since the kept data was written, it is built again from
 # the whole save (read entry by entry) rather than the new bytes read at once.
 MAX_GROWTH = 8 * 1024 * 1024
+# A kept file extended this many times is written again with its last mark only.
+MAX_MARKS = 16
 _KIND_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}\Z")
 _LOG_LINE = _SEPARATOR[1:]
 _CHUNK = 1024 * 1024
@@ -97,7 +99,7 @@ class _Mark(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     crc: int  # CRC-32 of the save's first `covered` bytes
     lines: int  # newlines in them (to name the line of a torn entry after them)
     state: bytes  # the game after the last entry covered (`state.state_line`), b"": none
-    combats: bytes  # a bit per entry number: set for a combat (what `amends` may name)
+    combats: bytes  # a bit per entry number, set for a combat (what `amends` may name), deflated
 
 
 _HEADER = msgspec.msgpack.Decoder(tuple[str, int, str, str])
@@ -107,12 +109,13 @@ _ENCODER = msgspec.msgpack.Encoder()
 
 class _Kept(NamedTuple):
     """A kept file as read: its descriptor, its `R` frames before the last mark (offset
-    of the body, its length), the mark, and where the mark ends."""
+    of the body, its length), the mark, where the mark ends, and how many marks it has."""
 
     fd: int
     frames: list[tuple[int, int]]
     mark: _Mark
     end: int
+    marks: int
 
 
 def kept_path(path: Path, name: str) -> Path:
@@ -126,36 +129,47 @@ def kept_records(
     version: str,
     derive: Callable[[dict[str, Any]], Any],
     kind: Any = Any,
+    *,
+    progress: Callable[[int], object] | None = None,
 ) -> tuple[KeptRecords, Game]:
     """The derived records of the save at `path` (one per entry, `derive(entry)`, decoded
     as `kind`), in save order, and the game after its last entry (entries left out), as
     `read_entries` then `stream.game` give them. The kept file `name` is used where it
     matches the save and the deriver (`name`, `version`), extended where the save only
-    grew, and built again otherwise. A save a load refuses raises its SaveError."""
+    grew, and built again otherwise. A save a load refuses raises its SaveError.
+    `progress(n)`, if given, is called after each entry read from the save (n so far)."""
     path = Path(path)
     if not _KIND_NAME.match(name):
         raise ValueError(f"kept data name {name!r}: lower-case letters, digits and '-'")
     _require(path)
     decoder = msgspec.msgpack.Decoder(list[tuple[int, int, str, str | None, str, int, int, kind]])
     header = (MAGIC, FORM, name, version)
-    kept = _open_kept(kept_path(path, name), header)
+    kept = _open_kept(kept_path(path, name), header, decoder)
     if kept is not None:
         try:
-            found = _use(path, kept, header, derive, decoder)
+            found = _use(path, kept, header, derive, decoder, progress)
         except BaseException:
             os.close(kept.fd)
             raise
         if found is not None:
             return found
         os.close(kept.fd)
-    return read_again(lambda: _build(path, name, header, derive, decoder))
+    return read_again(lambda: _build(path, name, header, derive, decoder, progress))
+
+
+def kept_places(
+    path: Path, *, progress: Callable[[int], object] | None = None
+) -> tuple[KeptRecords, Game]:
+    """`kept_records` with nothing derived (kind `state`): each entry's number, turn,
+    player, ruleset, kind and place, and the game after the last entry."""
+    return kept_records(path, "state", "1", _nothing, progress=progress)
 
 
 def kept_game(path: Path) -> Game | None:
-    """The game after the save's last entry from the kept state (`kept_records` of kind
-    `state`, no record derived), worked out from the save where none matches it. None
-    when the save has a torn last entry (the caller reads it as a load does)."""
-    records, game = kept_records(path, "state", "1", _nothing)
+    """The game after the save's last entry from the kept state (`kept_places`), worked
+    out from the save where none matches it. None when the save has a torn last entry (the
+    caller reads it as a load does)."""
+    records, game = kept_places(path)
     records.close()
     return None if game.warnings else game
 
@@ -225,27 +239,32 @@ def _row(entry: dict[str, Any], place: Place | None, derived: Any) -> list[Any]:
 # Reading a kept file ------------------------------------------------------------------
 
 
-def _open_kept(where: Path, header: tuple[str, int, str, str]) -> _Kept | None:
+def _open_kept(where: Path, header: tuple[str, int, str, str], decoder: Any) -> _Kept | None:
     """The kept file at `where` if it is a plain file of this form, kind and deriver, its
-    frames whole to its last mark; else None (it is then built again)."""
+    frames whole to its last mark and its records of the types `decoder` reads; else None
+    (it is then built again)."""
     try:
         fd = os.open(where, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None  # none, a link (never followed), or not ours to read
     try:
-        found = _frames(fd, header)
+        found = _frames(fd, header, decoder)
     except (OSError, ValueError, msgspec.DecodeError):
         found = None
     if found is None:
         os.close(fd)
         return None
-    frames, mark, end = found
-    return _Kept(fd, frames, mark, end)
+    frames, mark, end, marks = found
+    return _Kept(fd, frames, mark, end, marks)
 
 
 def _frames(
-    fd: int, header: tuple[str, int, str, str]
-) -> tuple[list[tuple[int, int]], _Mark, int] | None:
+    fd: int, header: tuple[str, int, str, str], decoder: Any
+) -> tuple[list[tuple[int, int]], _Mark, int, int] | None:
+    """The `R` frames before the last mark, the mark, where it ends and the number of marks
+    before it; None where the file
+    is not whole to a mark of this kind. Every record is decoded, and so checked, here: a
+    reader never meets one that does not fit (a check costs about what a read does)."""
     status = os.fstat(fd)
     if not stat.S_ISREG(status.st_mode):
         return None
@@ -256,6 +275,7 @@ def _frames(
     counted = 0
     mark: _Mark | None = None
     end = 0
+    marks = 0
     first = True
     while at + _FRAME.size <= size:
         length, crc = _FRAME.unpack(os.pread(fd, _FRAME.size, at))
@@ -271,8 +291,11 @@ def _frames(
                 return None
             first = False
         elif tag == b"R" and length > _COUNT.size:
+            count = _COUNT.unpack_from(body, 1)[0]
+            if len(decoder.decode(memoryview(body)[1 + _COUNT.size :])) != count:
+                return None
             pending.append((start, length))
-            counted += _COUNT.unpack_from(body, 1)[0]
+            counted += count
         elif tag == b"M":
             candidate = _MARK.decode(body[1:])
             if candidate.count != counted:
@@ -280,12 +303,13 @@ def _frames(
             frames.extend(pending)
             pending = []
             mark, end = candidate, start + length
+            marks += 1
         else:
             return None
         at = start + length
     if mark is None:
         return None
-    return frames, mark, end
+    return frames, mark, end, marks
 
 
 def _use(
@@ -294,21 +318,28 @@ def _use(
     header: tuple[str, int, str, str],
     derive: Callable[[dict[str, Any]], Any],
     decoder: Any,
+    progress: Callable[[int], object] | None,
 ) -> tuple[KeptRecords, Game] | None:
     """The records and game from a kept file that matches the save (extended with what was
     appended since), or None where it does not."""
     mark = kept.mark
-    save_fd = _open(path, writable=False)
+    # The save's size and what was appended since are read under the shared lock (no
+    # entry half written); the covered bytes after it, on a descriptor of its own (the
+    # store's writers never change a byte before the last entry's end line).
+    save_fd = -1
     try:
-        size = os.fstat(save_fd).st_size
-        if size < mark.covered or _prefix(save_fd, mark.covered)[0] != mark.crc:
+        with _locked(path, exclusive=False):
+            save_fd = _open(path, writable=False)
+            size = os.fstat(save_fd).st_size
+            if size < mark.covered or size - mark.covered > MAX_GROWTH:
+                return None
+            data = files._read_range(save_fd, mark.covered, size)
+            header_bytes = _read_header(save_fd, size)
+        if _prefix(save_fd, mark.covered)[0] != mark.crc:
             return None
-        if size - mark.covered > MAX_GROWTH:
-            return None
-        data = files._read_range(save_fd, mark.covered, size)
-        header_bytes = _read_header(save_fd, size)
     finally:
-        os.close(save_fd)
+        if save_fd != -1:
+            os.close(save_fd)
     game = _game(path, header_bytes, mark)
     if game is None:
         return None
@@ -321,13 +352,17 @@ def _use(
     if not reads:
         return KeptRecords(kept.fd, kept.frames, [], decoder), game
     markers: dict[str, Marker] = {m.id: m for m in game.markers}
-    combats = bytearray(mark.combats)
+    combats = _unpack_bits(mark.combats, mark.last_seq)
+    if combats is None:
+        return None
     rows = []
     for entry, place in reads:
         _apply_state(game, entry, markers)
         if entry["kind"] == "combat":
             _set_bit(combats, entry["seq"])
         rows.append(_row(entry, place, derive(entry)))
+        if progress is not None:
+            progress(len(rows))
     game.markers = list(markers.values())
     game.end = new_end
     last_seq = reads[-1][0]["seq"]
@@ -338,7 +373,7 @@ def _use(
         crc=_crc_on(mark.crc, data[: new_end - mark.covered]),
         lines=mark.lines + data[: new_end - mark.covered].count(b"\n"),
         state=state_line(game, last_seq),
-        combats=bytes(combats),
+        combats=_pack_bits(combats),
     )
     _extend(kept_path(path, header[2]), kept, rows, grown_mark)
     return KeptRecords(kept.fd, kept.frames, rows, decoder), game
@@ -394,7 +429,10 @@ def _grown(
         entries = _decode_blocks(blocks)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError, ValueError):
         return None
-    combats = {seq for seq in _bits(mark.combats)}
+    bits = _unpack_bits(mark.combats, mark.last_seq)
+    if bits is None:
+        return None
+    combats = set(_bits(bits))
     previous = mark.last_seq
     reads = []
     for (offset, part), entry in zip(blocks, entries, strict=True):
@@ -432,6 +470,23 @@ def _set_bit(bits: bytearray, seq: int) -> None:
     bits[seq // 8] |= 1 << (seq % 8)
 
 
+def _pack_bits(bits: bytearray) -> bytes:
+    return zlib.compress(bytes(bits), 6)
+
+
+def _unpack_bits(packed: bytes, last_seq: int) -> bytearray | None:
+    """The bits a mark keeps (at most one per entry number up to `last_seq`), or None."""
+    most = last_seq // 8 + 1
+    try:
+        inflate = zlib.decompressobj()
+        bits = inflate.decompress(packed, most)
+    except zlib.error:
+        return None
+    if inflate.unconsumed_tail or not inflate.eof:
+        return None
+    return bytearray(bits)
+
+
 def _bits(bits: bytes) -> Iterator[int]:
     for i, byte in enumerate(bits):
         if byte:
@@ -462,6 +517,7 @@ def _build(
     header: tuple[str, int, str, str],
     derive: Callable[[dict[str, Any]], Any],
     decoder: Any,
+    progress: Callable[[int], object] | None,
 ) -> tuple[KeptRecords, Game]:
     """Derive every entry's record from the save, read entry by entry, into a new kept
     file (named only when the save did not change while it was read), and read it back."""
@@ -482,6 +538,8 @@ def _build(
             if entry["kind"] == "combat":
                 _set_bit(combats, last_seq)
             count += 1
+            if progress is not None:
+                progress(count)
             if len(rows) == BATCH:
                 frames.append(out.write(_batch(rows)))
                 rows = []
@@ -501,7 +559,7 @@ def _build(
             crc=crc,
             lines=lines,
             state=state_line(game, last_seq),
-            combats=bytes(combats),
+            combats=_pack_bits(combats),
         )
         out.write(_mark_frame(mark))
         same = _same_file(before, os.stat(path, follow_symlinks=False))
@@ -562,9 +620,11 @@ def _extend(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> Non
         if (here.st_dev, here.st_ino) != (read.st_dev, read.st_ino):
             return  # replaced since it was read
         fcntl.flock(fd, fcntl.LOCK_EX)
-        found = _frames(fd, _HEADER.decode(_header_body(fd)))
-        if found is None or found[2] != kept.end:
+        if _mark_after(fd, kept.end):
             return  # extended by another reader meanwhile
+        if kept.marks >= MAX_MARKS:
+            _compact(where, kept, rows, mark)
+            return
         os.ftruncate(fd, kept.end)  # a torn append after the last mark, if any
         os.lseek(fd, kept.end, os.SEEK_SET)
         out = _Out(fd)
@@ -577,9 +637,42 @@ def _extend(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> Non
         os.close(fd)
 
 
-def _header_body(fd: int) -> bytes:
-    length, _ = _FRAME.unpack(os.pread(fd, _FRAME.size, 0))
-    return os.pread(fd, min(length, MAX_FRAME), _FRAME.size)[1:]
+def _compact(where: Path, kept: _Kept, rows: list[list[Any]], mark: _Mark) -> None:
+    """The kept file written again with its records as they are, the new ones after them
+    and only the last mark (each append of a mark keeps the game's state again)."""
+    save = where.with_name(where.name.rpartition(".kept-")[0])
+    fd, temp = files._create_beside(save, f".{save.name}.kept-", os.stat(save))
+    try:
+        out = _Out(fd)
+        length, _ = _FRAME.unpack(os.pread(kept.fd, _FRAME.size, 0))
+        out.write(files._read_range(kept.fd, 0, _FRAME.size + length))
+        for offset, size in kept.frames:
+            out.write(files._read_range(kept.fd, offset - _FRAME.size, offset + size))
+        for start in range(0, len(rows), BATCH):
+            out.write(_batch(rows[start : start + BATCH]))
+        out.write(_mark_frame(mark))
+        os.replace(temp, where)
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        os.close(fd)
+
+
+def _mark_after(fd: int, at: int) -> bool:
+    """Whether a whole mark follows offset `at` (another reader's append)."""
+    size = os.fstat(fd).st_size
+    while at + _FRAME.size <= size:
+        length, crc = _FRAME.unpack(os.pread(fd, _FRAME.size, at))
+        start = at + _FRAME.size
+        if length < 1 or length > MAX_FRAME or start + length > size:
+            return False
+        body = files._read_range(fd, start, start + length)
+        if zlib.crc32(body) != crc:
+            return False
+        if body[:1] == b"M":
+            return True
+        at = start + length
+    return False
 
 
 def _same_file(before: os.stat_result, now: os.stat_result) -> bool:
@@ -587,4 +680,11 @@ def _same_file(before: os.stat_result, now: os.stat_result) -> bool:
     return all(getattr(before, name) == getattr(now, name) for name in fields)
 
 
-__all__ = ["KeptRecord", "KeptRecords", "kept_game", "kept_path", "kept_records"]
+__all__ = [
+    "KeptRecord",
+    "KeptRecords",
+    "kept_game",
+    "kept_path",
+    "kept_places",
+    "kept_records",
+]
