@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -204,16 +205,16 @@ async def test_a_10000_entry_save_shows_its_last_entries_before_it_is_read(
         import threading
 
         reads: list[str] = []
-        real = saves.read_entries
+        real = saves.kept_records  # the whole log's records, worked out or kept
         # The read waits until the screen has been checked: shown, and not yet loaded.
         checked = threading.Event()
 
-        def read(path: Path, *args: int) -> saves.EntryStream:
+        def read(*args: Any) -> tuple[saves.KeptRecords, saves.Game]:
             reads.append(threading.current_thread().name)
             checked.wait(timeout=30)
-            return real(path, *args)
+            return real(*args)
 
-        saves.read_entries = read  # type: ignore[assignment]
+        saves.kept_records = read  # type: ignore[assignment]
         try:
             app.push_screen(ReviewScreen(path))
             await pilot.pause()
@@ -235,7 +236,7 @@ async def test_a_10000_entry_save_shows_its_last_entries_before_it_is_read(
             checked.set()
             await settle(pilot)
         finally:
-            saves.read_entries = real  # type: ignore[assignment]
+            saves.kept_records = real  # type: ignore[assignment]
         assert reads and reads[0] != "MainThread"
         assert screen.loaded is not None and not screen.loaded.partial
         assert len(screen.shown_rows) == 10_000 and screen.highlighted_seq() == 9_999

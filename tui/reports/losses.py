@@ -20,9 +20,24 @@ from typing import Any
 
 from tui import saves
 from tui.engine.units import UnitState, apply_units
+from tui.reports.kept import version
 
 _LOSS_KINDS = frozenset({"combat", "loss"})
 _UNIT_KINDS = frozenset({"unit", "units", "combat", "loss"})
+# What the losses (and the units' replay, `apply_units`) read of an entry.
+_READ = ("kind", "seq", "turn", "action", "unit", "units", "losses", "open_losses", "combat")
+
+
+def losses_part(entry: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What `Losses.add` reads of an entry, or None when the entry changes nothing there
+    (not a unit's entry, or a combat with no losses): small, kept beside the save in its
+    stead."""
+    kind = entry.get("kind")
+    if kind not in _UNIT_KINDS:
+        return None
+    if kind == "combat" and not (entry.get("losses") or entry.get("open_losses")):
+        return None
+    return {key: entry[key] for key in _READ if key in entry}
 
 
 @dataclass
@@ -176,17 +191,20 @@ class Losses:
 
 
 def read_losses(path: Path) -> tuple[Losses, saves.Game]:
-    """The losses in the save at `path` (its entries read one by one, each let go once
-    counted), and the game read; read again if the save was written over meanwhile.
-    SaveError as `saves.load_game` raises it."""
+    """The losses in the save at `path` (what they read of each entry, `losses_part`, kept
+    beside the save: `saves.kept_records`), and the game read. SaveError as
+    `saves.load_game` raises it."""
 
-    def read() -> tuple[Losses, saves.Game]:
-        stream = saves.read_entries(path)
-        found = losses_of(read.entry for read in stream)
-        assert stream.game is not None  # read to its end
-        return found, stream.game
-
-    return saves.read_again(read)
+    found = Losses()
+    with saves.no_gc():  # many small objects, no cycles: nothing to collect
+        records, game = saves.kept_records(
+            path, "losses", version(), losses_part, dict[str, Any] | None
+        )
+        with records:
+            for record in records:
+                if record.data is not None:
+                    found.add(record.data)
+    return found, game
 
 
 def losses_of(entries: Iterable[Mapping[str, Any]]) -> Losses:

@@ -12,7 +12,6 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -20,13 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
+
 from tui import saves
 from tui.engine import registry
 from tui.engine.tables import Tables, default_tables
 from tui.engine.text import cell_text, die_text, entry_text, marker_text, one_line, when_text
 from tui.engine.units import UnitState
-from tui.reports.losses import Losses, Lost, lost_text, remains_text
-from tui.reports.luck import CombatLuck, LuckReport, LuckTally, combats_summary, luck_text, p_text
+from tui.reports.kept import Memo, version
+from tui.reports.losses import Losses, Lost, losses_part, lost_text, remains_text
+from tui.reports.luck import LuckReport, LuckTally, combats_summary, luck_text, p_text
+from tui.reports.luck.stats import LuckRecord
 
 # --- Markdown text ---------------------------------------------------------------------------
 
@@ -69,48 +72,98 @@ def md_fenced(text: str, info: str = "text") -> str:
 
 @dataclass
 class MarkerLife:
-    """One marker from the entry that placed it to the one that lifted it (if any)."""
+    """One marker from the entry that placed it to the one that lifted it (if any): the
+    marker in words (as the report's table shows it)."""
 
-    marker: Mapping[str, Any]
+    shown: str
     placed_seq: int
     placed_turn: int
     lifted_seq: int | None = None
     lifted_turn: int | None = None
     how: str = ""  # "lifted" by hand or a card, "expired" at a new turn
 
-    @property
-    def ident(self) -> str:
-        return str(self.marker["id"])
-
 
 @dataclass
 class _Story:
-    """A save's entries sorted for the report, one entry at a time (`add`)."""
+    """A save's entries sorted for the report, one entry's record at a time (`add`): the
+    notes on each entry (their lines), the cards played on each, the markers."""
 
-    notes: dict[int, list[Mapping[str, Any]]] = field(default_factory=dict)
+    notes: dict[int, list[str]] = field(default_factory=dict)
     amended_by: dict[int, list[int]] = field(default_factory=dict)
     markers: dict[str, MarkerLife] = field(default_factory=dict)
 
-    def add(self, entry: Mapping[str, Any]) -> None:
-        kind, seq, turn = entry.get("kind"), entry["seq"], entry.get("turn", 1)
-        if kind == "note" and isinstance(entry.get("annotates"), int):
-            self.notes.setdefault(entry["annotates"], []).append(entry)
-        if kind == "combat" and isinstance(entry.get("amends"), int):
-            self.amended_by.setdefault(entry["amends"], []).append(seq)
-        placed = entry.get("markers") if kind == "combat" else None
-        if kind == "place-marker":
-            placed = [entry["marker"]]
-        for marker in placed or ():
-            self.markers[str(marker["id"])] = MarkerLife(marker, seq, turn)
-        lifted: list[tuple[str, str]] = []
-        if kind == "remove-marker":
-            lifted = [(str(entry["marker_id"]), "lifted")]
-        elif kind == "turn":
-            lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
-        for ident, how in lifted:
+    def add(self, record: ReportRecord) -> None:
+        seq = record.seq
+        if record.note_on is not None:
+            self.notes.setdefault(record.note_on, []).append(record.note_line)
+        if record.amends is not None:
+            self.amended_by.setdefault(record.amends, []).append(seq)
+        for ident, shown in record.placed:
+            self.markers[ident] = MarkerLife(shown, seq, record.marker_turn)
+        for ident, how in record.lifted:
             life = self.markers.get(ident)
             if life is not None and life.lifted_seq is None:
-                life.lifted_seq, life.lifted_turn, life.how = seq, turn, how
+                life.lifted_seq, life.lifted_turn, life.how = seq, record.marker_turn, how
+
+
+class ReportRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=True):
+    """What the report takes of one entry (`report_record`), small and encodable: its
+    number, turn, kind and player, its words (a combat's with its luck), what it does to
+    the story (a note on an entry, a card on a combat, markers placed and lifted), its
+    part of the luck figures and of the losses. `Report.add_record` folds them in order."""
+
+    seq: Any
+    turn: Any
+    kind: str
+    who: str
+    words: bytes  # as UTF-8: written to the words file as they are
+    luck: LuckRecord
+    annotates: Any = None
+    note_on: Any = None  # the entry a note is on, and the note's line under it
+    note_line: str = ""
+    amends: Any = None
+    marker_turn: Any = None  # the turn its markers were placed or lifted in
+    placed: tuple[tuple[str, str], ...] = ()  # (marker id, the marker in words)
+    lifted: tuple[tuple[str, str], ...] = ()  # (marker id, "lifted" or "expired")
+    losses: dict[str, Any] | None = None  # what the losses read of it (`losses_part`)
+
+
+def report_record(entry: Mapping[str, Any], tally: LuckTally) -> ReportRecord:
+    """What the report takes of one entry: the same for the same entry, whatever came
+    before it (`tally` keeps only the luck's work done)."""
+    kind, seq = entry["kind"], entry["seq"]  # text in every entry the store reads
+    luck = tally.record(entry)
+    if kind == "combat":
+        words = combat_words(entry) + _percentile_words(luck)
+    else:
+        words = entry_words(entry)
+    annotates = entry.get("annotates")
+    note_on = annotates if kind == "note" and isinstance(annotates, int) else None
+    amends = entry.get("amends")
+    placed = entry.get("markers") if kind == "combat" else None
+    if kind == "place-marker":
+        placed = [entry["marker"]]
+    lifted: list[tuple[str, str]] = []
+    if kind == "remove-marker":
+        lifted = [(str(entry["marker_id"]), "lifted")]
+    elif kind == "turn":
+        lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
+    return ReportRecord(
+        seq=seq,
+        turn=entry.get("turn"),
+        kind=kind,
+        who=str(entry.get("who", "")),
+        words=_utf8(words),
+        luck=luck,
+        annotates=annotates,
+        note_on=note_on,
+        note_line=_note_lines([entry])[0] if note_on is not None else "",
+        amends=amends if kind == "combat" and isinstance(amends, int) else None,
+        marker_turn=entry.get("turn", 1) if placed or lifted else None,
+        placed=tuple((str(m["id"]), md_text(marker_text(m))) for m in placed or ()),
+        lifted=tuple(lifted),
+        losses=losses_part(entry),
+    )
 
 
 class _Told(NamedTuple):
@@ -132,44 +185,92 @@ class _Words:
     def __init__(self) -> None:
         self.file = tempfile.TemporaryFile()
         self.end = 0
+        self.at = 0  # where the file is read or written next
 
-    def add(self, words: str) -> tuple[int, int]:
-        data = words.encode("utf-8", "surrogatepass")
+    def add(self, data: bytes) -> tuple[int, int]:
+        """Words as UTF-8 (`_utf8`), written; where they lie."""
+        if self.at != self.end:
+            self.file.seek(self.end)
         self.file.write(data)
         at, self.end = self.end, self.end + len(data)
+        self.at = self.end
         return at, len(data)
 
     def read(self, told: _Told) -> str:
+        """Words added, read back (in the order added, through the file's buffer)."""
         if told.size == 0:
             return ""
-        self.file.flush()
-        return os.pread(self.file.fileno(), told.size, told.at).decode("utf-8", "surrogatepass")
+        if self.at != told.at:
+            self.file.seek(told.at)
+        data = self.file.read(told.size)
+        self.at = told.at + len(data)
+        return data.decode("utf-8", "surrogatepass")
 
     def close(self) -> None:
         self.file.close()
 
 
+def _utf8(words: str) -> bytes:
+    return words.encode("utf-8", "surrogatepass")
+
+
 # --- entries in words ------------------------------------------------------------------------
 
 
-def _percentile_words(luck: CombatLuck | None) -> str:
+def _percentile_words(record: LuckRecord) -> str:
+    luck = record.judged
     if luck is None:
         return ""
-    shown = f"{float(luck.percentile):.2f}"
+    chances = luck.chances
+    shown = f"{(2 * chances.worse + chances.same) / (2 * chances.whole):.2f}"
     how = {"0.50": "as the odds' middle"}.get(shown)
     how = how or ("better" if shown > "0.50" else "worse") + " than the odds' middle"
     apart = {"desk": "", "seed": ", seeded dice"}.get(luck.source, ", dice by hand")
     return f" Luck: percentile {shown} for the attacker ({how}{apart})."
 
 
+# A combat's words after its number and time, by the fields they are made of, kept within a
+# run: a long campaign words the same combats again and again.
+_SAID = Memo(4096)
+_SAID_FIELDS = (
+    "ruleset",
+    "who",
+    "attack_total",
+    "defense_total",
+    "odds",
+    "column",
+    "dice",
+    "cell",
+    "explanation",
+    "target",
+    "markers",
+    "note",
+)
+
+
+# A field an entry leaves out: encoded unlike any value an entry holds.
+_LEFT_OUT = msgspec.msgpack.Ext(0, b"")
+
+
 def combat_words(entry: Mapping[str, Any]) -> str:
     """One combat as a sentence or three: who attacked at what odds, the dice, the result."""
-    parts = [
-        f"**Combat #{entry['seq']}**, {md_text(entry.get('ruleset', ''))}, by {md_text(entry.get('who', '?'))}"
-    ]
-    if isinstance(entry.get("amends"), int):
-        parts.append(f" (amends combat #{entry['amends']})")
-    parts.append(f", {when_text(str(entry.get('when', '')))} UTC.")
+    amends = entry.get("amends")
+    amending = f" (amends combat #{amends})" if isinstance(amends, int) else ""
+    fields = tuple(entry.get(name, _LEFT_OUT) for name in _SAID_FIELDS)
+    key, said = _SAID.get(fields)
+    if said is None:
+        said = _combat_said(entry)
+        _SAID.put(key, fields, said)
+    ruleset, who, rest = said.split("\0", 2)
+    when = when_text(str(entry.get("when", "")))
+    return f"**Combat #{entry['seq']}**, {ruleset}, by {who}{amending}, {when} UTC.{rest}"
+
+
+def _combat_said(entry: Mapping[str, Any]) -> str:
+    """A combat's words but for its number, time and the combat it amends: its ruleset and
+    player in words, then what follows the time, apart by NULs (free text shows none:
+    `one_line` shows every control character as an escape)."""
+    parts = [md_text(entry.get("ruleset", "")), "\0", md_text(entry.get("who", "?")), "\0"]
     attack, defence = entry.get("attack_total"), entry.get("defense_total")
     if attack is not None and defence is not None:
         parts.append(f" Attack {attack} against defence {_number(defence)}")
@@ -227,7 +328,7 @@ def entry_words(entry: Mapping[str, Any]) -> str:
     return f"{md_text(what.capitalize())} #{seq} by {who}: {md_text(happened)}{rolled}"
 
 
-def _note_lines(notes: Sequence[Mapping[str, Any]]) -> list[str]:
+def _note_lines(notes: Iterable[Mapping[str, Any]]) -> list[str]:
     return [
         f"> **Note** #{n['seq']} by {md_text(n.get('who', '?'))}, "
         f"{when_text(str(n.get('when', '')))} UTC: {md_text(n.get('text', ''))}"
@@ -289,7 +390,7 @@ def _turn_lines(told: Sequence[_Told], story: _Story, words: _Words) -> Iterator
         else:
             yield from (f"- {words.read(entry)}", "")
         if seq in placed_notes:
-            yield from (*_note_lines(story.notes[seq]), "")
+            yield from (*story.notes[seq], "")
     if not told:
         yield from ("", "The log is empty: no turn has been played yet.")
 
@@ -304,13 +405,7 @@ def _marker_lines(story: _Story) -> list[str]:
             end = "in play"
         else:
             end = f"{life.how} in turn {life.lifted_turn} (#{life.lifted_seq})"
-        rows.append(
-            (
-                md_text(marker_text(life.marker)),
-                f"turn {life.placed_turn} (#{life.placed_seq})",
-                end,
-            )
-        )
+        rows.append((life.shown, f"turn {life.placed_turn} (#{life.placed_seq})", end))
     return lines + _table(("Marker", "Placed", "Lifted"), rows)
 
 
@@ -422,16 +517,21 @@ def save_report_markdown(path: Path, tables: Tables | None = None) -> str:
 
 
 def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves.Game]:
-    """The report of the save at `path` read (its entries one by one, each let go once
-    told), and the game read (its warnings: a torn last entry). `Report.lines` writes it."""
+    """The report of the save at `path` read (what it tells of each entry kept beside the
+    save, `saves.kept_records`: worked out the first time, read back after; read one by
+    one, each let go once told), and the game read (its warnings: a torn last entry).
+    `Report.lines` writes it."""
 
-    def report() -> tuple[Report, saves.Game]:
-        stream = saves.read_entries(path)
-        read = _report((read.entry for read in stream), tables)
-        assert stream.game is not None  # read to its end
-        return read, stream.game
-
-    return saves.read_again(report)
+    read = Report(tables or default_tables())
+    kept = version(read.tables)
+    # Many small objects and no cycles: the cyclic collector would walk them all, again
+    # and again, for nothing.
+    with saves.no_gc():
+        records, game = saves.kept_records(path, "report", kept, read.record, ReportRecord)
+        with records:
+            for record in records:
+                read.add_record(record.data)
+    return read, game
 
 
 def write_report(path: Path, tables: Tables | None = None) -> Path:
@@ -458,22 +558,25 @@ class Report:
         self.losses = Losses()
         self._kinds: dict[str, str] = {}
 
+    def record(self, entry: Mapping[str, Any]) -> ReportRecord:
+        """What the report takes of `entry` (`report_record`)."""
+        return report_record(entry, self.tally)
+
     def add(self, entry: Mapping[str, Any]) -> None:
-        luck = self.tally.add(entry)
-        self.story.add(entry)
-        self.losses.add(entry)
-        self.players.add(str(entry.get("who", "")))
-        kind = entry["kind"]  # text in every entry the store reads (saves.checking)
+        self.add_record(self.record(entry))
+
+    def add_record(self, record: ReportRecord) -> None:
+        """One entry's record told, in log order."""
+        self.tally.add_record(record.luck)
+        self.story.add(record)
+        if record.losses is not None:
+            self.losses.add(record.losses)
+        self.players.add(record.who)
+        kind = record.kind
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        if kind == "combat":
-            text = combat_words(entry) + _percentile_words(luck)
-        else:
-            text = entry_words(entry)
-        at, size = self.words.add(text)
+        at, size = self.words.add(record.words)
         kind = self._kinds.setdefault(kind, kind)  # one copy of each kind's name
-        self.told.append(
-            _Told(entry.get("turn"), entry["seq"], kind, entry.get("annotates"), at, size)
-        )
+        self.told.append(_Told(record.turn, record.seq, kind, record.annotates, at, size))
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The page, a line at a time (each ending in a newline): runs of blank lines kept
@@ -508,4 +611,13 @@ def _report(entries: Iterable[Mapping[str, Any]], tables: Tables | None) -> Repo
     report = Report(tables or default_tables())
     for entry in entries:
         report.add(entry)
+    return report
+
+
+def report_of_records(records: Iterable[ReportRecord], tables: Tables | None) -> Report:
+    """The report of the records `report_record` took of a save's entries, in log order:
+    the same report as of the entries."""
+    report = Report(tables or default_tables())
+    for record in records:
+        report.add_record(record)
     return report

@@ -107,19 +107,37 @@ class Index:
     entry_of: Callable[[int], Mapping[str, Any] | None] = _no_entry
 
     def add(self, entry: Mapping[str, Any]) -> None:
-        if entry["kind"] == "note":
-            # What a note shows of itself on the entry it annotates: not the whole entry.
-            shown = {key: entry[key] for key in _NOTE_KEYS if key in entry}
-            self.notes_on.setdefault(entry["annotates"], []).append(shown)
-        amends = entry.get("amends")
-        if isinstance(amends, int):
-            shown = {key: entry[key] for key in _AMENDING_KEYS if key in entry}
-            self.amended_by.setdefault(amends, []).append(shown)
+        self.add_shown(shown_elsewhere(entry))
+
+    def add_shown(self, shown: Iterable[Shown]) -> None:
+        """What an entry shows of itself on others (`shown_elsewhere`)."""
+        for how, on, what in shown:
+            kept = self.notes_on if how == "note" else self.amended_by
+            kept.setdefault(on, []).append(what)
 
     def notes(self, entry: Mapping[str, Any]) -> list[str]:
         """Every note on an entry: the one kept with it, then those added after, in order."""
         found = [one_line(entry["note"])] if entry.get("note") and entry["kind"] != "note" else []
         return found + [one_line(n["text"]) for n in self.notes_on.get(entry["seq"], [])]
+
+
+# What an entry shows of itself on another: ("note", the entry it annotates, what the note
+# shows there) or ("card", the combat it amends, what the card shows there).
+Shown = tuple[str, Any, dict[str, Any]]
+
+
+def shown_elsewhere(entry: Mapping[str, Any]) -> tuple[Shown, ...]:
+    """What an entry shows of itself on earlier ones (a note on the entry it annotates, a
+    card on the combat it amends), none for most."""
+    found: list[Shown] = []
+    if entry["kind"] == "note":
+        # What a note shows of itself on the entry it annotates: not the whole entry.
+        shown = {key: entry[key] for key in _NOTE_KEYS if key in entry}
+        found.append(("note", entry["annotates"], shown))
+    amends = entry.get("amends")
+    if isinstance(amends, int):
+        found.append(("card", amends, {key: entry[key] for key in _AMENDING_KEYS if key in entry}))
+    return tuple(found)
 
 
 def entry_cells(entry: Mapping[str, Any], index: Index) -> dict[str, str]:

@@ -20,10 +20,77 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, cast, overload
+
+import msgspec
 
 from tui import saves
-from tui.reports.review_data import CELL_KEYS, Filter, Index, entry_cells, search_text
+from tui.engine.text import one_line, when_text
+from tui.reports.kept import Memo, version
+from tui.reports.review_data import (
+    CELL_KEYS,
+    Filter,
+    Index,
+    Shown,
+    entry_cells,
+    search_text,
+    shown_elsewhere,
+)
+
+
+class ReviewRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=True):
+    """What the review keeps of one entry (`review_record`), small and encodable: its
+    player and ruleset as the rows show them, the text the filters search (as nothing
+    after it changes it: a note or card on it is added as it comes), the entry it points
+    at (a note's, a card's) and what it shows of itself there."""
+
+    who: str
+    search: str
+    ruleset: Any = None
+    pointed: Any = None
+    shown: tuple[Shown, ...] = ()
+
+
+# A combat's search text after its number, turn, time and player, by the rest of the entry,
+# kept within a run: a long campaign fights the same combats again and again.
+_SEARCHED = Memo(4096)
+_OWN = frozenset({"seq", "turn", "when", "who"})
+
+
+def _search_of(entry: dict[str, Any]) -> str:
+    """The text the filters search in an entry with nothing shown on it (no note or card
+    after it): a combat's, whose cells but the first four (number, turn, time, player)
+    follow from the rest of it, worked out once for the same rest."""
+    index = Index()
+    if entry["kind"] != "combat":
+        return search_text(entry, entry_cells(entry, index), index)
+    # The first four cells, as `entry_cells` makes them, then a space: lower-cased apart
+    # from the rest, as a space ends every context lower-casing reads.
+    own = (
+        f"{entry['seq']} {entry['turn']} {when_text(str(entry.get('when', '')))[5:]} "
+        f"{one_line(entry.get('who', ''))} "
+    ).lower()
+    rest = tuple(item for item in entry.items() if item[0] not in _OWN)
+    key, found = _SEARCHED.get(rest)
+    if found is not None:
+        return own + cast(str, found)
+    search = search_text(entry, entry_cells(entry, index), index)
+    if search.startswith(own):
+        _SEARCHED.put(key, rest, search[len(own) :])
+    return search
+
+
+def review_record(entry: dict[str, Any]) -> ReviewRecord:
+    """What the review keeps of one entry: the same for the same entry, whatever came
+    before it."""
+    pointed = entry.get("annotates") if entry["kind"] == "note" else entry.get("amends")
+    return ReviewRecord(
+        who=str(entry.get("who", "")),
+        search=_search_of(entry),
+        ruleset=entry.get("ruleset"),
+        pointed=pointed,
+        shown=shown_elsewhere(entry),
+    )
 
 
 @dataclass(slots=True)
@@ -108,18 +175,35 @@ class Loaded:
     def add(self, entry: dict[str, Any], place: saves.Place | None = None) -> None:
         """The next entry's row (the entry itself kept when it has no place); an entry a
         note or card points at shows it in its own row too."""
-        self.index.add(entry)
+        self.add_record(review_record(entry), entry["seq"], entry["turn"], place, entry)
+
+    def add_record(
+        self,
+        record: ReviewRecord,
+        seq: int,
+        turn: int,
+        place: saves.Place | None,
+        entry: dict[str, Any] | None = None,
+    ) -> None:
+        """The next entry's row from its record (`review_record`), its number, turn and
+        place; without a place, the entry itself is kept (`entry`, then required)."""
+        self.index.add_shown(record.shown)
         position = len(self._seq)
-        self._seq.append(entry["seq"])
-        self._turn.append(entry["turn"])
-        self._who.append(self._name_id(str(entry.get("who", ""))))
-        self._ruleset.append(self._name_id(entry.get("ruleset")))
+        self._seq.append(seq)
+        self._turn.append(turn)
+        self._who.append(self._name_id(record.who))
+        self._ruleset.append(self._name_id(record.ruleset))
         self._offset.append(place.offset if place is not None else _NO_PLACE)
         self._size.append(place.size if place is not None else 0)
         if place is None:
+            assert entry is not None
             self._kept[position] = entry
-        self._search.append(self._search_of(entry))
-        pointed = entry.get("annotates") if entry["kind"] == "note" else entry.get("amends")
+        if seq in self.index.notes_on or seq in self.index.amended_by:
+            # Shown on by an entry before it (a hand edit's): as its entry reads now.
+            self._search.append(self._search_of(self.entry(position)))
+        else:
+            self._search.append(record.search)
+        pointed = record.pointed
         at = self.position(pointed) if isinstance(pointed, int) else None
         if at is not None and at < position:
             self._search[at] = self._search_of(self.entry(at))
@@ -283,9 +367,34 @@ def read_tail(path: Path, count: int = TAIL_ENTRIES) -> Loaded | None:
 def read_for_review(
     path: Path, chunk: int | None = None, keep: int = 0
 ) -> tuple[Loaded, saves.Game]:
-    """The whole log, read entry by entry: a row for each, and the game its replay gives
-    (header, turn, markers, and its last `keep` entries), read again if it was written
-    over meanwhile. SaveError as `saves.load_game` raises it."""
+    """The whole log: a row for each entry, and the game its replay gives (header, turn,
+    markers, and its last `keep` entries). Each row's record (`review_record`) is kept
+    beside the save (`saves.kept_records`): worked out the first time, read back after;
+    a log with an entry only the whole-file reader reads (`read_log`), or that changed
+    while its last entries were read again, is read entry by entry. SaveError as
+    `saves.load_game` raises it."""
+    loaded = Loaded(path)
+    # Many small objects and no cycles: a collection on the way would walk them all.
+    with saves.no_gc():
+        records, game = saves.kept_records(path, "review", version(), review_record, ReviewRecord)
+    with records, saves.no_gc():
+        for kept in records:
+            if kept.place is None:
+                break
+            loaded.add_record(kept.data, kept.seq, kept.turn, kept.place)
+        else:
+            try:
+                last = [loaded.entry(i) for i in range(max(len(loaded) - keep, 0), len(loaded))]
+            except saves.SaveError:
+                pass
+            else:
+                return loaded, replace(game, entries=last)
+    return read_log(path, chunk, keep)
+
+
+def read_log(path: Path, chunk: int | None = None, keep: int = 0) -> tuple[Loaded, saves.Game]:
+    """`read_for_review` of the log itself, read entry by entry (none kept beside it), read
+    again if it was written over meanwhile."""
 
     def read() -> tuple[Loaded, saves.Game]:
         stream = saves.read_entries(path, chunk)

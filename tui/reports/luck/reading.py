@@ -1,5 +1,5 @@
-"""Luck of a save on disk: its entries read one by one, each let go once counted (the
-figures keep running totals), and read again if the save was written over meanwhile.
+"""Luck of a save on disk: what each entry gives the figures, kept beside the save, read one
+by one and each let go once counted (the figures keep running totals).
 
 Headless: never imports textual or rich.
 """
@@ -9,18 +9,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui import saves
-from tui.engine.tables import Tables
-from tui.reports.luck.stats import LuckReport, luck_report
+from tui.engine.tables import Tables, default_tables
+from tui.reports.kept import version
+from tui.reports.luck.stats import LuckRecord, LuckReport, LuckTally
 
 
 def read_luck(path: Path, tables: Tables | None = None) -> tuple[LuckReport, saves.Game]:
     """Luck in the save at `path`, and the game read (its warnings: a torn last entry).
-    SaveError as `saves.load_game` raises it."""
-
-    def read() -> tuple[LuckReport, saves.Game]:
-        stream = saves.read_entries(path)
-        report = luck_report((read.entry for read in stream), tables)
-        assert stream.game is not None  # read to its end
-        return report, stream.game
-
-    return saves.read_again(read)
+    Each entry's part (`luck_record`) is kept beside the save (`saves.kept_records`): worked
+    out the first time, read back after. SaveError as `saves.load_game` raises it."""
+    tables = tables or default_tables()
+    tally = LuckTally(tables)
+    # Many small objects and no cycles: the cyclic collector would walk them all, again
+    # and again, for nothing (it took half a long campaign's read of its records).
+    with saves.no_gc():
+        records, game = saves.kept_records(path, "luck", version(tables), tally.record, LuckRecord)
+        with records:
+            for kept in records:
+                tally.add_record(kept.data)
+        return tally.report(), game

@@ -34,11 +34,14 @@ from __future__ import annotations
 import bisect
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard, cast
+
+import msgspec
 
 from tui.engine import registry
 from tui.engine.combat import CombatInput, Distribution, distribution, plain
@@ -49,6 +52,7 @@ from tui.engine.procedure import as_rolled
 from tui.engine.schema import judged
 from tui.engine.tables import Tables, TablesError, default_tables
 from tui.engine.text import one_line
+from tui.reports.kept import Memo
 from tui.reports.luck.chi_square import chi_square_p
 
 # --- combats read back from the log ----------------------------------------------------------
@@ -154,9 +158,37 @@ def _cell_key(cell: Any) -> str:
     return json.dumps(plain(cell), sort_keys=True)
 
 
-@dataclass(frozen=True, slots=True)
-class CombatLuck:
-    """One combat's result against its exact distribution (Fractions are exact)."""
+class Chances(NamedTuple):
+    """A result's exact chances as whole numbers (kept and compared without Fractions):
+    P(a worse result) = worse / whole, P(the same result) = same / whole, and the
+    percentile's variance under fair dice = spread / spread_whole."""
+
+    worse: int
+    same: int
+    whole: int
+    spread: int
+    spread_whole: int
+
+    @classmethod
+    def of(cls, p_worse: Fraction, p_same: Fraction, variance: Fraction) -> Chances:
+        whole = math.lcm(p_worse.denominator, p_same.denominator)
+        return cls(
+            p_worse.numerator * (whole // p_worse.denominator),
+            p_same.numerator * (whole // p_same.denominator),
+            whole,
+            variance.numerator,
+            variance.denominator,
+        )
+
+    @property
+    def percentile(self) -> Fraction:
+        return Fraction(2 * self.worse + self.same, 2 * self.whole)
+
+
+class CombatLuck(msgspec.Struct, array_like=True, frozen=True):
+    """One combat's result against its exact distribution (its chances exact, as whole
+    numbers; `p_worse`, `p_same`, `variance` and `percentile` as Fractions). Encodable: a
+    luck record keeps it."""
 
     seq: int
     turn: int
@@ -165,17 +197,34 @@ class CombatLuck:
     # "desk": every die rolled by the desk; "seed": rolled by the desk from a player's seed;
     # "manual": some entered by hand.
     source: str
-    odds: str | None
+    odds: Any  # as logged: text, or None
     cell: Any
-    p_worse: Fraction
-    p_same: Fraction
-    # The variance of a mid-rank percentile under fair dice: (1 - sum of p^3) / 12, over
-    # the chances p of each distinct rank.
-    variance: Fraction
+    chances: Chances
+
+    @property
+    def p_worse(self) -> Fraction:
+        return Fraction(self.chances.worse, self.chances.whole)
+
+    @property
+    def p_same(self) -> Fraction:
+        return Fraction(self.chances.same, self.chances.whole)
+
+    @property
+    def variance(self) -> Fraction:
+        """The variance of a mid-rank percentile under fair dice: (1 - sum of p^3) / 12,
+        over the chances p of each distinct rank."""
+        return Fraction(self.chances.spread, self.chances.spread_whole)
 
     @property
     def percentile(self) -> Fraction:
-        return self.p_worse + self.p_same / 2
+        return self.chances.percentile
+
+    @property
+    def shown(self) -> float:
+        """The percentile as a float (as float(percentile), without making a Fraction:
+        a whole number's true division is correctly rounded too)."""
+        chances = self.chances
+        return (2 * chances.worse + chances.same) / (2 * chances.whole)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -186,9 +235,9 @@ class CombatLuck:
             "source": self.source,
             "odds": self.odds,
             "cell": plain(self.cell),
-            "p_worse": float(self.p_worse),
-            "p_same": float(self.p_same),
-            "percentile": float(self.percentile),
+            "p_worse": self.chances.worse / self.chances.whole,
+            "p_same": self.chances.same / self.chances.whole,
+            "percentile": self.shown,
         }
 
 
@@ -247,11 +296,71 @@ def _wholes(combat: CombatInput, entry: Mapping[str, Any], tables: Tables) -> tu
 CANCELLED = "its result was cancelled (Margaret Stanfill): nothing happened to judge"
 
 
+# A combat's chances judged: its ruleset, its chances, and whether they follow from its
+# cell alone (not from its effects); or why it cannot be judged (one line).
+Judgment = tuple[str, Chances, bool] | str
+
+# The judgments kept within a run, by what decides them: a long campaign fights the same
+# combats again and again.
+JUDGMENTS_KEPT = 20_000
+
+
+def _judged_by(entry: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What decides a combat's judgment but its effects: its inputs, the odds column OCS's
+    chances are read on (`same_chances`), the totals (what each side has to lose) and the
+    result."""
+    return (
+        entry.get("inputs"),
+        entry.get("odds_column"),
+        entry.get("attack_total"),
+        entry.get("defense_total"),
+        entry.get("cell"),
+    )
+
+
+def _judgment(
+    entry: Mapping[str, Any],
+    tables: Tables,
+    cache: dict[str, Distribution] | None = None,
+    judged: Memo | None = None,
+) -> Judgment:
+    """A logged combat's chances, from its inputs again (kept in `judged` by what decides
+    them, and the distributions in `cache` by the combat read)."""
+    decided_by = _judged_by(entry)
+    key: bytes | None = None
+    if judged is not None:
+        key, found = judged.get(decided_by)
+        if found is not None:
+            return cast(Judgment, found)
+    try:
+        # The dice as they fell: a card played after the roll (a Joker) is no luck.
+        combat = as_rolled(combat_from_inputs(entry.get("inputs") or {}), tables)
+        read = same_chances(combat, entry)
+        read_key = json.dumps(plain(read.to_dict()), sort_keys=True)
+        chances = cache.get(read_key) if cache is not None else None
+        if chances is None:
+            chances = distribution(read, tables)
+            if cache is not None:
+                cache[read_key] = chances
+    except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
+        judgment: Judgment = f"its inputs cannot be read again: {one_line(err)}"
+    else:
+        attack, defense = _wholes(combat, entry, tables)
+        p_worse, p_same, variance, by_cell = _chances(
+            combat.ruleset, chances, entry.get("cell"), entry, attack, defense
+        )
+        judgment = (combat.ruleset, Chances.of(p_worse, p_same, variance), by_cell)
+    # Kept unless its effects decided it (a result not among the cells the dice give).
+    if judged is not None and (isinstance(judgment, str) or judgment[2]):
+        judged.put(key, decided_by, judgment)
+    return judgment
+
+
 def combat_luck(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
     cache: dict[str, Distribution] | None = None,
-    judged: dict[tuple[str, ...], tuple[Fraction, Fraction, Fraction, bool]] | None = None,
+    judged: Memo | None = None,
 ) -> CombatLuck | str:
     """A logged combat's percentile, or why it has none (one line)."""
     tables = tables or default_tables()
@@ -260,43 +369,21 @@ def combat_luck(
         return "no dice were read (an automatic result)"
     if (entry.get("effects") or {}).get("cancelled"):
         return CANCELLED
-    try:
-        # The dice as they fell: a card played after the roll (a Joker) is no luck.
-        combat = as_rolled(combat_from_inputs(entry.get("inputs") or {}), tables)
-        read = same_chances(combat, entry)
-        key = json.dumps(plain(read.to_dict()), sort_keys=True)
-        found = cache.get(key) if cache is not None else None
-        if found is None:
-            found = distribution(read, tables)
-            if cache is not None:
-                cache[key] = found
-    except (InputError, TablesError, TypeError, ValueError, KeyError, AttributeError) as err:
-        return f"its inputs cannot be read again: {one_line(err)}"
-    attack, defense = _wholes(combat, entry, tables)
-    cell = entry.get("cell")
-    # The same chances, totals and result judge the same: worked out once (a long campaign
-    # fights the same combats again and again).
-    judge_key = (key, repr(attack), repr(defense), _cell_key(cell))
-    if judged is not None and judge_key in judged:
-        chances = judged[judge_key]
-    else:
-        chances = _chances(combat.ruleset, found, cell, entry, attack, defense)
-        if judged is not None and chances[3]:
-            judged[judge_key] = chances
-    p_worse, p_same, variance, _ = chances
-    if p_same == 1:
+    found = _judgment(entry, tables, cache, judged)
+    if isinstance(found, str):
+        return found
+    ruleset, chances, _ = found
+    if chances.same == chances.whole:
         return "every result the dice could give was as good as this one"
     return CombatLuck(
         seq=int(entry["seq"]),
         turn=int(entry.get("turn", 0)),
         player=str(entry.get("who", "")),
-        ruleset=combat.ruleset,
+        ruleset=ruleset,
         source=_source(dice),
         odds=entry.get("odds"),
-        cell=cell,
-        p_worse=p_worse,
-        p_same=p_same,
-        variance=variance,
+        cell=entry.get("cell"),
+        chances=chances,
     )
 
 
@@ -315,7 +402,9 @@ def _source(dice: Iterable[Mapping[str, Any]]) -> str:
 def _rolls(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """An entry's dice as logged (a roll edited into something else by hand is left out)."""
     dice = entry.get("dice")
-    return [d for d in dice if isinstance(d, Mapping)] if isinstance(dice, list) else []
+    if not isinstance(dice, list):
+        return []
+    return [d for d in dice if type(d) is dict or isinstance(d, Mapping)]
 
 
 def _faces(die: Mapping[str, Any]) -> tuple[int, list[int]] | None:
@@ -402,7 +491,11 @@ class CombatFigures:
     def mean(self) -> float | None:
         if not self.combats:
             return None
-        return float(sum(c.percentile for c in self.combats) / len(self.combats))
+        # Exact, as the sum of every percentile; a long campaign's combats share a few
+        # chances, so each is added once, times how many have it.
+        counted = Counter(c.chances for c in self.combats)
+        total = sum((chances.percentile * n for chances, n in counted.items()), Fraction(0))
+        return float(total / len(self.combats))
 
     @property
     def deviation(self) -> float | None:
@@ -412,7 +505,10 @@ class CombatFigures:
     @cached_property
     def z(self) -> float | None:
         """The deviation in standard errors of a fair mean (about +-2 happens 1 time in 20)."""
-        spread = sum(c.variance for c in self.combats)
+        counted = Counter(c.chances for c in self.combats)
+        spread = sum(
+            (Fraction(c.spread, c.spread_whole) * n for c, n in counted.items()), Fraction(0)
+        )
         if not self.combats or spread == 0:
             return None
         assert self.deviation is not None
@@ -424,7 +520,7 @@ class CombatFigures:
             "mean_percentile": self.mean,
             "deviation": self.deviation,
             "z": self.z,
-            "percentiles": [float(c.percentile) for c in self.combats],
+            "percentiles": [c.shown for c in self.combats],
         }
 
 
@@ -490,6 +586,110 @@ class LuckReport:
         }
 
 
+# One kind of die's faces shown by one entry's dice: (source, sides, the faces), the source
+# "desk", "seed" or "manual".
+Faces = tuple[str, int, tuple[int, ...]]
+
+
+class LuckRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=True):
+    """What the luck figures take of one entry (`luck_record`), small and encodable: its
+    dice counted (when they count), and its combat judged, or why not. `LuckTally.add_record`
+    folds records into the figures, in log order."""
+
+    player: str = ""
+    counted: bool = False  # its dice count: it has some, and amends no entry
+    tally_ruleset: str | None = None  # its ruleset, when text
+    named_ruleset: str | None = None  # the ruleset its player is listed under, if any
+    dice: tuple[Faces, ...] = ()
+    faceless: int = 0  # rolls entered by hand that show no face
+    skipped: tuple[Any, str] | None = None  # (entry number, why its combat is not judged)
+    cancels: Any = None  # the entry whose result its card cancelled
+    judged: CombatLuck | None = None
+
+
+def _dice_of(rolls: Iterable[Mapping[str, Any]]) -> tuple[tuple[Faces, ...], int]:
+    """An entry's dice as faces by source, and the rolls by hand that show none."""
+    found: list[Faces] = []
+    faceless = 0
+    for die in rolls:
+        source = die.get("source")
+        faces = _faces(die)
+        if faces is None:
+            faceless += 0 if source in (DESK, SEED) else 1
+            continue
+        kind = DESK if source == DESK else SEED if source == SEED else MANUAL
+        found.append((kind, faces[0], tuple(int(v) for v in faces[1])))
+    return tuple(found), faceless
+
+
+# An entry's dice read for the figures, kept within a run: a long campaign rolls the same
+# dice again and again.
+_DICE_READ = Memo(4096)
+
+
+def _dice_read(entry: Mapping[str, Any]) -> tuple[tuple[Faces, ...], int, str, bool]:
+    """An entry's dice as the figures read them: faces by source, the rolls by hand that
+    show none, the combat's source (`_source`), and whether it has any dice at all."""
+    dice = entry.get("dice")
+    key, found = _DICE_READ.get(dice)
+    if found is None:
+        rolls = _rolls(entry)
+        faces, faceless = _dice_of(rolls)
+        found = (faces, faceless, _source(rolls), bool(rolls))
+        _DICE_READ.put(key, dice, found)
+    return cast(tuple[tuple[Faces, ...], int, str, bool], found)
+
+
+def luck_record(
+    entry: Mapping[str, Any],
+    tables: Tables | None = None,
+    cache: dict[str, Distribution] | None = None,
+    judged: Memo | None = None,
+) -> LuckRecord:
+    """What the figures take of one entry: the same for the same entry, whatever came
+    before it (`cache` and `judged` only keep work done, see `combat_luck`, whose figures
+    these are)."""
+    faces, faceless, source, rolled = _dice_read(entry)
+    player = str(entry.get("who", ""))
+    amends = entry.get("amends")
+    # Every entry with dice counts them but an amending one (the same dice again).
+    counted = rolled and amends is None
+    tally_ruleset = named_ruleset = None
+    if counted:
+        who, ruleset = entry.get("who"), entry.get("ruleset")
+        tally_ruleset = ruleset if isinstance(ruleset, str) else None
+        named_ruleset = str(ruleset) if ruleset and isinstance(who, str) else None
+    else:
+        faces, faceless = (), 0
+    skipped: tuple[Any, str] | None = None
+    cancels = kept = None
+    if entry.get("kind") != "combat":
+        pass
+    elif amends is not None:
+        if (entry.get("effects") or {}).get("cancelled"):
+            skipped = (entry["seq"], f"it amends entry {amends}, whose result it cancelled")
+            cancels = amends
+        else:
+            skipped = (entry["seq"], f"it amends entry {amends}, read as rolled")
+    elif not rolled:
+        skipped = (entry["seq"], "no dice were read (an automatic result)")
+    elif (entry.get("effects") or {}).get("cancelled"):
+        skipped = (entry["seq"], CANCELLED)
+    else:
+        found = _judgment(entry, tables or default_tables(), cache, judged)
+        if isinstance(found, str):
+            skipped = (entry["seq"], found)
+        elif found[1].same == found[1].whole:
+            skipped = (entry["seq"], "every result the dice could give was as good as this one")
+        else:
+            seq, turn = int(entry["seq"]), int(entry.get("turn", 0))
+            odds, cell = entry.get("odds"), entry.get("cell")
+            kept = CombatLuck(seq, turn, player, found[0], source, odds, cell, found[1])
+    return LuckRecord(
+        player, counted, tally_ruleset, named_ruleset, faces, faceless, skipped, cancels, kept
+    )
+
+
 @dataclass
 class _Tally:
     """The dice of the entries of one player in one ruleset (as logged: a ruleset that is not
@@ -500,16 +700,13 @@ class _Tally:
     seed: dict[int, list[int]] = field(default_factory=dict)
     faceless: int = 0  # rolls entered by hand that show no face
 
-    def count(self, rolls: Iterable[Mapping[str, Any]]) -> None:
-        for die in rolls:
-            source = die.get("source")
-            found = _faces(die)
-            if found is None:
-                self.faceless += 0 if source in (DESK, SEED) else 1
-                continue
-            sides, values = found
+    def count(self, dice: Iterable[Faces], faceless: int) -> None:
+        self.faceless += faceless
+        for source, sides, values in dice:
             kept = self.desk if source == DESK else self.seed if source == SEED else self.manual
-            tally = kept.setdefault(sides, [0] * sides)
+            tally = kept.get(sides)
+            if tally is None:
+                tally = kept[sides] = [0] * sides
             for value in values:
                 tally[value - 1] += 1
 
@@ -526,8 +723,9 @@ def _faces_of(tallies: Iterable[dict[int, list[int]]]) -> tuple[FaceCounts, ...]
 
 
 class LuckTally:
-    """Luck worked out one entry at a time (`add`), so a save's entries can be read one by
-    one and let go: it keeps only each combat's figures and the dice counted per player and
+    """Luck worked out one entry at a time, so a save's entries can be read one by one and
+    let go: `add` an entry, or `add_record` what `record` (`luck_record`) took of it, kept
+    or fresh. It keeps only each combat's figures and the dice counted per player and
     ruleset. `report()` is `luck_report` of every entry added, in the order added."""
 
     def __init__(self, tables: Tables | None = None) -> None:
@@ -535,7 +733,7 @@ class LuckTally:
         self.combats: list[CombatLuck] = []
         self.skipped: list[tuple[int, str]] = []
         self._cache: dict[str, Distribution] = {}
-        self._judged: dict[tuple[str, ...], tuple[Fraction, Fraction, Fraction, bool]] = {}
+        self._judged = Memo(JUDGMENTS_KEPT)
         # One copy of each name, odds, cell and chance many combats share: a long campaign's
         # figures keep one small record per combat.
         self._shared: dict[Any, Any] = {}
@@ -543,34 +741,52 @@ class LuckTally:
         # The players whose entries' dice count, and the rulesets those entries name.
         self._rulesets: dict[str, set[str]] = {}
 
+    def record(self, entry: Mapping[str, Any]) -> LuckRecord:
+        """What the figures take of `entry` (the work this tally has done kept)."""
+        return luck_record(entry, self.tables, self._cache, self._judged)
+
     def add(self, entry: Mapping[str, Any]) -> CombatLuck | None:
         """Count one entry; the combat's figures when it is judged."""
-        rolls = _rolls(entry)
-        # Every entry with dice counts them but an amending one (the same dice again).
-        if rolls and entry.get("amends") is None:
-            who, ruleset = entry.get("who"), entry.get("ruleset")
-            player = str(entry.get("who", ""))
-            rulesets = self._rulesets.setdefault(player, set())
-            if ruleset and isinstance(who, str):
-                rulesets.add(str(ruleset))
-            key = (player, ruleset if isinstance(ruleset, str) else None)
-            self._tallies.setdefault(key, _Tally()).count(rolls)
-        if entry.get("kind") != "combat":
+        return self.add_record(self.record(entry))
+
+    def add_record(self, record: LuckRecord) -> CombatLuck | None:
+        """Count one entry's record; the combat's figures when it is judged."""
+        if record.counted:
+            player = record.player
+            rulesets = self._rulesets.get(player)
+            if rulesets is None:
+                rulesets = self._rulesets[player] = set()
+            if record.named_ruleset is not None:
+                rulesets.add(record.named_ruleset)
+            key = (player, record.tally_ruleset)
+            tally = self._tallies.get(key)
+            if tally is None:
+                tally = self._tallies[key] = _Tally()
+            tally.count(record.dice, record.faceless)
+        if record.cancels is not None:
+            self._cancelled(record.cancels)
+        if record.skipped is not None:
+            self.skipped.append(record.skipped)
             return None
-        amends = entry.get("amends")
-        if amends is not None:
-            if (entry.get("effects") or {}).get("cancelled"):
-                self._cancelled(amends)
-                why = f"it amends entry {amends}, whose result it cancelled"
-            else:
-                why = f"it amends entry {amends}, read as rolled"
-            self.skipped.append((entry["seq"], why))
+        judged = record.judged
+        if judged is None:
             return None
-        found = combat_luck(entry, self.tables, self._cache, self._judged)
-        if isinstance(found, str):
-            self.skipped.append((entry["seq"], found))
-            return None
-        found = self._compact(found)
+        # One copy of each name, odds and chances many combats share (a cell that is a
+        # table is kept as it is).
+        shared = self._shared
+        player, ruleset, source, odds = judged.player, judged.ruleset, judged.source, judged.odds
+        found = CombatLuck(
+            judged.seq,
+            judged.turn,
+            shared.setdefault(player, player),
+            shared.setdefault(ruleset, ruleset),
+            shared.setdefault(source, source),
+            shared.setdefault(odds, odds) if type(odds) is str else odds,
+            shared.setdefault(judged.cell, judged.cell)
+            if type(judged.cell) is str
+            else judged.cell,
+            shared.setdefault(judged.chances, judged.chances),
+        )
         self.combats.append(found)
         return found
 
@@ -584,45 +800,30 @@ class LuckTally:
                 self.skipped.insert(where, (seq, CANCELLED))
                 return
 
-    def _compact(self, found: CombatLuck) -> CombatLuck:
-        shared = self._shared
-
-        def one(value: Any) -> Any:
-            try:
-                return shared.setdefault((type(value), value), value)
-            except TypeError:  # a cell that is a table (OCS): kept as it is
-                return value
-
-        return replace(
-            found,
-            player=one(found.player),
-            ruleset=one(found.ruleset),
-            source=one(found.source),
-            odds=one(found.odds),
-            cell=one(found.cell),
-            p_worse=one(found.p_worse),
-            p_same=one(found.p_same),
-            variance=one(found.variance),
-        )
-
     def _group(self, player: str | None, ruleset: str | None) -> LuckGroup:
-        def mine(player_of: str, ruleset_of: str | None) -> bool:
-            return (player is None or player_of == player) and (
-                ruleset is None or ruleset_of == ruleset
-            )
-
-        tallies = [t for (who, where), t in self._tallies.items() if mine(who, where)]
-        chosen = [c for c in self.combats if mine(c.player, c.ruleset)]
+        tallies = [
+            t
+            for (who, where), t in self._tallies.items()
+            if (player is None or who == player) and (ruleset is None or where == ruleset)
+        ]
+        chosen: list[CombatLuck] = self.combats
+        if player is not None:
+            chosen = [c for c in chosen if c.player == player]
+        if ruleset is not None:
+            chosen = [c for c in chosen if c.ruleset == ruleset]
+        by_source: dict[str, list[CombatLuck]] = {DESK: [], MANUAL: [], SEED: []}
+        for combat in chosen:
+            by_source[combat.source].append(combat)
         return LuckGroup(
             player=player,
             ruleset=ruleset,
             desk_faces=_faces_of(t.desk for t in tallies),
             manual_faces=_faces_of(t.manual for t in tallies),
             manual_totals=sum(t.faceless for t in tallies),
-            desk=CombatFigures(tuple(c for c in chosen if c.source == DESK)),
-            manual=CombatFigures(tuple(c for c in chosen if c.source == MANUAL)),
+            desk=CombatFigures(tuple(by_source[DESK])),
+            manual=CombatFigures(tuple(by_source[MANUAL])),
             seed_faces=_faces_of(t.seed for t in tallies),
-            seed=CombatFigures(tuple(c for c in chosen if c.source == SEED)),
+            seed=CombatFigures(tuple(by_source[SEED])),
         )
 
     def report(self) -> LuckReport:
@@ -641,4 +842,13 @@ def luck_report(entries: Iterable[Mapping[str, Any]], tables: Tables | None = No
     tally = LuckTally(tables)
     for entry in entries:
         tally.add(entry)
+    return tally.report()
+
+
+def luck_of_records(records: Iterable[LuckRecord], tables: Tables | None = None) -> LuckReport:
+    """The luck figures of a save's entries from what `luck_record` took of each, in log
+    order: the same report as `luck_report` of the entries."""
+    tally = LuckTally(tables)
+    for record in records:
+        tally.add_record(record)
     return tally.report()
