@@ -70,7 +70,7 @@ import sys
 import tempfile
 import termios
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -171,7 +171,8 @@ COLLECTED = re.compile(r"Collected : (\d+)")
 SUMMARY = re.compile(r"^summary: (\d+)", re.M)
 # Keystrokes counted (callgrind): the desk on a game of the given rulesets, each screen's
 # form set up as the timed rows set it up (through Textual's Pilot, not counted), then the
-# counted keys posted to the app as the terminal driver posts them, each given time to be
+# counted keys (`new_combat_keys`: each a factor value not typed before, so no preview is
+# kept for it) posted to the app as the terminal driver posts them, each given time to be
 # handled and drawn. libc's getpgrp and getppid, called nowhere else, mark where callgrind
 # zeroes its counts (--zero-before) and dumps them (--dump-before).
 COUNT_KEYS = """
@@ -188,40 +189,138 @@ from textual.widgets import Input
 from tui import saves
 from tui.desk.app import CrtDeskApp
 
-folder, keys, wait = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+folder, keys, wait = Path(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
 setups, rulesets = json.loads(sys.argv[4]), sys.argv[5:]
 F_KEYS = ("f2", "f3", "f4", "f5", "f6", "f7", "f8")
+WAITING = "waiting for a valid form"
+CHARS = {"tab": "\\t", "enter": "\\r", "backspace": "\\x08"}
+
+
+# Keys posted as the driver posts them, each given `wait` (Pilot's press gives up after a
+# while, which a loaded machine under callgrind can pass).
+async def press(app, *keys):
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else CHARS.get(key)))
+        await asyncio.sleep(wait)
+
+
+# Until the focused field holds "1" and the preview shows a combat, then `wait` more: what
+# a key left to do is done before the next count starts (a loaded machine under callgrind
+# can take longer than `wait`).
+async def settled(app):
+    for _ in range(600):
+        field, preview = app.screen.focused, app.screen.query_one("#preview")
+        if getattr(field, "value", None) == "1" and WAITING not in str(preview.content):
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(wait)
 
 
 async def main():
     path = folder / "keys.toml"
     saves.new_game(path, "keys", rulesets, {})
     app = CrtDeskApp(saves_dir=folder, game_path=path, rng=random.Random(1), player="bench")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=(80, 24)):
         for index, ruleset in enumerate(rulesets):
             if index:
-                await pilot.press(F_KEYS[index])
-                await pilot.pause()
+                await press(app, F_KEYS[index])
+            for _ in range(600):  # the screen shown, and ready for a combat
+                if getattr(app.screen, "ruleset", None) == ruleset and app.screen.prepared:
+                    break
+                await asyncio.sleep(0.1)
             for field in app.screen.query(Input):
                 field.cursor_blink = False
-            await pilot.press(*setups[ruleset])
-            await pilot.pause()
-            shown = [str(app.screen.query_one("#preview").content)]
-            os.getpgrp()
-            for n in range(keys):
-                key, char = ("2", "2") if n % 2 == 0 else ("backspace", "\\x08")
-                app.post_message(events.Key(key, char))
-                await asyncio.sleep(wait)
-                shown.append(str(app.screen.query_one("#preview").content))
-            os.getppid()
-            changed = sum(a != b for a, b in zip(shown, shown[1:]))
+            await press(app, *setups[ruleset])
+            await settled(app)
+            changed = 0
+            for round_keys in keys:
+                shown = [str(app.screen.query_one("#preview").content)]
+                os.getpgrp()
+                for key in round_keys:
+                    app.post_message(events.Key(key, key))
+                    await asyncio.sleep(wait)
+                    shown.append(str(app.screen.query_one("#preview").content))
+                os.getppid()
+                # A key counts if it drew a new combat's preview (not a problem).
+                changed += sum(a != b and WAITING not in b for a, b in zip(shown, shown[1:]))
+                await press(app, *["backspace"] * len(round_keys))  # back to "1"
+                await settled(app)
             print(ruleset, changed, flush=True)
     os._exit(0)
 
 
 asyncio.run(main())
 """
+# The keystrokes' reference, counted the same way: the minimal app (COUNT_MINIMAL's) on
+# Pilot at 80x24, its Input focused and holding "1" (its cursor not blinking, as the desk's
+# fields in COUNT_KEYS), then the same keys posted as COUNT_KEYS posts them, each given the
+# same time; it prints whether the Input's line shows what was typed.
+COUNT_ECHO = """
+import asyncio
+import json
+import os
+import sys
+
+from textual import events
+from textual.app import App
+from textual.widgets import Footer, Header, Input, Static
+
+keys, wait = json.loads(sys.argv[1]), float(sys.argv[2])
+
+
+class Minimal(App):
+    def compose(self):
+        yield Header()
+        yield Static("minimal ready")
+        yield Input()
+        yield Footer()
+
+
+# Until the field holds "1", then `wait` more (as COUNT_KEYS waits between its counts).
+async def settled(field):
+    for _ in range(600):
+        if field.value == "1":
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(wait)
+
+
+async def main():
+    app = Minimal()
+    async with app.run_test(size=(80, 24)):
+        field = app.query_one(Input)
+        field.cursor_blink = False
+        field.focus()
+        app.post_message(events.Key("1", "1"))
+        await settled(field)
+        echoed = True
+        for round_keys in keys:
+            os.getpgrp()
+            for key in round_keys:
+                app.post_message(events.Key(key, key))
+                await asyncio.sleep(wait)
+            os.getppid()
+            typed = "1" + "".join(round_keys)
+            echoed &= field.value == typed and typed in field.render_line(0).text
+            for _ in round_keys:
+                app.post_message(events.Key("backspace", "\\x08"))
+            await settled(field)
+        print("echo", echoed, flush=True)
+    os._exit(0)
+
+
+asyncio.run(main())
+"""
+
+
+def new_combat_keys(rounds: int) -> list[list[str]]:
+    """Two digits typed after a factor's "1", a round at a time (the field taken back to
+    "1" between rounds): each round starts with a digit of its own, so every key makes a
+    factor value not typed before (12, 123; 13, 134; ...; a factor is at most 999) and asks
+    for a combat whose preview is not kept. At most eight rounds."""
+    return [[str(first), str((first + 1) % 10)] for first in range(2, 2 + rounds)]
+
+
 # Instructions per keystroke to the preview, as counted on 2026-11-25 by this bench's
 # method (four keys a screen): each screen's budget is this count plus 20%.
 KEY_COUNTS_MEASURED: dict[str, float] = {
@@ -597,15 +696,27 @@ class Bench:
         self.first_frame = frames
 
     def minimal_echo(self, term: Terminal) -> list[float]:
-        """A key typed in the minimal app's Input until it is drawn."""
+        """The keys the keystroke rows type (`key_rounds`) typed after a "1" in the minimal
+        app's Input, each until the typed digit is drawn (a cursor's blink is not an echo)."""
         took = []
-        for n in range(self.keys):
-            mark = term.send(b"2" if n % 2 == 0 else BACKSPACE)
-            seconds = term.wait_for(lambda text: text.strip() != "", mark, 5)
-            if seconds is not None:
-                took.append(seconds)
+        term.send(b"1")
+        term.settle(0.05)
+        for keys in self.key_rounds():
+            for key in keys:
+                mark = term.send(key.encode())
+                seconds = term.wait_for(lambda text, k=key: k in text, mark, 5)
+                if seconds is not None:
+                    took.append(seconds)
+                term.settle(0.05)
+            term.send(BACKSPACE * len(keys))
             term.settle(0.05)
         return took
+
+    def key_rounds(self) -> list[list[str]]:
+        """The keys typed in each form's factor (and in the minimal app's Input) after its
+        "1", in rounds of two (one with --smoke), each key a factor value not typed before."""
+        rounds = new_combat_keys(-(-self.keys // 2))
+        return [keys[: self.keys] for keys in rounds]
 
     # ------------------------------------------------------------------ keystrokes
     def keystrokes(self) -> None:
@@ -648,25 +759,35 @@ class Bench:
             if last is None:
                 # A preview without the usual headline: any redraw of it counts.
                 row.note = "no totals headline: timed to a preview redraw"
-            for n in range(self.keys):
-                mark = term.send(b"2" if n % 2 == 0 else BACKSPACE)
+            # Digits after the factor's "1", each a combat not asked for before; the factor
+            # taken back to "1" between rounds (not timed).
+            for keys in self.key_rounds():
+                for key in keys:
+                    mark = term.send(key.encode())
 
-                def changed(text: str, last: str | None = last) -> bool:
-                    if last is None:
-                        return any(word in text for word in PREVIEW_WORDS)
-                    found = HEADLINE.findall(text)
-                    return bool(found) and found[-1] != last
+                    def changed(text: str, last: str | None = last) -> bool:
+                        if last is None:
+                            return any(word in text for word in PREVIEW_WORDS)
+                        found = HEADLINE.findall(text)
+                        return bool(found) and found[-1] != last
 
-                seconds = term.wait_for(changed, mark, 5)
-                term.settle(min(0.1, self.rest))
-                if seconds is None:
-                    row.note = "the preview did not change on a key"
-                    self.failures.append(f"{ruleset}: {term.tail()}")
-                    break
-                row.values.append(seconds)
-                key_bytes.append(len(term.out) - mark)
-                found = HEADLINE.findall(plain(bytes(term.out[mark:])))
-                last = found[-1] if found and last is not None else last
+                    seconds = term.wait_for(changed, mark, 5)
+                    term.settle(min(0.1, self.rest))
+                    if seconds is None:
+                        row.note = "the preview did not change on a key"
+                        self.failures.append(f"{ruleset}: {term.tail()}")
+                        break
+                    row.values.append(seconds)
+                    key_bytes.append(len(term.out) - mark)
+                    found = HEADLINE.findall(plain(bytes(term.out[mark:])))
+                    last = found[-1] if found and last is not None else last
+                else:
+                    mark = term.send(BACKSPACE * len(keys))
+                    term.settle(self.quiet)
+                    found = HEADLINE.findall(plain(bytes(term.out[mark:])))
+                    last = found[-1] if found and last is not None else last
+                    continue
+                break
             row.met = row.median is not None and row.median < 0.016
         term.close()
         frame = self.add(
@@ -1158,30 +1279,68 @@ class Bench:
                 row.met = value <= 1.3 * base
         self.key_counts(valgrind)
 
+    def keystroke_counts(self) -> None:
+        """The keystrokes' instruction counts alone (`counts` ends with them)."""
+        if any(row.name in self.key_count_names() for row in self.rows):
+            return  # counted (or said why not) by `counts` in this run
+        valgrind = shutil.which("valgrind") or self.install_valgrind()
+        if valgrind is None or self.smoke:
+            why = "valgrind not installed" if valgrind is None else "not counted in --smoke"
+            for name in self.key_count_names():
+                self.add(Row(name, unit="instructions", budget="report", note=why))
+            return
+        self.key_counts(valgrind)
+
     def key_count_names(self) -> list[str]:
         from tui.engine.registry import short_name
 
         return [f"instructions: keystroke to preview: {short_name(r)}" for r in self.rulesets]
 
+    def echo_count(self, valgrind: str, keys: list[list[str]], wait: float) -> float | None:
+        """Instructions per key echoed by the minimal app's Input (`COUNT_ECHO`), the same
+        keys posted the same way as the desk's are counted: their reference."""
+        script = self.tmp / "count_echo.py"
+        script.write_text(COUNT_ECHO, encoding="utf-8")
+        dump = self.tmp / "echo-counted"
+        done = subprocess.run(
+            [valgrind, "--tool=callgrind", f"--callgrind-out-file={dump}"]
+            + ["--zero-before=getpgrp", "--dump-before=getppid", sys.executable, str(script)]
+            + [json.dumps(keys), str(wait)],
+            capture_output=True,
+            text=True,
+            env=self.env | {"PYTHONHASHSEED": "0"},
+        )
+        counted = summed_dumps(dump, range(1, len(keys) + 1))
+        if counted is None or "echo True" not in done.stdout:
+            self.failures.append(f"echo counted: {done.stdout.strip()} {done.stderr[-300:]}")
+            return None
+        return counted / sum(map(len, keys))
+
     def key_counts(self, valgrind: str) -> None:
-        """Instructions per keystroke to the preview on every screen, by callgrind: four
-        keys each ("2", Backspace, by turns) in a factor the form's setup leaves focused."""
+        """Instructions per keystroke to the preview on every screen, by callgrind: two
+        rounds of two digits typed after the "1" in a factor the form's setup leaves
+        focused (`new_combat_keys`, each round counted, the field taken back between them
+        not), each key a factor value (so a combat) not asked for before; beside the same
+        keys echoed by the minimal app's Input (`echo_count`), each screen within 1.5x
+        that."""
         out = self.tmp / "keys-counted"
         out.mkdir()
         folder = self.tmp / "keys-saves"
         folder.mkdir()
         script = self.tmp / "count_keys.py"
         script.write_text(COUNT_KEYS, encoding="utf-8")
-        keys = 4
+        keys, wait = new_combat_keys(2), 1.5
+        typed = sum(map(len, keys))
         names = {b"\t": "tab", SHIFT_TAB: "shift+tab", END: "end", ENTER: "enter"}
         setups = {
             ruleset: [names.get(key, key.decode()) for key in SETUP.get(ruleset, SETUP[""])]
             for ruleset in self.rulesets
         }
+        echo = self.echo_count(valgrind, keys, wait)
         done = subprocess.run(
             [valgrind, "--tool=callgrind", f"--callgrind-out-file={out / 'keys'}"]
             + ["--zero-before=getpgrp", "--dump-before=getppid", sys.executable, str(script)]
-            + [str(folder), str(keys), "1.5", json.dumps(setups), *self.rulesets],
+            + [str(folder), json.dumps(keys), str(wait), json.dumps(setups), *self.rulesets],
             capture_output=True,
             text=True,
             env=self.env | {"PYTHONHASHSEED": "0"},
@@ -1191,19 +1350,19 @@ class Bench:
             zip(self.rulesets, self.key_count_names(), strict=True), start=1
         ):
             row = self.add(Row(name, unit="instructions"))
-            measured = KEY_COUNTS_MEASURED.get(ruleset)
-            row.budget = f"<= {1.2 * measured / 1e6:,.0f} M" if measured else "report"
-            row.reference = f"{measured / 1e6:,.0f} M on 2026-11-25" if measured else ""
-            dump = out / f"keys.{index}"
-            found = SUMMARY.search(dump.read_text()) if dump.exists() else None
-            if found is None or changed.get(ruleset) != str(keys):
-                row.note = "not counted: the preview did not change on every key"
+            row.budget = "<= 1.5x echo"
+            row.reference = f"echo {echo / 1e6:,.1f} M" if echo else "echo n/a"
+            first = (index - 1) * len(keys) + 1  # each round dumped on its own
+            counted = summed_dumps(out / "keys", range(first, first + len(keys)))
+            if counted is None or changed.get(ruleset) != str(typed):
+                row.note = "not counted: a key did not draw a new combat's preview"
                 self.failures.append(f"keys counted on {ruleset}: {done.stderr.strip()[-300:]}")
                 continue
-            row.values = [int(found.group(1)) / keys]
-            row.note = f"{keys} keys; each posted as the terminal's driver posts it"
-            if measured:
-                row.met = row.values[0] <= 1.2 * measured
+            row.values = [counted / typed]
+            if echo:
+                row.note = f"{row.values[0] / echo:.2f}x; "
+                row.met = row.values[0] <= 1.5 * echo
+            row.note += f"{typed} keys, each a new combat, posted as the terminal's driver does"
 
     def install_valgrind(self) -> str | None:
         """Valgrind from the system's packages, where it is missing and can be installed."""
@@ -1330,6 +1489,19 @@ async def _loop_gaps(
         last = now
 
 
+def summed_dumps(path: Path, numbers: Iterable[int]) -> int | None:
+    """The instructions callgrind counted in the dumps `path.N` for these N (None if one is
+    missing)."""
+    total = 0
+    for number in numbers:
+        dump = path.with_name(f"{path.name}.{number}")
+        found = SUMMARY.search(dump.read_text()) if dump.exists() else None
+        if found is None:
+            return None
+        total += int(found.group(1))
+    return total
+
+
 def has_form(screen_for: Callable[[str], object], form: type, ruleset: str) -> bool:
     """Whether the desk's screen for `ruleset` is a combat form (one that cannot even be
     built outside the desk is taken to be one, and timed)."""
@@ -1344,6 +1516,7 @@ def has_form(screen_for: Callable[[str], object], form: type, ruleset: str) -> b
 STEP_METHODS = {
     "cold": "cold_start",
     "counts": "counts",
+    "keycounts": "keystroke_counts",
     "keys": "keystrokes",
     "completion": "completion",
     "engine": "engine_share",

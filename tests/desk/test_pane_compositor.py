@@ -9,6 +9,8 @@ import pytest
 from rich.cells import cell_len
 from textual._compositor import Compositor
 from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
 
 from tests.conftest import Desk, settle
 from tui.desk.compat import PaneCompositor, column_groups
@@ -92,3 +94,35 @@ async def test_a_frame_drawn_pane_by_pane_shows_what_textual_shows(
     # 13 before, with Textual's Footer).
     assert split[0] >= 2
     assert ours.cells == textuals.cells and len(ours.cells) > 500
+
+
+async def test_a_keystroke_asks_only_the_widgets_showing_where_it_changed(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual asks every widget whose container meets a change for all its lines (the
+    screen's 24, the title's, the footer's, both panes'); the pane compositor asks only the
+    widgets showing in each changed pane, for the rows changed."""
+    asked: list[tuple[str, int]] = []
+    render_lines = Widget.render_lines
+
+    def recorded(self: Widget, crop: Region) -> list[Strip]:
+        asked.append((type(self).__name__, crop.height))
+        return render_lines(self, crop)
+
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("1", "tab", "1", "shift+tab", "end")
+        await settle(pilot)
+        while not app.screen.prepared:  # what follows the first frame (a layout) done
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        monkeypatch.setattr(Widget, "render_lines", recorded)
+        await pilot.press("2")  # 12 against 1: a new combat, its preview's lines redrawn
+        await settle(pilot)
+        monkeypatch.undo()
+        assert "Attack 12 · Defence 1" in str(app.screen.query_one("#preview").content)
+        screen_name = type(app.screen).__name__
+    names = {name for name, _ in asked}
+    assert {"FixedInput", "OddsPreview"} <= names
+    assert not names & {"Footer", "TitleBar", "MarkerPanel"}, asked  # nothing changed there
+    screen_rows = [rows for name, rows in asked if name == screen_name]
+    assert screen_rows and max(screen_rows) < 24  # never the whole screen

@@ -4,11 +4,14 @@ Written against Textual 8.2.8. Each piece names the public API that would replac
 tests/desk/test_compat.py fails when an internal it relies on changes shape (CI installs the
 newest Textual the pin allows, so an upgrade that breaks one is caught there first).
 
-- `PaneCompositor` (a keystroke's frame drawn a pane at a time) subclasses the private
-  `textual._compositor.Compositor` and uses its `_dirty_regions`, `_render_chops` and
-  `_regions_to_spans`; `use_pane_compositor` sets a screen's private `_compositor`. No
-  public API draws part of a frame. Kept because a keystroke redraws the whole form without
-  it (measured: see the commit that moved it here).
+- `PaneCompositor` (a keystroke's frame drawn a pane at a time, each pane's changed lines
+  asked only of the widgets showing there) subclasses the private
+  `textual._compositor.Compositor` and uses its `_dirty_regions`, `_regions_to_spans`,
+  `cuts` and `visible_widgets` (and draws as its `_render_chops` does);
+  `use_pane_compositor` sets a screen's private `_compositor`. No public API draws part of
+  a frame. Kept because a keystroke redraws the whole form without it, and asks the
+  screen, its title, footer and both panes for all their lines (measured: see the commits
+  that moved it here and that made `draw_lines`).
 - `switchable` gives a first screen the result callback Textual gives every screen it
   pushes or switches to (`Screen._push_result_callback`), so the desk can switch away from
   it. The public way is to push the first screen over the default one, which draws the
@@ -72,7 +75,7 @@ class PaneCompositor(Compositor):
         for group in groups:
             spans = list(self._regions_to_spans(group))
             lines = {y for y, _, _ in spans}
-            drawn = self._render_chops(Region.from_union(group), lines.__contains__)
+            drawn = self.draw_lines(Region.from_union(group), lines)
             # Each span takes the pieces of its lines it covers from its own group's drawing.
             for y, x1, x2 in spans:
                 line = cuts[y]
@@ -81,6 +84,37 @@ class PaneCompositor(Compositor):
                     if strip is not None and cut < x2 and end > x1:
                         chops[y][cut] = strip
         return ChopsUpdate(chops, list(self._regions_to_spans(regions)), [c[1:] for c in cuts])
+
+    def draw_lines(self, crop: Region, lines: set[int]) -> list[dict[int, Strip | None]]:
+        """The pieces (by cut) of `lines` that the widgets showing in `crop` draw, as
+        Textual's `_render_chops` gives them, asking fewer widgets for fewer lines.
+
+        Textual asks every widget whose container's clip meets `crop` for every line it
+        shows: the screen, the title, the footer and both panes for a field's one line,
+        about 190 lines a keystroke at 80x24, each through the widget's style lookups. Here
+        only the widgets showing in `crop` are asked, each for the rows `crop` takes in;
+        every other piece of those lines lies outside `crop`, where the caller takes
+        nothing. Widgets are taken front to back as Textual takes them (the first piece
+        drawn at a cut wins)."""
+        cuts = self.cuts
+        chops: list[dict[int, Strip | None]] = [dict.fromkeys(line[:-1]) for line in cuts]
+        for widget, (region, clip) in self.visible_widgets.items():
+            shown = region.intersection(clip)
+            if not shown.overlaps(crop):
+                continue
+            top, bottom = max(shown.y, crop.y), min(shown.bottom, crop.bottom)
+            x, _, width, _ = shown
+            strips = widget.render_lines(Region(x - region.x, top - region.y, width, bottom - top))
+            first_cut, last_cut = shown.column_span
+            for y, strip in zip(range(top, bottom), strips, strict=False):
+                if y not in lines:
+                    continue
+                line = chops[y]
+                at = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
+                for cut, piece in zip(at, strip.divide([cut - x for cut in at[1:]]), strict=False):
+                    if line.get(cut) is None:
+                        line[cut] = piece
+        return chops
 
 
 def column_groups(regions: Iterable[Region], screen: Region) -> list[list[Region]]:
