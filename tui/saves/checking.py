@@ -288,7 +288,8 @@ def _fits(entry: dict[str, Any]) -> bool:
     """Whether an entry has no problem `_first_problem` would find: it fits the schema
     (types, ranges, nesting: `schema.fits`), and what the schema does not say holds (the
     fields a kind must have, a known ruleset, a seeded die's seed, an option's value, a
-    note's earlier entry). False says only "look closer"."""
+    note's earlier entry). False says only "look closer". The entry is as a reader gives
+    it: no value is None (TOML has no null, and neither reader lets one through)."""
     if type(entry.get("when")) is not str:
         return False  # missing, or a TOML date-time: `_first_problem` says which
     # Imported at the first entry checked: the desk draws its first frame (the start
