@@ -50,8 +50,9 @@ from tui.saves.replay import Game, Marker, _apply_state, _new_game
 CHUNK = 256 * 1024
 # Entries decoded at a time: few enough that a reader which lets each go once it has used
 # it frees them before the cyclic collector's first generation fills (700 objects) and
-# walks them (a batch of 150 spent a tenth of the read there), many enough that each
-# decode's fixed cost stays small.
+# walks them, many enough that each decode's fixed cost stays small. By callgrind on a
+# 2,000-entry save, the collector's share of the read: 16 M instructions with a chunk's
+# 150 entries at a time, 1.5 M with 8 (the read as a whole about 1% less).
 BATCH = 8
 _LOG_LINE = _SEPARATOR[1:]  # "[[log]]\n": an entry's first line
 
