@@ -31,6 +31,7 @@ STORE_WRITTEN = [
     {"seq": 2, "t": 'Ratio 12/3 = 4.000; "quoted" = yes: 4:1 [a] {b}', "n": [1, [2, [3]]]},
     {"seq": 3, "nested": {"a": {"b": [{"c": -1.5e-7}]}, "": "", "x y": True}},
     {"seq": 4, "esc": 'back\\slash \\" tab\t nl\n " = \u00e9 \u0001', "big": 2**63 - 1},
+    {"seq": 5, "a": {"\\": "x\\"}, "b": '\\/ \\" = \x7f', "c": ["\\\\"]},
 ]
 
 
@@ -63,6 +64,9 @@ NOT_QUICK = {
     "a surrogate": 'seq = 1\nx = "\\ud800"\n',
     "nested 40 deep": "seq = 1\nx = " + "[" * 40 + "]" * 40 + "\n",
     "a trailing comma": "seq = 1\nx = [1, 2, ]\n",
+    "an escaped quote before ` = `": 'seq = 1\nx = "a\\" = b"\n',
+    "an escaped slash": 'seq = 1\nx = "a\\/b"\n',
+    "a raw DEL": 'seq = 1\nx = "a\x7fb"\n',
 }
 
 
@@ -127,3 +131,19 @@ def test_the_quick_check_refuses_what_the_full_check_refuses(name: str, entry: d
     problem = checking._check_entry(dict(entry))
     assert problem == checking._first_problem(dict(entry))
     assert (problem is None) == name.startswith("sound"), problem
+
+
+def test_a_batch_of_bodies_reads_as_each_alone():
+    """Bodies of one line and of many, side by side, are the objects tomllib reads."""
+    bodies = [
+        body_of(f"k{n}x = {n}\n" + "".join(f"a{i} = [{i}]\n" for i in range(n))) for n in range(6)
+    ]
+    expected = [tomllib.loads(body.decode()) for body in bodies]
+    assert decoding._quick_json(bodies) == expected
+    assert decoding._quick_json(bodies[::-1]) == expected[::-1]
+
+
+def test_an_empty_body_in_a_batch_is_not_vouched_for():
+    sound = body_of("seq = 1\n")
+    assert decoding._quick_json([sound, b"", sound]) is None
+    assert decoding._quick_json([sound, b""]) is None

@@ -221,13 +221,14 @@ def _quick_json(bodies: list[bytes]) -> list[dict[str, Any]] | None:
     deep nesting). What else JSON reads and TOML does not (a `:` after a string, outside
     strings; a tab or a carriage return; surrogate escapes): where any may be, None."""
     text = b"\n" + b"\n".join(bodies)
-    if b"\t" in text or b"\r" in text:
+    if b"\t" in text or b"\r" in text or b"\x7f" in text:
         return None
     if b"\\" in text:
-        if b"\\u" in text and _SURROGATE_ESCAPE.search(text):
+        unpaired = text.replace(b"\\\\", b"")  # escaped backslashes gone
+        if (b"\\u" in text and _SURROGATE_ESCAPE.search(text)) or _escapes_differ(unpaired):
             return None
-        # Escaped backslashes and quotes gone, every quote left opens or closes a string.
-        outline = text.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_OUTLINE)
+        # Escaped quotes gone too, every quote left opens or closes a string.
+        outline = unpaired.replace(b'\\"', b"").translate(None, _NOT_OUTLINE)
     else:
         outline = text.translate(None, _NOT_OUTLINE)
     outside = _outside_outline(outline)
@@ -257,6 +258,13 @@ def _quick_json(bodies: list[bytes]) -> list[dict[str, Any]] | None:
     if len(entries) != len(bodies) or sum(map(len, entries)) != len(keys):
         return None  # a key given twice in one entry
     return entries
+
+
+def _escapes_differ(unpaired: bytes) -> bool:
+    """Whether an escape in some text, its escaped backslashes taken out, reads otherwise in
+    JSON than in TOML: `\\/` (JSON's slash; TOML has no such escape), or an escaped quote
+    before ` = ` (the inline tables' replace would change the text it is in)."""
+    return b'\\" = ' in unpaired or b"\\/" in unpaired
 
 
 def _outside_outline(outline: bytes) -> bytes | None:
@@ -298,6 +306,8 @@ def _careful_json(bodies: list[bytes]) -> list[dict[str, Any]]:
         or not _TOML_TOKENS.fullmatch(outside)
         or _BIG_NUMBER.search(outside)
         or _SURROGATE_ESCAPE.search(values_text)
+        or b"\x7f" in values_text
+        or (b"\\" in values_text and _escapes_differ(values_text.replace(b"\\\\", b"")))
         or _too_deep(outside, strings_gone=True)
     ):
         raise ValueError("not what the store writes")
