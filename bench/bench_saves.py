@@ -7,6 +7,8 @@
     .venv/bin/python bench/bench_saves.py --campaign 100000   # a long campaign, each command
                                                               # in a process: time, peak RSS
 
+    .venv/bin/python bench/bench_saves.py --decode 10000   # read_entries against json.loads
+
 Prints one table. Appends are timed one by one (lock, check the record, read the ends,
 write, fsync), to the new save and the big one in turn so that a busy machine slows both
 alike, and the ratio of their medians is printed last; the first append after the big save
@@ -440,6 +442,69 @@ def print_campaign(entries: int) -> bool:
     return met
 
 
+# --- the store's decode against json.loads of the same entries --------------------------------
+
+DECODE_BUDGET = 1.5
+
+
+def cpu_median(action: Callable[[], object], repeat: int = 3) -> float:
+    """The median CPU seconds (this process's, `time.process_time`) of `repeat` runs."""
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        action()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
+def decode_rows(entries: int, folder: Path) -> list[tuple[str, float, str]]:
+    """`saves.read_entries` iterated over an `entries`-entry save (split, checksum, decode,
+    check, replay) and, as its reference, `json.loads` of each of the same entries dumped as
+    one JSON line each: (figure, CPU seconds, note)."""
+    path = folder / "decode.toml"
+    build(path, entries, random.Random(1))
+    lines = [json.dumps(read.entry).encode() for read in saves.read_entries(path)]
+
+    def store() -> None:
+        for _ in saves.read_entries(path):
+            pass
+
+    def reference() -> None:
+        for line in lines:
+            json.loads(line)
+
+    store(), reference()  # the first use of each (imports, msgspec's types) left out
+    size = path.stat().st_size / 1e6
+    return [
+        (f"store: read_entries, {entries:,} entries", cpu_median(store), f"{size:.1f} MB save"),
+        (
+            "json.loads of the same entries as JSON lines",
+            cpu_median(reference),
+            f"{sum(map(len, lines)) / 1e6:.1f} MB of JSON",
+        ),
+    ]
+
+
+def print_decode(entries: int) -> bool:
+    """The decode table; whether the store is within its budget of the reference."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (name, store, note), (ref_name, reference, ref_note) = decode_rows(entries, Path(tmp))
+    ratio = store / reference
+    met = ratio <= DECODE_BUDGET
+    print(
+        f"Store decode: {entries:,} entries, CPU seconds (median of 3), Python "
+        f"{sys.version.split()[0]}"
+    )
+    print(f"{'figure':46}  {'CPU':>9}  {'ratio':>6}  {'budget':>7}  met  note")
+    print(f"{ref_name:46}  {reference:>7.3f} s  {'1.00x':>6}  {'':>7}  -    {ref_note}")
+    budget = f"<= {DECODE_BUDGET}x"
+    print(
+        f"{name:46}  {store:>7.3f} s  {ratio:>5.2f}x  {budget:>7}  {'yes' if met else 'NO':3}  "
+        f"{note}"
+    )
+    return met
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=10_000)
@@ -453,7 +518,15 @@ def main() -> int:
         metavar="N",
         help="instead: each command on an N-entry save (e.g. 100000), its time and peak RSS",
     )
+    parser.add_argument(
+        "--decode",
+        type=int,
+        metavar="N",
+        help="instead: read_entries on an N-entry save against json.loads of its entries",
+    )
     args = parser.parse_args()
+    if args.decode is not None:
+        return 0 if print_decode(args.decode) else 1
     if args.campaign is not None:
         return 0 if print_campaign(args.campaign) else 1
     if args.no_fsync:

@@ -3,6 +3,7 @@ depend on the machine; `--smoke` runs each figure once with tiny sizes, in secon
 
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 import sys
@@ -147,3 +148,20 @@ def test_the_performance_page_quotes_a_campaign_run():
         assert row is not None, name
         if "lock held" not in name:
             assert "< 150 MB  yes" in row, row
+
+
+def test_the_decode_bench_prints_the_store_beside_json_loads(capsys, monkeypatch):
+    """`bench_saves.py --decode N` (10,000 in docs/performance.md; a tiny save here, in this
+    process): the store's row with its ratio to the reference's and the budget, met or not
+    (the exit status says which)."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    bench_saves = importlib.import_module("bench_saves")
+    met = bench_saves.print_decode(20)
+    printed = capsys.readouterr().out
+    rows = {line.split("  ")[0].strip(): line for line in printed.splitlines()[2:]}
+    reference = rows["json.loads of the same entries as JSON lines"]
+    store = rows["store: read_entries, 20 entries"]
+    assert " s   1.00x" in reference
+    found = re.search(r" ([0-9.]+)x  <= 1.5x  (yes|NO) ", store)
+    assert found is not None, store
+    assert float(found[1]) > 0 and met == (found[2] == "yes")

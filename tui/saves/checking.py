@@ -274,7 +274,70 @@ def _is(value: Any, kind: type) -> bool:
 
 
 def _check_entry(entry: Any) -> tuple[str, str | None] | None:
-    """The first problem in an entry as (message, key), or None."""
+    """The first problem in an entry as (message, key), or None.
+
+    An entry that fits (the schema, and the few rules it cannot say) has none: checked so
+    in one conversion. Any other is read field by field (`_first_problem`), for the message
+    a load always gave it."""
+    if type(entry) is dict and _fits(entry):
+        return None
+    return _first_problem(entry)
+
+
+def _fits(entry: dict[str, Any]) -> bool:
+    """Whether an entry has no problem `_first_problem` would find: it fits the schema
+    (types, ranges, nesting: `schema.fits`), and what the schema does not say holds (the
+    fields a kind must have, a known ruleset, a seeded die's seed, an option's value, a
+    note's earlier entry). False says only "look closer". The entry is as a reader gives
+    it: no value is None (TOML has no null, and neither reader lets one through)."""
+    if type(entry.get("when")) is not str:
+        return False  # missing, or a TOML date-time: `_first_problem` says which
+    # Imported at the first entry checked: the desk draws its first frame (the start
+    # screen, a combat screen) before any entry is read, without msgspec.
+    from tui.saves.schema import fits
+
+    if not fits(entry):
+        return False
+    kind = entry["kind"]
+    if kind == "combat":
+        if not _COMBAT.keys() <= entry.keys() or not registry.known(entry["ruleset"]):
+            return False
+        if "attack_total" in entry and type(entry["attack_total"]) is not int:
+            return False
+        cell = entry.get("cell")
+        if type(cell) is dict and len(cell) != 2:  # the schema lets other keys through
+            return False
+        return _seeds_hold(entry["dice"])
+    if kind == "event":
+        if "event" not in entry or "text" not in entry:
+            return False
+        if "ruleset" in entry and not registry.known(entry["ruleset"]):
+            return False
+        return _seeds_hold(entry.get("dice", []))
+    if kind == "place-marker":
+        return "marker" in entry
+    if kind == "remove-marker":
+        return "marker_id" in entry
+    if kind == "option":
+        return (
+            "key" in entry
+            and "value" in entry
+            and not _option_problem(entry["key"], entry["value"])
+        )
+    if kind == "note":
+        return "text" in entry and entry.get("annotates", entry["seq"]) < entry["seq"]
+    if kind == "unit":
+        return entry.get("action") in ("add", "edit", "remove")
+    return True
+
+
+def _seeds_hold(dice: list[dict[str, Any]]) -> bool:
+    """A die keeps a seed exactly when it was rolled from one (`_seed_problem`)."""
+    return all(("seed" in die) == (die["source"] == "seed") for die in dice)
+
+
+def _first_problem(entry: Any) -> tuple[str, str | None] | None:
+    """The first problem in an entry as (message, key), or None: each field in turn."""
     if not isinstance(entry, dict):
         return "an entry must be a table", None
     if isinstance(entry.get("when"), datetime):

@@ -7,14 +7,16 @@ from __future__ import annotations
 import gc
 import json
 import math
+import operator
 import re
+import threading
 import tomllib
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from tui.saves.encoding import MAX_ENTRY, entry_too_large
 from tui.saves.errors import SaveError
@@ -168,8 +170,117 @@ def value_problem(value: Any, limit: int = MAX_DEPTH) -> str | None:
     return None
 
 
+_LINE_KEY = re.compile(rb"\n([A-Za-z0-9_-]+) = ")
+# What the quick reader looks at outside strings (`_outside_outline`): colons and brackets.
+_NOT_OUTLINE = bytes(set(range(256)) - set(b'":[]{}'))
+_NEWLINES = operator.methodcaller("count", b"\n")
+# Values the quick reader decodes, nested at most this deep (the store writes 4): deeper
+# ones, and what is not a value TOML has (null, a whole number past 64 bits, a number past
+# a float's range), fail to decode and go to the careful reader.
+_QUICK_DEPTH = 8
+_JSON: Any = None  # the msgspec decoder of such values, made at the first entry read
+_JSON_MADE = threading.Lock()
+
+
+def _json_decoder() -> Any:
+    """The quick reader's decoder: JSON objects of TOML values, as plain dicts and lists."""
+    global _JSON
+    # Imported at the first entry read: the desk draws its first frame without msgspec.
+    import msgspec
+
+    whole = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+    value: Any = str | whole | float | bool
+    for _ in range(_QUICK_DEPTH):
+        value = str | whole | float | bool | list[value] | dict[str, value]
+    with _JSON_MADE:  # made by one thread (msgspec works out a type's layout once)
+        if _JSON is None:
+            _JSON = msgspec.json.Decoder(list[dict[str, value]])
+    return _JSON
+
+
 def _fast_json(bodies: list[bytes]) -> list[dict[str, Any]]:
-    """Entries written by `_block`, read with one `json.loads`.
+    """Entries written by `_block`, read as one JSON document.
+
+    Each body is `key = value` lines whose values are JSON once an inline table's
+    `"key" = ` becomes `"key": ` (`_string` keeps `" = ` out of text). The quick reader
+    (`_quick_json`) makes the bodies one JSON array of objects with a few C-speed passes;
+    where it cannot vouch for reading them as TOML does, `_careful_json` reads them line by
+    line. ValueError: not what the store writes (tomllib's to judge)."""
+    if not bodies:
+        return []
+    entries = _quick_json(bodies)
+    return _careful_json(bodies) if entries is None else entries
+
+
+def _quick_json(bodies: list[bytes]) -> list[dict[str, Any]] | None:
+    """The entries of `bodies`, or None where this reading might differ from TOML's.
+
+    Every line of a body must be `KEY = VALUE` with a bare key (so no value runs on to a
+    second line); each key becomes `"KEY":`, each body an object, and `msgspec` decodes
+    them all at once, as TOML values (`_json_decoder`: no null, no number past 64 bits, no
+    deep nesting). What else JSON reads and TOML does not (a `:` after a string, outside
+    strings; a tab or a carriage return; surrogate escapes): where any may be, None."""
+    text = b"\n" + b"\n".join(bodies)
+    if b"\t" in text or b"\r" in text or b"\x7f" in text:
+        return None
+    if b"\\" in text:
+        unpaired = text.replace(b"\\\\", b"")  # escaped backslashes gone
+        if (b"\\u" in text and _SURROGATE_ESCAPE.search(text)) or _escapes_differ(unpaired):
+            return None
+        # Escaped quotes gone too, every quote left opens or closes a string.
+        outline = unpaired.replace(b'\\"', b"").translate(None, _NOT_OUTLINE)
+    else:
+        outline = text.translate(None, _NOT_OUTLINE)
+    outside = _outside_outline(outline)
+    if outside is None or b":" in outside or _too_deep(b"[[" + outside + b"]]", True):
+        return None
+    # Split at each line's key: every newline must start one (so no value runs on to a
+    # second line), and every key is bare.
+    parts = _LINE_KEY.split(text)
+    counts = list(map(_NEWLINES, bodies))
+    if parts[0] or sum(counts) != len(parts) // 2:
+        return None
+    keys = (b',"' + b'":\x00,"'.join(parts[1::2]) + b'":').split(b"\x00")
+    at = 0
+    for count in counts:  # each body's first key opens its object
+        if not count:
+            return None
+        keys[at] = b"},{" + keys[at][1:]
+        at += count
+    keys[0] = b"[{" + keys[0][3:]
+    parts[1::2] = keys
+    # Inline tables' `"key" = ` as `"key":  ` (as long: the bytes are changed in place).
+    document = b"".join(parts).replace(b'" = ', b'":  ') + b"}]"
+    try:
+        entries: list[dict[str, Any]] = (_JSON or _json_decoder()).decode(document)
+    except ValueError:  # msgspec.DecodeError
+        return None
+    if len(entries) != len(bodies) or sum(map(len, entries)) != len(keys):
+        return None  # a key given twice in one entry
+    return entries
+
+
+def _escapes_differ(unpaired: bytes) -> bool:
+    """Whether an escape in some text, its escaped backslashes taken out, reads otherwise in
+    JSON than in TOML: `\\/` (JSON's slash; TOML has no such escape), or an escaped quote
+    before ` = ` (the inline tables' replace would change the text it is in)."""
+    return b'\\" = ' in unpaired or b"\\/" in unpaired
+
+
+def _outside_outline(outline: bytes) -> bytes | None:
+    """The colons and brackets of an outline that are outside strings; None when its quotes
+    do not pair up. Two quotes side by side go first (a string with nothing of the outline
+    in it, or the gap between two strings with nothing in it): only strings holding a colon
+    or a bracket are left to split."""
+    outline = outline.replace(b'""', b"")
+    if b'"' not in outline:
+        return outline
+    parts = outline.split(b'"')
+    return b"".join(parts[0::2]) if len(parts) % 2 else None
+
+
+def _careful_json(bodies: list[bytes]) -> list[dict[str, Any]]:
+    """Entries written by `_block`, read with one `json.loads`, line by line.
 
     Each body is `key = value` lines whose values are JSON once an inline table's
     `"key" = ` becomes `"key": ` (`_string` keeps `" = ` out of text): so each body becomes
@@ -195,6 +306,8 @@ def _fast_json(bodies: list[bytes]) -> list[dict[str, Any]]:
         or not _TOML_TOKENS.fullmatch(outside)
         or _BIG_NUMBER.search(outside)
         or _SURROGATE_ESCAPE.search(values_text)
+        or b"\x7f" in values_text
+        or (b"\\" in values_text and _escapes_differ(values_text.replace(b"\\\\", b"")))
         or _too_deep(outside, strings_gone=True)
     ):
         raise ValueError("not what the store writes")
@@ -331,7 +444,7 @@ def _decode_blocks(blocks: list[tuple[int, bytes]]) -> list[dict[str, Any]]:
 
 def _json_or_toml(offset: int, body: bytes) -> dict[str, Any]:
     try:
-        return _fast_json([body])[0]
+        return _careful_json([body])[0]
     except ValueError:
         return _toml_entry(offset, body)
 

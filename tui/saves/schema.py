@@ -290,6 +290,16 @@ def _convert(entry: dict[str, Any]) -> None:
             _ready = True
 
 
+def fits(entry: dict[str, Any]) -> bool:
+    """Whether an entry fits the schema (what `schema_problem` finds nothing in), without
+    working out what is wrong: the common case, when a save is read, costs one conversion."""
+    try:
+        _convert(entry)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
 def schema_problem(entry: dict[str, Any]) -> tuple[str, str] | None:
     """What in an entry does not fit the schema, as (message, top-level key), or None."""
     try:

@@ -39,7 +39,6 @@ from tui.saves.decoding import (
     _decode_blocks,
     _last_end,
     _torn_cut,
-    no_gc,
     toml_loads,
 )
 from tui.saves.encoding import MAX_ENTRY
@@ -49,6 +48,12 @@ from tui.saves.locking import _locked, _open, _require
 from tui.saves.replay import Game, Marker, _apply_state, _new_game
 
 CHUNK = 256 * 1024
+# Entries decoded at a time: few enough that a reader which lets each go once it has used
+# it frees them before the cyclic collector's first generation fills (700 objects) and
+# walks them, many enough that each decode's fixed cost stays small. By callgrind on a
+# 2,000-entry save, the collector's share of the read: 16 M instructions with a chunk's
+# 150 entries at a time, 1.5 M with 8 (the read as a whole about 1% less).
+BATCH = 8
 _LOG_LINE = _SEPARATOR[1:]  # "[[log]]\n": an entry's first line
 
 
@@ -161,7 +166,8 @@ class _Reader:
         if len(data) != stop - self.read_to:
             raise _HandOver  # the file is shorter than it was: the whole-file reader reads it
         self.read_to = stop
-        self.newlines += data.count(b"\n")
+        if self.cut is not None:  # counted only for the torn entry's line
+            self.newlines += data.count(b"\n")
         return data
 
     def entries(self) -> Iterator[Read]:
@@ -179,20 +185,21 @@ class _Reader:
         markers: dict[str, Marker] = {}
         previous = 0
         combats: set[int] = set()
-        for blocks in self._blocks(buffer, first):
-            try:
-                with no_gc():
+        for chunk_blocks in self._blocks(buffer, first):
+            for start in range(0, len(chunk_blocks), BATCH):
+                blocks = chunk_blocks[start : start + BATCH]
+                try:
                     decoded = _decode_blocks(blocks)
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError) as err:
-                raise _HandOver from err
-            for (offset, part), entry in zip(blocks, decoded, strict=True):
-                if _entry_problem(entry, previous, combats):
-                    raise _HandOver
-                previous = entry["seq"]
-                if entry["kind"] == "combat":
-                    combats.add(previous)
-                _apply_state(game, entry, markers)
-                yield Read(entry, Place(offset, len(_LOG_LINE) + len(part)))
+                except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError) as err:
+                    raise _HandOver from err
+                for (offset, part), entry in zip(blocks, decoded, strict=True):
+                    if _entry_problem(entry, previous, combats):
+                        raise _HandOver
+                    previous = entry["seq"]
+                    if entry["kind"] == "combat":
+                        combats.add(previous)
+                    _apply_state(game, entry, markers)
+                    yield Read(entry, Place(offset, len(_LOG_LINE) + len(part)))
         game.markers = list(markers.values())
         game.end = self.end
         if self.cut is not None:

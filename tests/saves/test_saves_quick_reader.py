@@ -1,0 +1,149 @@
+"""The quick reader (one JSON document for many entries, decoded and checked by msgspec)
+reads exactly what the careful reader reads, and vouches for nothing JSON reads otherwise
+than TOML; the quick check of an entry refuses exactly what the field-by-field check does,
+with the same message."""
+
+from __future__ import annotations
+
+import random
+import tomllib
+import zlib
+from typing import Any
+
+import pytest
+
+from tui.engine.combat import CombatInput, resolve
+from tui.saves import checking, decoding, encoding
+
+
+def body_of(lines: str) -> bytes:
+    """An entry's body as a person might write it, with its end line's checksum made to
+    match (so the fast reader, not tomllib, is the first to read it)."""
+    body = lines.encode()
+    block = body + f"# end of entry 1 crc32 {zlib.crc32(body):08x}\n".encode()
+    verified = decoding._verified_body(block)
+    assert verified == body
+    return body
+
+
+STORE_WRITTEN = [
+    {"seq": 1, "kind": "note", "turn": 1, "when": "x", "who": "y", "annotates": 1},
+    {"seq": 2, "t": 'Ratio 12/3 = 4.000; "quoted" = yes: 4:1 [a] {b}', "n": [1, [2, [3]]]},
+    {"seq": 3, "nested": {"a": {"b": [{"c": -1.5e-7}]}, "": "", "x y": True}},
+    {"seq": 4, "esc": 'back\\slash \\" tab\t nl\n " = \u00e9 \u0001', "big": 2**63 - 1},
+    {"seq": 5, "a": {"\\": "x\\"}, "b": '\\/ \\" = \x7f', "c": ["\\\\"]},
+]
+
+
+@pytest.mark.parametrize("entry", STORE_WRITTEN)
+def test_what_the_store_writes_is_read_quickly_as_tomllib_reads_it(entry: dict[str, Any]):
+    block = encoding._block(entry)
+    body = decoding._verified_body(block[len(b"\n[[log]]\n") :])
+    assert body is not None
+    expected = tomllib.loads(block.decode())["log"][0]
+    assert decoding._quick_json([body]) == [expected]
+    assert decoding._quick_json([body, body]) == [expected, expected]
+
+
+# Bodies with a matching checksum that JSON would read (once keys are quoted) but TOML
+# reads otherwise or refuses: the quick reader vouches for none of them.
+NOT_QUICK = {
+    "null": "seq = 1\nx = [1, null]\n",
+    "a colon after a key": 'seq = 1\nx = { "a": 1 }\n',
+    "a colon after a space": 'seq = 1\nx = { "a" : 1 }\n',
+    "past 64 bits": "seq = 1\nx = 9223372036854775808\n",
+    "past a float": "seq = 1\nx = 1e400\n",
+    "a key twice": "seq = 1\nseq = 2\n",
+    "a tab": "seq = 1\nx =\t1\n",
+    "a blank line": "seq = 1\n\nx = 1\n",
+    "a comment": "seq = 1\n# x = 1\n",
+    "a dotted key": "seq = 1\na.b = 1\n",
+    "a quoted key": 'seq = 1\n"a" = 1\n',
+    "an array on two lines": "seq = 1\nx = [1,\n2]\n",
+    "a table on two lines": 'seq = 1\nx = { "a" = 1,\n"b" = 2 }\n',
+    "a surrogate": 'seq = 1\nx = "\\ud800"\n',
+    "nested 40 deep": "seq = 1\nx = " + "[" * 40 + "]" * 40 + "\n",
+    "a trailing comma": "seq = 1\nx = [1, 2, ]\n",
+    "an escaped quote before ` = `": 'seq = 1\nx = "a\\" = b"\n',
+    "an escaped slash": 'seq = 1\nx = "a\\/b"\n',
+    "a raw DEL": 'seq = 1\nx = "a\x7fb"\n',
+}
+
+
+@pytest.mark.parametrize("name", NOT_QUICK)
+def test_the_quick_reader_vouches_for_nothing_json_reads_otherwise(name: str):
+    body = body_of(NOT_QUICK[name])
+    assert decoding._quick_json([body]) is None
+    # ... nor within a batch of entries it reads, which then goes to the careful reader.
+    sound = decoding._verified_body(encoding._block(STORE_WRITTEN[0])[len(b"\n[[log]]\n") :])
+    assert sound is not None
+    assert decoding._quick_json([sound, body, sound]) is None
+    try:
+        careful = decoding._fast_json([body])
+    except ValueError:
+        return  # tomllib's to judge, as before
+    assert careful == [tomllib.loads(body.decode())]
+
+
+def combat() -> dict[str, Any]:
+    outcome = resolve(CombatInput("pod-boom", step="crt", caf=9, roll=2), rng=random.Random(3))
+    record = outcome.to_dict()
+    entry = {"seq": 5, "kind": "combat", "turn": 1, "when": "now", "who": "me"}
+    # As a reader gives it: TOML has no null, so nothing is None.
+    return encoding._entry_as_read(entry | {"ruleset": record.pop("ruleset")} | record)
+
+
+def mutations() -> list[tuple[str, dict[str, Any]]]:
+    """Entries that break a rule the schema does not say (and some it does)."""
+    base = combat()
+    made: list[tuple[str, dict[str, Any]]] = [("sound", base)]
+
+    def changed(name: str, **fields: Any) -> None:
+        made.append((name, {k: v for k, v in (base | fields).items() if v is not None}))
+
+    changed("no ruleset", ruleset=None)
+    changed("unknown ruleset", ruleset="pod-nope")
+    changed("no trace", trace=None)
+    changed("attack total not whole", attack_total=9.5)
+    changed("cell with a third side", cell={"attacker": [], "defender": [], "x": []})
+    die = base["dice"][0]
+    changed("seed without source", dice=[die | {"seed": 3}])
+    changed("seeded without seed", dice=[die | {"source": "seed"}])
+    changed("dice not tables", dice=[1])
+    changed("turn 0", turn=0)
+    changed("when a number", when=3)
+    note = {"seq": 5, "kind": "note", "turn": 1, "when": "now", "who": "me"}
+    made.append(("note on itself", note | {"annotates": 5, "text": "x"}))
+    made.append(("note without text", note | {"annotates": 1}))
+    made.append(("note without target", note | {"text": "x"}))
+    made.append(("sound note", note | {"annotates": 1, "text": "x"}))
+    made.append(("option unknown value", note | {"kind": "option", "key": "mines_cdf", "value": 4}))
+    made.append(("option no value", note | {"kind": "option", "key": "mines_cdf"}))
+    made.append(("unit bad action", note | {"kind": "unit", "action": "fly"}))
+    made.append(("event no text", note | {"kind": "event", "event": "draw"}))
+    made.append(("marker missing", note | {"kind": "place-marker"}))
+    made.append(("unknown kind", note | {"kind": "feast"}))
+    return made
+
+
+@pytest.mark.parametrize(("name", "entry"), mutations(), ids=[n for n, _ in mutations()])
+def test_the_quick_check_refuses_what_the_full_check_refuses(name: str, entry: dict[str, Any]):
+    problem = checking._check_entry(dict(entry))
+    assert problem == checking._first_problem(dict(entry))
+    assert (problem is None) == name.startswith("sound"), problem
+
+
+def test_a_batch_of_bodies_reads_as_each_alone():
+    """Bodies of one line and of many, side by side, are the objects tomllib reads."""
+    bodies = [
+        body_of(f"k{n}x = {n}\n" + "".join(f"a{i} = [{i}]\n" for i in range(n))) for n in range(6)
+    ]
+    expected = [tomllib.loads(body.decode()) for body in bodies]
+    assert decoding._quick_json(bodies) == expected
+    assert decoding._quick_json(bodies[::-1]) == expected[::-1]
+
+
+def test_an_empty_body_in_a_batch_is_not_vouched_for():
+    sound = body_of("seq = 1\n")
+    assert decoding._quick_json([sound, b"", sound]) is None
+    assert decoding._quick_json([sound, b""]) is None
