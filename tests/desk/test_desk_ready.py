@@ -59,3 +59,24 @@ def test_the_command_ends_itself_when_ready(tmp_path: Path, opened: bool) -> Non
     # Without it, the same desk runs on (headless, it waits for keys that never come).
     with pytest.raises(subprocess.TimeoutExpired):
         subprocess.run(command, env=env, capture_output=True, timeout=3)
+
+
+def test_opening_a_save_to_ready_loads_no_save_command(tmp_path: Path) -> None:
+    """`crtdesk open NAME` finds its save by the save commands' own check (a path that is
+    not a save is refused: tests/cli/test_cli_saves.py) without importing those commands,
+    the log's rows or the player's-chart ruleset they bring: the modules it imported on the
+    way to ready, as Python reports each import (-X importtime)."""
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "desk.toml", "Desk", ["pod-basic"])
+    command = [sys.executable, "-X", "importtime", "-m", "tui.startup", "open", "desk"]
+    env = {**os.environ, **HEADLESS, "CRTDESK_PLAYER": "tester", "CRTDESK_EXIT_AT_READY": "1"}
+    done = subprocess.run(
+        [*command, "--saves", str(folder)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    imported = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines()}
+    # The probe sees what it does load: the name check and the form's engine.
+    assert {"tui.cli.save_names", "tui.engine.combat"} <= imported
+    for module in ("tui.cli.saves", "tui.engine.rulesets.charts.ruleset", "tui.cli.folders"):
+        assert module not in imported, module

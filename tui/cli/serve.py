@@ -74,7 +74,7 @@ def saves_dir(text: str | None, create: bool = False) -> Path:
     if text is not None and text.startswith("-"):
         raise ServeError(f"--saves {text!r}: a folder name may not start with '-' (write ./{text})")
     # Imported to say a saves folder made: `crtdesk serve` starts no save command.
-    from tui.cli.saves import said_on_stderr
+    from tui.cli.save_names import said_on_stderr
 
     return folder.saves_folder(text, make=create, said=said_on_stderr)
 

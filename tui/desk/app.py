@@ -434,7 +434,7 @@ def run_desk(
     if file:
         # The save commands' own check: a path that is not a crtdesk save is refused in one
         # line before any lock file is made beside it.
-        from tui.cli.saves import save_file
+        from tui.cli.save_names import save_file
 
         game_path = save_file(file, saves_dir)
     # A broken file is reported here, in one line; the desk opens the game as read. A review
