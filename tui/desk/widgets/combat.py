@@ -362,6 +362,8 @@ class LinesInPlace(Static):
         # Each row's style by (part, offset, line), until the styles change.
         self._row_styles: dict[tuple[str, int, int], RichStyle] = {}
         self._own_screen: Screen[Any] | None = None
+        # Whether the text is selected (as the lines being drawn are: `render_lines`).
+        self._selected = False
 
     def show_parts(self, texts: Mapping[str, str]) -> None:
         """New text for some of the parts (the others stay as they are)."""
@@ -472,12 +474,22 @@ class LinesInPlace(Static):
             style = self._row_styles[key] = visual.rich_style_with_offset(offset, number)
         return style
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Asked once for the lines drawn, not once a line (each asks the widget's geometry
+        # and the screen's selections): whether this text is selected, and its width.
         screen = self._own_screen or self.screen
-        if self in screen.selections:
-            return super().render_line(y)  # the whole text as a Static draws it
+        self._selected = self in screen.selections
         width = self.content_size.width
         if width != self._width:
+            self._rows, self._width = self._wrap(width), width
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        if self._selected:
+            return super().render_line(y)  # the whole text as a Static draws it
+        width = self._width
+        if not width:  # asked before any `render_lines`
+            width = self.content_size.width
             self._rows, self._width = self._wrap(width), width
         if y >= len(self._rows):
             return Strip.blank(width, self.visual_style.rich_style)
