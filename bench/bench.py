@@ -173,9 +173,15 @@ SUMMARY = re.compile(r"^summary: (\d+)", re.M)
 # form set up as the timed rows set it up (through Textual's Pilot, not counted), then the
 # counted keys (`new_combat_keys`: each a factor value not typed before, so no preview is
 # kept for it) posted to the app as the terminal driver posts them, each given time to be
-# handled and drawn. libc's getpgrp and getppid, called nowhere else, mark where callgrind
-# zeroes its counts (--zero-before) and dumps them (--dump-before).
+# handled and drawn. The collector is paused before anything is imported and frozen after
+# the first frame (`tui.startup`, `CrtDeskApp.on_ready`), as `crtdesk` starts the desk (with
+# it running, a first round could take in a collection of all that start-up made). libc's
+# getpgrp and getppid, called nowhere else, mark where callgrind zeroes its counts
+# (--zero-before) and dumps them (--dump-before).
 COUNT_KEYS = """
+from tui import startup
+
+startup.pause_collector()  # as `crtdesk` does; the desk freezes it at its first frame
 import asyncio
 import json
 import os
@@ -254,8 +260,12 @@ asyncio.run(main())
 # The keystrokes' reference, counted the same way: the minimal app (COUNT_MINIMAL's) on
 # Pilot at 80x24, its Input focused and holding "1" (its cursor not blinking, as the desk's
 # fields in COUNT_KEYS), then the same keys posted as COUNT_KEYS posts them, each given the
-# same time; it prints whether the Input's line shows what was typed.
+# same time, its collector paused and frozen after the first frame as the desk's; it
+# prints whether the Input's line shows what was typed.
 COUNT_ECHO = """
+import gc
+
+gc.disable()  # as COUNT_KEYS starts the desk: paused, then frozen at the first frame
 import asyncio
 import json
 import os
@@ -274,6 +284,10 @@ class Minimal(App):
         yield Static("minimal ready")
         yield Input()
         yield Footer()
+
+    def on_ready(self):
+        gc.freeze()
+        gc.enable()
 
 
 # Until the field holds "1", then `wait` more (as COUNT_KEYS waits between its counts).

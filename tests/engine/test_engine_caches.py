@@ -147,3 +147,15 @@ def test_the_kept_previews_are_bounded() -> None:
     for attack in range(1, preview_module.KEPT_PREVIEWS + 40):
         preview_module.preview(CombatInput("rivets", (Unit(attack),), (Unit(2),)), tables)
     assert len(preview_module._KEPT) == preview_module.KEPT_PREVIEWS
+
+
+def test_a_kept_preview_is_found_only_for_a_combat_of_the_same_types_all_through() -> None:
+    # Kept by equality, which takes 5.0 for 5 (in a unit) and True for 1: `same` tells them
+    # apart as the combat's repr did.
+    combat = CombatInput("pod-basic", (Unit(5),), (Unit(2),))
+    assert preview_module.same(combat, CombatInput("pod-basic", (Unit(5),), (Unit(2),)))
+    as_float = CombatInput("pod-basic", (Unit(5.0),), (Unit(2),))
+    assert as_float == combat and not preview_module.same(as_float, combat)
+    as_bool = CombatInput("pod-basic", (Unit(5),), (Unit(2),), drm=True)
+    as_int = CombatInput("pod-basic", (Unit(5),), (Unit(2),), drm=1)
+    assert as_bool == as_int and not preview_module.same(as_bool, as_int)

@@ -95,7 +95,8 @@ class PaneCompositor(Compositor):
         only the widgets showing in `crop` are asked, each for the rows `crop` takes in;
         every other piece of those lines lies outside `crop`, where the caller takes
         nothing. Widgets are taken front to back as Textual takes them (the first piece
-        drawn at a cut wins)."""
+        drawn at a cut wins), and a widget whose every piece in `crop` is drawn already (a
+        container behind a field) is not asked at all."""
         cuts = self.cuts
         chops: list[dict[int, Strip | None]] = [dict.fromkeys(line[:-1]) for line in cuts]
         for widget, (region, clip) in self.visible_widgets.items():
@@ -104,8 +105,16 @@ class PaneCompositor(Compositor):
                 continue
             top, bottom = max(shown.y, crop.y), min(shown.bottom, crop.bottom)
             x, _, width, _ = shown
-            strips = widget.render_lines(Region(x - region.x, top - region.y, width, bottom - top))
             first_cut, last_cut = shown.column_span
+            if not any(
+                chops[y][cut] is None
+                for y in range(top, bottom)
+                if y in lines
+                for cut, end in zip(cuts[y], cuts[y][1:], strict=False)
+                if last_cut >= cut >= first_cut and cut < crop.right and end > crop.x
+            ):
+                continue  # nothing of it would show in `crop`
+            strips = widget.render_lines(Region(x - region.x, top - region.y, width, bottom - top))
             for y, strip in zip(range(top, bottom), strips, strict=False):
                 if y not in lines:
                     continue

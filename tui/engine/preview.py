@@ -14,6 +14,7 @@ import tui.engine.registry as registry
 from tui.engine.cells import short_meaning
 from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, resolve
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import FieldWise
 from tui.engine.tables import Tables, default_tables
 
 
@@ -57,11 +58,29 @@ def probe(combat: CombatInput, tables: Tables | None = None) -> Outcome:
     return resolve(combat, tables or default_tables(), random.Random(0))
 
 
-# Previews already worked out, by the tables' identity and the combat's repr (which, unlike
-# equality, tells 7 from 7.0 and True from 1: the totals are shown as given). A Preview is
-# frozen, so handing the same one out again is safe.
-_KEPT: OrderedDict[tuple[int, str], tuple[Tables, Preview]] = OrderedDict()
+# Previews already worked out, by the tables' identity and the combat, each kept with the
+# combat it answers: an equal combat is answered only when it is also of the same types all
+# through (`same`: 7 is not 7.0, True is not 1; the totals are shown as given). Keyed by the
+# combat's hash and equality, not by its repr: a new combat (most keys typed) pays no repr.
+# A Preview is frozen, so handing the same one out again is safe.
+_KEPT: OrderedDict[tuple[int, CombatInput], tuple[Tables, CombatInput, Preview]] = OrderedDict()
 KEPT_PREVIEWS = 256
+
+
+def same(a: object, b: object) -> bool:
+    """Whether two values are equal and of the same types all through (in tuples and in
+    FieldWise data: a combat, its units), as their reprs would be the same."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple)
+        return len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, FieldWise):
+        values = type(a)._values
+        return same(values(a), values(b))
+    return a == b
 
 
 def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:
@@ -69,13 +88,14 @@ def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:
     Kept: typing a digit and deleting it asks for the same combat again, and the answer
     is the one working it out again gives (a refused combat is not kept)."""
     tables = tables or default_tables()
-    key = (id(tables), repr(combat))
+    key = (id(tables), combat)
     kept = _KEPT.get(key)
-    if kept is not None and kept[0] is tables:
+    if kept is not None and kept[0] is tables and same(kept[1], combat):
         _KEPT.move_to_end(key)
-        return kept[1]
+        return kept[2]
     shown = work_out(combat, tables)
-    _KEPT[key] = (tables, shown)
+    _KEPT[key] = (tables, combat, shown)
+    _KEPT.move_to_end(key)
     if len(_KEPT) > KEPT_PREVIEWS:
         _KEPT.popitem(last=False)
     return shown

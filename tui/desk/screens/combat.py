@@ -121,6 +121,10 @@ class CombatScreen(TypingForm, RulesetScreen):
         # The form's fields by selector (None: not on this screen), found once: a keystroke
         # reads every field, and a query walks the whole screen.
         self._fields: dict[str, Widget | None] = {}
+        # Each side's unit rows, found once as the form's fields are (`unit_rows`).
+        self._unit_rows: dict[str, tuple[UnitRow, ...]] = {}
+        # The form's fields and the tables they were worked out for (`form_inputs`).
+        self._form_inputs: tuple[Tables, tuple[SchemaField, ...]] | None = None
         # Fields whose typed value the form has read already (`field_typed`).
         self._typed: dict[Input, str] = {}
         # Whether the screen's first frame is drawn, and what follows it ready (`prepare`).
@@ -180,11 +184,18 @@ class CombatScreen(TypingForm, RulesetScreen):
 
     @property
     def form_inputs(self) -> tuple[SchemaField, ...]:
-        """The schema's fields this screen's form shows."""
+        """The schema's fields this screen's form shows (worked out again only when the
+        game's tables are others: a keystroke reads the form, and a read asks for them)."""
+        tables = self.tables
+        kept = self._form_inputs
+        if kept is not None and kept[0] is tables:
+            return kept[1]
         # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.engine.schema import form
 
-        return form(self.ruleset, registry.get(self.ruleset).fields, self.tables)
+        shown = form(self.ruleset, registry.get(self.ruleset).fields, tables)
+        self._form_inputs = (tables, shown)
+        return shown
 
     @cached_property
     def unit_inputs(self) -> tuple[SchemaField, SchemaField]:
@@ -281,7 +292,9 @@ class CombatScreen(TypingForm, RulesetScreen):
                 value = found.kind.read(found, text)
             except InputError as err:
                 problems.append(typed_problem(err, found.label))
-        box.set_class(bool(text) and value is None, "-invalid")
+        invalid = bool(text) and value is None
+        if box.has_class("-invalid") != invalid:
+            box.set_class(invalid, "-invalid")
         return value
 
     def make_unit_row(self, side: str, number: int) -> UnitRow:
@@ -461,6 +474,7 @@ class CombatScreen(TypingForm, RulesetScreen):
     def forget_fields(self) -> None:
         """Find the form's fields again (after widgets were mounted or removed)."""
         self._fields.clear()
+        self._unit_rows.clear()
 
     def field_typed(self, field: Input, value: str) -> None:
         """A form field's value typed (FixedInput): the form is read at once, and the
@@ -571,8 +585,16 @@ class CombatScreen(TypingForm, RulesetScreen):
         return fields
 
     def unit_rows(self, side: str) -> list[UnitRow]:
+        """A side's unit rows, in order (found once, as the form's fields are: a keystroke
+        reads every row; found again when rows were mounted or removed)."""
         box = self.form_field(f"#{side}s")
-        return [row for row in box.children if isinstance(row, UnitRow)] if box else []
+        if box is None:
+            return []
+        rows = self._unit_rows.get(side)
+        if rows is None or len(rows) != len(box.children):
+            rows = tuple(row for row in box.children if isinstance(row, UnitRow))
+            self._unit_rows[side] = rows
+        return list(rows)
 
     def read_units(self, side: str, problems: list[str]) -> tuple[Any, ...]:
         """A side's units, each row read by the kind of the side's field (a part that

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual import events
@@ -325,7 +325,9 @@ class UnitRow(Horizontal):
 
     def mark_invalid(self, parts: Collection[str]) -> None:
         """Mark the parts that cannot be read (and only those)."""
-        self.factor_input.set_class("factor" in parts, "-invalid")
+        invalid = "factor" in parts
+        if self.factor_input.has_class("-invalid") != invalid:  # as it is, nothing to do
+            self.factor_input.set_class(invalid, "-invalid")
 
 
 class LinesInPlace(Static):
@@ -353,9 +355,15 @@ class LinesInPlace(Static):
         # The lines as drawn at `_width` (a long one wrapped): (part, line, offset, text).
         self._rows: list[tuple[str, int, int, str]] = []
         self._width = 0
+        # Each line's rows (where each starts, its text) by (part, line), for the lines shown
+        # now, at `_wrapped_width`.
+        self._wrapped: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        self._wrapped_width = 0
         # Each row's style by (part, offset, line), until the styles change.
         self._row_styles: dict[tuple[str, int, int], RichStyle] = {}
         self._own_screen: Screen[Any] | None = None
+        # Whether the text is selected (as the lines being drawn are: `render_lines`).
+        self._selected = False
 
     def show_parts(self, texts: Mapping[str, str]) -> None:
         """New text for some of the parts (the others stay as they are)."""
@@ -418,21 +426,36 @@ class LinesInPlace(Static):
         return len(self._wrap(width))
 
     def _wrap(self, width: int) -> list[tuple[str, int, int, str]]:
-        """Each line as rows of `width` cells, wrapped at words as a Static wraps them."""
+        """Each line as rows of `width` cells, wrapped at words as a Static wraps them. A
+        line shown before at this width is not wrapped again (a new combat's preview
+        changes a few of its lines)."""
+        if width != self._wrapped_width:
+            self._wrapped, self._wrapped_width = {}, width
+        before, self._wrapped = self._wrapped, {}
         rows = []
         for number, (part, text) in enumerate(self._lines):
-            if cell_len(text) <= width:
-                rows.append((part, number, 0, text))
-                continue
-            if part in self.CLIPPED_PARTS:
-                rows.append((part, number, 0, Content(text).truncate(width, ellipsis=True).plain))
-                continue
-            offset = 0
-            for piece in Content(text).wrap(width):
-                offset = text.find(piece.plain, offset)
-                rows.append((part, number, offset, piece.plain))
-                offset += len(piece.plain)
+            pieces = before.get((part, text))
+            if pieces is None:
+                pieces = self._pieces(part, text, width)
+            self._wrapped[part, text] = pieces
+            rows += [(part, number, offset, piece) for offset, piece in pieces]
         return rows
+
+    def _pieces(self, part: str, text: str, width: int) -> list[tuple[int, str]]:
+        """One line's rows at `width`, each with where it starts in the line."""
+        if cell_len(text) <= width:
+            return [(0, text)]
+        if part in self.CLIPPED_PARTS:
+            if text.isprintable():  # no control code that Content would take out
+                return [(0, set_cell_size(text, width - 1) + "…")]  # as Content.truncate
+            return [(0, Content(text).truncate(width, ellipsis=True).plain)]
+        pieces = []
+        offset = 0
+        for piece in Content(text).wrap(width):
+            offset = text.find(piece.plain, offset)
+            pieces.append((offset, piece.plain))
+            offset += len(piece.plain)
+        return pieces
 
     def on_mount(self) -> None:
         self._own_screen = self.screen  # asked on every line drawn: found once
@@ -451,12 +474,22 @@ class LinesInPlace(Static):
             style = self._row_styles[key] = visual.rich_style_with_offset(offset, number)
         return style
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Asked once for the lines drawn, not once a line (each asks the widget's geometry
+        # and the screen's selections): whether this text is selected, and its width.
         screen = self._own_screen or self.screen
-        if self in screen.selections:
-            return super().render_line(y)  # the whole text as a Static draws it
+        self._selected = self in screen.selections
         width = self.content_size.width
         if width != self._width:
+            self._rows, self._width = self._wrap(width), width
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        if self._selected:
+            return super().render_line(y)  # the whole text as a Static draws it
+        width = self._width
+        if not width:  # asked before any `render_lines`
+            width = self.content_size.width
             self._rows, self._width = self._wrap(width), width
         if y >= len(self._rows):
             return Strip.blank(width, self.visual_style.rich_style)
