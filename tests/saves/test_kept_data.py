@@ -526,3 +526,35 @@ def test_log_with_a_late_kept_row_of_the_wrong_type_prints_the_whole_log(
     assert main(["log", save.stem, "--saves", str(save.parent)]) == 0
     assert capsys.readouterr().out == expected
     assert where.read_bytes() == built
+
+
+def test_a_first_read_keeps_the_state_too_as_a_build_of_its_own_would(
+    save: Path, tmp_path: Path
+) -> None:
+    """A reader's first read of a save with no kept state writes the state in the same pass
+    (the desk's open then reads no log): the bytes `kept_places` alone writes, and used."""
+    state = saves.kept_path(save, "state")
+    state.unlink(missing_ok=True)  # the fixture's appends kept one
+    with_kept(save)
+    assert state.exists()
+    kept = state.read_bytes()
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    copy = alone / save.name
+    copy.write_bytes(save.read_bytes())
+    saves.kept_places(copy)[0].close()
+    assert kept == saves.kept_path(copy, "state").read_bytes()
+    assert saves.kept_game(save) == saves.read_game(save)
+    assert state.read_bytes() == kept  # used as it is, not built again
+    assert not [p for p in save.parent.iterdir() if p.name.startswith(".")]  # no temporaries
+
+
+def test_a_kept_state_already_there_is_left_as_it_is(save: Path) -> None:
+    """A reader's first read leaves a kept state file it finds (even a link: its own read
+    replaces that, never follows it) and writes no other."""
+    state = saves.kept_path(save, "state")
+    state.write_bytes(b"not kept data")
+    with_kept(save)
+    assert state.read_bytes() == b"not kept data"
+    assert saves.kept_game(save) == saves.read_game(save)
+    assert state.read_bytes() != b"not kept data"

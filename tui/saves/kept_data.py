@@ -584,9 +584,12 @@ def _build(
     progress: Callable[[int], object] | None,
 ) -> tuple[KeptRecords, Game]:
     """Derive every entry's record from the save, read entry by entry, into a new kept
-    file (named only when the save did not change while it was read), and read it back."""
+    file (named only when the save did not change while it was read), and read it back.
+    Where the save has no kept state (`kept_places`), it is written in the same pass: the
+    desk's open or a turn after this read reads no log."""
     before = os.stat(path, follow_symlinks=False)
     fd, temp = _make_temp(path, name)
+    state = _StateBeside.made(path) if name != "state" else None
     try:
         out = _Out(fd)
         out.write(_frame(b"H", _ENCODER.encode(list(header))))
@@ -606,9 +609,13 @@ def _build(
                 progress(count)
             if len(rows) == BATCH:
                 frames.append(out.write(_batch(rows)))
+                if state is not None:
+                    state.write(rows)
                 rows = []
         if rows:
             frames.append(out.write(_batch(rows)))
+            if state is not None:
+                state.write(rows)
         game = stream.game
         assert game is not None
         save_fd = _open(path, writable=False)
@@ -633,6 +640,8 @@ def _build(
                     os.replace(temp, kept_path(path, name))
             with contextlib.suppress(OSError):
                 temp.unlink()
+        if state is not None and same and crc >= 0 and mark.state:
+            state.finish(mark)
         frames = [(offset + _FRAME.size, length - _FRAME.size) for offset, length in frames]
     except BaseException:
         if temp is not None:
@@ -640,7 +649,55 @@ def _build(
                 temp.unlink()
         os.close(fd)
         raise
+    finally:
+        if state is not None:
+            state.close()
     return KeptRecords(fd, frames, [], decoder), game
+
+
+class _StateBeside:
+    """The kept state (`kept_places`) written beside another kind's build, from the same
+    rows with nothing derived: the same bytes a build of its own writes."""
+
+    def __init__(self, where: Path, fd: int, temp: Path) -> None:
+        self.where = where
+        self.temp = temp
+        self.out = _Out(fd)
+        self.out.write(_frame(b"H", _ENCODER.encode([MAGIC, FORM, "state", "1"])))
+
+    @classmethod
+    def made(cls, path: Path) -> _StateBeside | None:
+        """One for the save at `path` where none is kept (nor anything in its name: a link
+        is left for a read of its own to replace), and a file can be made beside it."""
+        where = kept_path(path, "state")
+        if os.path.lexists(where):
+            return None
+        try:
+            fd, temp = files._create_beside(path, f".{path.name}.kept-", os.stat(path))
+        except OSError:
+            return None
+        try:
+            return cls(where, fd, temp)
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                temp.unlink()
+            raise
+
+    def write(self, rows: list[list[Any]]) -> None:
+        self.out.write(_batch([[*row[:7], None] for row in rows]))
+
+    def finish(self, mark: _Mark) -> None:
+        """The mark written, and the file named (unless one was kept meanwhile)."""
+        self.out.write(_mark_frame(mark))
+        if not os.path.lexists(self.where):
+            with contextlib.suppress(OSError):
+                os.replace(self.temp, self.where)
+
+    def close(self) -> None:
+        os.close(self.out.fd)
+        with contextlib.suppress(OSError):
+            self.temp.unlink()
 
 
 class _Out:
