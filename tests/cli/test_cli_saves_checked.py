@@ -82,8 +82,14 @@ def test_log_of_a_torn_save_writes_nothing_and_repair_keeps_it_aside(torch: Path
     assert "torn" in err and "28 bytes" in err and "torch.toml.bak-" in err
     assert "crtdesk repair torch" in err
     assert torch.read_bytes() == torn
-    # The save unchanged; beside it, its lock file and the log's rows kept (see save-format.md).
-    assert names(torch.parent) == ["torch.toml", "torch.toml.kept-log", "torch.toml.lock"]
+    # The save unchanged; beside it, its lock file, the log's rows and (in the same pass)
+    # the game's state kept (see save-format.md).
+    assert names(torch.parent) == [
+        "torch.toml",
+        "torch.toml.kept-log",
+        "torch.toml.kept-state",
+        "torch.toml.lock",
+    ]
 
     code, out, err = run(capsys, "repair", "torch")
     assert code == 0 and err == ""

@@ -205,16 +205,16 @@ async def test_a_10000_entry_save_shows_its_last_entries_before_it_is_read(
         import threading
 
         reads: list[str] = []
-        real = saves.kept_records  # the whole log's records, worked out or kept
+        real = saves.kept_fold  # the whole log's records, worked out or kept
         # The read waits until the screen has been checked: shown, and not yet loaded.
         checked = threading.Event()
 
-        def read(*args: Any) -> tuple[saves.KeptRecords, saves.Game]:
+        def read(*args: Any, **kwargs: Any) -> tuple[Any, saves.Game]:
             reads.append(threading.current_thread().name)
             checked.wait(timeout=30)
-            return real(*args)
+            return real(*args, **kwargs)
 
-        saves.kept_records = read  # type: ignore[assignment]
+        saves.kept_fold = read  # type: ignore[assignment]
         try:
             app.push_screen(ReviewScreen(path))
             await pilot.pause()
@@ -236,7 +236,7 @@ async def test_a_10000_entry_save_shows_its_last_entries_before_it_is_read(
             checked.set()
             await settle(pilot)
         finally:
-            saves.kept_records = real  # type: ignore[assignment]
+            saves.kept_fold = real  # type: ignore[assignment]
         assert reads and reads[0] != "MainThread"
         assert screen.loaded is not None and not screen.loaded.partial
         assert len(screen.shown_rows) == 10_000 and screen.highlighted_seq() == 9_999

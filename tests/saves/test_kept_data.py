@@ -21,9 +21,11 @@ def derive(entry: dict[str, Any]) -> list[Any]:
 
 
 def with_kept(path: Path, name: str = "rows") -> tuple[list[tuple[Any, ...]], saves.Game]:
-    records, game = saves.kept_records(path, name, "1", derive)
-    with records:
-        return [tuple(record) for record in records], game
+    """What a reader gets of the kept data, read through `kept_fold` (built again from the
+    save where a kept record is not of the type asked for)."""
+    return saves.kept_fold(
+        path, name, "1", derive, Any, lambda records: [tuple(record) for record in records]
+    )
 
 
 def without_kept(path: Path) -> tuple[list[tuple[Any, ...]], saves.Game]:
@@ -452,3 +454,107 @@ def test_log_rows_from_a_forged_kept_file_are_shown_as_text(save: Path, capsys) 
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b[31mred" in out
     assert max(len(line) for line in out.splitlines()) < 200
+
+
+def test_a_late_record_not_of_the_type_asked_is_never_half_given(save: Path) -> None:
+    """A kept file whose checksums, counts and mark hold, its first records right and a late
+    one of the wrong type (an entry number that is text): a reader that reads through
+    `kept_fold` is started again on the records built from the save, from the first; read
+    directly, the records raise KeptDataError at the bad one, never a record of the wrong
+    type."""
+    with_kept(save)
+    where = saves.kept_path(save, "rows")
+    built = where.read_bytes()
+    rows, _ = without_kept(save)
+    kept = [
+        [seq, turn, who, ruleset, kind, place.offset, place.size, list(data)]
+        for seq, turn, who, ruleset, kind, place, data in rows
+    ]
+    kept[-1][0] = "late"
+    header = kept_data._frame(
+        b"H", kept_data._ENCODER.encode(["crtdesk kept data", 1, "rows", "1"])
+    )
+    half = len(kept) // 2
+    forged = header + kept_data._batch(kept[:half]) + kept_data._batch(kept[half:])
+    where.write_bytes(forged + _mark_of(built))
+
+    records, _ = saves.kept_records(save, "rows", "1", derive)
+    given = []
+    with records, pytest.raises(saves.KeptDataError):
+        for record in records:
+            given.append(tuple(record))
+    assert given == rows[:half]  # the first frame's, each of the right type
+    assert kept_bytes(save) == forged + _mark_of(built)  # left as it is, not rebuilt
+
+    calls = []
+
+    def fold(records: saves.KeptRecords) -> list[tuple[Any, ...]]:
+        calls.append(len(calls))
+        return [tuple(record) for record in records]
+
+    read, game = saves.kept_fold(save, "rows", "1", derive, Any, fold)
+    assert calls == [0, 1]  # started again, once
+    assert read == rows
+    assert game == without_kept(save)[1]
+    assert kept_bytes(save) == built  # built again: the bytes a build from the save gives
+    assert with_kept(save)[0] == rows
+
+
+def test_log_with_a_late_kept_row_of_the_wrong_type_prints_the_whole_log(
+    save: Path, capsys
+) -> None:
+    """`crtdesk log` on a kept log whose last row is not a row (its checksums holding):
+    the whole log as the save gives it, printed once, nothing of the first try."""
+    from tui.cli import main
+    from tui.cli import saves as cli_saves
+
+    assert main(["log", save.stem, "--saves", str(save.parent)]) == 0
+    expected = capsys.readouterr().out
+    where = saves.kept_path(save, "log")
+    built = where.read_bytes()
+    records, _ = saves.kept_records(save, "log", cli_saves.LOG_ROWS, cli_saves.kept_row)
+    with records:
+        kept = [list(row) for row in records.rows()]
+    kept[-1][-1] = "not a row"
+    header = kept_data._frame(
+        b"H", kept_data._ENCODER.encode(["crtdesk kept data", 1, "log", cli_saves.LOG_ROWS])
+    )
+    half = len(kept) // 2
+    where.write_bytes(
+        header + kept_data._batch(kept[:half]) + kept_data._batch(kept[half:]) + _mark_of(built)
+    )
+    assert main(["log", save.stem, "--saves", str(save.parent)]) == 0
+    assert capsys.readouterr().out == expected
+    assert where.read_bytes() == built
+
+
+def test_a_first_read_keeps_the_state_too_as_a_build_of_its_own_would(
+    save: Path, tmp_path: Path
+) -> None:
+    """A reader's first read of a save with no kept state writes the state in the same pass
+    (the desk's open then reads no log): the bytes `kept_places` alone writes, and used."""
+    state = saves.kept_path(save, "state")
+    state.unlink(missing_ok=True)  # the fixture's appends kept one
+    with_kept(save)
+    assert state.exists()
+    kept = state.read_bytes()
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    copy = alone / save.name
+    copy.write_bytes(save.read_bytes())
+    saves.kept_places(copy)[0].close()
+    assert kept == saves.kept_path(copy, "state").read_bytes()
+    assert saves.kept_game(save) == saves.read_game(save)
+    assert state.read_bytes() == kept  # used as it is, not built again
+    assert not [p for p in save.parent.iterdir() if p.name.startswith(".")]  # no temporaries
+
+
+def test_a_kept_state_already_there_is_left_as_it_is(save: Path) -> None:
+    """A reader's first read leaves a kept state file it finds (even a link: its own read
+    replaces that, never follows it) and writes no other."""
+    state = saves.kept_path(save, "state")
+    state.write_bytes(b"not kept data")
+    with_kept(save)
+    assert state.read_bytes() == b"not kept data"
+    assert saves.kept_game(save) == saves.read_game(save)
+    assert state.read_bytes() != b"not kept data"

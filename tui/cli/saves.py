@@ -231,10 +231,10 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
     # Each entry's row is derived once and kept beside the save (`saves.kept_records`),
     # checked against it; the rows are kept as short text here (their widths are known only
     # at the end), the entries never read whole: a long campaign's log is never held whole.
-    records, game = saves.kept_records(path, "log", LOG_ROWS, kept_row, LogRow)
-    table = LogTable()
     everything = turn is None and args.ruleset is None and args.player is None
-    with records:
+
+    def fold(records: saves.KeptRecords) -> LogTable:
+        table = LogTable()
         for _, at_turn, who, ruleset, _, _, _, (row, widths) in records.rows():
             shown = everything or (
                 (turn is None or at_turn == turn)
@@ -242,6 +242,9 @@ def _cmd_log(args: argparse.Namespace, tables: Tables) -> int:
                 and (args.player is None or who == args.player)
             )
             table.add_kept(row, widths, shown=shown)
+        return table
+
+    table, game = saves.kept_fold(path, "log", LOG_ROWS, kept_row, LogRow, fold)
     _warn(game)
     lines: list[str] = []
     for line in table.lines(game):

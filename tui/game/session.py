@@ -81,17 +81,19 @@ def read_game(path: Path, *, pauses: bool = True) -> saves.Game:
         if count % ENTRIES_BETWEEN_PAUSES == 0:
             time.sleep(PAUSE)  # the UI thread takes the interpreter meanwhile
 
+    def fold(records: saves.KeptRecords) -> deque[tuple[int, int, int]]:
+        # Each entry's number and place (offset -1: none), the last KEPT_ENTRIES kept.
+        places: deque[tuple[int, int, int]] = deque(maxlen=KEPT_ENTRIES)
+        for count, (seq, *_, offset, size, _) in enumerate(records.rows(), start=1):
+            places.append((seq, offset, size))
+            if pauses:
+                pause(count)
+        return places
+
     # The read makes many objects and no cycles: a collection it set off would walk the
     # desk's objects with the interpreter held, the UI thread waiting.
     with saves.no_gc():
-        records, game = saves.kept_places(path, progress=pause if pauses else None)
-        with records:
-            # Each entry's number and place (offset -1: none), the last KEPT_ENTRIES kept.
-            places: deque[tuple[int, int, int]] = deque(maxlen=KEPT_ENTRIES)
-            for count, (seq, *_, offset, size, _) in enumerate(records.rows(), start=1):
-                places.append((seq, offset, size))
-                if pauses:
-                    pause(count)
+        places, game = saves.kept_places_fold(path, fold, progress=pause if pauses else None)
         try:
             if all(offset >= 0 for _, offset, _ in places):
                 entries = [

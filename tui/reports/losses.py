@@ -195,16 +195,15 @@ def read_losses(path: Path) -> tuple[Losses, saves.Game]:
     beside the save: `saves.kept_records`), and the game read. SaveError as
     `saves.load_game` raises it."""
 
-    found = Losses()
+    def fold(records: saves.KeptRecords) -> Losses:
+        found = Losses()
+        for *_, data in records.rows():
+            if data is not None:
+                found.add(data)
+        return found
+
     with saves.no_gc():  # many small objects, no cycles: nothing to collect
-        records, game = saves.kept_records(
-            path, "losses", version(), losses_part, dict[str, Any] | None
-        )
-        with records:
-            for record in records:
-                if record.data is not None:
-                    found.add(record.data)
-    return found, game
+        return saves.kept_fold(path, "losses", version(), losses_part, dict[str, Any] | None, fold)
 
 
 def losses_of(entries: Iterable[Mapping[str, Any]]) -> Losses:

@@ -522,16 +522,27 @@ def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves
     one, each let go once told), and the game read (its warnings: a torn last entry).
     `Report.lines` writes it."""
 
-    read = Report(tables or default_tables())
-    kept = version(read.tables)
+    tables = tables or default_tables()
+    work = LuckTally(tables)  # the luck's work done, kept within the run
+
+    def record(entry: Mapping[str, Any]) -> ReportRecord:
+        return report_record(entry, work)
+
+    def fold(records: saves.KeptRecords) -> Report:
+        read = Report(tables)
+        add = read.add_record
+        try:
+            for *_, data in records.rows():
+                add(data)
+        except BaseException:
+            read.words.close()
+            raise
+        return read
+
     # Many small objects and no cycles: the cyclic collector would walk them all, again
     # and again, for nothing.
     with saves.no_gc():
-        records, game = saves.kept_records(path, "report", kept, read.record, ReportRecord)
-        with records:
-            for record in records:
-                read.add_record(record.data)
-    return read, game
+        return saves.kept_fold(path, "report", version(tables), record, ReportRecord, fold)
 
 
 def write_report(path: Path, tables: Tables | None = None) -> Path:

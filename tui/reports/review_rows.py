@@ -373,16 +373,23 @@ def read_for_review(
     a log with an entry only the whole-file reader reads (`read_log`), or that changed
     while its last entries were read again, is read entry by entry. SaveError as
     `saves.load_game` raises it."""
-    loaded = Loaded(path)
+
+    def fold(records: saves.KeptRecords) -> Loaded | None:
+        """The rows, or None where an entry has no place."""
+        loaded = Loaded(path)
+        add = loaded.add_record
+        for seq, at_turn, _, _, _, offset, size, data in records.rows():
+            if offset < 0:
+                return None
+            add(data, seq, at_turn, saves.Place(offset, size))
+        return loaded
+
     # Many small objects and no cycles: a collection on the way would walk them all.
     with saves.no_gc():
-        records, game = saves.kept_records(path, "review", version(), review_record, ReviewRecord)
-    with records, saves.no_gc():
-        for kept in records:
-            if kept.place is None:
-                break
-            loaded.add_record(kept.data, kept.seq, kept.turn, kept.place)
-        else:
+        found, game = saves.kept_fold(path, "review", version(), review_record, ReviewRecord, fold)
+    if found is not None:
+        loaded = found
+        with saves.no_gc():
             try:
                 last = [loaded.entry(i) for i in range(max(len(loaded) - keep, 0), len(loaded))]
             except saves.SaveError:

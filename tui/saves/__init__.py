@@ -58,11 +58,14 @@ _HOMES: dict[str, str] = {
     "FORMAT_VERSION": "encoding",
     "SaveError": "errors",
     "write_beside": "files",
+    "KeptDataError": "kept_data",
     "KeptRecord": "kept_data",
     "KeptRecords": "kept_data",
+    "kept_fold": "kept_data",
     "kept_game": "kept_data",
     "kept_path": "kept_data",
     "kept_places": "kept_data",
+    "kept_places_fold": "kept_data",
     "kept_records": "kept_data",
     "GameSummary": "loading",
     "has_games": "loading",
@@ -141,6 +144,7 @@ __all__ += ["StaleOffset", "read_new_entries"]
 __all__ += ["EntryStream", "Place", "Read", "read_again", "read_entries", "read_entry", "read_game"]
 __all__ += ["no_gc", "write_beside"]
 __all__ += ["KeptRecord", "KeptRecords", "kept_game", "kept_path", "kept_places", "kept_records"]
+__all__ += ["KeptDataError", "kept_fold", "kept_places_fold"]
 
 
 def __getattr__(name: str) -> Any:

@@ -39,7 +39,7 @@ import tomllib
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
@@ -75,6 +75,13 @@ MAX_MARKS = 16
 _KIND_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}\Z")
 _LOG_LINE = _SEPARATOR[1:]
 _CHUNK = 1024 * 1024
+_T = TypeVar("_T")
+
+
+class KeptDataError(Exception):
+    """A kept record that is not of the type its reader asked for (a kept file forged or
+    written by other code, its checksums holding): raised as the records are read, before
+    the record is given. `kept_fold` builds the kept file again and reads from the start."""
 
 
 class KeptRecord(NamedTuple):
@@ -131,20 +138,26 @@ def kept_records(
     kind: Any = Any,
     *,
     progress: Callable[[int], object] | None = None,
+    fresh: bool = False,
 ) -> tuple[KeptRecords, Game]:
     """The derived records of the save at `path` (one per entry, `derive(entry)`, decoded
     as `kind`), in save order, and the game after its last entry (entries left out), as
     `read_entries` then `stream.game` give them. The kept file `name` is used where it
     matches the save and the deriver (`name`, `version`), extended where the save only
-    grew, and built again otherwise. A save a load refuses raises its SaveError.
-    `progress(n)`, if given, is called after each entry read from the save (n so far)."""
+    grew, and built again otherwise (or `fresh`: whatever is kept). A save a load refuses
+    raises its SaveError. `progress(n)`, if given, is called after each entry read from
+    the save (n so far).
+
+    Each kept record is decoded once, as it is given: one not of type `kind` (a forged
+    file whose checksums hold) raises KeptDataError then, after the records before it were
+    given. A reader that must not show part of them reads through `kept_fold`."""
     path = Path(path)
     if not _KIND_NAME.match(name):
         raise ValueError(f"kept data name {name!r}: lower-case letters, digits and '-'")
     _require(path)
     decoder = msgspec.msgpack.Decoder(list[tuple[int, int, str, str | None, str, int, int, kind]])
     header = (MAGIC, FORM, name, version)
-    kept = _open_kept(kept_path(path, name), header, decoder)
+    kept = None if fresh else _open_kept(kept_path(path, name), header)
     if kept is not None:
         try:
             found = _use(path, kept, header, derive, decoder, progress)
@@ -157,12 +170,47 @@ def kept_records(
     return read_again(lambda: _build(path, name, header, derive, decoder, progress))
 
 
+def kept_fold(
+    path: Path,
+    name: str,
+    version: str,
+    derive: Callable[[dict[str, Any]], Any],
+    kind: Any,
+    fold: Callable[[KeptRecords], _T],
+    *,
+    progress: Callable[[int], object] | None = None,
+) -> tuple[_T, Game]:
+    """`fold(records)` of the save's records (`kept_records`) and the game. Where a kept
+    record is not of type `kind` (KeptDataError), the kept file is built again from the
+    save and `fold` called again, on the records from the first: `fold` starts afresh at
+    each call, and what it returns was made from records of the right type only."""
+    records, game = kept_records(path, name, version, derive, kind, progress=progress)
+    with records:
+        try:
+            return fold(records), game
+        except KeptDataError:
+            pass
+    records, game = kept_records(path, name, version, derive, kind, progress=progress, fresh=True)
+    with records:
+        return fold(records), game
+
+
 def kept_places(
     path: Path, *, progress: Callable[[int], object] | None = None
 ) -> tuple[KeptRecords, Game]:
     """`kept_records` with nothing derived (kind `state`): each entry's number, turn,
     player, ruleset, kind and place, and the game after the last entry."""
     return kept_records(path, "state", "1", _nothing, progress=progress)
+
+
+def kept_places_fold(
+    path: Path,
+    fold: Callable[[KeptRecords], _T],
+    *,
+    progress: Callable[[int], object] | None = None,
+) -> tuple[_T, Game]:
+    """`kept_fold` of the records `kept_places` gives."""
+    return kept_fold(path, "state", "1", _nothing, Any, fold, progress=progress)
 
 
 def kept_game(path: Path) -> Game | None:
@@ -207,7 +255,13 @@ class KeptRecords:
             if self._fd is None:
                 raise ValueError("the kept records are closed")
             body = files._read_range(self._fd, offset, offset + length)
-            yield decode(memoryview(body)[1 + _COUNT.size :])
+            try:
+                rows = decode(memoryview(body)[1 + _COUNT.size :])
+            except msgspec.DecodeError as error:
+                raise KeptDataError(f"kept records at byte {offset}: {error}") from None
+            if len(rows) != _COUNT.unpack_from(body, 1)[0]:
+                raise KeptDataError(f"kept records at byte {offset}: not as many as counted")
+            yield rows
         if self._more:
             yield decode(_ENCODER.encode(self._more))
 
@@ -249,16 +303,16 @@ def _row(entry: dict[str, Any], place: Place | None, derived: Any) -> list[Any]:
 # Reading a kept file ------------------------------------------------------------------
 
 
-def _open_kept(where: Path, header: tuple[str, int, str, str], decoder: Any) -> _Kept | None:
-    """The kept file at `where` if it is a plain file of this form, kind and deriver, its
-    frames whole to its last mark and its records of the types `decoder` reads; else None
-    (it is then built again)."""
+def _open_kept(where: Path, header: tuple[str, int, str, str]) -> _Kept | None:
+    """The kept file at `where` if it is a plain file of this form, kind and deriver, and
+    its frames whole to its last mark; else None (it is then built again). Its records'
+    types are checked as they are read (`KeptRecords`)."""
     try:
         fd = os.open(where, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None  # none, a link (never followed), or not ours to read
     try:
-        found = _frames(fd, header, decoder)
+        found = _frames(fd, header)
     except (OSError, ValueError, msgspec.DecodeError):
         found = None
     if found is None:
@@ -269,12 +323,12 @@ def _open_kept(where: Path, header: tuple[str, int, str, str], decoder: Any) -> 
 
 
 def _frames(
-    fd: int, header: tuple[str, int, str, str], decoder: Any
+    fd: int, header: tuple[str, int, str, str]
 ) -> tuple[list[tuple[int, int]], _Mark, int, int] | None:
     """The `R` frames before the last mark, the mark, where it ends and the number of marks
-    before it; None where the file
-    is not whole to a mark of this kind. Every record is decoded, and so checked, here: a
-    reader never meets one that does not fit (a check costs about what a read does)."""
+    before it; None where the file is not whole to a mark of this kind. Only the frames'
+    checksums and counts are checked here; their records are decoded (and so checked
+    against the reader's types) once, as they are read."""
     status = os.fstat(fd)
     if not stat.S_ISREG(status.st_mode):
         return None
@@ -302,8 +356,6 @@ def _frames(
             first = False
         elif tag == b"R" and length > _COUNT.size:
             count = _COUNT.unpack_from(body, 1)[0]
-            if len(decoder.decode(memoryview(body)[1 + _COUNT.size :])) != count:
-                return None
             pending.append((start, length))
             counted += count
         elif tag == b"M":
@@ -532,9 +584,12 @@ def _build(
     progress: Callable[[int], object] | None,
 ) -> tuple[KeptRecords, Game]:
     """Derive every entry's record from the save, read entry by entry, into a new kept
-    file (named only when the save did not change while it was read), and read it back."""
+    file (named only when the save did not change while it was read), and read it back.
+    Where the save has no kept state (`kept_places`), it is written in the same pass: the
+    desk's open or a turn after this read reads no log."""
     before = os.stat(path, follow_symlinks=False)
     fd, temp = _make_temp(path, name)
+    state = _StateBeside.made(path) if name != "state" else None
     try:
         out = _Out(fd)
         out.write(_frame(b"H", _ENCODER.encode(list(header))))
@@ -554,9 +609,13 @@ def _build(
                 progress(count)
             if len(rows) == BATCH:
                 frames.append(out.write(_batch(rows)))
+                if state is not None:
+                    state.write(rows)
                 rows = []
         if rows:
             frames.append(out.write(_batch(rows)))
+            if state is not None:
+                state.write(rows)
         game = stream.game
         assert game is not None
         save_fd = _open(path, writable=False)
@@ -581,6 +640,8 @@ def _build(
                     os.replace(temp, kept_path(path, name))
             with contextlib.suppress(OSError):
                 temp.unlink()
+        if state is not None and same and crc >= 0 and mark.state:
+            state.finish(mark)
         frames = [(offset + _FRAME.size, length - _FRAME.size) for offset, length in frames]
     except BaseException:
         if temp is not None:
@@ -588,7 +649,55 @@ def _build(
                 temp.unlink()
         os.close(fd)
         raise
+    finally:
+        if state is not None:
+            state.close()
     return KeptRecords(fd, frames, [], decoder), game
+
+
+class _StateBeside:
+    """The kept state (`kept_places`) written beside another kind's build, from the same
+    rows with nothing derived: the same bytes a build of its own writes."""
+
+    def __init__(self, where: Path, fd: int, temp: Path) -> None:
+        self.where = where
+        self.temp = temp
+        self.out = _Out(fd)
+        self.out.write(_frame(b"H", _ENCODER.encode([MAGIC, FORM, "state", "1"])))
+
+    @classmethod
+    def made(cls, path: Path) -> _StateBeside | None:
+        """One for the save at `path` where none is kept (nor anything in its name: a link
+        is left for a read of its own to replace), and a file can be made beside it."""
+        where = kept_path(path, "state")
+        if os.path.lexists(where):
+            return None
+        try:
+            fd, temp = files._create_beside(path, f".{path.name}.kept-", os.stat(path))
+        except OSError:
+            return None
+        try:
+            return cls(where, fd, temp)
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                temp.unlink()
+            raise
+
+    def write(self, rows: list[list[Any]]) -> None:
+        self.out.write(_batch([[*row[:7], None] for row in rows]))
+
+    def finish(self, mark: _Mark) -> None:
+        """The mark written, and the file named (unless one was kept meanwhile)."""
+        self.out.write(_mark_frame(mark))
+        if not os.path.lexists(self.where):
+            with contextlib.suppress(OSError):
+                os.replace(self.temp, self.where)
+
+    def close(self) -> None:
+        os.close(self.out.fd)
+        with contextlib.suppress(OSError):
+            self.temp.unlink()
 
 
 class _Out:
@@ -693,10 +802,13 @@ def _same_file(before: os.stat_result, now: os.stat_result) -> bool:
 
 
 __all__ = [
+    "KeptDataError",
     "KeptRecord",
     "KeptRecords",
+    "kept_fold",
     "kept_game",
     "kept_path",
     "kept_places",
+    "kept_places_fold",
     "kept_records",
 ]

@@ -19,12 +19,16 @@ def read_luck(path: Path, tables: Tables | None = None) -> tuple[LuckReport, sav
     Each entry's part (`luck_record`) is kept beside the save (`saves.kept_records`): worked
     out the first time, read back after. SaveError as `saves.load_game` raises it."""
     tables = tables or default_tables()
-    tally = LuckTally(tables)
+    work = LuckTally(tables)  # the records worked out (its work kept within the run)
+
+    def fold(records: saves.KeptRecords) -> LuckReport:
+        tally = LuckTally(tables)
+        add = tally.add_record
+        for *_, data in records.rows():
+            add(data)
+        return tally.report()
+
     # Many small objects and no cycles: the cyclic collector would walk them all, again
     # and again, for nothing (it took half a long campaign's read of its records).
     with saves.no_gc():
-        records, game = saves.kept_records(path, "luck", version(tables), tally.record, LuckRecord)
-        with records:
-            for kept in records:
-                tally.add_record(kept.data)
-        return tally.report(), game
+        return saves.kept_fold(path, "luck", version(tables), work.record, LuckRecord, fold)
