@@ -110,7 +110,9 @@ class CombatInput(FieldWise):
         for key, default in _INPUT_DEFAULTS:
             value = getattr(self, key)
             if value != default or key == "ruleset":
-                out[key] = value if isinstance(value, _PLAIN) else deepcopy(value)
+                # The units and modifiers are made afresh below: never copied twice.
+                plain = isinstance(value, _PLAIN) or key in _MADE_AFRESH
+                out[key] = value if plain else deepcopy(value)
         if "attackers" in out:
             out["attackers"] = [_unit_dict(u) for u in self.attackers]
         if "defenders" in out:
@@ -122,6 +124,7 @@ class CombatInput(FieldWise):
 
 fieldwise(CombatInput)
 _PLAIN = (str, int, float, bool, type(None))
+_MADE_AFRESH = frozenset({"attackers", "defenders", "modifiers"})
 _INPUT_DEFAULTS: tuple[tuple[str, Any], ...] = tuple(
     (f.name, None if f.default is MISSING else f.default) for f in fields(CombatInput)
 )

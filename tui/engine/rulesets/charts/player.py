@@ -26,16 +26,22 @@ from tui.engine.rulesets.common import units_total as _units_total
 
 # --- resolving ----------------------------------------------------------------------------------
 
+# The combat's fields a player's chart does not read, each with its value when unset (worked
+# out once: this check runs on every preview, and on each of the next column's probes).
+_BLANK = CombatInput("")
+_UNREAD = tuple(
+    (name, getattr(_BLANK, name))
+    for name in CombatInput.__dataclass_fields__
+    if name not in ("ruleset", "attackers", "defenders", "column", "roll", "modifiers")
+)
+
 
 def check_inputs(combat: CombatInput, chart: PlayerChart) -> None:
     """Refuse what a player's chart does not read, and each modifier's value it does not take."""
-    blank = CombatInput(combat.ruleset)
-    for name in CombatInput.__dataclass_fields__:
-        if name in ("ruleset", "attackers", "defenders", "column", "roll", "modifiers"):
-            continue
+    for name, unset in _UNREAD:
         if name == "rerolls" and chart.rerolls:  # the dice of re-rolls rolled by hand
             continue
-        if getattr(combat, name) != getattr(blank, name):
+        if getattr(combat, name) != unset:
             raise InputError(
                 name,
                 getattr(combat, name),
