@@ -98,34 +98,5 @@ def test_the_next_column_search_probes_each_attack_once(monkeypatch) -> None:
         assert next_column(combat, first, tables) == wanted
         assert len(asked) == len(set(asked)), asked
         if ruleset == "pod-basic" and attack == 7:
-            # 7 to 3 is 2-1: 1 (2-1 still), then 2 (3-1); the most added (999) is asked only
-            # once a few doublings found nothing.
-            assert wanted == (2, "3-1") and asked == [1, 2]
-
-
-def test_the_next_column_search_asks_the_most_added_only_when_far(monkeypatch) -> None:
-    """Beyond the last column the search gives None after asking the most added once; where
-    the next column is far (more than a few doublings away), it asks the most added once
-    and finds the least attack that reaches it, each attack asked once."""
-    from tui.engine import preview as module
-    from tui.engine.preview import MOST_ADDED, next_column, probe
-
-    tables = default_tables()
-    asked: list[int] = []
-
-    def counted(combat: CombatInput, tables: object = None) -> object:
-        asked.append(combat.attackers[-1].factor)
-        return probe(combat, tables)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(module, "probe", counted)
-    # Day/Night 10 to 90 reads its first column (1-4): 20 more factors reach 1-3.
-    far = CombatInput("daynight", attackers=(Unit(10),), defenders=(Unit(90),))
-    first = probe(far, tables)
-    found = next_column(far, first, tables)
-    assert found == (20, "1-3")
-    assert MOST_ADDED in asked and len(asked) == len(set(asked)), asked
-    # Already on the last column: None, the most added asked once.
-    asked.clear()
-    last = CombatInput("daynight", attackers=(Unit(9),), defenders=(Unit(1),))  # 7-1+
-    assert next_column(last, probe(last, tables), tables) is None
-    assert asked.count(MOST_ADDED) == 1 and len(asked) == len(set(asked)), asked
+            # 7 to 3 is 2-1: the last column checked (999), then 1 (2-1 still), 2 (3-1).
+            assert wanted == (2, "3-1") and asked == [999, 1, 2]

@@ -137,7 +137,6 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
 
 # The most attack the search for the next column adds (a factor's range on every chart).
 MOST_ADDED = 999
-ASK_MOST_FROM = 8  # attack added before the search asks whether any moves the column
 
 
 def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[int, str] | None:
@@ -160,19 +159,13 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
         label = found.column or found.odds
         return label if label and label != now else None
 
-    # The next column is most often a few factors away: the search doubles from 1, and asks
-    # whether any attack moves the column at all (the most added) only once a few doublings
-    # found nothing (before, that probe was the first of every search: a probe in four).
+    if reached(MOST_ADDED) is None:
+        return None  # the last column already
     low, high = 0, 1
     label = reached(high)
-    most: str | None = None  # what the most added reaches, once asked
     while label is None:
-        if high >= ASK_MOST_FROM and most is None:
-            most = reached(MOST_ADDED)
-            if most is None:
-                return None  # the last column already
         low, high = high, min(high * 2, MOST_ADDED)
-        label = most if high == MOST_ADDED else reached(high)
+        label = reached(high)
     while high - low > 1:
         middle = (low + high) // 2
         found = reached(middle)
