@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     # The engine's model and OCS supply are imported by the commands that use them:
     # `crtdesk open` reads a save's path here and draws its first screen without them.
     from tui.engine.combat import CombatInput, Outcome
+    from tui.reports.kept import Memo
 
 
 def check_in_play(save: str, saves_dir: str | None, ruleset: Ruleset) -> None:
@@ -520,48 +521,40 @@ _COMBAT_WORDS += ("losses", "open_losses", "explanation")
 
 class _Texts:
     """A combat's words and a roll's dice as text, made once per run for each distinct set of
-    values they are made of (a long campaign repeats them), found by those values'
-    MessagePack bytes (which tell 1, 1.0 and True apart); at most `MOST` of each kept."""
+    values they are made of (a long campaign repeats them), kept as the reports keep theirs
+    (`Memo`: 1, 1.0 and True apart, a text apart from the date it spells); at most `MOST`
+    of each."""
 
     MOST = 4096
 
     def __init__(self) -> None:
-        self._words: dict[bytes, tuple[str, str]] = {}
-        self._dice: dict[bytes, str] = {}
-        self._encode: Callable[[Any], bytes] | None = None
+        self._memos: tuple[Memo, Memo] | None = None
 
-    def _key(self, value: Any) -> bytes:
-        if self._encode is None:
+    def _kept(self) -> tuple[Memo, Memo]:
+        if self._memos is None:
             # Imported by the first row derived (a long log's first read), not at start.
-            import msgspec
+            from tui.reports.kept import Memo
 
-            self._encode = msgspec.msgpack.Encoder().encode
-        return self._encode(value)
+            self._memos = Memo(self.MOST), Memo(self.MOST)
+        return self._memos
 
     def words(self, entry: dict[str, Any]) -> tuple[str, str]:
         if entry["kind"] != "combat":
             return entry_text(entry)
-        try:
-            key = self._key([entry.get(name) for name in _COMBAT_WORDS])
-        except (TypeError, ValueError, OverflowError):
-            return entry_text(entry)
-        found = self._words.get(key)
+        words, _ = self._kept()
+        values = [entry.get(name) for name in _COMBAT_WORDS]
+        key, found = words.get(values)
         if found is None:
-            if len(self._words) >= self.MOST:
-                self._words.clear()
-            found = self._words[key] = entry_text(entry)
+            found = entry_text(entry)
+            words.put(key, values, found)
         return found
 
     def dice(self, dice: Any) -> str:
-        try:
-            key = self._key(dice)
-        except (TypeError, ValueError, OverflowError):
-            return dice_text(dice)
-        found = self._dice.get(key)
+        _, kept = self._kept()
+        key, found = kept.get(dice)
         if found is None:
-            if len(self._dice) >= self.MOST:
-                self._dice.clear()
-            found = self._dice[key] = dice_text(dice)
+            found = dice_text(dice)
+            kept.put(key, dice, found)
         return found
 
 
