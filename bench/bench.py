@@ -1260,24 +1260,9 @@ class Bench:
             "start": desk["start"][0],
             "open": desk["open"][0],
         }
-        counted: dict[str, float | None] = {}
-        for key, argv in programs.items():
-            try:
-                done = subprocess.run(
-                    [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
-                    capture_output=True,
-                    text=True,
-                    env=self.env | COUNT_ENV,
-                    timeout=600,
-                )
-            except subprocess.TimeoutExpired:
-                counted[key] = None
-                self.failures.append(f"counting {key}: not ready within 600 s")
-                continue
-            found = COLLECTED.search(done.stderr)
-            counted[key] = float(found.group(1)) if found else None
-            if found is None:
-                self.failures.append(f"counting {key}: {done.stderr.strip()[-300:]}")
+        counted = {
+            key: self.counted(valgrind, key, argv, COUNT_ENV) for key, argv in programs.items()
+        }
         base = counted["minimal"]
         for key, name in names.items():
             value = counted[key]
@@ -1292,6 +1277,28 @@ class Bench:
                 row.budget = "<= 1.3x minimal"
                 row.met = value <= 1.3 * base
         self.key_counts(valgrind)
+
+    def counted(
+        self, valgrind: str, key: str, argv: Sequence[str], env: dict[str, str]
+    ) -> float | None:
+        """Instructions callgrind counts for `argv` run to its end (None, and the reason
+        kept with the run's failures, where it failed or ran past 600 s)."""
+        try:
+            done = subprocess.run(
+                [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                capture_output=True,
+                text=True,
+                env=self.env | env,
+                timeout=600,
+            )
+        except subprocess.TimeoutExpired:
+            self.failures.append(f"counting {key}: not done within 600 s")
+            return None
+        found = COLLECTED.search(done.stderr)
+        if found is None or done.returncode != 0:
+            self.failures.append(f"counting {key}: {done.stderr.strip()[-300:]}")
+            return None
+        return float(found.group(1))
 
     def keystroke_counts(self) -> None:
         """The keystrokes' instruction counts alone (`counts` ends with them)."""
@@ -1413,18 +1420,10 @@ class Bench:
                 "resolve": (argv, {}),
                 "first": (argv, {"CRTDESK_CACHE": ""}),
             }
-            counted: dict[str, float | None] = {}
-            for key, (command, env) in programs.items():
-                done = subprocess.run(
-                    [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
-                    capture_output=True,
-                    text=True,
-                    env=self.env | {"PYTHONHASHSEED": "0"} | env,
-                )
-                found = COLLECTED.search(done.stderr)
-                counted[key] = float(found.group(1)) if found and done.returncode == 0 else None
-                if counted[key] is None:
-                    self.failures.append(f"counting {key}: {done.stderr.strip()[-300:]}")
+            counted = {
+                key: self.counted(valgrind, key, command, {"PYTHONHASHSEED": "0"} | env)
+                for key, (command, env) in programs.items()
+            }
             base = counted["tomllib"]
             for key, name in names.items():
                 value = counted[key]
