@@ -4,6 +4,8 @@ long save with it, and a state that does not match the file is never used."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -144,3 +146,40 @@ def test_a_state_that_does_not_match_the_file_is_not_used(tmp_path: Path) -> Non
     lock.write_bytes(b"crtdesk verified 1 dev 0 ino 0\n" + bad)
     assert saves.advance_turn(path)["turn"] == 3
     same_game(path)
+
+
+# A fresh interpreter appends a turn to a save; at the moment the exclusive lock is taken,
+# what the reads under it use first (msgspec, the schema's types, the kept state's reader)
+# must already be ready, so the lock is held for the write and not for an import.
+_FIRST_APPEND = """
+import sys
+from tui import saves
+from tui.saves import locking
+
+seen = []
+take = locking._Lock.take
+
+def noted_take(self, exclusive):
+    if exclusive:
+        from tui.saves import schema
+        seen.append(("tui.saves.kept_state" in sys.modules, schema._ready))
+    take(self, exclusive)
+
+locking._Lock.take = noted_take
+saves.advance_turn(sys.argv[1], who="test")
+print(seen)
+"""
+
+
+def test_an_append_takes_the_lock_with_its_checks_ready(tmp_path: Path) -> None:
+    path = tmp_path / "g.toml"
+    saves.new_game(path, "g", ["pod-boom"])
+    saves.append_combat(path, BOOM, resolve(BOOM), who="test")
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_APPEND, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[(True, True)]"
+    assert saves.load_game(path).turn == 2

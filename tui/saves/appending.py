@@ -85,6 +85,7 @@ def _append(
     long campaign never held whole), and under it only checked to be the file read."""
     path = Path(path)
     _require(path)
+    _before_the_lock()
     before: tuple[Game, os.stat_result] | None = None
     for attempt in range(2):
         with _locked(path, exclusive=True) as lock:
@@ -236,6 +237,18 @@ def _read_beforehand(path: Path) -> tuple[Game, os.stat_result] | None:
     if game is None or not _same_file(status, os.stat(path, follow_symlinks=False)):
         return None
     return game, status
+
+
+def _before_the_lock() -> None:
+    """What the reads under the lock use first, made ready before it is taken: the kept
+    state's reader and the schema (msgspec's import, and its first use of the schema's
+    types), tens of milliseconds that no other writer should wait on."""
+    # Imported here, not at the module's top: a desk opening a game draws its first frame
+    # without msgspec (the start-up budget, docs/performance.md).
+    from tui.engine import units  # noqa: F401
+    from tui.saves import kept_state, schema  # noqa: F401
+
+    schema.prepare()
 
 
 def _same_file(before: os.stat_result, now: os.stat_result) -> bool:

@@ -290,6 +290,15 @@ def _convert(entry: dict[str, Any]) -> None:
             _ready = True
 
 
+def prepare() -> None:
+    """Make msgspec's first use of the schema's types now (working them out takes tens of
+    milliseconds): a writer does it before it takes a save's lock."""
+    try:
+        _convert({})
+    except msgspec.ValidationError:
+        pass  # {} is no entry: the types are worked out all the same
+
+
 def fits(entry: dict[str, Any]) -> bool:
     """Whether an entry fits the schema (what `schema_problem` finds nothing in), without
     working out what is wrong: the common case, when a save is read, costs one conversion."""
