@@ -12,7 +12,16 @@ from typing import Any
 
 import tui.engine.registry as registry
 from tui.engine.cells import short_meaning
-from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, resolve
+from tui.engine.combat import (
+    CombatInput,
+    Outcome,
+    cell_text,
+    check_inputs,
+    check_limits,
+    distribution,
+    resolve,
+)
+from tui.engine.dice import Roller
 from tui.engine.errors import InputError
 from tui.engine.fieldwise import FieldWise
 from tui.engine.tables import Tables, default_tables
@@ -153,10 +162,9 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
         unit = replace(combat.attackers[-1], factor=added)
         more = replace(combat, attackers=(*combat.attackers, unit))
         try:
-            found = probe(more, tables)
+            label = column_read(more, tables)
         except InputError:
             return None
-        label = found.column or found.odds
         return label if label and label != now else None
 
     if reached(MOST_ADDED) is None:
@@ -174,6 +182,15 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
         else:
             high, label = middle, found
     return high, label
+
+
+def column_read(combat: CombatInput, tables: Tables) -> str | None:
+    """The column a probe of `combat` reads its result on (its odds where it reads none),
+    as `probe(combat).column or .odds` says, its result not read where the ruleset can
+    answer without it (Ruleset.column). Raises InputError for a combat the engine refuses."""
+    check_inputs(combat)
+    check_limits(combat, tables)
+    return registry.get(combat.ruleset).column(combat, tables, Roller(random.Random(0)))
 
 
 def _defence_note(effects: dict[str, Any]) -> str | None:

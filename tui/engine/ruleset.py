@@ -188,6 +188,21 @@ class Ruleset:
         outcome: Outcome = self.rules_module().resolve(combat, tables, roller)
         return outcome
 
+    def column(self, combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
+        """The column `combat`'s result is read on with `roller`'s dice (after every shift),
+        or its odds where it reads no column (an automatic result), its inputs checked
+        (tui.engine.combat.check_inputs, check_limits). The rules module's `column`, which
+        reads it as its resolve does, where it has one and says it answers for this combat
+        (`column_alone`: no input its result read could refuse); else the combat resolved
+        whole. Raises InputError as resolving it would."""
+        alone = self._rule("column")
+        answers = self._rule("column_alone")
+        if alone is not None and answers is not None and answers(combat):
+            found: str | None = alone(combat, tables, roller)
+            return found
+        outcome = self.resolve(combat, tables, roller)
+        return outcome.column or outcome.odds
+
     def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
         """The exact chances worked out by the ruleset itself, or None: every die is
         enumerated through `resolve` (tui.engine.combat.distribution)."""

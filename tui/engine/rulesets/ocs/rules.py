@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
@@ -206,8 +206,29 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
     )
 
 
-def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
-    trace: list[str] = []
+class ColumnRead(NamedTuple):
+    """What a combat reads before its result dice: its terrain row, the odds and their
+    column, the surprise and its shift, the column the result is read on, and the DRM."""
+
+    combat: CombatInput  # with each side's AR read from its units
+    terrain: str
+    columns: tuple[str, ...]
+    attack: int | None
+    defense: int | float | None
+    odds: str | None
+    odds_column: str
+    drm: int
+    side: str | None
+    shift: int
+    shifts: list[str]
+    column: str
+
+
+def read_column(
+    combat: CombatInput, tables: Tables, roller: Roller, trace: list[str]
+) -> ColumnRead:
+    """The combat read up to its result dice (its resolve goes on from here): the column
+    the result is read on, after surprise. Raises InputError as resolving it would."""
     ocs_supply.check_units(combat)
     ocs_supply.require_supply(combat)
     combat = ocs_supply.with_unit_ars(combat)
@@ -249,7 +270,41 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         index = moved.index
         effects_shifts = moved.describe()
         trace.extend(f"Shift: {s}" for s in effects_shifts)
-    column = columns[index]
+    return ColumnRead(
+        combat,
+        terrain,
+        columns,
+        attack,
+        defense,
+        odds,
+        odds_column,
+        drm,
+        side,
+        shift,
+        effects_shifts,
+        columns[index],
+    )
+
+
+def column(combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
+    """The column the result of `combat` is read on with `roller`'s dice, its result not
+    read (Ruleset.column)."""
+    return read_column(combat, tables, roller, []).column
+
+
+def column_alone(combat: CombatInput) -> bool:
+    """Whether reading the column alone answers as resolving would: not when an option's
+    retreat is given, which the result read may refuse."""
+    return combat.attacker_option_retreat is None and combat.defender_option_retreat is None
+
+
+def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
+    trace: list[str] = []
+    read = read_column(combat, tables, roller, trace)
+    combat, terrain, drm, side, shift = read.combat, read.terrain, read.drm, read.side, read.shift
+    attack, defense, odds, odds_column = read.attack, read.defense, read.odds, read.odds_column
+    effects_shifts, column = read.shifts, read.column
+    chart = tables.terrain_chart("ocs.crt")
     # The result dice as they lie (RULINGS, "Dice"): entered by hand or rolled, the DRM added.
     raw = roller.roll("combat", *RESULT_DICE, combat.roll, "roll", modifier=drm)
     total = raw + drm
