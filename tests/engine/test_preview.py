@@ -74,16 +74,16 @@ def test_the_next_column_search_probes_each_attack_once(monkeypatch) -> None:
     from dataclasses import replace
 
     from tui.engine import preview as module
-    from tui.engine.preview import column_read, next_column, probe
+    from tui.engine.preview import column_added, next_column, probe
 
     tables = default_tables()
     asked: list[int] = []
 
-    def counted(combat: CombatInput, tables: Tables) -> str | None:
-        asked.append(combat.attackers[-1].factor)
-        return column_read(combat, tables)
+    def counted(combat: CombatInput, added: int, tables: Tables) -> str | None:
+        asked.append(added)
+        return column_added(combat, added, tables)
 
-    monkeypatch.setattr(module, "column_read", counted)
+    monkeypatch.setattr(module, "column_added", counted)
     for ruleset, attack, defence in (("pod-basic", 7, 3), ("pod-basic", 1, 1), ("ocs", 3, 4)):
         combat = CombatInput(ruleset, attackers=(Unit(attack),), defenders=(Unit(defence),))
         first = probe(combat, tables)

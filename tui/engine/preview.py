@@ -16,8 +16,6 @@ from tui.engine.combat import (
     CombatInput,
     Outcome,
     cell_text,
-    check_inputs,
-    check_limits,
     distribution,
     resolve,
 )
@@ -159,10 +157,8 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
     now = first.column
 
     def reached(added: int) -> str | None:
-        unit = replace(combat.attackers[-1], factor=added)
-        more = replace(combat, attackers=(*combat.attackers, unit))
         try:
-            label = column_read(more, tables)
+            label = column_added(combat, added, tables)
         except InputError:
             return None
         return label if label and label != now else None
@@ -184,13 +180,17 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
     return high, label
 
 
-def column_read(combat: CombatInput, tables: Tables) -> str | None:
-    """The column a probe of `combat` reads its result on (its odds where it reads none),
-    as `probe(combat).column or .odds` says, its result not read where the ruleset can
-    answer without it (Ruleset.column). Raises InputError for a combat the engine refuses."""
-    check_inputs(combat)
-    check_limits(combat, tables)
-    return registry.get(combat.ruleset).column(combat, tables, Roller(random.Random(0)))
+def column_added(combat: CombatInput, added: int, tables: Tables) -> str | None:
+    """The column `combat` with one more attacker like its last, of `added` factors, reads
+    its result on (its odds where it reads none), as `probe(...).column or .odds` says:
+    its result not read where the ruleset can answer without it (Ruleset.column), and,
+    `combat` itself being checked already (a probe read it), only what the added unit
+    changes checked again (Ruleset.check_added). Raises InputError as a probe would."""
+    unit = replace(combat.attackers[-1], factor=added)
+    more = replace(combat, attackers=(*combat.attackers, unit))
+    ruleset = registry.get(more.ruleset)
+    ruleset.check_added(more, tables)
+    return ruleset.column(more, tables, Roller(random.Random(0)))
 
 
 def _defence_note(effects: dict[str, Any]) -> str | None:

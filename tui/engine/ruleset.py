@@ -151,6 +151,18 @@ class Ruleset:
         if errors:
             raise errors[0]
 
+    def check_added(self, more: CombatInput, tables: Tables) -> None:
+        """Refuse `more` as tui.engine.combat.check_inputs and `check_limits` would, where
+        it is a combat both have passed with attackers added like its last (the next
+        column's probes): only what the added attackers change is checked again, the
+        ruleset's own check and the attackers' limits (a ruleset that checks its limits
+        its own way says so here too)."""
+        self.check_inputs(more)
+        attackers = tuple(f for f in self.fields if f.name == "attackers")
+        errors = range_errors(attackers, {"attackers": more.attackers}, tables)
+        if errors:
+            raise errors[0]
+
     def form_unread(self, values: Mapping[str, Any]) -> frozenset[str]:
         """The inputs a desk form does not read with these `values` (its fields and units by
         name): the rules module's `form_unread`, where it has one (an Ultra obstacle is the
