@@ -110,6 +110,8 @@ def test_a_column_read_alone_is_the_column_the_whole_combat_reads() -> None:
         for a, d in itertools.product(ATTACKS, DEFENCES):
             combats.append(CombatInput(chart.id, (Unit(a),), (Unit(d),)))
             combats.append(CombatInput(chart.id, (Unit(a),), (Unit(d),), modifiers=set_all(chart)))
+            # Re-rolls by hand: refused where the chart has none, or the combat needs fewer.
+            combats.append(CombatInput(chart.id, (Unit(a),), (Unit(d),), roll=2, rerolls=(3, 4)))
     seen = set()
     for combat in combats:
         try:
