@@ -174,15 +174,24 @@ def cell_chances(
 def distribution(combat: CombatInput, tables: Tables) -> Distribution:
     """The exact distribution of the final cell when no die is entered by hand, folded
     (`cell_chances`) rather than enumerated: the same as enumerating all three rolls."""
-    first = resolve(combat, tables, Roller(random.Random(0)))
+    if column_alone(combat):
+        # What it reads before the dice is all it needs of a probe (the odds, their
+        # column): its result read could refuse nothing.
+        read = read_column(combat, tables, Roller(random.Random(0)), [])
+        odds_column: str | None = read.odds_column
+        odds, terrain = read.odds, read.terrain
+        ratio = computed_ratio(combat, odds)
+    else:
+        first = resolve(combat, tables, Roller(random.Random(0)))
+        odds, odds_column, terrain = first.odds, first.odds_column, first.effects["terrain"]
+        ratio = first.ratio
     rated = ocs_supply.with_unit_ars(combat)
-    terrain = first.effects["terrain"]
     columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
     _TABLES.setdefault(id(tables), tables)
     chances = cell_chances(
         id(tables),
         terrain,
-        columns.index(first.odds_column),
+        columns.index(odds_column),
         ocs_supply.result_drm(rated),
         *ocs_supply.surprise_limits(rated, tables),
     )
@@ -193,10 +202,10 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         details.append(effects)
     return Distribution(
         ruleset=combat.ruleset,
-        odds=first.odds,
-        ratio=first.ratio,
-        column=first.odds_column,
-        columns=(first.odds_column,),
+        odds=odds,
+        ratio=ratio,
+        column=odds_column,
+        columns=(odds_column,),
         outcomes=tuple(
             (cell, p, effects["summary"])
             for (cell, p), effects in zip(chances, details, strict=True)
