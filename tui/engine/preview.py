@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -186,8 +186,8 @@ def column_added(combat: CombatInput, added: int, tables: Tables) -> str | None:
     its result not read where the ruleset can answer without it (Ruleset.column), and,
     `combat` itself being checked already (a probe read it), only what the added unit
     changes checked again (Ruleset.check_added). Raises InputError as a probe would."""
-    unit = replace(combat.attackers[-1], factor=added)
-    more = replace(combat, attackers=(*combat.attackers, unit))
+    unit = combat.attackers[-1].replaced(factor=added)
+    more = combat.replaced(attackers=(*combat.attackers, unit))
     ruleset = registry.get(more.ruleset)
     ruleset.check_added(more, tables)
     return ruleset.column(more, tables, Roller(random.Random(0)))

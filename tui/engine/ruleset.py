@@ -12,6 +12,7 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from importlib import import_module
@@ -189,7 +190,8 @@ class Ruleset:
         must then answer `resolve` itself)."""
         if not self.rules:
             raise TypeError(f"{self.id}: no rules module; the ruleset resolves itself")
-        return import_module(self.rules)
+        # Once imported, found where import_module would find it (asked on every probe).
+        return sys.modules.get(self.rules) or import_module(self.rules)
 
     def load(self) -> None:
         """Import what resolving needs now rather than at the first combat."""

@@ -113,7 +113,7 @@ def with_unit_ars(combat: CombatInput) -> CombatInput:
                 f"{side}_ar", given, f"0 (the {side}s' units give their own action ratings)"
             )
         changes[f"{side}_ar"] = units[index].ar
-    return replace(combat, **changes) if changes else combat
+    return combat.replaced(**changes) if changes else combat
 
 
 # ---------------------------------------------------------------------- supply
@@ -322,8 +322,8 @@ def preview_extra(
 def for_odds(combat: CombatInput) -> CombatInput:
     """The combat with its supply sources set aside: what the odds and chances of a
     refused attack would be, so a preview can show both them and the refusal."""
-    units = tuple(replace(u, supply=None) for u in combat.attackers)
-    return replace(combat, attackers=units)
+    units = tuple(u.replaced(supply=None) for u in combat.attackers)
+    return combat.replaced(attackers=units)
 
 
 # ---------------------------------------------------------------------- executing a result
