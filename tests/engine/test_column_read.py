@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import tui.engine.registry as registry
@@ -129,3 +130,59 @@ def test_a_column_read_alone_is_the_column_the_whole_combat_reads() -> None:
     for ruleset in registry.BUILT_IN_IDS:
         assert (ruleset, "read") in seen, ruleset
     assert any(kind == "refused" for _, kind in seen)
+
+
+def test_a_chart_combat_read_again_is_resolved_as_it_was_the_first_time() -> None:
+    """A player's chart keeps the last combat read up to its dice (a preview reads it on
+    every path of its dice): resolved from the kept reading, a combat's outcome is the one
+    read afresh, trace and shifts included; an equal combat of other types is read again."""
+    import tui.engine.rulesets.charts.player as player
+    from tui.engine.combat import resolve
+
+    tables = default_tables()
+    compared = 0
+    for chart in charts():
+        for a, d in itertools.product(ATTACKS, DEFENCES):
+            for combat in (
+                CombatInput(chart.id, (Unit(a),), (Unit(d),), roll=3),
+                CombatInput(chart.id, (Unit(a),), (Unit(d),), modifiers=set_all(chart)),
+            ):
+                player._LAST_READ.clear()
+                try:
+                    fresh = resolve(combat, tables, Random(5))
+                except InputError:
+                    continue
+                again = resolve(combat, tables, Random(5))
+                assert player._LAST_READ and player._LAST_READ[0][1] is combat
+                assert repr(again) == repr(fresh), combat
+                compared += 1
+    assert compared > 100
+
+
+def test_a_chart_reads_again_a_combat_equal_to_the_last_but_of_other_types(monkeypatch) -> None:
+    import tui.engine.rulesets.charts.player as player
+    from tui.engine.combat import resolve
+
+    tables = default_tables()
+    reads: list[CombatInput] = []
+    read = player._read_column
+
+    def counted(chart: Any, combat: CombatInput, trace: list[str], effects: Any) -> Any:
+        reads.append(combat)
+        return read(chart, combat, trace, effects)
+
+    monkeypatch.setattr(player, "_read_column", counted)
+    player._LAST_READ.clear()
+    chart = next(c for c in charts() if c.id.endswith("hill-203"))
+    whole = CombatInput(chart.id, (Unit(6),), (Unit(3),))
+    first = resolve(whole, tables, Random(1))
+    assert resolve(whole, tables, Random(2)).trace[:3] == first.trace[:3]
+    assert reads == [whole]  # the second read from the kept one
+    # 6.0 equals 6 (and hashes alike), but the trace shows it as given: read again.
+    floated = CombatInput(chart.id, (Unit(6.0),), (Unit(3),))  # type: ignore[arg-type]
+    assert floated == whole
+    try:
+        resolve(floated, tables, Random(1))
+    except InputError:
+        pass
+    assert len(reads) == 2 and reads[1] is floated

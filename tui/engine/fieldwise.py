@@ -65,3 +65,19 @@ def fieldwise(cls: type[FieldWise]) -> None:
         raise TypeError(f"{cls.__qualname__}: FieldWise fields are all given in order")
     cls._places = {name: place for place, name in enumerate(cls._names)}
     cls._values = attrgetter(*cls._names)
+
+
+def same(a: object, b: object) -> bool:
+    """Whether two values are equal and of the same types all through (in tuples and in
+    FieldWise data: a combat, its units), as their reprs would be the same."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple)
+        return len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, FieldWise):
+        values = type(a)._values
+        return same(values(a), values(b))
+    return a == b

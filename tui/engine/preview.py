@@ -21,7 +21,7 @@ from tui.engine.combat import (
 )
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import FieldWise
+from tui.engine.fieldwise import same
 from tui.engine.tables import Tables, default_tables
 
 
@@ -72,22 +72,6 @@ def probe(combat: CombatInput, tables: Tables | None = None) -> Outcome:
 # A Preview is frozen, so handing the same one out again is safe.
 _KEPT: OrderedDict[tuple[int, CombatInput], tuple[Tables, CombatInput, Preview]] = OrderedDict()
 KEPT_PREVIEWS = 256
-
-
-def same(a: object, b: object) -> bool:
-    """Whether two values are equal and of the same types all through (in tuples and in
-    FieldWise data: a combat, its units), as their reprs would be the same."""
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple)
-        return len(a) == len(b) and all(map(same, a, b))
-    if isinstance(a, FieldWise):
-        values = type(a)._values
-        return same(values(a), values(b))
-    return a == b
 
 
 def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import same
 from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import apply_shifts
 from tui.engine.rulesets.charts.chart import (
@@ -388,10 +389,37 @@ class ChartRead(NamedTuple):
     drm: int
 
 
+# The last combat read up to its dice: its chart, the combat, the reading, and the lines it
+# added to the trace and the shifts it said. A preview reads one combat on every path of its
+# dice (and once more for its totals): read once, the rest replay it. Kept only for a combat
+# of the same types all through (`same`: the trace shows its numbers as given).
+_LAST_READ: list[tuple[PlayerChart, CombatInput, ChartRead, tuple[str, ...], Any]] = []
+
+
 def read_column(
     chart: PlayerChart, combat: CombatInput, trace: list[str], effects: dict[str, Any]
 ) -> ChartRead:
-    """A checked combat read up to its dice (`resolve_checked` goes on from here)."""
+    """A checked combat read up to its dice (`resolve_checked` goes on from here): the last
+    combat read is not read again, its trace lines and shifts are given as they were."""
+    if _LAST_READ:
+        kept_chart, kept, reading, lines, shifts = _LAST_READ[0]
+        if kept_chart is chart and same(kept, combat):
+            trace.extend(lines)
+            if shifts is not None:
+                effects["shifts"] = list(shifts)
+            return reading
+    start = len(trace)
+    reading = _read_column(chart, combat, trace, effects)
+    shifts = effects.get("shifts")
+    _LAST_READ[:] = [
+        (chart, combat, reading, tuple(trace[start:]), None if shifts is None else tuple(shifts))
+    ]
+    return reading
+
+
+def _read_column(
+    chart: PlayerChart, combat: CombatInput, trace: list[str], effects: dict[str, Any]
+) -> ChartRead:
     if combat.roll is not None:
         check_roll("roll", combat.roll, chart.count, chart.count * chart.sides, chart.dice)
     attack: Fraction | None = None
