@@ -186,3 +186,28 @@ def test_a_chart_reads_again_a_combat_equal_to_the_last_but_of_other_types(monke
     except InputError:
         pass
     assert len(reads) == 2 and reads[1] is floated
+
+
+def test_a_day_night_battle_read_again_is_resolved_as_it_was_the_first_time() -> None:
+    """Day/Night keeps the last combat read up to its dice too: resolved from the kept
+    reading, every battle (its re-rolls, reserves, presses on) is the one read afresh."""
+    import tui.engine.rulesets.daynight.rules as daynight
+    from tui.engine.combat import resolve
+
+    tables = default_tables()
+    compared = 0
+    for a, d in itertools.product(ATTACKS, DEFENCES):
+        for combat in built_in(a, d):
+            if combat.ruleset != "daynight":
+                continue
+            for seed in range(4):
+                daynight._LAST_READ.clear()
+                try:
+                    fresh = resolve(combat, tables, Random(seed))
+                except InputError:
+                    continue
+                again = resolve(combat, tables, Random(seed))
+                assert daynight._LAST_READ and daynight._LAST_READ[0][1] is combat
+                assert repr(again) == repr(fresh), combat
+                compared += 1
+    assert compared > 100

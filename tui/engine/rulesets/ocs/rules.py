@@ -303,8 +303,13 @@ def column(combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
 
 def column_alone(combat: CombatInput) -> bool:
     """Whether reading the column alone answers as resolving would: not when an option's
-    retreat is given, which the result read may refuse."""
-    return combat.attacker_option_retreat is None and combat.defender_option_retreat is None
+    retreat is given, which the result read may refuse, nor a result roll by hand (checked
+    as it is read)."""
+    return (
+        combat.attacker_option_retreat is None
+        and combat.defender_option_retreat is None
+        and combat.roll is None
+    )
 
 
 def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
