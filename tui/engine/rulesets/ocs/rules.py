@@ -150,25 +150,38 @@ def cell_chances(
     chart = tables.terrain_chart("ocs.crt")
     columns = chart.columns_by_terrain[terrain]
     last = len(columns) - 1
-    # The chance of each final column index.
-    at: dict[int, Fraction] = {}
+    # Counted in whole ways the dice fall (each total's ways, times the shift die's faces
+    # where it is rolled), made exact chances once at the end: the same Fractions.
+    surprise, surprise_ways = _ways(*SURPRISE_DICE)
+    result, result_ways = _ways(*RESULT_DICE)
     sides = SHIFT_DIE[1]
-    for total, chance in total_distribution(*SURPRISE_DICE):
+    # The ways to each final column index, out of surprise_ways * sides.
+    at: dict[int, int] = {}
+    for total, ways in surprise:
         total += difference
         if total >= attacker_from:
-            moves = [(min(index + k, last), chance / sides) for k in range(1, sides + 1)]
+            moves = [(min(index + k, last), ways) for k in range(1, sides + 1)]
         elif total <= defender_to:
-            moves = [(max(index - k, 0), chance / sides) for k in range(1, sides + 1)]
+            moves = [(max(index - k, 0), ways) for k in range(1, sides + 1)]
         else:
-            moves = [(index, chance)]
-        for where, p in moves:
-            at[where] = at.get(where, Fraction(0)) + p
-    cells: dict[str, Fraction] = {}
-    for where, p in at.items():
-        for total, chance in total_distribution(*RESULT_DICE):
+            moves = [(index, ways * sides)]
+        for where, n in moves:
+            at[where] = at.get(where, 0) + n
+    cells: dict[str, int] = {}
+    for where, n in at.items():
+        for total, ways in result:
             cell = chart.cell(row_key(total + drm, tables), terrain, columns[where])
-            cells[cell] = cells.get(cell, Fraction(0)) + p * chance
-    return tuple(sorted(cells.items(), key=lambda pair: (-pair[1], pair[0])))
+            cells[cell] = cells.get(cell, 0) + n * ways
+    whole = surprise_ways * sides * result_ways
+    chances = ((cell, Fraction(n, whole)) for cell, n in cells.items())
+    return tuple(sorted(chances, key=lambda pair: (-pair[1], pair[0])))
+
+
+def _ways(count: int, sides: int) -> tuple[tuple[tuple[int, int], ...], int]:
+    """Each total of `count` dice with the ways it falls, and the ways all the dice fall."""
+    whole = sides**count
+    ways = tuple((total, int(chance * whole)) for total, chance in total_distribution(count, sides))
+    return ways, whole
 
 
 def distribution(combat: CombatInput, tables: Tables) -> Distribution:
