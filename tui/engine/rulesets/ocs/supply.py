@@ -17,6 +17,7 @@ from typing import Any
 
 from tui.engine.dice import total_distribution
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import same
 from tui.engine.model import CombatInput, Unit
 from tui.engine.tables import Tables
 
@@ -112,7 +113,8 @@ def with_unit_ars(combat: CombatInput) -> CombatInput:
             raise InputError(
                 f"{side}_ar", given, f"0 (the {side}s' units give their own action ratings)"
             )
-        changes[f"{side}_ar"] = units[index].ar
+        if not same(given, units[index].ar):  # the same already: no copy to make
+            changes[f"{side}_ar"] = units[index].ar
     return combat.replaced(**changes) if changes else combat
 
 
