@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui.engine import CombatInput, Unit
 from tui.engine.preview import preview
-from tui.engine.tables import default_tables
+from tui.engine.tables import Tables, default_tables
 
 
 def test_an_obstacle_names_itself_as_the_defence() -> None:
@@ -69,21 +69,21 @@ def test_the_next_column_is_the_least_attack_added_that_reaches_it() -> None:
 
 
 def test_the_next_column_search_probes_each_attack_once(monkeypatch) -> None:
-    """A new combat's preview is mostly probes (each resolves the whole combat): the search
+    """A new combat's preview is mostly probes (each reads a combat's column): the search
     for the next column asks each attack added once, and finds what it found before."""
     from dataclasses import replace
 
     from tui.engine import preview as module
-    from tui.engine.preview import next_column, probe
+    from tui.engine.preview import column_added, next_column, probe
 
     tables = default_tables()
     asked: list[int] = []
 
-    def counted(combat: CombatInput, tables: object = None) -> object:
-        asked.append(combat.attackers[-1].factor)
-        return probe(combat, tables)  # type: ignore[arg-type]
+    def counted(combat: CombatInput, added: int, tables: Tables) -> str | None:
+        asked.append(added)
+        return column_added(combat, added, tables)
 
-    monkeypatch.setattr(module, "probe", counted)
+    monkeypatch.setattr(module, "column_added", counted)
     for ruleset, attack, defence in (("pod-basic", 7, 3), ("pod-basic", 1, 1), ("ocs", 3, 4)):
         combat = CombatInput(ruleset, attackers=(Unit(attack),), defenders=(Unit(defence),))
         first = probe(combat, tables)

@@ -6,15 +6,22 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import tui.engine.registry as registry
 from tui.engine.cells import short_meaning
-from tui.engine.combat import CombatInput, Outcome, cell_text, distribution, resolve
+from tui.engine.combat import (
+    CombatInput,
+    Outcome,
+    cell_text,
+    distribution,
+    resolve,
+)
+from tui.engine.dice import Roller
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import FieldWise
+from tui.engine.fieldwise import same
 from tui.engine.tables import Tables, default_tables
 
 
@@ -65,22 +72,6 @@ def probe(combat: CombatInput, tables: Tables | None = None) -> Outcome:
 # A Preview is frozen, so handing the same one out again is safe.
 _KEPT: OrderedDict[tuple[int, CombatInput], tuple[Tables, CombatInput, Preview]] = OrderedDict()
 KEPT_PREVIEWS = 256
-
-
-def same(a: object, b: object) -> bool:
-    """Whether two values are equal and of the same types all through (in tuples and in
-    FieldWise data: a combat, its units), as their reprs would be the same."""
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple)
-        return len(a) == len(b) and all(map(same, a, b))
-    if isinstance(a, FieldWise):
-        values = type(a)._values
-        return same(values(a), values(b))
-    return a == b
 
 
 def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:
@@ -150,13 +141,10 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
     now = first.column
 
     def reached(added: int) -> str | None:
-        unit = replace(combat.attackers[-1], factor=added)
-        more = replace(combat, attackers=(*combat.attackers, unit))
         try:
-            found = probe(more, tables)
+            label = column_added(combat, added, tables)
         except InputError:
             return None
-        label = found.column or found.odds
         return label if label and label != now else None
 
     if reached(MOST_ADDED) is None:
@@ -174,6 +162,19 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
         else:
             high, label = middle, found
     return high, label
+
+
+def column_added(combat: CombatInput, added: int, tables: Tables) -> str | None:
+    """The column `combat` with one more attacker like its last, of `added` factors, reads
+    its result on (its odds where it reads none), as `probe(...).column or .odds` says:
+    its result not read where the ruleset can answer without it (Ruleset.column), and,
+    `combat` itself being checked already (a probe read it), only what the added unit
+    changes checked again (Ruleset.check_added). Raises InputError as a probe would."""
+    unit = combat.attackers[-1].replaced(factor=added)
+    more = combat.replaced(attackers=(*combat.attackers, unit))
+    ruleset = registry.get(more.ruleset)
+    ruleset.check_added(more, tables)
+    return ruleset.column(more, tables, Roller(random.Random(0)))
 
 
 def _defence_note(effects: dict[str, Any]) -> str | None:

@@ -12,6 +12,7 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from importlib import import_module
@@ -151,6 +152,18 @@ class Ruleset:
         if errors:
             raise errors[0]
 
+    def check_added(self, more: CombatInput, tables: Tables) -> None:
+        """Refuse `more` as tui.engine.combat.check_inputs and `check_limits` would, where
+        it is a combat both have passed with attackers added like its last (the next
+        column's probes): only what the added attackers change is checked again, the
+        ruleset's own check and the attackers' limits (a ruleset that checks its limits
+        its own way says so here too)."""
+        self.check_inputs(more)
+        attackers = tuple(f for f in self.fields if f.name == "attackers")
+        errors = range_errors(attackers, {"attackers": more.attackers}, tables)
+        if errors:
+            raise errors[0]
+
     def form_unread(self, values: Mapping[str, Any]) -> frozenset[str]:
         """The inputs a desk form does not read with these `values` (its fields and units by
         name): the rules module's `form_unread`, where it has one (an Ultra obstacle is the
@@ -177,7 +190,8 @@ class Ruleset:
         must then answer `resolve` itself)."""
         if not self.rules:
             raise TypeError(f"{self.id}: no rules module; the ruleset resolves itself")
-        return import_module(self.rules)
+        # Once imported, found where import_module would find it (asked on every probe).
+        return sys.modules.get(self.rules) or import_module(self.rules)
 
     def load(self) -> None:
         """Import what resolving needs now rather than at the first combat."""
@@ -187,6 +201,21 @@ class Ruleset:
     def resolve(self, combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         outcome: Outcome = self.rules_module().resolve(combat, tables, roller)
         return outcome
+
+    def column(self, combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
+        """The column `combat`'s result is read on with `roller`'s dice (after every shift),
+        or its odds where it reads no column (an automatic result), its inputs checked
+        (tui.engine.combat.check_inputs, check_limits). The rules module's `column`, which
+        reads it as its resolve does, where it has one and says it answers for this combat
+        (`column_alone`: no input its result read could refuse); else the combat resolved
+        whole. Raises InputError as resolving it would."""
+        alone = self._rule("column")
+        answers = self._rule("column_alone")
+        if alone is not None and answers is not None and answers(combat):
+            found: str | None = alone(combat, tables, roller)
+            return found
+        outcome = self.resolve(combat, tables, roller)
+        return outcome.column or outcome.odds
 
     def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
         """The exact chances worked out by the ruleset itself, or None: every die is

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import same
 from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import apply_shifts
 from tui.engine.rulesets.charts.chart import (
@@ -373,11 +374,52 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outcome:
-    """One combat on `chart`."""
-    check_inputs(combat, chart)
-    trace: list[str] = []
-    effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+class ChartRead(NamedTuple):
+    """What a combat on a chart reads before its dice: the columns, the totals and odds,
+    an automatic result (then no column), the column the first roll reads (after every
+    shift) and the net DRM."""
+
+    columns: tuple[str, ...]
+    attack_total: int | float | None
+    defense_total: int | float | None
+    odds: str | None
+    ratio: str | None
+    automatic: str | None
+    at: int | None  # the column's index in `columns`
+    drm: int
+
+
+# The last combat read up to its dice: its chart, the combat, the reading, and the lines it
+# added to the trace and the shifts it said. A preview reads one combat on every path of its
+# dice (and once more for its totals): read once, the rest replay it. Kept only for a combat
+# of the same types all through (`same`: the trace shows its numbers as given).
+_LAST_READ: list[tuple[PlayerChart, CombatInput, ChartRead, tuple[str, ...], Any]] = []
+
+
+def read_column(
+    chart: PlayerChart, combat: CombatInput, trace: list[str], effects: dict[str, Any]
+) -> ChartRead:
+    """A checked combat read up to its dice (`resolve_checked` goes on from here): the last
+    combat read is not read again, its trace lines and shifts are given as they were."""
+    if _LAST_READ:
+        kept_chart, kept, reading, lines, shifts = _LAST_READ[0]
+        if kept_chart is chart and same(kept, combat):
+            trace.extend(lines)
+            if shifts is not None:
+                effects["shifts"] = list(shifts)
+            return reading
+    start = len(trace)
+    reading = _read_column(chart, combat, trace, effects)
+    shifts = effects.get("shifts")
+    _LAST_READ[:] = [
+        (chart, combat, reading, tuple(trace[start:]), None if shifts is None else tuple(shifts))
+    ]
+    return reading
+
+
+def _read_column(
+    chart: PlayerChart, combat: CombatInput, trace: list[str], effects: dict[str, Any]
+) -> ChartRead:
     if combat.roll is not None:
         check_roll("roll", combat.roll, chart.count, chart.count * chart.sides, chart.dice)
     attack: Fraction | None = None
@@ -400,7 +442,51 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
     attack_total = None if attack is None else shown_number(attack)
     defense_total = None if defense is None else shown_number(defense)
     if automatic is not None or index is None:
-        code = automatic or ""
+        return ChartRead(columns, attack_total, defense_total, odds, ratio, automatic, None, 0)
+    shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace, beyond)
+    if net_shift != sum(a for _, a in shifts):
+        shifts = [*shifts, ("cap on the net shift", net_shift - sum(a for _, a in shifts))]
+    moved = apply_shifts(columns, index, shifts)
+    lines = moved.describe()
+    trace.extend(f"Shift: {line}" for line in lines)
+    if lines:
+        effects["shifts"] = lines
+    drms, drm = _net(chart, combat, "drm", chart.drm_cap, trace, beyond)
+    for label, amount in drms:
+        trace.append(f"DRM: {label} {amount:+d}")
+    return ChartRead(columns, attack_total, defense_total, odds, ratio, None, moved.index, drm)
+
+
+def chart_column(chart: PlayerChart, combat: CombatInput) -> str | None:
+    """The column a checked combat's result is read on (its automatic result where it
+    reads none), its dice not rolled: where `chart_column_alone` says so, as resolving says."""
+    reading = read_column(chart, combat, [], {})
+    return reading.automatic if reading.at is None else reading.columns[reading.at]
+
+
+def chart_column_alone(chart: PlayerChart, combat: CombatInput) -> bool:
+    """Whether `chart_column` answers for this combat: not where a re-roll could move the column
+    (a re-roll code with a shift), nor where re-rolls are given by hand (the result read
+    may refuse them)."""
+    return not combat.rerolls and not any(rule.shift for rule in chart.rerolls.values())
+
+
+def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outcome:
+    """One combat on `chart`."""
+    check_inputs(combat, chart)
+    return resolve_checked(chart, combat, roller)
+
+
+def resolve_checked(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outcome:
+    """One combat on `chart` whose inputs `check_inputs` has passed (the engine's front
+    door checks them through the ruleset)."""
+    trace: list[str] = []
+    effects: dict[str, Any] = {"attacker": {}, "defender": {}, "markers": [], "notes": []}
+    reading = read_column(chart, combat, trace, effects)
+    columns, odds, ratio, index = reading.columns, reading.odds, reading.ratio, reading.at
+    attack_total, defense_total, drm = reading.attack_total, reading.defense_total, reading.drm
+    if reading.automatic is not None or index is None:
+        code = reading.automatic or ""
         if combat.roll is not None:
             trace.append(f"No dice: {code} needs no roll (the roll {combat.roll} is not read)")
         effects["result"] = code
@@ -417,26 +503,15 @@ def resolve_on(chart: PlayerChart, combat: CombatInput, roller: Roller) -> Outco
             attack_total=attack_total,
             defense_total=defense_total,
         )
-    shifts, net_shift = _net(chart, combat, "shift", chart.shift_cap, trace, beyond)
-    if net_shift != sum(a for _, a in shifts):
-        shifts = [*shifts, ("cap on the net shift", net_shift - sum(a for _, a in shifts))]
-    moved = apply_shifts(columns, index, shifts)
-    lines = moved.describe()
-    trace.extend(f"Shift: {line}" for line in lines)
-    if lines:
-        effects["shifts"] = lines
-    first_column = column = columns[moved.index]
-    drms, drm = _net(chart, combat, "drm", chart.drm_cap, trace, beyond)
-    for label, amount in drms:
-        trace.append(f"DRM: {label} {amount:+d}")
+    first_column = column = columns[index]
     if combat.rerolls and combat.roll is None:
         raise InputError(
             "rerolls",
             combat.rerolls[0],
             "a re-roll by hand after the roll by hand (--roll): the desk rolls the first die",
         )
-    cell, read = _read_roll(chart, columns, roller, moved.index, drm, combat.roll, "combat", trace)
-    index, steps, made = moved.index, [(column, read, cell)], 0
+    cell, read = _read_roll(chart, columns, roller, index, drm, combat.roll, "combat", trace)
+    steps, made = [(column, read, cell)], 0
     while isinstance(cell, str) and cell in chart.rerolls:
         rule = chart.rerolls[cell]
         if sum(1 for *_, c in steps[:-1] if c == cell) >= rule.limit:

@@ -69,8 +69,16 @@ class ChartRuleset(Ruleset):
         self.rules_module().check_inputs(combat, self.chart)
 
     def resolve(self, combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
-        outcome: Outcome = self.rules_module().resolve_on(self.chart, combat, roller)
+        # The engine's front door has checked the inputs through `check_inputs` above.
+        outcome: Outcome = self.rules_module().resolve_checked(self.chart, combat, roller)
         return outcome
+
+    def column(self, combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
+        rules = self.rules_module()
+        if rules.chart_column_alone(self.chart, combat):
+            found: str | None = rules.chart_column(self.chart, combat)
+            return found
+        return super().column(combat, tables, roller)
 
     def rank(self, cell: Any, effects: Mapping[str, Any]) -> tuple[float, ...] | None:
         found = effects.get("rank")  # the order of the chart's [results]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import same
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.questions import AnsweringRoller, ChoiceQuestion, NumberQuestion, Option, Question
 from tui.engine.rulesets.common import (
@@ -63,13 +64,37 @@ def terrain_name(terrain: str | None) -> str:
     return TERRAIN_IDS[key]
 
 
-def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
-    rules = tables.data["daynight"]
-    trace: list[str] = []
+class ColumnRead(NamedTuple):
+    """What a battle reads before its dice: its table and terrain row, the totals, the odds
+    and their column."""
+
+    time: str
+    terrain: str
+    columns: tuple[str, ...]
+    attack: int | None
+    defense: int | None
+    odds: str | None
+    at: int  # the column's index in `columns`
+
+
+# The last combat read up to its dice, with its tables and the lines it added to the trace:
+# a preview reads one combat on every path of its dice (and once for its totals): read once,
+# the rest replay it. Kept only for a combat of the same types all through (`same`).
+_LAST_READ: list[tuple[Tables, CombatInput, ColumnRead, tuple[str, ...]]] = []
+
+
+def read_column(combat: CombatInput, tables: Tables, trace: list[str]) -> ColumnRead:
+    """The combat read up to its dice (its resolve goes on from here): the column its
+    first roll reads. Raises InputError as resolving it would before the dice."""
+    if _LAST_READ:
+        kept_tables, kept, reading, lines = _LAST_READ[0]
+        if kept_tables is tables and same(kept, combat):
+            trace.extend(lines)
+            return reading
+    start = len(trace)
     time = table_name(combat.time)
     terrain = terrain_name(combat.terrain)
-    chart = tables.terrain_chart(f"daynight.{time}")
-    columns = chart.columns_by_terrain[terrain]
+    columns = tables.terrain_chart(f"daynight.{time}").columns_by_terrain[terrain]
     trace.append(f"{time.title()} table, {terrain} row")
     attack = defense = None
     if combat.column is not None:
@@ -80,7 +105,6 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         odds, index = ratio_column(
             columns, attack, defense, "-", trace, "the first column is 'or less'"
         )
-    odds_column = columns[index]
     if isinstance(combat.drm, bool) or not isinstance(combat.drm, int):
         raise InputError("drm", combat.drm, "a whole number, + or -")
     if combat.reserve is not None:
@@ -91,6 +115,38 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
                 combat.reserve,
                 "no --reserve with --column: the new odds need the totals",
             )
+    reading = ColumnRead(time, terrain, columns, attack, defense, odds, index)
+    _LAST_READ[:] = [(tables, combat, reading, tuple(trace[start:]))]
+    return reading
+
+
+def column(combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
+    """The column the battle's result is read on, its dice not rolled (Ruleset.column)."""
+    reading = read_column(combat, tables, [])
+    return reading.columns[reading.at]
+
+
+def column_alone(combat: CombatInput) -> bool:
+    """Whether `column` answers as resolving would: not where a reserve could move the
+    column on an ENG, nor where a roll or re-roll by hand, pressing on or an attacker's
+    retreat is given (the battle's result read may refuse them)."""
+    return (
+        combat.reserve is None
+        and combat.roll is None
+        and not combat.rerolls
+        and not combat.press_on
+        and not combat.attacker_retreats
+    )
+
+
+def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
+    rules = tables.data["daynight"]
+    trace: list[str] = []
+    reading = read_column(combat, tables, trace)
+    time, terrain, columns, odds = reading.time, reading.terrain, reading.columns, reading.odds
+    attack, defense, index = reading.attack, reading.defense, reading.at
+    chart = tables.terrain_chart(f"daynight.{time}")
+    odds_column = columns[index]
     manual = [combat.roll, *combat.rerolls]
     battle: list[dict[str, Any]] = []
     by_hand: list[bool] = []  # per roll of the battle: entered by hand

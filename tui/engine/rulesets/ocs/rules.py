@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
@@ -150,39 +150,61 @@ def cell_chances(
     chart = tables.terrain_chart("ocs.crt")
     columns = chart.columns_by_terrain[terrain]
     last = len(columns) - 1
-    # The chance of each final column index.
-    at: dict[int, Fraction] = {}
+    # Counted in whole ways the dice fall (each total's ways, times the shift die's faces
+    # where it is rolled), made exact chances once at the end: the same Fractions.
+    surprise, surprise_ways = _ways(*SURPRISE_DICE)
+    result, result_ways = _ways(*RESULT_DICE)
     sides = SHIFT_DIE[1]
-    for total, chance in total_distribution(*SURPRISE_DICE):
+    # The ways to each final column index, out of surprise_ways * sides.
+    at: dict[int, int] = {}
+    for total, ways in surprise:
         total += difference
         if total >= attacker_from:
-            moves = [(min(index + k, last), chance / sides) for k in range(1, sides + 1)]
+            moves = [(min(index + k, last), ways) for k in range(1, sides + 1)]
         elif total <= defender_to:
-            moves = [(max(index - k, 0), chance / sides) for k in range(1, sides + 1)]
+            moves = [(max(index - k, 0), ways) for k in range(1, sides + 1)]
         else:
-            moves = [(index, chance)]
-        for where, p in moves:
-            at[where] = at.get(where, Fraction(0)) + p
-    cells: dict[str, Fraction] = {}
-    for where, p in at.items():
-        for total, chance in total_distribution(*RESULT_DICE):
+            moves = [(index, ways * sides)]
+        for where, n in moves:
+            at[where] = at.get(where, 0) + n
+    cells: dict[str, int] = {}
+    for where, n in at.items():
+        for total, ways in result:
             cell = chart.cell(row_key(total + drm, tables), terrain, columns[where])
-            cells[cell] = cells.get(cell, Fraction(0)) + p * chance
-    return tuple(sorted(cells.items(), key=lambda pair: (-pair[1], pair[0])))
+            cells[cell] = cells.get(cell, 0) + n * ways
+    whole = surprise_ways * sides * result_ways
+    chances = ((cell, Fraction(n, whole)) for cell, n in cells.items())
+    return tuple(sorted(chances, key=lambda pair: (-pair[1], pair[0])))
+
+
+def _ways(count: int, sides: int) -> tuple[tuple[tuple[int, int], ...], int]:
+    """Each total of `count` dice with the ways it falls, and the ways all the dice fall."""
+    whole = sides**count
+    ways = tuple((total, int(chance * whole)) for total, chance in total_distribution(count, sides))
+    return ways, whole
 
 
 def distribution(combat: CombatInput, tables: Tables) -> Distribution:
     """The exact distribution of the final cell when no die is entered by hand, folded
     (`cell_chances`) rather than enumerated: the same as enumerating all three rolls."""
-    first = resolve(combat, tables, Roller(random.Random(0)))
+    if column_alone(combat):
+        # What it reads before the dice is all it needs of a probe (the odds, their
+        # column): its result read could refuse nothing.
+        read = read_column(combat, tables, Roller(random.Random(0)), [])
+        odds_column: str | None = read.odds_column
+        odds, terrain = read.odds, read.terrain
+        ratio = computed_ratio(combat, odds)
+    else:
+        first = resolve(combat, tables, Roller(random.Random(0)))
+        odds, odds_column, terrain = first.odds, first.odds_column, first.effects["terrain"]
+        ratio = first.ratio
     rated = ocs_supply.with_unit_ars(combat)
-    terrain = first.effects["terrain"]
     columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
     _TABLES.setdefault(id(tables), tables)
     chances = cell_chances(
         id(tables),
         terrain,
-        columns.index(first.odds_column),
+        columns.index(odds_column),
         ocs_supply.result_drm(rated),
         *ocs_supply.surprise_limits(rated, tables),
     )
@@ -193,10 +215,10 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         details.append(effects)
     return Distribution(
         ruleset=combat.ruleset,
-        odds=first.odds,
-        ratio=first.ratio,
-        column=first.odds_column,
-        columns=(first.odds_column,),
+        odds=odds,
+        ratio=ratio,
+        column=odds_column,
+        columns=(odds_column,),
         outcomes=tuple(
             (cell, p, effects["summary"])
             for (cell, p), effects in zip(chances, details, strict=True)
@@ -206,8 +228,29 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
     )
 
 
-def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
-    trace: list[str] = []
+class ColumnRead(NamedTuple):
+    """What a combat reads before its result dice: its terrain row, the odds and their
+    column, the surprise and its shift, the column the result is read on, and the DRM."""
+
+    combat: CombatInput  # with each side's AR read from its units
+    terrain: str
+    columns: tuple[str, ...]
+    attack: int | None
+    defense: int | float | None
+    odds: str | None
+    odds_column: str
+    drm: int
+    side: str | None
+    shift: int
+    shifts: list[str]
+    column: str
+
+
+def read_column(
+    combat: CombatInput, tables: Tables, roller: Roller, trace: list[str]
+) -> ColumnRead:
+    """The combat read up to its result dice (its resolve goes on from here): the column
+    the result is read on, after surprise. Raises InputError as resolving it would."""
     ocs_supply.check_units(combat)
     ocs_supply.require_supply(combat)
     combat = ocs_supply.with_unit_ars(combat)
@@ -249,7 +292,46 @@ def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
         index = moved.index
         effects_shifts = moved.describe()
         trace.extend(f"Shift: {s}" for s in effects_shifts)
-    column = columns[index]
+    return ColumnRead(
+        combat,
+        terrain,
+        columns,
+        attack,
+        defense,
+        odds,
+        odds_column,
+        drm,
+        side,
+        shift,
+        effects_shifts,
+        columns[index],
+    )
+
+
+def column(combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
+    """The column the result of `combat` is read on with `roller`'s dice, its result not
+    read (Ruleset.column)."""
+    return read_column(combat, tables, roller, []).column
+
+
+def column_alone(combat: CombatInput) -> bool:
+    """Whether reading the column alone answers as resolving would: not when an option's
+    retreat is given, which the result read may refuse, nor a result roll by hand (checked
+    as it is read)."""
+    return (
+        combat.attacker_option_retreat is None
+        and combat.defender_option_retreat is None
+        and combat.roll is None
+    )
+
+
+def resolve(combat: CombatInput, tables: Tables, roller: Roller) -> Outcome:
+    trace: list[str] = []
+    read = read_column(combat, tables, roller, trace)
+    combat, terrain, drm, side, shift = read.combat, read.terrain, read.drm, read.side, read.shift
+    attack, defense, odds, odds_column = read.attack, read.defense, read.odds, read.odds_column
+    effects_shifts, column = read.shifts, read.column
+    chart = tables.terrain_chart("ocs.crt")
     # The result dice as they lie (RULINGS, "Dice"): entered by hand or rolled, the DRM added.
     raw = roller.roll("combat", *RESULT_DICE, combat.roll, "roll", modifier=drm)
     total = raw + drm

@@ -17,6 +17,7 @@ from typing import Any
 
 from tui.engine.dice import total_distribution
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import same
 from tui.engine.model import CombatInput, Unit
 from tui.engine.tables import Tables
 
@@ -112,8 +113,9 @@ def with_unit_ars(combat: CombatInput) -> CombatInput:
             raise InputError(
                 f"{side}_ar", given, f"0 (the {side}s' units give their own action ratings)"
             )
-        changes[f"{side}_ar"] = units[index].ar
-    return replace(combat, **changes) if changes else combat
+        if not same(given, units[index].ar):  # the same already: no copy to make
+            changes[f"{side}_ar"] = units[index].ar
+    return combat.replaced(**changes) if changes else combat
 
 
 # ---------------------------------------------------------------------- supply
@@ -322,8 +324,8 @@ def preview_extra(
 def for_odds(combat: CombatInput) -> CombatInput:
     """The combat with its supply sources set aside: what the odds and chances of a
     refused attack would be, so a preview can show both them and the refusal."""
-    units = tuple(replace(u, supply=None) for u in combat.attackers)
-    return replace(combat, attackers=units)
+    units = tuple(u.replaced(supply=None) for u in combat.attackers)
+    return combat.replaced(attackers=units)
 
 
 # ---------------------------------------------------------------------- executing a result
