@@ -67,6 +67,11 @@ NOT_QUICK = {
     "an escaped quote before ` = `": 'seq = 1\nx = "a\\" = b"\n',
     "an escaped slash": 'seq = 1\nx = "a\\/b"\n',
     "a raw DEL": 'seq = 1\nx = "a\x7fb"\n',
+    "a text that opens with ` = `": 'seq = 1\nx = " = y"\n',
+    "such a text in an array": 'seq = 1\nx = ["a", " = y"]\n',
+    "such a key in a table": 'seq = 1\nx = { " = k" = 1 }\n',
+    "a mark that starts no body": "seq = 1\n\x1ex = 1\n",
+    "a colon after spaces": 'seq = 1\nx = { "a"   : 1 }\n',
 }
 
 
