@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tui import saves
 from tui.engine.combat import CombatInput, resolve
 from tui.saves import checking, decoding, encoding
 
@@ -67,6 +68,11 @@ NOT_QUICK = {
     "an escaped quote before ` = `": 'seq = 1\nx = "a\\" = b"\n',
     "an escaped slash": 'seq = 1\nx = "a\\/b"\n',
     "a raw DEL": 'seq = 1\nx = "a\x7fb"\n',
+    "a text that opens with ` = `": 'seq = 1\nx = " = y"\n',
+    "such a text in an array": 'seq = 1\nx = ["a", " = y"]\n',
+    "such a key in a table": 'seq = 1\nx = { " = k" = 1 }\n',
+    "a mark that starts no body": "seq = 1\n\x1ex = 1\n",
+    "a colon after spaces": 'seq = 1\nx = { "a"   : 1 }\n',
 }
 
 
@@ -147,3 +153,20 @@ def test_an_empty_body_in_a_batch_is_not_vouched_for():
     sound = body_of("seq = 1\n")
     assert decoding._quick_json([sound, b"", sound]) is None
     assert decoding._quick_json([sound, b""]) is None
+
+
+def test_a_text_opening_with_an_equals_sign_reads_as_tomllib_reads_it(tmp_path):
+    """A hand edit the store never writes (it escapes the space: `\\u0020= `), with its
+    checksum made to match: every reader gives the text tomllib gives, ` = y`."""
+    path = tmp_path / "edited.toml"
+    saves.new_game(path, "edited", ["pod-basic"])
+    body = (
+        b'seq = 1\nkind = "event"\nturn = 1\nwhen = "now"\nwho = "me"\nevent = "x"\ntext = " = y"\n'
+    )
+    with path.open("ab") as handle:
+        handle.write(b"\n[[log]]\n" + body)
+        handle.write(f"# end of entry 1 crc32 {zlib.crc32(body):08x}\n".encode())
+    expected = tomllib.loads(path.read_text())["log"][0]
+    assert expected["text"] == " = y"
+    assert saves.load_game(path).entries == [expected]
+    assert [read.entry for read in saves.read_entries(path)] == [expected]

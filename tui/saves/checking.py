@@ -4,6 +4,7 @@ options; every problem one line naming the line of the file."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -292,11 +293,7 @@ def _fits(entry: dict[str, Any]) -> bool:
     it: no value is None (TOML has no null, and neither reader lets one through)."""
     if type(entry.get("when")) is not str:
         return False  # missing, or a TOML date-time: `_first_problem` says which
-    # Imported at the first entry checked: the desk draws its first frame (the start
-    # screen, a combat screen) before any entry is read, without msgspec.
-    from tui.saves.schema import fits
-
-    if not fits(entry):
+    if not (_schema_fits or _import_fits())(entry):
         return False
     kind = entry["kind"]
     if kind == "combat":
@@ -331,9 +328,29 @@ def _fits(entry: dict[str, Any]) -> bool:
     return True
 
 
+# `schema.fits`, once imported: an import in the function itself, at every entry, cost
+# more than the rest of the function (the module has no `__path__`, and each
+# `from ... import` looked for one).
+_schema_fits: Callable[[dict[str, Any]], bool] | None = None
+
+
+def _import_fits() -> Callable[[dict[str, Any]], bool]:
+    global _schema_fits
+    # Imported at the first entry checked: the desk draws its first frame (the start
+    # screen, a combat screen) before any entry is read, without msgspec.
+    from tui.saves.schema import fits
+
+    _schema_fits = fits
+    return fits
+
+
 def _seeds_hold(dice: list[dict[str, Any]]) -> bool:
-    """A die keeps a seed exactly when it was rolled from one (`_seed_problem`)."""
-    return all(("seed" in die) == (die["source"] == "seed") for die in dice)
+    """A die keeps a seed exactly when it was rolled from one (`_seed_problem`). A loop,
+    not `all` of a generator: an entry's one or two dice cost less so."""
+    for die in dice:
+        if ("seed" in die) != (die["source"] == "seed"):
+            return False
+    return True
 
 
 def _first_problem(entry: Any) -> tuple[str, str | None] | None:
