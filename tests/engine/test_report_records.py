@@ -31,6 +31,7 @@ from tui.reports.luck.stats import (
     luck_of_records,
     luck_record,
     luck_report,
+    renumbered,
 )
 from tui.reports.report import (
     Report,
@@ -208,9 +209,9 @@ def _renumbered(entry: dict[str, Any], by: int) -> dict[str, Any]:
 def test_a_record_kept_within_a_run_serves_an_entry_renumbered_as_its_own(
     log: list[tuple[dict[str, Any], str]], odd: bool
 ) -> None:
-    """The records a run keeps (`report_record`'s `seen`, `LuckTally.record`) serve an entry
-    that differs from one before it only in its number, turn and time: what each record
-    says of those is the entry's own, as worked out afresh for it alone."""
+    """The records a run keeps (`report_record`'s `seen`) serve an entry that differs from
+    one before it only in its number, turn and time: what each record says of those is the
+    entry's own, as worked out afresh for it alone (its luck too: `renumbered`)."""
     entries = [entry for entry, _ in log] + (ODD_ENTRIES if odd else [])
     tables = default_tables()
     tally, seen = LuckTally(tables), Memo(RECORDS_KEPT)
@@ -223,6 +224,8 @@ def test_a_record_kept_within_a_run_serves_an_entry_renumbered_as_its_own(
             continue
         assert report_record(entry, tally, seen) == alone
         assert tally.record(entry) == luck_record(entry, tables) == alone.luck
+        kept = luck_record(_renumbered(entry, 5), tables)
+        assert renumbered(kept, entry) == alone.luck
 
 
 def test_a_campaigns_combats_renumbered_are_told_with_their_own_numbers(tmp_path: Path) -> None:

@@ -653,7 +653,7 @@ def _dice_read(entry: Mapping[str, Any]) -> tuple[tuple[Faces, ...], int, str, b
 # differs only in them, but for them (`renumbered`).
 PER_ENTRY = ("seq", "turn", "when")
 
-# The records kept within a run by what decides them but PER_ENTRY (`LuckTally.record`).
+# Records kept within a run by what decides them but PER_ENTRY (the report's combats').
 RECORDS_KEPT = 4096
 
 
@@ -774,7 +774,6 @@ class LuckTally:
         self.skipped: list[tuple[int, str]] = []
         self._cache: dict[str, Distribution] = {}
         self._judged = Memo(JUDGMENTS_KEPT)
-        self._seen = Memo(RECORDS_KEPT)
         # One copy of each name, odds, cell and chance many combats share: a long campaign's
         # figures keep one small record per combat.
         self._shared: dict[Any, Any] = {}
@@ -783,16 +782,8 @@ class LuckTally:
         self._rulesets: dict[str, set[str]] = {}
 
     def record(self, entry: Mapping[str, Any]) -> LuckRecord:
-        """What the figures take of `entry` (the work this tally has done kept: an entry
-        like one before it but for its number, turn and time takes that one's record,
-        renumbered)."""
-        values = but_when(entry)
-        key, found = self._seen.get(values)
-        if found is not None:
-            return renumbered(found, entry)
-        record = luck_record(entry, self.tables, self._cache, self._judged)
-        self._seen.put(key, values, record)
-        return record
+        """What the figures take of `entry` (the work this tally has done kept)."""
+        return luck_record(entry, self.tables, self._cache, self._judged)
 
     def add(self, entry: Mapping[str, Any]) -> CombatLuck | None:
         """Count one entry; the combat's figures when it is judged."""
