@@ -207,6 +207,9 @@ class _Told(NamedTuple):
     size: int
 
 
+_NEW_TOLD = tuple.__new__
+
+
 class _Words:
     """The entries' words, kept in a temporary file rather than in memory (a long campaign's
     report tells every entry): `add` writes them (a few hundred entries' at a time), `each`
@@ -709,7 +712,9 @@ class Report:
         if len(held) >= _Words.HELD:
             self.words.flush()
         kind = self._kinds.setdefault(kind, kind)  # one copy of each kind's name
-        self.told.append(_Told(record.turn, record.seq, kind, record.annotates, len(words)))
+        # As _Told(...) makes it, without its Python-level __new__ (one call per entry).
+        told = (record.turn, record.seq, kind, record.annotates, len(words))
+        self.told.append(_NEW_TOLD(_Told, told))
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The page in pieces of many lines (each line ending in a newline): runs of blank
