@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,8 +24,23 @@ from tui.engine.tables import default_tables
 from tui.reports.kept import Memo, version
 from tui.reports.losses import Losses, losses_of, read_losses
 from tui.reports.luck.reading import read_luck
-from tui.reports.luck.stats import LuckRecord, LuckTally, luck_of_records, luck_report
-from tui.reports.report import Report, ReportRecord, _report, read_report, report_of_records
+from tui.reports.luck.stats import (
+    RECORDS_KEPT,
+    LuckRecord,
+    LuckTally,
+    luck_of_records,
+    luck_record,
+    luck_report,
+    renumbered,
+)
+from tui.reports.report import (
+    Report,
+    ReportRecord,
+    _report,
+    read_report,
+    report_of_records,
+    report_record,
+)
 from tui.reports.review_data import losses_review_text
 from tui.reports.review_rows import ReviewRecord, read_for_review, read_log, review_record
 
@@ -175,3 +191,66 @@ def test_work_kept_within_a_run_is_found_only_by_the_same_values() -> None:
         key, _ = memo.get(n)
         memo.put(key, n, n)
     assert memo.get([{"a": 1}])[1] is None and memo.get(2)[1] == 2
+
+
+def _renumbered(entry: dict[str, Any], by: int) -> dict[str, Any]:
+    """The entry `by` entries and turns later, at another time: its number, turn and time
+    changed, nothing else."""
+    when = f"2027-0{1 + by % 9}-02T03:04:05+00:00"
+    return entry | {
+        "seq": entry["seq"] + 1000 * by,
+        "turn": entry.get("turn", 1) + by,
+        "when": when,
+    }
+
+
+@settings(max_examples=30, deadline=None)
+@given(log=logs(), odd=st.booleans())
+def test_a_record_kept_within_a_run_serves_an_entry_renumbered_as_its_own(
+    log: list[tuple[dict[str, Any], str]], odd: bool
+) -> None:
+    """The records a run keeps (`report_record`'s `seen`) serve an entry that differs from
+    one before it only in its number, turn and time: what each record says of those is the
+    entry's own, as worked out afresh for it alone (its luck too: `renumbered`)."""
+    entries = [entry for entry, _ in log] + (ODD_ENTRIES if odd else [])
+    tables = default_tables()
+    tally, seen = LuckTally(tables), Memo(RECORDS_KEPT)
+    for entry in [*entries, *(_renumbered(e, by) for by in (1, 2) for e in entries)]:
+        try:
+            alone = report_record(entry, LuckTally(tables))
+        except (KeyError, TypeError, ValueError) as error:
+            with pytest.raises(type(error)):
+                report_record(entry, tally, seen)
+            continue
+        assert report_record(entry, tally, seen) == alone
+        assert tally.record(entry) == luck_record(entry, tables) == alone.luck
+        kept = luck_record(_renumbered(entry, 5), tables)
+        assert renumbered(kept, entry) == alone.luck
+
+
+def test_a_campaigns_combats_renumbered_are_told_with_their_own_numbers(tmp_path: Path) -> None:
+    """On a campaign (combats judged and not, an amended one, a marker placed), a combat
+    fought again later is told with its own number, turn and time, and judged as itself."""
+    path, _ = campaign(tmp_path, 60)
+    entries = saves.load_game(path).entries
+    tables = default_tables()
+    tally, seen = LuckTally(tables), Memo(RECORDS_KEPT)
+    first = [report_record(entry, tally, seen) for entry in entries]
+    later = [_renumbered(entry, 3) for entry in entries]
+    again = [report_record(entry, tally, seen) for entry in later]
+    for record, entry, before in zip(again, later, first, strict=True):
+        assert record == report_record(entry, LuckTally(tables))
+        assert (
+            (record.seq, record.turn)
+            == (entry["seq"], entry["turn"])
+            != (
+                before.seq,
+                before.turn,
+            )
+        )
+        if entry["kind"] == "combat":
+            assert record.words.startswith(f"**Combat #{entry['seq']}**".encode())
+            assert b"2027-04-02 03:04 UTC" in record.words
+    judged = [r.luck.judged for r in again if r.luck.judged is not None]
+    assert judged and all(j.seq >= 3000 and j.turn > 3 for j in judged)
+    assert any(r.luck.skipped is not None and r.luck.skipped[0] >= 3000 for r in again)

@@ -29,7 +29,7 @@ from tui.engine.units import UnitState
 from tui.reports.kept import Memo, version
 from tui.reports.losses import Losses, Lost, losses_part, lost_text, remains_text
 from tui.reports.luck import LuckReport, LuckTally, combats_summary, luck_text, p_text
-from tui.reports.luck.stats import LuckRecord
+from tui.reports.luck.stats import RECORDS_KEPT, LuckRecord, but_when, renumbered
 
 # --- Markdown text ---------------------------------------------------------------------------
 
@@ -128,13 +128,24 @@ class ReportRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=T
     losses: dict[str, Any] | None = None  # what the losses read of it (`losses_part`)
 
 
-def report_record(entry: Mapping[str, Any], tally: LuckTally) -> ReportRecord:
+def report_record(
+    entry: Mapping[str, Any], tally: LuckTally, seen: Memo | None = None
+) -> ReportRecord:
     """What the report takes of one entry: the same for the same entry, whatever came
-    before it (`tally` keeps only the luck's work done)."""
+    before it (`tally` keeps only the luck's work done; `seen`, the records of combats,
+    by what decides them but their number, turn and time)."""
     kind, seq = entry["kind"], entry["seq"]  # text in every entry the store reads
+    key: bytes | None = None
+    if seen is not None and kind == "combat":
+        values = but_when(entry)
+        key, found = seen.get(values)
+        if found is not None:
+            return _renumbered(found, entry)
     luck = tally.record(entry)
     if kind == "combat":
-        words = combat_words(entry) + _percentile_words(luck)
+        said, rest = _combat_parts(entry)
+        rest += _percentile_words(luck)
+        words = _combat_head(entry, said) + rest
     else:
         words = entry_words(entry)
     annotates = entry.get("annotates")
@@ -148,7 +159,7 @@ def report_record(entry: Mapping[str, Any], tally: LuckTally) -> ReportRecord:
         lifted = [(str(entry["marker_id"]), "lifted")]
     elif kind == "turn":
         lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
-    return ReportRecord(
+    record = ReportRecord(
         seq=seq,
         turn=entry.get("turn"),
         kind=kind,
@@ -164,47 +175,86 @@ def report_record(entry: Mapping[str, Any], tally: LuckTally) -> ReportRecord:
         lifted=tuple(lifted),
         losses=losses_part(entry),
     )
+    if seen is not None and kind == "combat" and record.losses is None:
+        # Its losses would name its number and turn: a combat with some is not kept.
+        seen.put(key, values, (record, said, rest))
+    return record
+
+
+def _renumbered(found: tuple[ReportRecord, str, str], entry: Mapping[str, Any]) -> ReportRecord:
+    """The record of a combat (`report_record`) made from that of one that differs from it
+    only in its number, turn and time (with its words but those, `_combat_head`)."""
+    record, said, rest = found
+    turn = entry.get("turn")
+    return msgspec.structs.replace(
+        record,
+        seq=entry["seq"],
+        turn=turn,
+        words=_utf8(_combat_head(entry, said) + rest),
+        luck=renumbered(record.luck, entry),
+        marker_turn=entry.get("turn", 1) if record.placed else None,  # (a combat lifts none)
+    )
 
 
 class _Told(NamedTuple):
     """What the report keeps of an entry to tell it: its turn, number, kind, the entry it
-    annotates, and where its words (a combat's with its luck) lie in the words file."""
+    annotates, and the size of its words (a combat's with its luck) in the words file."""
 
     turn: Any
     seq: int
     kind: Any
     annotates: Any
-    at: int
     size: int
+
+
+_NEW_TOLD = tuple.__new__
 
 
 class _Words:
     """The entries' words, kept in a temporary file rather than in memory (a long campaign's
-    report tells every entry): `add` writes them, `read` reads them back."""
+    report tells every entry): `add` writes them (a few hundred entries' at a time), `each`
+    reads them back in the order added."""
+
+    # Entries' words held before they are written, and the bytes read back at a time.
+    HELD = 256
+    BLOCK = 1 << 18
 
     def __init__(self) -> None:
         self.file = tempfile.TemporaryFile()
-        self.end = 0
-        self.at = 0  # where the file is read or written next
+        self.held: list[bytes] = []
 
-    def add(self, data: bytes) -> tuple[int, int]:
-        """Words as UTF-8 (`_utf8`), written; where they lie."""
-        if self.at != self.end:
-            self.file.seek(self.end)
-        self.file.write(data)
-        at, self.end = self.end, self.end + len(data)
-        self.at = self.end
-        return at, len(data)
+    def add(self, data: bytes) -> None:
+        """Words as UTF-8 (`_utf8`), written in the order added."""
+        held = self.held
+        held.append(data)
+        if len(held) >= self.HELD:
+            self.flush()
 
-    def read(self, told: _Told) -> str:
-        """Words added, read back (in the order added, through the file's buffer)."""
-        if told.size == 0:
-            return ""
-        if self.at != told.at:
-            self.file.seek(told.at)
-        data = self.file.read(told.size)
-        self.at = told.at + len(data)
-        return data.decode("utf-8", "surrogatepass")
+    def flush(self) -> None:
+        """The words held, written."""
+        self.file.write(b"".join(self.held))
+        self.held.clear()
+
+    def each(self, told: Iterable[_Told]) -> Iterator[str]:
+        """The words of each entry told (as many as added, in the same order), read back
+        in blocks: a block of ASCII decoded at once."""
+        self.flush()
+        self.file.seek(0)
+        read = self.file.read
+        block = b""
+        text: str | None = ""
+        at = 0
+        for entry in told:
+            end = at + entry.size
+            if end > len(block):
+                block = block[at:] + read(max(entry.size, self.BLOCK))
+                at, end = 0, entry.size
+                text = block.decode("ascii") if block.isascii() else None
+            if text is not None:
+                yield text[at:end]
+            else:
+                yield block[at:end].decode("utf-8", "surrogatepass")
+            at = end
 
     def close(self) -> None:
         self.file.close()
@@ -254,6 +304,13 @@ _LEFT_OUT = msgspec.msgpack.Ext(0, b"")
 
 def combat_words(entry: Mapping[str, Any]) -> str:
     """One combat as a sentence or three: who attacked at what odds, the dice, the result."""
+    said, rest = _combat_parts(entry)
+    return _combat_head(entry, said) + rest
+
+
+def _combat_parts(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """A combat's words but its number and time, in two: what comes between its number and
+    its time (its ruleset, player and the combat it amends), and what follows the time."""
     amends = entry.get("amends")
     amending = f" (amends combat #{amends})" if isinstance(amends, int) else ""
     fields = tuple(entry.get(name, _LEFT_OUT) for name in _SAID_FIELDS)
@@ -262,8 +319,13 @@ def combat_words(entry: Mapping[str, Any]) -> str:
         said = _combat_said(entry)
         _SAID.put(key, fields, said)
     ruleset, who, rest = said.split("\0", 2)
-    when = when_text(str(entry.get("when", "")))
-    return f"**Combat #{entry['seq']}**, {ruleset}, by {who}{amending}, {when} UTC.{rest}"
+    return f"**, {ruleset}, by {who}{amending}, ", f" UTC.{rest}"
+
+
+def _combat_head(entry: Mapping[str, Any], said: str) -> str:
+    """A combat's words to its time: its number, then `said` (`_combat_parts`), then the
+    time."""
+    return f"**Combat #{entry['seq']}{said}{when_text(str(entry.get('when', '')))}"
 
 
 def _combat_said(entry: Mapping[str, Any]) -> str:
@@ -370,29 +432,79 @@ def _game_lines(
     ]
 
 
-def _turn_lines(told: Sequence[_Told], story: _Story, words: _Words) -> Iterator[str]:
+class _Page:
+    """The page's lines as they are written: runs of blank lines kept to one, none at the
+    start or the end; given out in pieces of many lines (`take`)."""
+
+    # Lines (and blank lines) held before a piece is given out.
+    PIECE = 4096
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.blank = False  # a blank line is due before the next line
+        self.started = False  # a line was written
+
+    def add(self, part: str) -> None:
+        """A part of the page: its lines, each run of blank lines (and its end) cut."""
+        for line in part.rstrip().split("\n"):
+            if not line:
+                self.blank = self.started
+                continue
+            if self.blank:
+                self.out.append("\n")
+                self.blank = False
+            self.started = True
+            self.out.append(line + "\n")
+
+    def take(self) -> str:
+        """The lines written since the last piece, as one piece."""
+        piece = "".join(self.out)
+        self.out.clear()
+        return piece
+
+
+def _turn_lines(told: Sequence[_Told], story: _Story, words: _Words, page: _Page) -> Iterator[str]:
+    """Each turn's entries written to `page` (each entry's words a part of its own, then a
+    blank line; a note under the entry it annotates), a piece of it given out now and then."""
     turn: int | None = None
-    placed_notes = {seq for seq in story.notes}
+    notes = story.notes
+    amended_by = story.amended_by
     seqs = {e.seq for e in told}
-    for entry in told:
+    out = page.out
+    put = out.append
+    for entry, said in zip(told, words.each(told), strict=True):
         if entry.turn != turn:
             turn = entry.turn
-            yield from ("", f"## Turn {turn}", "")
+            for part in ("", f"## Turn {turn}", ""):
+                page.add(part)
         kind, seq = entry.kind, entry.seq
         if kind == "note" and entry.annotates in seqs:
             continue  # shown under the entry it annotates
         if kind == "combat":
-            text = words.read(entry)
-            later = story.amended_by.get(seq)
+            later = amended_by.get(seq)
             if later:
-                text += " Amended by " + ", ".join(f"#{n}" for n in later) + "."
-            yield from (text, "")
+                said += " Amended by " + ", ".join(f"#{n}" for n in later) + "."
         else:
-            yield from (f"- {words.read(entry)}", "")
-        if seq in placed_notes:
-            yield from (*story.notes[seq], "")
+            said = f"- {said}"
+        shown = said.rstrip()
+        if shown and "\n" not in shown:  # one line: as `add` writes it, with less work
+            if page.blank:
+                put("\n")
+            put(shown)
+            put("\n")
+            page.started = True
+        else:
+            page.add(said)
+        page.blank = page.started  # the blank line after it
+        if seq in notes:
+            for line in notes[seq]:
+                page.add(line)
+            page.blank = page.started
+        if len(out) >= page.PIECE:
+            yield page.take()
     if not told:
-        yield from ("", "The log is empty: no turn has been played yet.")
+        for part in ("", "The log is empty: no turn has been played yet."):
+            page.add(part)
 
 
 def _marker_lines(story: _Story) -> list[str]:
@@ -524,16 +636,17 @@ def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves
 
     tables = tables or default_tables()
     work = LuckTally(tables)  # the luck's work done, kept within the run
+    seen = Memo(RECORDS_KEPT)  # the combats' records, kept within the run
 
     def record(entry: Mapping[str, Any]) -> ReportRecord:
-        return report_record(entry, work)
+        return report_record(entry, work, seen)
 
     def fold(records: saves.KeptRecords) -> Report:
         read = Report(tables)
         add = read.add_record
         try:
-            for *_, data in records.rows():
-                add(data)
+            for row in records.rows():
+                add(row[7])  # the row's record
         except BaseException:
             read.words.close()
             raise
@@ -568,10 +681,11 @@ class Report:
         self.players: set[str] = set()
         self.losses = Losses()
         self._kinds: dict[str, str] = {}
+        self._seen = Memo(RECORDS_KEPT)  # the combats' records (`report_record`)
 
     def record(self, entry: Mapping[str, Any]) -> ReportRecord:
         """What the report takes of `entry` (`report_record`)."""
-        return report_record(entry, self.tally)
+        return report_record(entry, self.tally, self._seen)
 
     def add(self, entry: Mapping[str, Any]) -> None:
         self.add_record(self.record(entry))
@@ -579,40 +693,44 @@ class Report:
     def add_record(self, record: ReportRecord) -> None:
         """One entry's record told, in log order."""
         self.tally.add_record(record.luck)
-        self.story.add(record)
+        if (
+            record.note_on is not None
+            or record.amends is not None
+            or record.placed
+            or record.lifted
+        ):
+            self.story.add(record)  # (nothing to add to the story else)
         if record.losses is not None:
             self.losses.add(record.losses)
         self.players.add(record.who)
         kind = record.kind
-        self.counts[kind] = self.counts.get(kind, 0) + 1
-        at, size = self.words.add(record.words)
+        counts = self.counts
+        counts[kind] = counts.get(kind, 0) + 1
+        words = record.words
+        held = self.words.held
+        held.append(words)  # `_Words.add`, the call saved
+        if len(held) >= _Words.HELD:
+            self.words.flush()
         kind = self._kinds.setdefault(kind, kind)  # one copy of each kind's name
-        self.told.append(_Told(record.turn, record.seq, kind, record.annotates, at, size))
+        # As _Told(...) makes it, without its Python-level __new__ (one call per entry).
+        told = (record.turn, record.seq, kind, record.annotates, len(words))
+        self.told.append(_NEW_TOLD(_Told, told))
 
     def lines(self, game: saves.Game) -> Iterator[str]:
-        """The page, a line at a time (each ending in a newline): runs of blank lines kept
-        to one, none at the start or the end. Closes the words file once written."""
+        """The page in pieces of many lines (each line ending in a newline): runs of blank
+        lines kept to one, none at the start or the end. Closes the words file once
+        written."""
         try:
             luck = self.tally.report()
-            parts = itertools.chain(
-                _game_lines(game, self.tables, self.counts, self.players),
-                _turn_lines(self.told, self.story, self.words),
-                _marker_lines(self.story),
-                _losses_lines(self.losses),
-                _luck_lines(luck),
-            )
-            blank = False
-            started = False
-            for part in parts:
-                for line in part.rstrip().split("\n"):
-                    if not line:
-                        blank = started
-                        continue
-                    if blank:
-                        yield "\n"
-                        blank = False
-                    started = True
-                    yield line + "\n"
+            page = _Page()
+            for part in _game_lines(game, self.tables, self.counts, self.players):
+                page.add(part)
+            yield from _turn_lines(self.told, self.story, self.words, page)
+            for part in itertools.chain(
+                _marker_lines(self.story), _losses_lines(self.losses), _luck_lines(luck)
+            ):
+                page.add(part)
+            yield page.take()
         finally:
             self.words.close()
 

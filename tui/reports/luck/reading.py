@@ -24,8 +24,8 @@ def read_luck(path: Path, tables: Tables | None = None) -> tuple[LuckReport, sav
     def fold(records: saves.KeptRecords) -> LuckReport:
         tally = LuckTally(tables)
         add = tally.add_record
-        for *_, data in records.rows():
-            add(data)
+        for row in records.rows():
+            add(row[7])  # the row's record
         return tally.report()
 
     # Many small objects and no cycles: the cyclic collector would walk them all, again

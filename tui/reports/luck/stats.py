@@ -34,6 +34,7 @@ from __future__ import annotations
 import bisect
 import json
 import math
+import operator
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -477,6 +478,9 @@ class FaceCounts:
 # --- the report ------------------------------------------------------------------------------
 
 
+_CHANCES = operator.attrgetter("chances")
+
+
 @dataclass(frozen=True)
 class CombatFigures:
     """Percentiles of a set of combats: their mean and how far it is from 0.5."""
@@ -488,12 +492,17 @@ class CombatFigures:
         return len(self.combats)
 
     @cached_property
+    def _counted(self) -> Counter[Chances]:
+        """How many combats have each chances (a long campaign's share a few)."""
+        return Counter(map(_CHANCES, self.combats))
+
+    @cached_property
     def mean(self) -> float | None:
         if not self.combats:
             return None
-        # Exact, as the sum of every percentile; a long campaign's combats share a few
-        # chances, so each is added once, times how many have it.
-        counted = Counter(c.chances for c in self.combats)
+        # Exact, as the sum of every percentile; each chances added once, times how many
+        # combats have it.
+        counted = self._counted
         total = sum((chances.percentile * n for chances, n in counted.items()), Fraction(0))
         return float(total / len(self.combats))
 
@@ -505,7 +514,7 @@ class CombatFigures:
     @cached_property
     def z(self) -> float | None:
         """The deviation in standard errors of a fair mean (about +-2 happens 1 time in 20)."""
-        counted = Counter(c.chances for c in self.combats)
+        counted = self._counted
         spread = sum(
             (Fraction(c.spread, c.spread_whole) * n for c, n in counted.items()), Fraction(0)
         )
@@ -638,6 +647,37 @@ def _dice_read(entry: Mapping[str, Any]) -> tuple[tuple[Faces, ...], int, str, b
         found = (faces, faceless, _source(rolls), bool(rolls))
         _DICE_READ.put(key, dice, found)
     return cast(tuple[tuple[Faces, ...], int, str, bool], found)
+
+
+# An entry's number, turn and time: a record worked out for one entry is another's that
+# differs only in them, but for them (`renumbered`).
+PER_ENTRY = ("seq", "turn", "when")
+
+# Records kept within a run by what decides them but PER_ENTRY (the report's combats').
+RECORDS_KEPT = 4096
+
+
+def but_when(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry's fields but its number, turn and time (PER_ENTRY)."""
+    values = dict(entry)
+    for name in PER_ENTRY:
+        values.pop(name, None)
+    return values
+
+
+def renumbered(record: LuckRecord, entry: Mapping[str, Any]) -> LuckRecord:
+    """The luck record of an entry (`luck_record`) made from the record of one that differs
+    from it only in its number, turn and time: the entry's own, where the record says them
+    (why a combat is not judged, the combat judged)."""
+    skipped, judged = record.skipped, record.judged
+    if skipped is None and judged is None:
+        return record
+    if skipped is not None:
+        skipped = (entry["seq"], skipped[1])
+    if judged is not None:
+        seq, turn = int(entry["seq"]), int(entry.get("turn", 0))
+        judged = msgspec.structs.replace(judged, seq=seq, turn=turn)
+    return msgspec.structs.replace(record, skipped=skipped, judged=judged)
 
 
 def luck_record(

@@ -82,7 +82,9 @@ def _group_lines(group: LuckGroup, width: int) -> list[str]:
         lines.append("  Desk dice: none")
     lines.append(f"  Desk combats: {combats_summary(group.desk)}")
     if group.desk.count:
-        marks = sparkline([c.shown for c in group.desk.combats], width - 4)
+        # One mark for each of the last width - 4 combats (width is 30 or more): only
+        # those are worked out.
+        marks = sparkline([c.shown for c in group.desk.combats[4 - width :]], width - 4)
         lines.append(f"    {marks}")
     hand = [faces_summary(f) for f in group.manual_faces]
     if group.manual_totals:
