@@ -25,13 +25,11 @@ from tui.reports.kept import Memo, version
 from tui.reports.losses import Losses, losses_of, read_losses
 from tui.reports.luck.reading import read_luck
 from tui.reports.luck.stats import (
-    RECORDS_KEPT,
     LuckRecord,
     LuckTally,
     luck_of_records,
     luck_record,
     luck_report,
-    renumbered,
 )
 from tui.reports.report import (
     Report,
@@ -206,26 +204,24 @@ def _renumbered(entry: dict[str, Any], by: int) -> dict[str, Any]:
 
 @settings(max_examples=30, deadline=None)
 @given(log=logs(), odd=st.booleans())
-def test_a_record_kept_within_a_run_serves_an_entry_renumbered_as_its_own(
+def test_a_run_tells_an_entry_renumbered_as_its_own(
     log: list[tuple[dict[str, Any], str]], odd: bool
 ) -> None:
-    """The records a run keeps (`report_record`'s `seen`) serve an entry that differs from
-    one before it only in its number, turn and time: what each record says of those is the
-    entry's own, as worked out afresh for it alone (its luck too: `renumbered`)."""
+    """What a run keeps of the luck's and the words' work (`report_record`'s `tally`, the
+    words' memo) serves an entry that differs from one before it only in its number, turn
+    and time with that entry's own: each record equals the one worked out afresh for it."""
     entries = [entry for entry, _ in log] + (ODD_ENTRIES if odd else [])
     tables = default_tables()
-    tally, seen = LuckTally(tables), Memo(RECORDS_KEPT)
+    tally = LuckTally(tables)
     for entry in [*entries, *(_renumbered(e, by) for by in (1, 2) for e in entries)]:
         try:
             alone = report_record(entry, LuckTally(tables))
         except (KeyError, TypeError, ValueError) as error:
             with pytest.raises(type(error)):
-                report_record(entry, tally, seen)
+                report_record(entry, tally)
             continue
-        assert report_record(entry, tally, seen) == alone
+        assert report_record(entry, tally) == alone
         assert tally.record(entry) == luck_record(entry, tables) == alone.luck
-        kept = luck_record(_renumbered(entry, 5), tables)
-        assert renumbered(kept, entry) == alone.luck
 
 
 def test_a_campaigns_combats_renumbered_are_told_with_their_own_numbers(tmp_path: Path) -> None:
@@ -234,10 +230,10 @@ def test_a_campaigns_combats_renumbered_are_told_with_their_own_numbers(tmp_path
     path, _ = campaign(tmp_path, 60)
     entries = saves.load_game(path).entries
     tables = default_tables()
-    tally, seen = LuckTally(tables), Memo(RECORDS_KEPT)
-    first = [report_record(entry, tally, seen) for entry in entries]
+    tally = LuckTally(tables)
+    first = [report_record(entry, tally) for entry in entries]
     later = [_renumbered(entry, 3) for entry in entries]
-    again = [report_record(entry, tally, seen) for entry in later]
+    again = [report_record(entry, tally) for entry in later]
     for record, entry, before in zip(again, later, first, strict=True):
         assert record == report_record(entry, LuckTally(tables))
         assert (

@@ -29,7 +29,7 @@ from tui.engine.units import UnitState
 from tui.reports.kept import Memo, version
 from tui.reports.losses import Losses, Lost, losses_part, lost_text, remains_text
 from tui.reports.luck import LuckReport, LuckTally, combats_summary, luck_text, p_text
-from tui.reports.luck.stats import RECORDS_KEPT, LuckRecord, but_when, renumbered
+from tui.reports.luck.stats import LuckRecord
 
 # --- Markdown text ---------------------------------------------------------------------------
 
@@ -128,24 +128,13 @@ class ReportRecord(msgspec.Struct, array_like=True, omit_defaults=True, frozen=T
     losses: dict[str, Any] | None = None  # what the losses read of it (`losses_part`)
 
 
-def report_record(
-    entry: Mapping[str, Any], tally: LuckTally, seen: Memo | None = None
-) -> ReportRecord:
+def report_record(entry: Mapping[str, Any], tally: LuckTally) -> ReportRecord:
     """What the report takes of one entry: the same for the same entry, whatever came
-    before it (`tally` keeps only the luck's work done; `seen`, the records of combats,
-    by what decides them but their number, turn and time)."""
+    before it (`tally` keeps only the luck's work done)."""
     kind, seq = entry["kind"], entry["seq"]  # text in every entry the store reads
-    key: bytes | None = None
-    if seen is not None and kind == "combat":
-        values = but_when(entry)
-        key, found = seen.get(values)
-        if found is not None:
-            return _renumbered(found, entry)
     luck = tally.record(entry)
     if kind == "combat":
-        said, rest = _combat_parts(entry)
-        rest += _percentile_words(luck)
-        words = _combat_head(entry, said) + rest
+        words = combat_words(entry) + _percentile_words(luck)
     else:
         words = entry_words(entry)
     annotates = entry.get("annotates")
@@ -159,7 +148,7 @@ def report_record(
         lifted = [(str(entry["marker_id"]), "lifted")]
     elif kind == "turn":
         lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
-    record = ReportRecord(
+    return ReportRecord(
         seq=seq,
         turn=entry.get("turn"),
         kind=kind,
@@ -174,25 +163,6 @@ def report_record(
         placed=tuple((str(m["id"]), md_text(marker_text(m))) for m in placed or ()),
         lifted=tuple(lifted),
         losses=losses_part(entry),
-    )
-    if seen is not None and kind == "combat" and record.losses is None:
-        # Its losses would name its number and turn: a combat with some is not kept.
-        seen.put(key, values, (record, said, rest))
-    return record
-
-
-def _renumbered(found: tuple[ReportRecord, str, str], entry: Mapping[str, Any]) -> ReportRecord:
-    """The record of a combat (`report_record`) made from that of one that differs from it
-    only in its number, turn and time (with its words but those, `_combat_head`)."""
-    record, said, rest = found
-    turn = entry.get("turn")
-    return msgspec.structs.replace(
-        record,
-        seq=entry["seq"],
-        turn=turn,
-        words=_utf8(_combat_head(entry, said) + rest),
-        luck=renumbered(record.luck, entry),
-        marker_turn=entry.get("turn", 1) if record.placed else None,  # (a combat lifts none)
     )
 
 
@@ -636,10 +606,9 @@ def read_report(path: Path, tables: Tables | None = None) -> tuple[Report, saves
 
     tables = tables or default_tables()
     work = LuckTally(tables)  # the luck's work done, kept within the run
-    seen = Memo(RECORDS_KEPT)  # the combats' records, kept within the run
 
     def record(entry: Mapping[str, Any]) -> ReportRecord:
-        return report_record(entry, work, seen)
+        return report_record(entry, work)
 
     def fold(records: saves.KeptRecords) -> Report:
         read = Report(tables)
@@ -681,11 +650,10 @@ class Report:
         self.players: set[str] = set()
         self.losses = Losses()
         self._kinds: dict[str, str] = {}
-        self._seen = Memo(RECORDS_KEPT)  # the combats' records (`report_record`)
 
     def record(self, entry: Mapping[str, Any]) -> ReportRecord:
         """What the report takes of `entry` (`report_record`)."""
-        return report_record(entry, self.tally, self._seen)
+        return report_record(entry, self.tally)
 
     def add(self, entry: Mapping[str, Any]) -> None:
         self.add_record(self.record(entry))

@@ -649,37 +649,6 @@ def _dice_read(entry: Mapping[str, Any]) -> tuple[tuple[Faces, ...], int, str, b
     return cast(tuple[tuple[Faces, ...], int, str, bool], found)
 
 
-# An entry's number, turn and time: a record worked out for one entry is another's that
-# differs only in them, but for them (`renumbered`).
-PER_ENTRY = ("seq", "turn", "when")
-
-# Records kept within a run by what decides them but PER_ENTRY (the report's combats').
-RECORDS_KEPT = 4096
-
-
-def but_when(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """The entry's fields but its number, turn and time (PER_ENTRY)."""
-    values = dict(entry)
-    for name in PER_ENTRY:
-        values.pop(name, None)
-    return values
-
-
-def renumbered(record: LuckRecord, entry: Mapping[str, Any]) -> LuckRecord:
-    """The luck record of an entry (`luck_record`) made from the record of one that differs
-    from it only in its number, turn and time: the entry's own, where the record says them
-    (why a combat is not judged, the combat judged)."""
-    skipped, judged = record.skipped, record.judged
-    if skipped is None and judged is None:
-        return record
-    if skipped is not None:
-        skipped = (entry["seq"], skipped[1])
-    if judged is not None:
-        seq, turn = int(entry["seq"]), int(entry.get("turn", 0))
-        judged = msgspec.structs.replace(judged, seq=seq, turn=turn)
-    return msgspec.structs.replace(record, skipped=skipped, judged=judged)
-
-
 def luck_record(
     entry: Mapping[str, Any],
     tables: Tables | None = None,
