@@ -80,6 +80,8 @@ def test_opening_a_save_to_ready_loads_no_save_command(tmp_path: Path) -> None:
     assert {"tui.cli.save_names", "tui.engine.combat"} <= imported
     for module in ("tui.cli.saves", "tui.engine.rulesets.charts.ruleset", "tui.cli.folders"):
         assert module not in imported, module
+    # Nor the players' charts folder: the desk works out where it is when first asked.
+    assert "tui.engine.rulesets.charts.folder" not in imported
 
 
 def test_opening_a_game_without_units_to_ready_loads_no_unit_code(tmp_path: Path) -> None:
