@@ -124,6 +124,29 @@ async def test_super_combat_with_terrain_and_hand_dice(desk: Desk) -> None:
         assert "Roll 8 on 4-1: A 1 - / D 1 -1" in result(screen)
 
 
+def shown_text(app: CrtDeskApp) -> str:
+    """The screen as drawn (its screenshot's text, spaces as spaces)."""
+    return app.export_screenshot().replace("&#160;", " ")
+
+
+async def test_unit_rows_show_their_numbers_and_renumber_when_one_is_removed(desk: Desk) -> None:
+    async with desk(rulesets=["pod-super"]) as (app, pilot):
+        screen = app.screen
+        await pilot.press("ctrl+n", "ctrl+n")  # three attackers
+        await pilot.pause()
+        rows = units(screen, "attacker")
+        shown = shown_text(app)
+        assert all(label in shown for label in ("A1", "A2", "A3", "D1"))
+        # Each factor starts four cells in, beside its label.
+        assert [row.factor_input.region.x - row.region.x for row in rows] == [4, 4, 4]
+        screen.set_focus(rows[1].factor_input)
+        await pilot.press("ctrl+o")  # the second attacker removed: the third is now A2
+        await pilot.pause()
+        assert [row.number for row in units(screen, "attacker")] == [1, 2]
+        shown = shown_text(app)
+        assert "A1" in shown and "A2" in shown and "A3" not in shown
+
+
 async def test_automatic_defeat_and_victory_need_no_dice(desk: Desk) -> None:
     async with desk(rulesets=["pod-super"]) as (app, pilot):
         screen = app.screen

@@ -80,3 +80,28 @@ def test_opening_a_save_to_ready_loads_no_save_command(tmp_path: Path) -> None:
     assert {"tui.cli.save_names", "tui.engine.combat"} <= imported
     for module in ("tui.cli.saves", "tui.engine.rulesets.charts.ruleset", "tui.cli.folders"):
         assert module not in imported, module
+    # Nor the players' charts folder: the desk works out where it is when first asked.
+    assert "tui.engine.rulesets.charts.folder" not in imported
+
+
+def test_opening_a_game_without_units_to_ready_loads_no_unit_code(tmp_path: Path) -> None:
+    """A game without units opened again (its state kept beside the save by the first
+    open) reaches ready without the units' code (`tui.engine.units`, the OCS supply rules
+    it brings): the state's units are read with it only when the state keeps some
+    (tests/saves/test_units_state_read.py reads them)."""
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    saves.new_game(folder / "desk.toml", "Desk", ["pod-basic"])
+    command = [sys.executable, "-X", "importtime", "-m", "tui.startup", "open", "desk"]
+    env = {**os.environ, **HEADLESS, "CRTDESK_PLAYER": "tester", "CRTDESK_EXIT_AT_READY": "1"}
+    imported: list[set[str]] = []
+    for _ in range(2):  # the first open keeps the state; the second reads it
+        done = subprocess.run(
+            [*command, "--saves", str(folder)], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        imported.append({line.rpartition("|")[2].strip() for line in done.stderr.splitlines()})
+    assert "tui.saves.kept_state" in imported[1]  # the kept state was read
+    assert "tui.engine.model" in imported[1]  # the probe sees the engine the form loads
+    for module in ("tui.engine.units", "tui.engine.rulesets.ocs.supply"):
+        assert module not in imported[1], module

@@ -195,4 +195,6 @@ def test_a_new_form_is_drawn_without_the_engine_and_loads_it_just_after():
     for module in ("model", "preview", "odds", "dice", "rulesets.common", "rulesets.pod.rules"):
         assert f"tui.engine.{module}" not in drawn, module
         assert f"tui.engine.{module}" in loaded, module
+    # The questions a roll may ask (a Hero Site draw, a Frogman's hex) come with the first.
+    assert "tui.engine.questions" not in loaded
     assert read == "True"  # "12 Tab 3" made a combat

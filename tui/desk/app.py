@@ -103,8 +103,9 @@ class CrtDeskApp(KeyHoldingApp[None]):
         # `game_path` already read (by `crtdesk open`): not read a second time.
         self._loaded = game
         self.saves_dir = saves_dir or folder.saves_folder()
-        # A player's own charts: `games` beside the saves folder, or $CRTDESK_GAMES.
-        self.games_dir = games_dir or _games_beside(self.saves_dir)
+        # A player's own charts: `games` beside the saves folder, or $CRTDESK_GAMES (worked
+        # out when first asked for: `games_dir`).
+        self._games_dir = games_dir
         self.game_path = game_path
         self.rng = rng or random.Random()
         self.player = player or player_name()
@@ -130,6 +131,15 @@ class CrtDeskApp(KeyHoldingApp[None]):
     def game(self) -> Game | None:
         """The open game (while it is read from the saves list, what that knows of it)."""
         return self.session.game if self.session is not None else None
+
+    @property
+    def games_dir(self) -> Path:
+        """The folder of the player's own charts: the one given, else `games` beside the
+        saves folder, or $CRTDESK_GAMES (worked out once, when first asked for: a combat
+        screen opens without the charts' folder module)."""
+        if self._games_dir is None:
+            self._games_dir = _games_beside(self.saves_dir)
+        return self._games_dir
 
     @property
     def tables(self) -> Tables:

@@ -84,7 +84,6 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     crc, _, body = line[len(_PREFIX) : -1].partition(b" ")
     # Imported to read a kept state (msgspec): a desk opening a game draws its first frame
     # without it (the start-up budget, docs/performance.md).
-    from tui.engine.units import UnitState
     from tui.saves.kept_state import decode_kept
 
     try:
@@ -116,6 +115,11 @@ def read_state(line: bytes, path: Path, header: dict[str, Any], after: int) -> G
     }
     game.options = options
     game.markers = markers  # type: ignore[assignment]
+    if not kept.units:
+        return game  # no units: a desk opening the game loads none of their code
+    # Imported for a game with units: the start-up budget (docs/performance.md).
+    from tui.engine.units import UnitState
+
     game.units = {
         u.name: UnitState(
             u.name,

@@ -6,13 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.engine.dice import DiceRoll, Roller, check_roll, parse_dice
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Outcome
 from tui.engine.odds import apply_shifts, round_odds
-from tui.engine.questions import ChoiceQuestion, DiceQuestion, MarkerQuestion, Option, Question
 from tui.engine.rulesets.common import (
     finish,
     pick_column,
@@ -21,6 +20,9 @@ from tui.engine.rulesets.common import (
     units_total,
 )
 from tui.engine.tables import Tables
+
+if TYPE_CHECKING:
+    from tui.engine.questions import Question
 
 SIDES = ("attacker", "defender")
 
@@ -546,6 +548,10 @@ class HeroSiteDraw:
 def hero_site() -> Generator[Question, Any, HeroSiteDraw | None]:
     """The Hero Site draw as a procedure: who won the site (None or "no": nobody yet, no
     draw), then, for the attacker only (RULINGS), the 1d6 of the draw."""
+    # Imported at the first question: a Pair-o-Dice screen opens without the questions
+    # (the start-up budget, docs/performance.md).
+    from tui.engine.questions import ChoiceQuestion, DiceQuestion, Option
+
     winner = yield ChoiceQuestion(
         "winner",
         HERO_SITE_QUESTION,
@@ -605,6 +611,10 @@ def frogman(markers: Iterable[Any], tables: Tables) -> Generator[Question, Any, 
     """Hero #15 Engineer/Frogman as a procedure (RULINGS "Markers": it opens a No-entry hex,
     lifting its marker whatever strikes made it): which No-entry hex, when several are
     closed. None when the question is left unanswered."""
+    # Imported at the first question: a Pair-o-Dice screen opens without the questions
+    # (the start-up budget, docs/performance.md).
+    from tui.engine.questions import MarkerQuestion
+
     card = tables.data["pod-boom"]["repair_card"]
     closed = tuple(marker for marker in markers if marker.kind == "no-entry")
     if not closed:
