@@ -3,13 +3,14 @@ for `crtdesk resolve` as for `crtdesk log` (and for the screens once they import
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui import saves
@@ -193,3 +194,24 @@ def test_one_line_is_one_line(free_text: str) -> None:
 
 def test_one_line_escapes_what_splitlines_breaks_at() -> None:
     assert text.one_line("a\x1eb\x85c\u2028d\ne") == "a\\x1eb\\x85c\\u2028d\\ne"
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=40) | st.dictionaries(st.text(), inner, max_size=40),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(value=_JSON_VALUES, copies=st.integers(1, 60))
+def test_json_written_in_pieces_is_the_json_shown(value: object, copies: int) -> None:
+    """`write_json_shown` writes `json_shown`'s text and a newline, whatever the value and
+    however its pieces fall (a value repeated past one piece's size too), the characters that
+    break a line on screen (U+2028, bidi controls) escaped in every piece."""
+    whole = [value, "\u2028\u202e" * 1000] * copies
+    out = io.StringIO()
+    text.write_json_shown(whole, out)
+    assert out.getvalue() == text.json_shown(whole) + "\n"
+    assert "\u2028" not in out.getvalue() and "\u202e" not in out.getvalue()
+    assert json.loads(out.getvalue()) == json.loads(text.json_shown(whole))

@@ -11,7 +11,7 @@ from pathlib import Path
 from tui.cli.saves import _path, _warn, _whole_number
 from tui.engine.errors import InputError
 from tui.engine.tables import Tables
-from tui.engine.text import json_shown, one_line
+from tui.engine.text import one_line, write_json_shown
 
 
 def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
@@ -24,7 +24,7 @@ def _cmd_luck(args: argparse.Namespace, tables: Tables) -> int:
     report, game = read_luck(path, tables)
     _warn(game)
     if args.json:
-        print(json_shown(report.to_dict()))
+        write_json_shown(report.to_dict(), sys.stdout)
     else:
         print(luck_text(report, width or 80))
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 from tui.engine.cells import BIDI, plain
 
@@ -26,6 +26,27 @@ def json_shown(value: Any) -> str:
     """`value` as JSON for a terminal: the same data, with the characters that reorder or
     break text on screen written as JSON escapes (control characters JSON escapes itself)."""
     return json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_HIDDEN)
+
+
+# Characters of JSON gathered before they are written (`write_json_shown`).
+_JSON_PIECE = 1 << 16
+
+
+def write_json_shown(value: Any, out: TextIO) -> None:
+    """`json_shown(value)` and a newline, written to `out` a piece at a time: a long
+    campaign's JSON (luck's, one record per combat) is never held whole, nor the many small
+    strings the encoder makes of it."""
+    held: list[str] = []
+    size = 0
+    for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(value):
+        held.append(piece)
+        size += len(piece)
+        if size >= _JSON_PIECE:
+            out.write("".join(held).translate(_JSON_HIDDEN))
+            held.clear()
+            size = 0
+    held.append("\n")
+    out.write("".join(held).translate(_JSON_HIDDEN))
 
 
 def shown_lines(lines: str | Sequence[str]) -> str:
