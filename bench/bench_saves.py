@@ -356,6 +356,7 @@ def campaign(entries: int, folder: Path) -> list[Row]:
     for name, argv in (
         ("crtdesk log --json", ["log", path.name, "--json"]),
         ("crtdesk log --markers", ["log", path.name, "--markers"]),
+        ("crtdesk luck --json", ["luck", path.name, "--json"]),
     ):
         took, rss, cpu = measured_cpu([*crtdesk, *argv, *where])
         rows.append((f"campaign: {name}", took, cpu, rss, None, "printed to /dev/null"))
