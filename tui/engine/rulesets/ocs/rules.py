@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome
-from tui.engine.odds import apply_shifts
+from tui.engine.odds import apply_shifts, label_ratio
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,
@@ -312,6 +312,25 @@ def column(combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
     """The column the result of `combat` is read on with `roller`'s dice, its result not
     read (Ruleset.column)."""
     return read_column(combat, tables, roller, []).column
+
+
+def column_guesses(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[int, ...]:
+    """The least attack added to `combat` (read as `first`) that reaches each column right
+    of its odds column, by the columns' ratios (Ruleset.column_guesses): the attack total
+    grows by the factor added, against the defence (halved for a defender without combat
+    supply, as its total says). Guesses: the preview's search probes each."""
+    attack, defense, terrain = first.attack_total, first.defense_total, first.effects["terrain"]
+    if not isinstance(attack, int) or not isinstance(defense, int | float) or defense <= 0:
+        return ()
+    columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
+    start = columns.index(first.odds_column) + 1
+    # The least whole attack A with A / defence at least the column's ratio.
+    exact = Fraction(defense)
+    guesses = []
+    for label in columns[start:]:
+        least = label_ratio(label) * exact
+        guesses.append(-(-least.numerator // least.denominator) - attack)
+    return tuple(guesses)
 
 
 def column_alone(combat: CombatInput) -> bool:
