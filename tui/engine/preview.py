@@ -17,7 +17,7 @@ from tui.engine.combat import (
     CombatInput,
     Outcome,
     cell_text,
-    distribution,
+    checked_distribution,
     resolve,
 )
 from tui.engine.dice import Roller
@@ -101,7 +101,8 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
     rows: tuple[PreviewRow, ...] = ()
     column = first.odds_column
     if automatic is None:
-        dist = distribution(combat, tables)
+        # Checked by the probe above, which resolved it through the engine's checks.
+        dist = checked_distribution(combat, tables)
         column = dist.column
         details = dist.details or tuple({} for _ in dist.outcomes)
         ranked = sorted(
