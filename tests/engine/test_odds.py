@@ -114,6 +114,25 @@ def test_the_column_read_never_beats_the_exact_ratio(name, columns, attack, defe
 
 
 @pytest.mark.parametrize(("name", "columns"), COLUMNS, ids=[n for n, _ in COLUMNS])
+def test_whole_totals_read_the_column_the_exact_ratio_reads(name, columns):
+    """Whole totals are read by multiplying out (no Fraction): the column is the one the
+    exact ratio reads, on every column's own ratio and one either side of it."""
+    ratios = [label_ratio(label) for label in columns]
+    for defense in (1, 2, 3, 7, 12, 134, 999):
+        near = {
+            n * defense // d + k
+            for n, d in ((r.numerator, r.denominator) for r in ratios)
+            for k in (-1, 0, 1)
+        }
+        for attack in sorted(a for a in near | {1, 5, 40} if a > 0):
+            exact = Fraction(attack, defense)
+            wanted = max((i for i, r in enumerate(ratios) if r <= exact), default=None)
+            assert column_for_ratio(columns, attack, defense) == wanted, (name, attack, defense)
+            # Totals that are not plain ints are read as exact ratios, as before.
+            assert column_for_ratio(columns, Fraction(attack), defense) == wanted
+
+
+@pytest.mark.parametrize(("name", "columns"), COLUMNS, ids=[n for n, _ in COLUMNS])
 @settings(max_examples=40, deadline=None)
 @given(attack=st.integers(1, 300), more=st.integers(0, 300), defense=st.integers(1, 300))
 def test_more_attack_never_moves_the_column_left(name, columns, attack, more, defense):

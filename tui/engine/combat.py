@@ -151,6 +151,12 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
     check_inputs(combat)
     tables = tables or default_tables()
     check_limits(combat, tables)
+    return checked_distribution(combat, tables)
+
+
+def checked_distribution(combat: CombatInput, tables: Tables) -> Distribution:
+    """`distribution` of a combat its checks (`check_inputs`, `check_limits`) have passed
+    already: a preview's, whose first probe resolved the same combat through them."""
     ruleset = registry.get(combat.ruleset)
     own = ruleset.distribution(combat, tables)
     if own is not None:

@@ -39,12 +39,24 @@ def label_ratio(label: str) -> Fraction:
 @lru_cache(maxsize=4096)
 def column_for_ratio(columns: tuple[str, ...], attack: int, defense: int) -> int | None:
     """Index of the rightmost column whose ratio is <= A/D; None when below the first."""
-    exact = Fraction(attack, defense)
     found = None
+    if type(attack) is int and type(defense) is int and defense > 0:
+        # Whole totals: N/M <= A/D as N*D <= A*M (M, D > 0), no Fraction made or compared.
+        for index, (numerator, denominator) in enumerate(_label_terms(columns)):
+            if numerator * defense <= attack * denominator:
+                found = index
+        return found
+    exact = Fraction(attack, defense)
     for index, label in enumerate(columns):
         if label_ratio(label) <= exact:
             found = index
     return found
+
+
+@lru_cache(maxsize=256)
+def _label_terms(columns: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """Each column's ratio as its lowest terms (numerator, denominator > 0)."""
+    return tuple((ratio.numerator, ratio.denominator) for ratio in map(label_ratio, columns))
 
 
 # A shift and the netted shifts are read field by field, never compared: no generated __eq__

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -16,7 +17,7 @@ from tui.engine.combat import (
     CombatInput,
     Outcome,
     cell_text,
-    distribution,
+    checked_distribution,
     resolve,
 )
 from tui.engine.dice import Roller
@@ -100,7 +101,8 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
     rows: tuple[PreviewRow, ...] = ()
     column = first.odds_column
     if automatic is None:
-        dist = distribution(combat, tables)
+        # Checked by the probe above, which resolved it through the engine's checks.
+        dist = checked_distribution(combat, tables)
         column = dist.column
         details = dist.details or tuple({} for _ in dist.outcomes)
         ranked = sorted(
@@ -134,8 +136,10 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
     """The least attack added to `combat` (a unit like its last attacker) that moves the
     column right, and the column it reaches; None beyond the last column, or where the
     column is not read from the odds (given by the player, or no odds at all). More attack
-    never moves the column left, so the search doubles, then halves, each attack probed
-    once (a probe resolves the whole combat: a new combat's preview is mostly probes)."""
+    never moves the column left, so each attack is probed once (a probe reads the combat's
+    column): first the ruleset's guesses (`Ruleset.column_guesses`, the attacks that reach
+    each column's ratio), a guess that reaches it checked by one factor less; else, or
+    where they miss, the search doubles, then halves (`search_column`, the reference)."""
     if first.ratio is None or first.column is None or not combat.attackers:
         return None
     now = first.column
@@ -147,13 +151,42 @@ def next_column(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[in
             return None
         return label if label and label != now else None
 
-    if reached(MOST_ADDED) is None:
+    low = 0  # an attack added known not to reach the next column (0: none added)
+    guesses = registry.get(combat.ruleset).column_guesses(combat, first, tables)
+    for guess in guesses:
+        if guess <= low or guess > MOST_ADDED:
+            continue
+        label = reached(guess)
+        if label is None:
+            low = guess
+            continue
+        if guess - 1 == low:
+            return guess, label
+        shorter = reached(guess - 1)
+        if shorter is None:
+            return guess, label
+        return _halved(reached, low, guess - 1, shorter)
+    return search_column(reached, low)
+
+
+def search_column(reached: Callable[[int], str | None], low: int = 0) -> tuple[int, str] | None:
+    """The least attack added above `low` (known not to reach it) for which `reached` names
+    a column: the last column checked first (MOST_ADDED), then the attack doubled until it
+    reaches one, then halved back."""
+    if low >= MOST_ADDED or reached(MOST_ADDED) is None:
         return None  # the last column already
-    low, high = 0, 1
+    high = min(2 * low, MOST_ADDED) if low else 1
     label = reached(high)
     while label is None:
         low, high = high, min(high * 2, MOST_ADDED)
         label = reached(high)
+    return _halved(reached, low, high, label)
+
+
+def _halved(
+    reached: Callable[[int], str | None], low: int, high: int, label: str
+) -> tuple[int, str]:
+    """The least attack in (low, high] that reaches a column, `high` reaching `label`."""
     while high - low > 1:
         middle = (low + high) // 2
         found = reached(middle)

@@ -217,6 +217,16 @@ class Ruleset:
         outcome = self.resolve(combat, tables, roller)
         return outcome.column or outcome.odds
 
+    def column_guesses(
+        self, combat: CombatInput, first: Outcome, tables: Tables
+    ) -> tuple[int, ...]:
+        """Attacks worth adding first in the search for the next column (the preview's
+        `next_column`), least first: the rules module's `column_guesses` (the least attack
+        added that reaches each column's ratio), where it has one; else none. Only guesses:
+        the search checks each one by probing it, and one factor less."""
+        guesses = self._rule("column_guesses")
+        return tuple(guesses(combat, first, tables)) if guesses else ()
+
     def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
         """The exact chances worked out by the ruleset itself, or None: every die is
         enumerated through `resolve` (tui.engine.combat.distribution)."""

@@ -10,8 +10,9 @@ from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
-from tui.engine.model import CombatInput, Distribution, Outcome
-from tui.engine.odds import apply_shifts
+from tui.engine.fieldwise import same
+from tui.engine.model import CombatInput, Distribution, Outcome, Unit
+from tui.engine.odds import apply_shifts, label_ratio
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,
@@ -208,11 +209,7 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         ocs_supply.result_drm(rated),
         *ocs_supply.surprise_limits(rated, tables),
     )
-    details = []
-    for cell, _ in chances:
-        effects = cell_effects(rated, cell, tables, [])
-        effects["summary"] = explain(effects)
-        details.append(effects)
+    details = cell_details(rated, tuple(cell for cell, _ in chances), tables)
     return Distribution(
         ruleset=combat.ruleset,
         odds=odds,
@@ -226,6 +223,55 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         details=tuple(details),
         inputs=combat.to_dict(),
     )
+
+
+# The last combat's cells as carried out (each cell's effects and what they mean), with
+# its tables and the combat: a combat that differs from it only in its units' factors (what
+# carrying a result out never reads: it reads their steps, ratings, supply and names) is
+# answered from them, when the same types all through (`same`). Typing a factor asks for
+# a new combat whose cells mean what they meant. Shared by the Distributions that read
+# them: read, never changed.
+_LAST_CELLS: list[tuple[Tables, CombatInput, dict[str, dict[str, Any]]]] = []
+
+
+def same_but_factors(a: CombatInput, b: CombatInput) -> bool:
+    """Whether two combats are the same all through (`same`) but for their units' factors."""
+    if len(a.attackers) != len(b.attackers) or len(a.defenders) != len(b.defenders):
+        return False
+    fields, unit_values, factor = CombatInput._values, Unit._values, Unit._places["factor"]
+    for mine, theirs in zip(a.attackers + a.defenders, b.attackers + b.defenders, strict=True):
+        left, right = list(unit_values(mine)), list(unit_values(theirs))
+        left[factor] = right[factor] = 0
+        if not same(tuple(left), tuple(right)):
+            return False
+    places = CombatInput._places
+    left, right = list(fields(a)), list(fields(b))
+    for name in ("attackers", "defenders"):
+        left[places[name]] = right[places[name]] = ()
+    return same(tuple(left), tuple(right))
+
+
+def cell_details(
+    combat: CombatInput, cells: tuple[str, ...], tables: Tables
+) -> list[dict[str, Any]]:
+    """Each of `cells`' effects carried out for `combat`, with their summary: those of the
+    last combat asked where it differs only in factors (as working them out gives them),
+    else worked out (a cell refused for the combat is not kept)."""
+    kept: dict[str, dict[str, Any]] = {}
+    if _LAST_CELLS:
+        kept_tables, last, found = _LAST_CELLS[0]
+        if kept_tables is tables and same_but_factors(last, combat):
+            kept = found
+    details = []
+    for cell in cells:
+        effects = kept.get(cell)
+        if effects is None:
+            effects = cell_effects(combat, cell, tables, [])
+            effects["summary"] = explain(effects)
+            kept[cell] = effects
+        details.append(effects)
+    _LAST_CELLS[:] = [(tables, combat, kept)]
+    return details
 
 
 class ColumnRead(NamedTuple):
@@ -312,6 +358,25 @@ def column(combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
     """The column the result of `combat` is read on with `roller`'s dice, its result not
     read (Ruleset.column)."""
     return read_column(combat, tables, roller, []).column
+
+
+def column_guesses(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[int, ...]:
+    """The least attack added to `combat` (read as `first`) that reaches each column right
+    of its odds column, by the columns' ratios (Ruleset.column_guesses): the attack total
+    grows by the factor added, against the defence (halved for a defender without combat
+    supply, as its total says). Guesses: the preview's search probes each."""
+    attack, defense, terrain = first.attack_total, first.defense_total, first.effects["terrain"]
+    if not isinstance(attack, int) or not isinstance(defense, int | float) or defense <= 0:
+        return ()
+    columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
+    start = columns.index(first.odds_column) + 1
+    # The least whole attack A with A / defence at least the column's ratio.
+    exact = Fraction(defense)
+    guesses = []
+    for label in columns[start:]:
+        least = label_ratio(label) * exact
+        guesses.append(-(-least.numerator // least.denominator) - attack)
+    return tuple(guesses)
 
 
 def column_alone(combat: CombatInput) -> bool:

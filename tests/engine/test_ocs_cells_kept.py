@@ -1,0 +1,98 @@
+"""OCS keeps the last combat's cells as carried out (their effects and meaning) for a
+combat that differs from it only in its units' factors: what it gives must be what working
+them out afresh gives, and a combat that differs in anything else is worked out again."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from tui.engine import CombatInput, Unit
+from tui.engine.combat import distribution
+from tui.engine.errors import InputError
+from tui.engine.rulesets.ocs import rules
+from tui.engine.tables import default_tables
+
+
+def combats() -> list[CombatInput]:
+    """OCS combats in the order a player might type them: each a factor apart from the one
+    before, then units of other steps, supply, stocks and kinds, options chosen by hand."""
+    found = []
+    counters = (
+        ((Unit(3),), (Unit(2),)),
+        (
+            (Unit(4, name="A1", steps=2, ar=3, kind="combat"),),
+            (Unit(2, name="D1", steps=1, ar=2, re=1),),
+        ),
+        (
+            (Unit(5, name="A1", steps=1, ar=4, supply="internal", stocks="low"),),
+            (Unit(3, name="D1", steps=3, ar=1, re=2),),
+        ),
+        (
+            (Unit(6, name="Brig", steps=2, ar=3, kind="dak-brigade"), Unit(2, name="A2", steps=1)),
+            (Unit(1, name="D1", steps=1, ar=0, re=1), Unit(1, name="D2", steps=1, ar=0)),
+        ),
+    )
+    for (attackers, defenders), extra, factor in itertools.product(
+        counters,
+        ({}, {"defender_unsupplied": True}, {"defender_ignores_options": True, "hedgehog": 1}),
+        (1, 7, 30),
+    ):
+        first = attackers[0].replaced(factor=factor)
+        found.append(
+            CombatInput("ocs", (first, *attackers[1:]), defenders, terrain="close", **extra)
+        )
+    return found
+
+
+def afresh(combat: CombatInput) -> object:
+    rules._LAST_CELLS.clear()
+    return worked(combat)
+
+
+def worked(combat: CombatInput) -> object:
+    try:
+        found = distribution(combat, default_tables())
+    except InputError as refused:
+        return ("refused", str(refused))
+    return repr(found.outcomes), repr(found.details)
+
+
+def test_cells_kept_from_a_combat_of_other_factors_are_the_ones_worked_out_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cases = combats()
+    carried: list[str] = []
+    carry = rules.cell_effects
+
+    def counted(combat: CombatInput, cell: str, *rest: Any) -> dict[str, Any]:
+        carried.append(cell)
+        return carry(combat, cell, *rest)
+
+    monkeypatch.setattr(rules, "cell_effects", counted)
+    wanted = [afresh(combat) for combat in cases]
+    each_afresh = len(carried)
+    carried.clear()
+    rules._LAST_CELLS.clear()
+    for combat, expected in zip(cases, wanted, strict=True):
+        assert worked(combat) == expected, combat
+    assert sum(1 for found in wanted if found[0] != "refused") >= 20
+    # Most of the sweep was answered from the last combat's cells.
+    assert len(carried) < each_afresh / 2, (len(carried), each_afresh)
+
+
+def test_only_the_factors_may_differ() -> None:
+    a = CombatInput("ocs", (Unit(3, name="A1", steps=2, ar=3),), (Unit(2, steps=1),))
+    assert rules.same_but_factors(a, a.replaced(attackers=(Unit(9, name="A1", steps=2, ar=3),)))
+    assert rules.same_but_factors(a, a.replaced(defenders=(Unit(40, steps=1),)))
+    # A step more, another name, a rating given as True for 1, another input: not the same.
+    assert not rules.same_but_factors(a, a.replaced(defenders=(Unit(2, steps=2),)))
+    assert not rules.same_but_factors(a, a.replaced(attackers=(Unit(3, name="A2", steps=2, ar=3),)))
+    assert not rules.same_but_factors(a, a.replaced(defenders=(Unit(2, steps=True),)))
+    assert not rules.same_but_factors(a, a.replaced(hedgehog=1))
+    assert not rules.same_but_factors(a, a.replaced(defenders=(Unit(2, steps=1), Unit(1))))
+    empty = CombatInput("ocs", (), (), column="1:1")
+    assert rules.same_but_factors(empty, empty.replaced())
+    assert not rules.same_but_factors(empty, a)
