@@ -111,7 +111,9 @@ class BoomScreen(CombatScreen):
 
     @property
     def target(self) -> str:
-        return self.query_one("#target", Input).value.strip()
+        field = self.form_field("#target")  # found once: the preview asks on every key
+        assert isinstance(field, Input)
+        return field.value.strip()
 
     def show_unread(self, unread: frozenset[str]) -> None:
         """What a mission does not read is hidden: batteries and ships meet no AA, so their
@@ -145,7 +147,8 @@ class BoomScreen(CombatScreen):
 
     def watch_reading(self, reading: FormReading) -> None:
         problems = list(reading.problems)
-        shown = self.query_one(OddsPreview)
+        shown = self.form_field("#preview")  # found once, not queried by type on every key
+        assert isinstance(shown, OddsPreview)
         combat = reading.combat
         if combat is not None:
             units = tuple(unit.factor for unit in combat.attackers)

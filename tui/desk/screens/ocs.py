@@ -102,7 +102,9 @@ class OcsScreen(CombatScreen):
                 extra = None
                 problems.append(err.message(self.field_label(err.field)))
         terrain = TERRAIN_IDS.get(combat.terrain or "open", "Open") if combat else "Open"
-        self.query_one(OcsOddsPreview).show_ocs(shown, extra, problems, terrain)
+        odds = self.form_field("#preview")  # found once, not queried by type on every key
+        assert isinstance(odds, OcsOddsPreview)
+        odds.show_ocs(shown, extra, problems, terrain)
 
     def recorded(self, state: SaveState) -> None:
         super().recorded(state)
