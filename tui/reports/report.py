@@ -274,13 +274,6 @@ _LEFT_OUT = msgspec.msgpack.Ext(0, b"")
 
 def combat_words(entry: Mapping[str, Any]) -> str:
     """One combat as a sentence or three: who attacked at what odds, the dice, the result."""
-    said, rest = _combat_parts(entry)
-    return _combat_head(entry, said) + rest
-
-
-def _combat_parts(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """A combat's words but its number and time, in two: what comes between its number and
-    its time (its ruleset, player and the combat it amends), and what follows the time."""
     amends = entry.get("amends")
     amending = f" (amends combat #{amends})" if isinstance(amends, int) else ""
     fields = tuple(entry.get(name, _LEFT_OUT) for name in _SAID_FIELDS)
@@ -289,13 +282,8 @@ def _combat_parts(entry: Mapping[str, Any]) -> tuple[str, str]:
         said = _combat_said(entry)
         _SAID.put(key, fields, said)
     ruleset, who, rest = said.split("\0", 2)
-    return f"**, {ruleset}, by {who}{amending}, ", f" UTC.{rest}"
-
-
-def _combat_head(entry: Mapping[str, Any], said: str) -> str:
-    """A combat's words to its time: its number, then `said` (`_combat_parts`), then the
-    time."""
-    return f"**Combat #{entry['seq']}{said}{when_text(str(entry.get('when', '')))}"
+    when = when_text(str(entry.get("when", "")))
+    return f"**Combat #{entry['seq']}**, {ruleset}, by {who}{amending}, {when} UTC.{rest}"
 
 
 def _combat_said(entry: Mapping[str, Any]) -> str:
