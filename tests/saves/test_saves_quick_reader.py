@@ -73,6 +73,10 @@ NOT_QUICK = {
     "such a key in a table": 'seq = 1\nx = { " = k" = 1 }\n',
     "a mark that starts no body": "seq = 1\n\x1ex = 1\n",
     "a colon after spaces": 'seq = 1\nx = { "a"   : 1 }\n',
+    "a mark inside a key": "seq = 1\nx\x1ey = 1\n",
+    "a key of other bytes": "seq = 1\nx:y = 1\n",
+    "a key with a quote": 'seq = 1\nx" = 1\n',
+    "a line of no key": "seq = 1\nx\ny = 1\n",
 }
 
 
@@ -170,3 +174,66 @@ def test_a_text_opening_with_an_equals_sign_reads_as_tomllib_reads_it(tmp_path):
     assert expected["text"] == " = y"
     assert saves.load_game(path).entries == [expected]
     assert [read.entry for read in saves.read_entries(path)] == [expected]
+
+
+def test_a_batch_is_checked_as_each_entry_in_turn():
+    """The check of a batch of entries (one conversion to the schema for them all) passes
+    exactly those that the check of each in turn passes, and changes nothing where it says
+    "look closer"."""
+    entries = [entry for _, entry in mutations()]
+    base = combat()
+    sequences: list[list[dict[str, Any]]] = [[entry] for entry in entries]
+    sequences += [
+        [base | {"seq": 5}, base | {"seq": 6}, base | {"seq": 7, "amends": 5}],
+        [base | {"seq": 5}, base | {"seq": 6, "amends": 6}],
+        [base | {"seq": 5}, base | {"seq": 5}],
+        [base | {"seq": 6}, base | {"seq": 5}],
+        [base | {"seq": 6, "amends": 2}],
+        [base | {"seq": 6, "amends": 3}],
+        [base | {"seq": 1}],
+    ]
+    for batch in sequences:
+        previous, combats = 2, {2}
+        expected_combats = set(combats)
+        each = True
+        for entry in batch:
+            if checking._entry_problem(dict(entry), previous, expected_combats):
+                each = False
+                break
+            previous = entry["seq"]
+            if entry["kind"] == "combat":
+                expected_combats.add(previous)
+        combats_given = {2}
+        last = checking._batch_fits([dict(entry) for entry in batch], 2, combats_given)
+        if each:
+            assert last == batch[-1]["seq"], batch
+            assert combats_given == expected_combats
+        else:
+            assert last is None, batch
+            assert combats_given == {2}
+
+
+END_LINES = [
+    b"# end of entry 7 crc32 %s\n",
+    b"# end of entry 7 crc32 %s",
+    b"# end of entry 7 crc32 %s  \n",
+    b"# end of entry 7 crc32 %s\n\n",
+    b"# end of entry 7 crc32 %s\nx\n",
+    b"# end of entry  crc32 %s\n",
+    b"# end of entry 7a crc32 %s\n",
+    b"# end of entry 7 crc32  %s\n",
+    b"#  end of entry 7 crc32 %s\n",
+]
+
+
+@pytest.mark.parametrize("line", END_LINES)
+@pytest.mark.parametrize("crc", ["right", "upper", "wrong"])
+def test_an_end_line_is_verified_as_the_regular_expression_reads_it(line: bytes, crc: str):
+    body = b'seq = 7\nkind = "turn"\n'
+    checksum = {"right": b"%08x", "upper": b"%08X", "wrong": b"%08x"}[crc] % (
+        zlib.crc32(body) + (crc == "wrong")
+    )
+    for part in (body + line % checksum, b"x# end of entry 1 crc32 0\n" + body + line % checksum):
+        assert decoding._verified_body(part) == decoding._verified_end(part)
+    verified = decoding._verified_body(body + line % checksum)
+    assert (verified == body) == (crc == "right" and line in END_LINES[:4]), verified

@@ -1,7 +1,8 @@
 """The entry schema's first use from several threads at once (the desk reads a save in one
 worker while the review reads the log's tail in another): before the first conversion was
 made one thread at a time, a fresh process crashed with a segmentation fault in about a third
-of such runs (8 of 20 here)."""
+of such runs (8 of 20 here). Half the threads check entries one at a time, half a batch at
+once (`all_fit`, the streamed reader's check)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,18 @@ import sys
 
 FIRST_USE = """
 import threading
-from tui.saves.schema import schema_problem
+from tui.saves.schema import all_fit, schema_problem
 entry = {"seq": 1, "kind": "note", "turn": 1, "when": "x", "who": "y", "annotates": 1, "text": "t"}
 barrier = threading.Barrier(4)
 def check():
     barrier.wait()
     for _ in range(3):
         assert schema_problem(dict(entry)) is None
-threads = [threading.Thread(target=check) for _ in range(4)]
+def check_all():
+    barrier.wait()
+    for _ in range(3):
+        assert all_fit([dict(entry), dict(entry)])
+threads = [threading.Thread(target=target) for target in (check, check_all) * 2]
 for thread in threads:
     thread.start()
 for thread in threads:

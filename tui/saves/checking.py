@@ -289,12 +289,18 @@ def _fits(entry: dict[str, Any]) -> bool:
     """Whether an entry has no problem `_first_problem` would find: it fits the schema
     (types, ranges, nesting: `schema.fits`), and what the schema does not say holds (the
     fields a kind must have, a known ruleset, a seeded die's seed, an option's value, a
-    note's earlier entry). False says only "look closer". The entry is as a reader gives
-    it: no value is None (TOML has no null, and neither reader lets one through)."""
+    note's earlier entry: `_rules_hold`). False says only "look closer". The entry is as a
+    reader gives it: no value is None (TOML has no null, and neither reader lets one
+    through)."""
     if type(entry.get("when")) is not str:
         return False  # missing, or a TOML date-time: `_first_problem` says which
-    if not (_schema_fits or _import_fits())(entry):
+    if not (_schema_fits or _import_schema()[0])(entry):
         return False
+    return _rules_hold(entry)
+
+
+def _rules_hold(entry: dict[str, Any]) -> bool:
+    """What the schema does not say, in an entry that fits it (`_fits`)."""
     kind = entry["kind"]
     if kind == "combat":
         if not _COMBAT.keys() <= entry.keys() or not registry.known(entry["ruleset"]):
@@ -328,20 +334,51 @@ def _fits(entry: dict[str, Any]) -> bool:
     return True
 
 
-# `schema.fits`, once imported: an import in the function itself, at every entry, cost
-# more than the rest of the function (the module has no `__path__`, and each
-# `from ... import` looked for one).
+def _batch_fits(entries: list[Any], previous: int, combats: set[int]) -> int | None:
+    """Whether `_entry_problem` finds nothing in any of some entries read one after the
+    other, after entry `previous`, the combats before them numbered in `combats`: the number
+    of the last (its combats added to `combats`), or None, which says only "look closer"
+    (each entry in turn, with `_entry_problem`) and changes nothing. One conversion to the
+    schema checks them all (`schema.all_fit`), where `_fits` makes one for each."""
+    for entry in entries:
+        if type(entry) is not dict or type(entry.get("when")) is not str:
+            return None
+    if not (_schema_all_fit or _import_schema()[1])(entries):
+        return None
+    added = []
+    for entry in entries:
+        if not _rules_hold(entry) or entry["seq"] <= previous:
+            return None
+        previous = entry["seq"]
+        if entry["kind"] == "combat":
+            if (
+                "amends" in entry
+                and entry["amends"] not in combats
+                and entry["amends"] not in added
+            ):
+                return None
+            added.append(previous)
+    combats.update(added)
+    return previous
+
+
+# `schema.fits` and `schema.all_fit`, once imported: an import in the function itself, at
+# every entry, cost more than the rest of the function (the module has no `__path__`, and
+# each `from ... import` looked for one).
 _schema_fits: Callable[[dict[str, Any]], bool] | None = None
+_schema_all_fit: Callable[[list[dict[str, Any]]], bool] | None = None
 
 
-def _import_fits() -> Callable[[dict[str, Any]], bool]:
-    global _schema_fits
+def _import_schema() -> tuple[
+    Callable[[dict[str, Any]], bool], Callable[[list[dict[str, Any]]], bool]
+]:
+    global _schema_fits, _schema_all_fit
     # Imported at the first entry checked: the desk draws its first frame (the start
     # screen, a combat screen) before any entry is read, without msgspec.
-    from tui.saves.schema import fits
+    from tui.saves.schema import all_fit, fits
 
-    _schema_fits = fits
-    return fits
+    _schema_fits, _schema_all_fit = fits, all_fit
+    return fits, all_fit
 
 
 def _seeds_hold(dice: list[dict[str, Any]]) -> bool:

@@ -82,6 +82,19 @@ def _split(data: bytes) -> tuple[bytes, list[tuple[int, bytes]]]:
 
 def _verified_body(part: bytes) -> bytes | None:
     """The entry's lines if its end line's checksum matches and nothing follows it."""
+    # As the store writes it, the end line is the last line, and nothing else:
+    # `# end of entry N crc32 XXXXXXXX` and its newline (the regular expression's match,
+    # below, costs more than the rest of the check).
+    at = part.rfind(b"\n# end of entry ") + 1
+    if at and part[-16:-9] == b" crc32 " and part[-1:] == b"\n" and part[at + 15 : -16].isdigit():
+        body = part[:at]
+        if part[-9:-1] == b"%08x" % zlib.crc32(body):
+            return body
+    return _verified_end(part)
+
+
+def _verified_end(part: bytes) -> bytes | None:
+    """`_verified_body` of an end line written otherwise (or a checksum that does not hold)."""
     at = part.rfind(b"# end of entry ")
     if at == -1 or (at and part[at - 1] != 0x0A):
         return None
@@ -170,8 +183,12 @@ def value_problem(value: Any, limit: int = MAX_DEPTH) -> str | None:
 
 
 # A line's key, where each body's first line (after the first body's) is marked by
-# _ENTRY_MARK: the split finds where each entry starts as it finds its keys.
-_LINE_KEY = re.compile(rb"\n(\x1e?[A-Za-z0-9_-]+) = ")
+# _ENTRY_MARK: the split finds where each entry starts as it finds its keys. What comes
+# before ` = ` is taken whole (a run of one excluded byte is the regular expression's
+# quickest count); the keys, joined, must then be made of _KEY_BYTES alone (a mark other
+# than a key's first byte stays in its JSON string, which refuses it).
+_LINE_KEY = re.compile(rb"\n([^ ]++) = ")
+_KEY_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-\x1e"
 _ENTRY_MARK = b"\x1e"
 # A colon JSON reads as a key's, outside strings, follows a string's closing quote and any
 # spaces: in text with no escapes, a colon after a quote or a space. One in a text (a time,
@@ -253,7 +270,7 @@ def _quick_json(bodies: list[bytes]) -> list[dict[str, Any]] | None:
     # Split at each line's key: every newline must start one (so no value runs on to a
     # second line: checked below), and every key is bare.
     parts = _LINE_KEY.split(text)
-    if parts[0]:
+    if parts[0] or b"".join(parts[1::2]).translate(None, _KEY_BYTES):
         return None
     # Each key as `,"KEY":`; a marked one, a body's first, as `},{"KEY":` (it ends the
     # object before it and opens its own).

@@ -220,6 +220,12 @@ class _One(msgspec.Struct):
     entry: _ENTRY
 
 
+class _Many(msgspec.Struct):
+    """Entries read together, held as `_One` holds one: one conversion checks them all."""
+
+    entries: list[_ENTRY]
+
+
 _MISSING = re.compile(r"Object missing required field `([^`]*)`")
 _TYPE_WORDS = {
     "`int`": "a whole number",
@@ -279,24 +285,29 @@ _ready = False
 
 
 def _convert(entry: dict[str, Any]) -> None:
+    if not _ready:
+        _first_use()
+    msgspec.convert({"entry": entry}, _One)
+
+
+def _first_use() -> None:
+    """msgspec's first use of the schema's types, by one thread at a time."""
     global _ready
-    if _ready:
-        msgspec.convert({"entry": entry}, _One)
-        return
     with _FIRST_USE:
-        try:
-            msgspec.convert({"entry": entry}, _One)
-        finally:
+        if not _ready:
+            for value, kind in (({"entry": {}}, _One), ({"entries": [{}]}, _Many)):
+                try:
+                    msgspec.convert(value, kind)
+                except msgspec.ValidationError:
+                    pass  # {} is no entry: the types are worked out all the same
             _ready = True
 
 
 def prepare() -> None:
     """Make msgspec's first use of the schema's types now (working them out takes tens of
     milliseconds): a writer does it before it takes a save's lock."""
-    try:
-        _convert({})
-    except msgspec.ValidationError:
-        pass  # {} is no entry: the types are worked out all the same
+    if not _ready:
+        _first_use()
 
 
 def fits(entry: dict[str, Any]) -> bool:
@@ -304,6 +315,18 @@ def fits(entry: dict[str, Any]) -> bool:
     working out what is wrong: the common case, when a save is read, costs one conversion."""
     try:
         _convert(entry)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+def all_fit(entries: list[dict[str, Any]]) -> bool:
+    """Whether every one of some entries fits the schema: one conversion for them all (a
+    save's entries read together), where `fits` makes one for each."""
+    if not _ready:
+        _first_use()
+    try:
+        msgspec.convert({"entries": entries}, _Many)
     except msgspec.ValidationError:
         return False
     return True

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from tui.saves import files
-from tui.saves.checking import _check_entry, _check_header, _entry_problem
+from tui.saves.checking import _batch_fits, _check_entry, _check_header, _entry_problem
 from tui.saves.decoding import (
     _SEPARATOR,
     _BlockError,
@@ -192,14 +192,20 @@ class _Reader:
                     decoded = _decode_blocks(blocks)
                 except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError) as err:
                     raise _HandOver from err
+                # Checked together (one conversion to the schema for the batch); where
+                # that says "look closer", each in turn, as before, as it is given.
+                last = _batch_fits(decoded, previous, combats)
                 for (offset, part), entry in zip(blocks, decoded, strict=True):
-                    if _entry_problem(entry, previous, combats):
-                        raise _HandOver
-                    previous = entry["seq"]
-                    if entry["kind"] == "combat":
-                        combats.add(previous)
+                    if last is None:
+                        if _entry_problem(entry, previous, combats):
+                            raise _HandOver
+                        previous = entry["seq"]
+                        if entry["kind"] == "combat":
+                            combats.add(previous)
                     _apply_state(game, entry, markers)
                     yield Read(entry, Place(offset, len(_LOG_LINE) + len(part)))
+                if last is not None:
+                    previous = last
         game.markers = list(markers.values())
         game.end = self.end
         if self.cut is not None:
