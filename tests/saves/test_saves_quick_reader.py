@@ -33,6 +33,7 @@ STORE_WRITTEN = [
     {"seq": 3, "nested": {"a": {"b": [{"c": -1.5e-7}]}, "": "", "x y": True}},
     {"seq": 4, "esc": 'back\\slash \\" tab\t nl\n " = \u00e9 \u0001', "big": 2**63 - 1},
     {"seq": 5, "a": {"\\": "x\\"}, "b": '\\/ \\" = \x7f', "c": ["\\\\"]},
+    {"seq": 6, "when": "2026-11-27T05:51:35+00:00", "t": {"a:b": ["c:", ":d", " : ", ":"]}},
 ]
 
 
@@ -73,6 +74,7 @@ NOT_QUICK = {
     "such a key in a table": 'seq = 1\nx = { " = k" = 1 }\n',
     "a mark that starts no body": "seq = 1\n\x1ex = 1\n",
     "a colon after spaces": 'seq = 1\nx = { "a"   : 1 }\n',
+    "a colon after a bracket": 'seq = 1\nx = { "a" = {}: 1 }\n',
     "a mark inside a key": "seq = 1\nx\x1ey = 1\n",
     "a key of other bytes": "seq = 1\nx:y = 1\n",
     "a key with a quote": 'seq = 1\nx" = 1\n',
