@@ -7,7 +7,8 @@
     .venv/bin/python bench/bench_saves.py --campaign 100000   # a long campaign, each command
                                                               # in a process: time, peak RSS
 
-    .venv/bin/python bench/bench_saves.py --decode 10000   # read_entries against json.loads
+    .venv/bin/python bench/bench_saves.py --decode 2000   # read_entries against json.loads
+                                                          # of the same entries, counted
 
 Prints one table. Appends are timed one by one (lock, check the record, read the ends,
 write, fsync), to the new save and the big one in turn so that a busy machine slows both
@@ -23,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -446,6 +448,35 @@ def print_campaign(entries: int) -> bool:
 # --- the store's decode against json.loads of the same entries --------------------------------
 
 DECODE_BUDGET = 1.5
+# Counted under callgrind, each in a process of its own: `read_entries` iterated over the
+# save ("store"), or `json.loads` of each of the same entries as a JSON line ("json", the
+# lines read before the count). Each first reads a small file the same way, so that the
+# first use (imports, msgspec's types) is left out of the count; libc's getpgrp and getppid,
+# called nowhere else, mark where callgrind zeroes its counts and dumps them.
+DECODE_COUNT = """
+import json, os, sys
+from pathlib import Path
+from tui import saves
+
+kind, warm, path = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+if kind == "store":
+    for _ in saves.read_entries(warm):
+        pass
+    os.getpgrp()
+    for _ in saves.read_entries(path):
+        pass
+    os.getppid()
+else:
+    for line in warm.read_bytes().splitlines():
+        json.loads(line)
+    lines = path.read_bytes().splitlines()
+    os.getpgrp()
+    for line in lines:
+        json.loads(line)
+    os.getppid()
+"""
+# The small file each process reads first.
+DECODE_WARM = 5
 
 
 def cpu_median(action: Callable[[], object], repeat: int = 3) -> float:
@@ -458,13 +489,45 @@ def cpu_median(action: Callable[[], object], repeat: int = 3) -> float:
     return statistics.median(times)
 
 
-def decode_rows(entries: int, folder: Path) -> list[tuple[str, float, str]]:
+def decode_count(kind: str, warm: Path, path: Path, folder: Path) -> int | None:
+    """Instructions callgrind counts for `DECODE_COUNT`'s `kind` reading `path` (after
+    `warm`); None where valgrind is missing or the count failed."""
+    # Imported here: the bench's counting helpers (bench.py imports this module at its top).
+    from bench import summed_dumps
+
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    dump = folder / f"decode-{kind}.out"
+    done = subprocess.run(
+        [valgrind, "--tool=callgrind", f"--callgrind-out-file={dump}"]
+        + ["--zero-before=getpgrp", "--dump-before=getppid"]
+        + [sys.executable, "-c", DECODE_COUNT, kind, str(warm), str(path)],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"PYTHONHASHSEED": "0"},
+        timeout=600,
+    )
+    return summed_dumps(dump, [1]) if done.returncode == 0 else None
+
+
+# (figure, instructions or None, CPU seconds, note)
+DecodeRow = tuple[str, int | None, float, str]
+
+
+def decode_rows(entries: int, folder: Path, count: bool = True) -> list[DecodeRow]:
     """`saves.read_entries` iterated over an `entries`-entry save (split, checksum, decode,
     check, replay) and, as its reference, `json.loads` of each of the same entries dumped as
-    one JSON line each: (figure, CPU seconds, note)."""
-    path = folder / "decode.toml"
+    one JSON line each: (figure, instructions by callgrind, CPU seconds, note), the
+    reference first. Instructions where `count` and valgrind can count them (each in a
+    process of its own, `DECODE_COUNT`); CPU seconds in this process, median of 3."""
+    path, warm = folder / "decode.toml", folder / "warm.toml"
     build(path, entries, random.Random(1))
+    build(warm, DECODE_WARM, random.Random(2))
     lines = [json.dumps(read.entry).encode() for read in saves.read_entries(path)]
+    warm_lines = [json.dumps(read.entry).encode() for read in saves.read_entries(warm)]
+    (folder / "decode.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    (folder / "warm.jsonl").write_bytes(b"\n".join(warm_lines) + b"\n")
 
     def store() -> None:
         for _ in saves.read_entries(path):
@@ -475,33 +538,61 @@ def decode_rows(entries: int, folder: Path) -> list[tuple[str, float, str]]:
             json.loads(line)
 
     store(), reference()  # the first use of each (imports, msgspec's types) left out
+    counts: tuple[int | None, int | None] = (None, None)
+    if count:
+        counts = (
+            decode_count("json", folder / "warm.jsonl", folder / "decode.jsonl", folder),
+            decode_count("store", warm, path, folder),
+        )
     size = path.stat().st_size / 1e6
     return [
-        (f"store: read_entries, {entries:,} entries", cpu_median(store), f"{size:.1f} MB save"),
         (
             "json.loads of the same entries as JSON lines",
+            counts[0],
             cpu_median(reference),
             f"{sum(map(len, lines)) / 1e6:.1f} MB of JSON",
+        ),
+        (
+            f"store: read_entries, {entries:,} entries",
+            counts[1],
+            cpu_median(store),
+            f"{size:.1f} MB save",
         ),
     ]
 
 
-def print_decode(entries: int) -> bool:
-    """The decode table; whether the store is within its budget of the reference."""
+def print_decode(entries: int, count: bool = True) -> bool:
+    """The decode table; whether the store is within its budget of the reference: on
+    instructions (callgrind), or on CPU time where they cannot be counted."""
     with tempfile.TemporaryDirectory() as tmp:
-        (name, store, note), (ref_name, reference, ref_note) = decode_rows(entries, Path(tmp))
-    ratio = store / reference
-    met = ratio <= DECODE_BUDGET
+        reference, store = decode_rows(entries, Path(tmp), count)
+    ref_name, ref_count, ref_cpu, ref_note = reference
+    name, store_count, store_cpu, note = store
+    cpu_ratio = store_cpu / ref_cpu
+    if ref_count and store_count is not None:
+        ratio: float | None = store_count / ref_count
+        on = "instructions (callgrind), CPU seconds beside (median of 3)"
+    else:
+        ratio = None
+        on = "CPU seconds (median of 3): instructions not counted"
+    met = (cpu_ratio if ratio is None else ratio) <= DECODE_BUDGET
+    print(f"Store decode: {entries:,} entries, {on}, Python {sys.version.split()[0]}")
     print(
-        f"Store decode: {entries:,} entries, CPU seconds (median of 3), Python "
-        f"{sys.version.split()[0]}"
+        f"{'figure':46}  {'instructions':>12}  {'ratio':>6}  {'budget':>7}  met  "
+        f"{'CPU':>9}  {'ratio':>6}  note"
     )
-    print(f"{'figure':46}  {'CPU':>9}  {'ratio':>6}  {'budget':>7}  met  note")
-    print(f"{ref_name:46}  {reference:>7.3f} s  {'1.00x':>6}  {'':>7}  -    {ref_note}")
-    budget = f"<= {DECODE_BUDGET}x"
+
+    def shown(value: int | None) -> str:
+        return "n/a" if value is None else f"{value / 1e6:,.1f} M"
+
     print(
-        f"{name:46}  {store:>7.3f} s  {ratio:>5.2f}x  {budget:>7}  {'yes' if met else 'NO':3}  "
-        f"{note}"
+        f"{ref_name:46}  {shown(ref_count):>12}  {'1.00x':>6}  {'':>7}  -    "
+        f"{ref_cpu:>7.3f} s  {'1.00x':>6}  {ref_note}"
+    )
+    counted = "n/a" if ratio is None else f"{ratio:.2f}x"
+    print(
+        f"{name:46}  {shown(store_count):>12}  {counted:>6}  {f'<= {DECODE_BUDGET}x':>7}  "
+        f"{'yes' if met else 'NO':3}  {store_cpu:>7.3f} s  {cpu_ratio:>5.2f}x  {note}"
     )
     return met
 
