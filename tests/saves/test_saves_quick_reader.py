@@ -194,6 +194,12 @@ def test_a_batch_is_checked_as_each_entry_in_turn():
         [base | {"seq": 6, "amends": 3}],
         [base | {"seq": 1}],
     ]
+    # Each rule broken in the middle of a batch of sound combats of other rulesets (a
+    # combat's rules are checked in the batch's loop, its rulesets once for the batch).
+    sequences += [
+        [base | {"seq": 3, "ruleset": "ocs"}, entry, base | {"seq": 6, "ruleset": "daynight"}]
+        for entry in entries
+    ]
     for batch in sequences:
         previous, combats = 2, {2}
         expected_combats = set(combats)

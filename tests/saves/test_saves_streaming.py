@@ -14,7 +14,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tests.generated_saves import DAMAGE, damaged, logs, write_save
-from tests.review_save import campaign
+from tests.review_save import campaign, combat_entry
 from tui import saves
 
 CHUNKS = st.integers(1, 300) | st.just(saves.streaming.CHUNK)
@@ -185,3 +185,47 @@ def test_a_read_written_over_meanwhile_is_made_again_a_few_times() -> None:
     with pytest.raises(saves.StaleOffset):
         saves.read_again(lambda: read(3))
     assert len(calls) == 3
+
+
+def test_only_a_quiet_combat_s_replay_is_left_out(tmp_path: Path) -> None:
+    """A batch read as the store writes it replays only the entries that change the game
+    (a combat that places markers, takes losses or leaves some open; every other kind):
+    the markers, the units and the open losses come out as the whole-file load's, across
+    batches and chunk sizes, and every entry is given with its place."""
+    units = [{"name": "1 Pz", "side": "Axis", "hex": "0101", "factor": 3, "steps": 2}]
+    units += [{"name": "9 Armd", "side": "Allied", "hex": "0202", "factor": 4, "steps": 3}]
+    units += [{"name": "5 Gren", "side": "Axis", "hex": "0303", "factor": 2, "steps": 4}]
+    log: list[tuple[dict[str, Any], str]] = [
+        (
+            {"seq": 1, "kind": "units", "turn": 1, "when": "now", "who": "ann", "units": units},
+            "store",
+        )
+    ]
+    for seq in range(2, 40):
+        entry = combat_entry(seq, 1)
+        if seq % 5 == 0:
+            entry["markers"] = [{"id": f"{seq}.1", "kind": "DG", "target": f"07{seq:02d}"}]
+        elif seq % 7 == 0:
+            entry["losses"] = [{"unit": "9 Armd", "steps": 1}]
+        elif seq % 11 == 0:
+            entry["open_losses"] = [
+                {"side": "attacker", "what": "steps", "amount": 1, "units": ["5 Gren"]}
+            ]
+        elif seq % 13 == 0:
+            entry = {"seq": seq, "kind": "loss", "turn": 1, "when": "now", "who": "ann"}
+            entry["losses"] = [{"unit": "1 Pz", "steps": 1}]
+        log.append((entry, "store"))
+    path = tmp_path / "game.toml"
+    write_save(path, log)
+    game = saves.load_game(path)
+    assert game.markers and game.units["9 Armd"].steps_lost and game.open_losses
+    for chunk in (300, 4096, saves.streaming.CHUNK):
+        stream = saves.read_entries(path, chunk)
+        reads = list(stream)
+        assert [read.entry for read in reads] == game.entries
+        assert all(type(read) is saves.Read and type(read.place) is saves.Place for read in reads)
+        assert stream.game is not None
+        assert stream.game.markers == game.markers
+        assert stream.game.units == game.units
+        assert stream.game.open_losses == game.open_losses
+        read_again(path, reads)

@@ -346,20 +346,37 @@ def _batch_fits(entries: list[Any], previous: int, combats: set[int]) -> int | N
     if not (_schema_all_fit or _import_schema()[1])(entries):
         return None
     added = []
+    rulesets = set()
     for entry in entries:
-        if not _rules_hold(entry) or entry["seq"] <= previous:
+        seq = entry["seq"]
+        if seq <= previous:
             return None
-        previous = entry["seq"]
-        if entry["kind"] == "combat":
-            if (
-                "amends" in entry
-                and entry["amends"] not in combats
-                and entry["amends"] not in added
-            ):
+        previous = seq
+        if entry["kind"] != "combat":
+            if not _rules_hold(entry):
                 return None
-            added.append(previous)
+            continue
+        # `_rules_hold` of a combat, its calls folded in (the rulesets checked once a batch).
+        if not _COMBAT_KEYS <= entry.keys():
+            return None
+        if "attack_total" in entry and type(entry["attack_total"]) is not int:
+            return None
+        if "cell" in entry and type(entry["cell"]) is dict and len(entry["cell"]) != 2:
+            return None  # the schema lets other keys through
+        for die in entry["dice"]:
+            if ("seed" in die) != (die["source"] == "seed"):
+                return None
+        if "amends" in entry and entry["amends"] not in combats and entry["amends"] not in added:
+            return None
+        rulesets.add(entry["ruleset"])
+        added.append(seq)
+    if not all(map(registry.known, rulesets)):
+        return None
     combats.update(added)
     return previous
+
+
+_COMBAT_KEYS = frozenset(_COMBAT)
 
 
 # `schema.fits` and `schema.all_fit`, once imported: an import in the function itself, at
