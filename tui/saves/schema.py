@@ -19,13 +19,16 @@ from typing import Annotated, Any
 
 import msgspec
 
+# Every Struct here is made only to check an entry and let go at once: none is tracked by
+# the cyclic collector (`gc=False`; none can be in a cycle: each holds only values read
+# from a save). By callgrind, 5.6 M fewer instructions on 2,000 entries read (of 377 M).
 _Positive = Annotated[int, msgspec.Meta(ge=1)]
 _Scalar = str | int | float | bool
 # A die's row read: the printed row's name, or its number.
 _Row = str | int
 
 
-class _Die(msgspec.Struct):
+class _Die(msgspec.Struct, gc=False):
     """A die as `DiceRoll.to_dict` writes it."""
 
     dice: str
@@ -38,7 +41,7 @@ class _Die(msgspec.Struct):
     seed: int | None = None
 
 
-class _Marker(msgspec.Struct):
+class _Marker(msgspec.Struct, gc=False):
     id: Annotated[str, msgspec.Meta(min_length=1)]
     kind: Annotated[str, msgspec.Meta(min_length=1)]
     target: Annotated[str, msgspec.Meta(min_length=1)]
@@ -47,7 +50,7 @@ class _Marker(msgspec.Struct):
     turns: _Positive | None = None
 
 
-class _Sides(msgspec.Struct):
+class _Sides(msgspec.Struct, gc=False):
     """A printed cell that gives each side its own line."""
 
     attacker: list[_Scalar]
@@ -57,7 +60,7 @@ class _Sides(msgspec.Struct):
 _Cell = _Scalar | list[_Scalar] | _Sides
 
 
-class _Effects(msgspec.Struct):
+class _Effects(msgspec.Struct, gc=False):
     attacker: dict[str, Any] = {}
     defender: dict[str, Any] = {}
     summary: str = ""
@@ -66,7 +69,7 @@ class _Effects(msgspec.Struct):
     markers: list[dict[str, Any]] = []
 
 
-class _Inputs(msgspec.Struct):
+class _Inputs(msgspec.Struct, gc=False):
     """A combat's inputs (`CombatInput.to_dict`): the units are tables (a factor and what
     else the ruleset keeps); every other input is read by the ruleset's schema, which
     refuses what it cannot take."""
@@ -75,7 +78,7 @@ class _Inputs(msgspec.Struct):
     defenders: list[dict[str, Any]] = []
 
 
-class _Entry(msgspec.Struct, tag_field="kind"):
+class _Entry(msgspec.Struct, tag_field="kind", gc=False):
     seq: _Positive
     turn: _Positive
     when: str
@@ -144,7 +147,7 @@ _Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 _Count = Annotated[int, msgspec.Meta(ge=0, le=999)]
 
 
-class _Record(msgspec.Struct):
+class _Record(msgspec.Struct, gc=False):
     """A unit's record: its name, side, hex and per-unit fields (tui.engine.units)."""
 
     name: _Name
@@ -158,7 +161,7 @@ class _Record(msgspec.Struct):
     re: Annotated[float, msgspec.Meta(ge=0, le=99)] | None = None
 
 
-class _Loss(msgspec.Struct):
+class _Loss(msgspec.Struct, gc=False):
     """What one unit lost: steps or factors (a correction gives some back: below 0), or
     whether it is eliminated."""
 
@@ -168,14 +171,14 @@ class _Loss(msgspec.Struct):
     eliminated: bool | None = None
 
 
-class _Fought(msgspec.Struct):
+class _Fought(msgspec.Struct, gc=False):
     """The game's units a combat's sides fought with, by name."""
 
     attacker: list[_Name] = []
     defender: list[_Name] = []
 
 
-class _Open(msgspec.Struct):
+class _Open(msgspec.Struct, gc=False):
     """A loss a combat left for its owner to choose the units of."""
 
     side: str
@@ -213,14 +216,14 @@ _ENTRY = (
 )
 
 
-class _One(msgspec.Struct):
+class _One(msgspec.Struct, gc=False):
     """An entry, held: msgspec keeps what it works out about a Struct's fields, so converting
     to this costs a quarter of converting to the bare union (worked out again each call)."""
 
     entry: _ENTRY
 
 
-class _Many(msgspec.Struct):
+class _Many(msgspec.Struct, gc=False):
     """Entries read together, held as `_One` holds one: one conversion checks them all."""
 
     entries: list[_ENTRY]
