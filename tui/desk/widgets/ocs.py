@@ -17,6 +17,7 @@ from tui.desk.widgets.combat import (
     OddsPreview,
     UnitRow,
     bar,
+    next_column_text,
     set_choice,
 )
 from tui.desk.widgets.unit_names import name_input
@@ -162,8 +163,9 @@ class OcsUnitRow(UnitRow):
 
 
 class OcsOddsPreview(OddsPreview):
-    """The OCS preview: odds and DRM, the chances of surprise, the supply each side pays,
-    whether the attack is allowed, what an e# would mark, and each final cell's chance."""
+    """The OCS preview: odds, what the next column right needs, DRM, the chances of
+    surprise, the supply each side pays, whether the attack is allowed, what an e# would
+    mark, and each final cell's chance."""
 
     def show_ocs(
         self,
@@ -182,6 +184,8 @@ class OcsOddsPreview(OddsPreview):
             f"A {preview.attack_total} : D {preview.defense_total} = {preview.odds}, "
             f"{terrain} column {preview.column}"
         ]
+        if preview.next_column is not None:
+            lines.append(next_column_text(preview.next_column))
         paid = f"{extra.attacker_supply}T" if extra.attacker_supply is not None else "?"
         allowed = "refused" if extra.refusal else "allowed"
         lines.append(
