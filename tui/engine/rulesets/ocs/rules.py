@@ -10,8 +10,7 @@ from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import same
-from tui.engine.model import CombatInput, Distribution, Outcome, Unit
+from tui.engine.model import CombatInput, Distribution, Outcome
 from tui.engine.odds import apply_shifts, label_ratio
 from tui.engine.rulesets.common import (
     check_whole,
@@ -20,6 +19,7 @@ from tui.engine.rulesets.common import (
     finish,
     pick_column,
     ratio_column,
+    same_but_factors,
     side_totals,
 )
 from tui.engine.rulesets.ocs import supply as ocs_supply
@@ -232,23 +232,6 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
 # a new combat whose cells mean what they meant. Shared by the Distributions that read
 # them: read, never changed.
 _LAST_CELLS: list[tuple[Tables, CombatInput, dict[str, dict[str, Any]]]] = []
-
-
-def same_but_factors(a: CombatInput, b: CombatInput) -> bool:
-    """Whether two combats are the same all through (`same`) but for their units' factors."""
-    if len(a.attackers) != len(b.attackers) or len(a.defenders) != len(b.defenders):
-        return False
-    fields, unit_values, factor = CombatInput._values, Unit._values, Unit._places["factor"]
-    for mine, theirs in zip(a.attackers + a.defenders, b.attackers + b.defenders, strict=True):
-        left, right = list(unit_values(mine)), list(unit_values(theirs))
-        left[factor] = right[factor] = 0
-        if not same(tuple(left), tuple(right)):
-            return False
-    places = CombatInput._places
-    left, right = list(fields(a)), list(fields(b))
-    for name in ("attackers", "defenders"):
-        left[places[name]] = right[places[name]] = ()
-    return same(tuple(left), tuple(right))
 
 
 def cell_details(
