@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 
 from tui.engine import CombatInput, Unit
+from tui.engine import preview as previews
 from tui.engine.combat import distribution
 from tui.engine.errors import InputError
 from tui.engine.rulesets import common
 from tui.engine.rulesets.daynight import rules
+from tui.engine.rulesets.ocs import rules as ocs_rules
 from tui.engine.tables import default_tables
 
 
@@ -86,3 +88,22 @@ def test_a_reserve_or_an_order_for_after_the_dice_is_always_enumerated() -> None
     assert rules.distribution(plain, default_tables()) is not None
     for given in ({"reserve": 2}, {"press_on": True}, {"attacker_retreats": True}, {"roll": 3}):
         assert rules.distribution(plain.replaced(**given), default_tables()) is None, given
+
+
+def test_a_preview_on_kept_chances_is_the_one_worked_out_afresh() -> None:
+    """Typed a digit at a time on Day/Night and OCS, each new combat's preview (its rows
+    ranked and worded once for the chances kept) is the one worked out with nothing kept."""
+    tables = default_tables()
+    typed = [
+        CombatInput("daynight", (Unit(factor),), (Unit(1),), time="day", terrain="clear")
+        for factor in (1, 12, 123, 13, 134, 2, 3)
+    ] + [CombatInput("ocs", (Unit(1),), (Unit(factor),)) for factor in (1, 12, 123, 13, 2, 3)]
+    shown = [previews.work_out(combat, tables) for combat in typed]
+    reused = sum(a.rows is b.rows for a, b in zip(shown, shown[1:], strict=False))
+    assert reused >= 4, reused  # the rows of the same chances handed out again
+    for combat, preview in zip(typed, shown, strict=True):
+        rules._LAST_BATTLES.clear()
+        ocs_rules._LAST_CELLS.clear()
+        ocs_rules._LAST_OUTCOMES.clear()
+        previews._LAST_ROWS.clear()
+        assert previews.work_out(combat, tables) == preview, combat

@@ -167,6 +167,10 @@ class OcsOddsPreview(OddsPreview):
     surprise, the supply each side pays, whether the attack is allowed, what an e# would
     mark, and each final cell's chance."""
 
+    # The final cells' text, with the rows (the very tuple) it was worded from: a new
+    # combat on the same chances brings the same rows (the engine keeps them).
+    _cells: tuple[tuple[Any, ...], str] | None = None
+
     def show_ocs(
         self,
         preview: Preview | None,
@@ -212,11 +216,14 @@ class OcsOddsPreview(OddsPreview):
                 for levels, names in groups
             ]
             lines.append("Exploit: " + "; ".join(marks))
-        rows = ["Final cell, surprise and DRM folded in:"]
-        for row in preview.rows:
-            chance = float(row.probability)
-            rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
-        self.show_text("\n".join(lines), "\n".join(rows), problems)
+        kept = self._cells
+        if kept is None or kept[0] is not preview.rows:
+            rows = ["Final cell, surprise and DRM folded in:"]
+            for row in preview.rows:
+                chance = float(row.probability)
+                rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
+            kept = self._cells = (preview.rows, "\n".join(rows))
+        self.show_text("\n".join(lines), kept[1], problems)
 
 
 def _pct(value: Any) -> str:

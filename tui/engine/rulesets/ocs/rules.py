@@ -3,6 +3,7 @@ attacker and defender halves of the result."""
 
 from __future__ import annotations
 
+import operator
 import random
 from fractions import Fraction
 from functools import lru_cache
@@ -210,19 +211,40 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         *ocs_supply.surprise_limits(rated, tables),
     )
     details = cell_details(rated, tuple(cell for cell, _ in chances), tables)
+    outcomes, kept_details = _outcomes(chances, details)
     return Distribution(
         ruleset=combat.ruleset,
         odds=odds,
         ratio=ratio,
         column=odds_column,
         columns=(odds_column,),
-        outcomes=tuple(
-            (cell, p, effects["summary"])
-            for (cell, p), effects in zip(chances, details, strict=True)
-        ),
-        details=tuple(details),
+        outcomes=outcomes,
+        details=kept_details,
         inputs=combat.to_dict(),
     )
+
+
+# The last outcomes and details handed out, with the chances (the very tuple, kept by
+# `cell_chances`) they were made of: the same chances with the same cells' effects (the
+# very dicts, kept by `cell_details`) give the same tuples again, so a preview on them
+# ranks and words its rows once (tui.engine.preview.preview_rows).
+_LAST_OUTCOMES: list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]] = []
+
+
+def _outcomes(
+    chances: tuple[tuple[str, Fraction], ...], details: list[dict[str, Any]]
+) -> tuple[tuple[tuple[Any, Fraction, str], ...], tuple[dict[str, Any], ...]]:
+    """Each cell with its chance and meaning, and each one's effects, as tuples."""
+    if _LAST_OUTCOMES:
+        last_chances, outcomes, last_details = _LAST_OUTCOMES[0]
+        if last_chances is chances and all(map(operator.is_, details, last_details)):
+            return outcomes, last_details
+    outcomes = tuple(
+        (cell, p, effects["summary"]) for (cell, p), effects in zip(chances, details, strict=True)
+    )
+    kept = tuple(details)
+    _LAST_OUTCOMES[:] = [(chances, outcomes, kept)]
+    return outcomes, kept
 
 
 # The last combat's cells as carried out (each cell's effects and what they mean), with
