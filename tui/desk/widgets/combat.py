@@ -534,10 +534,24 @@ class OddsPreview(LinesInPlace):
     OddsPreview > .odds-preview--problem { color: $error; }
     """
 
+    # The chances' text, with the rows (the very tuple), column and dice it was worded
+    # from: a new combat on the same chances (its column met already) brings the same rows.
+    _chances: tuple[tuple[Any, ...], str | None, str, str] | None = None
+
     def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
-        self.show_text(
-            "\n".join(preview_head(preview)), "\n".join(preview_chances(preview)), problems
-        )
+        kept = self._chances
+        if (
+            preview is not None
+            and kept is not None
+            and kept[0] is preview.rows
+            and (kept[1], kept[2]) == (preview.column, preview.dice)
+        ):
+            chances = kept[3]
+        else:
+            chances = "\n".join(preview_chances(preview))
+            if preview is not None:
+                self._chances = (preview.rows, preview.column, preview.dice, chances)
+        self.show_text("\n".join(preview_head(preview)), chances, problems)
 
     def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
         """A preview a ruleset words itself (a chain of tables rather than one column)."""
