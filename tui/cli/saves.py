@@ -586,21 +586,33 @@ class LogTable:
         self.rows: list[str] = []
         self.widths = [len(cell) for cell in _LOG_HEADER[:-1]]
         self.entries = 0
+        # The rows' widths not yet taken into `widths`: each distinct set once (a long log's
+        # rows share a few hundred), taken in by `_widen`.
+        self._seen: set[tuple[int, ...]] = set()
 
     def add(self, entry: dict[str, Any], shown: bool = True) -> None:
         self.add_cells(row_cells(entry) if shown else [], shown)
 
     def add_cells(self, cells: Sequence[str], shown: bool = True) -> None:
         """One entry's row as `row_cells` gives it."""
-        self.add_kept(_CELL_END.join(cells), [len(cell) for cell in cells[:-1]], shown=shown)
+        self.add_kept(_CELL_END.join(cells), tuple(len(cell) for cell in cells[:-1]), shown=shown)
 
     def add_kept(self, row: str, widths: Sequence[int], *, shown: bool = True) -> None:
         """One entry's row as kept beside the save (`kept_row`): its cells joined, and the
         widths of all but the last (`lines` takes none wider than the longest row)."""
         self.entries += 1
         if shown:
-            self.widths = list(map(max, self.widths, widths))
+            seen = self._seen
+            seen.add(tuple(widths))
+            if len(seen) >= 1024:
+                self._widen()
             self.rows.append(row)
+
+    def _widen(self) -> None:
+        """Each column as wide as the widest of the widths seen."""
+        for widths in self._seen:
+            self.widths = list(map(max, self.widths, widths))
+        self._seen.clear()
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The title, the game's line, then the header and a line per row kept."""
@@ -615,6 +627,7 @@ class LogTable:
             yield "(no entries match)" if self.entries else "(the log is empty)"
             return
         # No column wider than the longest row (a kept row's widths are not trusted).
+        self._widen()
         longest = max(map(len, self.rows))
         names = _LOG_HEADER[:-1]
         self.widths = [

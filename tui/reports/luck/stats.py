@@ -310,13 +310,10 @@ def _judged_by(entry: Mapping[str, Any]) -> tuple[Any, ...]:
     """What decides a combat's judgment but its effects: its inputs, the odds column OCS's
     chances are read on (`same_chances`), the totals (what each side has to lose) and the
     result."""
-    return (
-        entry.get("inputs"),
-        entry.get("odds_column"),
-        entry.get("attack_total"),
-        entry.get("defense_total"),
-        entry.get("cell"),
-    )
+    return tuple(map(entry.get, _JUDGED_BY))
+
+
+_JUDGED_BY = ("inputs", "odds_column", "attack_total", "defense_total", "cell")
 
 
 def _judgment(
