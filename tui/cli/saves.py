@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 from tui import __version__, saves
 from tui.cli.folders import folder_given, kept_copies
@@ -549,7 +549,8 @@ class _Texts:
         if found is None:
             found = _tail(entry)
             kept.put(key, values, found)
-        return cast(tuple[str, tuple[int, ...]], found)
+        tail: tuple[str, tuple[int, ...]] = found  # (no call to `cast` a row)
+        return tail
 
 
 def _tail(entry: dict[str, Any]) -> tuple[str, tuple[int, ...]]:

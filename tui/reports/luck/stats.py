@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, NamedTuple, TypeGuard, cast
+from typing import Any, NamedTuple, TypeGuard
 
 import msgspec
 
@@ -329,7 +329,8 @@ def _judgment(
     if judged is not None:
         key, found = judged.get(decided_by)
         if found is not None:
-            return cast(Judgment, found)
+            kept: Judgment = found  # (no call to `cast` a combat)
+            return kept
     try:
         # The dice as they fell: a card played after the roll (a Joker) is no luck.
         combat = as_rolled(combat_from_inputs(entry.get("inputs") or {}), tables)
@@ -643,7 +644,8 @@ def _dice_read(entry: Mapping[str, Any]) -> tuple[tuple[Faces, ...], int, str, b
         faces, faceless = _dice_of(rolls)
         found = (faces, faceless, _source(rolls), bool(rolls))
         _DICE_READ.put(key, dice, found)
-    return cast(tuple[tuple[Faces, ...], int, str, bool], found)
+    read: tuple[tuple[Faces, ...], int, str, bool] = found  # (no call to `cast` an entry)
+    return read
 
 
 def luck_record(
