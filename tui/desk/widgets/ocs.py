@@ -218,7 +218,10 @@ class OcsOddsPreview(OddsPreview):
             lines.append("Exploit: " + "; ".join(marks))
         kept = self._cells
         if kept is None or kept[0] is not preview.rows:
-            rows = ["Final cell, surprise and DRM folded in:"]
+            # No heading over the rows (the lines above say the surprise and the DRM they
+            # fold in): the line it took shows what the next column needs, and after a roll
+            # four chances still show below the result (tests/desk/test_desk_one_screen.py).
+            rows: list[str] = []
             for row in preview.rows:
                 chance = float(row.probability)
                 rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
