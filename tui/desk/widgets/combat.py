@@ -228,11 +228,14 @@ class FieldLine(Horizontal):
             widgets[0].add_class("after-label")
         super().__init__(*widgets, classes=classes)
         self.label = label
+        self._drawn: Content | None = None  # the label as drawn, worked out once
 
     def render(self) -> Content:
         """The label, in the cells left of the first field."""
-        lines = Content.from_markup(self.label).wrap(self.LABEL_WIDTH)
-        return lines[0] if lines else Content("")
+        if self._drawn is None:
+            lines = Content.from_markup(self.label).wrap(self.LABEL_WIDTH)
+            self._drawn = lines[0] if lines else Content("")
+        return self._drawn
 
 
 class UnitRow(Horizontal):
