@@ -11,7 +11,7 @@ from tests.conftest import Desk, screen_text, settle
 from tui import saves
 from tui.desk.screens.boom import BoomScreen
 from tui.desk.screens.dialogs import HandDiceScreen
-from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel
+from tui.desk.widgets.combat import Cycle, FieldLine, OddsPreview, ResultPanel
 from tui.desk.widgets.markers import MarkerPanel
 
 
@@ -207,7 +207,8 @@ async def test_the_form_is_the_schemas_and_a_mission_hides_what_it_does_not_read
     async with desk(rulesets=["pod-boom"]) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, BoomScreen)
-        labels = [str(label.content) for label in screen.query(".field > .field-label")]
+        # Each line of the form draws its label left of its field (FieldLine).
+        labels = [line.render().plain for line in screen.query(".field").results(FieldLine)]
         fields = form("pod-boom", registry.get("pod-boom").fields, app.tables)
         assert labels == ["Target hex", *(found.form_label for found in fields)]
         lines = {found.name: screen.query_one(f"#{found.widget_id}").parent for found in fields}

@@ -3,6 +3,7 @@ result 2d6 + DRM), the option choices, supply and internal stocks across two com
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 from textual.pilot import Pilot
@@ -111,6 +112,51 @@ async def test_regular_attack_with_surprise_step_loss_and_exploitation(desk: Des
         assert "Exploit" in str(
             rows(screen, "attacker")[0].query_one(".unit-markers", Static).content
         )
+
+
+def least_added_to_next_column(screen: OcsScreen) -> tuple[int, str]:
+    """Worked out here by resolving the form's combat with one more attacker (like its
+    last) of 1, 2, ... factors until its column moves: the attack the next column needs."""
+    combat = screen.reading.combat
+    assert combat is not None
+    now = resolve(combat, screen.tables, random.Random(0)).column
+    for added in range(1, 200):
+        unit = replace(combat.attackers[-1], factor=added)
+        more = replace(combat, attackers=(*combat.attackers, unit))
+        column = resolve(more, screen.tables, random.Random(0)).column
+        if column != now:
+            assert column is not None
+            return added, column
+    raise AssertionError(f"no column right of {now}")
+
+
+async def test_the_preview_names_the_attack_the_next_column_needs(desk: Desk) -> None:
+    async with desk(rulesets=["ocs"]) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, OcsScreen)
+        await fill(pilot, screen)
+        added, column = least_added_to_next_column(screen)
+        # 10 : 2 is 5:1; the chart's next column is 7:1, 14 : 2.
+        assert (added, column) == (4, "7:1")
+        assert preview(screen).splitlines()[1] == "+4 attack factors to 7:1"
+        # The defender's strength typed up to 3: 10 : 3 is 3:1; 12 : 3 is 4:1.
+        strength = rows(screen, "defender")[0].field("factor")
+        strength.focus()
+        await pilot.press("end", "backspace", "3")
+        await pilot.pause()
+        shown = preview(screen).splitlines()
+        assert shown[0] == "A 10 : D 3 = 3:1, Open column 3:1", shown
+        added, column = least_added_to_next_column(screen)
+        assert (added, column) == (2, "4:1")
+        assert shown[1] == f"+{added} attack factors to {column}", shown
+        # One factor short of it: one more factor reaches it, worded for one.
+        attacker = rows(screen, "attacker")[0].field("factor")
+        attacker.focus()
+        await pilot.press("end", "backspace", "7")
+        await pilot.pause()
+        added, column = least_added_to_next_column(screen)
+        assert (added, column) == (1, "4:1")
+        assert preview(screen).splitlines()[1] == "+1 attack factor to 4:1"
 
 
 async def test_an_overrun_uses_the_overrun_thresholds(desk: Desk) -> None:

@@ -422,8 +422,34 @@ def test_log_rows_made_once_per_distinct_combat_are_the_rows_made_each_time(save
     die = dict(combat["dice"][0])
     die["total"] = float(die["total"])
     as_float = dict(combat, seq=1001, dice=[die])
-    for entry in [*entries, edited, rounded, as_float, *entries]:
+    # The same words at other odds, column and roll (kept apart: each its own cells), and
+    # players whose names are not printable ASCII.
+    other_odds = dict(combat, seq=1002, odds="9:1", column="7:1", roll="12")
+    no_roll = dict(combat, seq=1003, roll=None)
+    escaped = dict(combat, seq=1004, who="ann\x1b[31m")
+    accented = dict(combat, seq=1005, who="\u00e9mile")
+    more = [edited, rounded, as_float, other_odds, no_roll, escaped, accented]
+    for entry in [*entries, *more, *entries, *more]:
         assert cli_saves.row_cells(entry) == each_time(entry)
+    assert cli_saves.row_cells(other_odds)[5:8] == ["9:1", "7:1", "12"]
+    assert cli_saves.row_cells(escaped)[3] == "ann\\x1b[31m"
+
+
+def test_log_table_widths_are_the_widest_of_many_distinct_rows() -> None:
+    """`LogTable` takes each distinct set of widths once (in batches): each column is as
+    wide as its widest cell, over more distinct sets than one batch holds."""
+    from tui.cli import saves as cli_saves
+
+    table = cli_saves.LogTable()
+    widths = [(n % 37, n % 11, 16, n % 5, n, 3, 3, 2, n % 29) for n in range(1, 3000)]
+    for each in widths:
+        table.add_kept("x", each)
+    table.add_kept("x", (99, 0, 0, 0, 0, 0, 0, 0, 0), shown=False)
+    table._widen()
+    header = [len(name) for name in cli_saves._LOG_HEADER[:-1]]
+    columns = zip(*widths, strict=True)
+    assert table.widths == [max([h, *c]) for h, c in zip(header, columns, strict=True)]
+    assert table.entries == 3000 and len(table.rows) == 2999
 
 
 def test_log_rows_from_a_forged_kept_file_are_shown_as_text(save: Path, capsys) -> None:

@@ -79,6 +79,11 @@ NOT_QUICK = {
     "a key of other bytes": "seq = 1\nx:y = 1\n",
     "a key with a quote": 'seq = 1\nx" = 1\n',
     "a line of no key": "seq = 1\nx\ny = 1\n",
+    "a table closed on the next line": 'seq = 1\nz = { "b" = 1\nc = 2 }, "d" = 3\n',
+    "such a table in an array": 'seq = 1\nz = [{ "b" = 1\nc = 2 }], "d" = 3\n',
+    "such a table with an escape": 'seq = 1\nz = { "b" = "\\"x"\nc = 2 }, "d" = 3\n',
+    "such a table, a text's key after": 'seq = 1\nz = { "b" = 1\nc = "e" = 2 }, 5\n',
+    "an array closed on the next line": 'seq = 1\nz = [1, "a"\nc = 2], "d" = 3\n',
 }
 
 
@@ -176,6 +181,33 @@ def test_a_text_opening_with_an_equals_sign_reads_as_tomllib_reads_it(tmp_path):
     assert expected["text"] == " = y"
     assert saves.load_game(path).entries == [expected]
     assert [read.entry for read in saves.read_entries(path)] == [expected]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        b'z = { "b" = 1\nc = 2 }, "d" = 3\n',  # read quickly, before
+        b'z = { "b" = 1\nc = "e" = 2 }, 5\n',  # read carefully, before
+    ],
+)
+def test_a_table_closed_on_the_next_line_is_refused_as_tomllib_refuses_it(tmp_path, lines):
+    """A hand edit with its checksum made to match: an inline table left open at a line's
+    end and closed on the next, whose key JSON then read as the table's. tomllib refuses
+    it; both readers once read it (`z = {b: 1, c: 2}, d = 3`). Now a load says what tomllib
+    says, at the line it names."""
+    path = tmp_path / "edited.toml"
+    saves.new_game(path, "edited", ["pod-basic"])
+    body = b'seq = 1\nkind = "event"\nturn = 1\nwhen = "now"\nwho = "me"\nevent = "x"\n'
+    body += b'text = "t"\n' + lines
+    with path.open("ab") as handle:
+        handle.write(b"\n[[log]]\n" + body)
+        handle.write(f"# end of entry 1 crc32 {zlib.crc32(body):08x}\n".encode())
+    with pytest.raises(tomllib.TOMLDecodeError, match="Unclosed inline table"):
+        tomllib.loads(path.read_text())
+    for read in (saves.load_game, lambda p: list(saves.read_entries(p))):
+        with pytest.raises(saves.SaveError, match="Unclosed inline table") as caught:
+            read(path)
+        assert "line " in str(caught.value)
 
 
 def test_a_batch_is_checked_as_each_entry_in_turn():

@@ -14,7 +14,6 @@ read a whole log for figures are in `tui.cli.reports`.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 import tempfile
@@ -490,79 +489,94 @@ LogRow = tuple[str, tuple[int, int, int, int, int, int, int, int, int]]
 
 
 def kept_row(entry: dict[str, Any]) -> tuple[str, list[int]]:
-    """An entry's row of the log as it is kept beside the save (`LogRow`)."""
-    cells = row_cells(entry)
-    return _CELL_END.join(cells), [len(cell) for cell in cells[:-1]]
+    """An entry's row of the log as it is kept beside the save (`LogRow`): the cells
+    `row_cells` gives, joined, and the widths of all but the last."""
+    tail, widths = _TEXTS.tail(entry)
+    seq, turn, who = str(entry["seq"]), str(entry["turn"]), entry["who"]
+    when = when_text(entry["when"])
+    if not (when.isascii() and when.isprintable()):
+        when = one_line(when)
+    if not (who.isascii() and who.isprintable()):
+        who = one_line(who)
+    row = f"{seq}{_CELL_END}{turn}{_CELL_END}{when}{_CELL_END}{who}{_CELL_END}{tail}"
+    return row, [len(seq), len(turn), len(when), len(who), *widths]
 
 
 def row_cells(entry: dict[str, Any]) -> list[str]:
     """An entry's row of the log: its cells shown as text, the result in words last."""
-    what, result = _TEXTS.words(entry)
-    cells = (
-        str(entry["seq"]),
-        str(entry["turn"]),
-        when_text(entry["when"]),
-        entry["who"],
-        what,
-        entry.get("odds") or "",
-        entry.get("column") or "",
-        entry.get("roll") or "",
-        _TEXTS.dice(entry.get("dice", [])),
-        result,
-    )
-    # Printable ASCII is shown as it is (`one_line` leaves it so): only the rest is looked at.
-    return [cell if _PRINTABLE(cell) else one_line(cell) for cell in cells]
+    row, _ = kept_row(entry)
+    return row.split(_CELL_END)
 
 
-# What a combat's words are made of (`entry_text`): its number, turn, time and player are not.
-_COMBAT_WORDS: tuple[str, ...] = ("ruleset", "note", "markers", "target", "cell", "amends")
-_COMBAT_WORDS += ("losses", "open_losses", "explanation")
+def _shown(cell: str) -> str:
+    """A cell as shown: printable ASCII as it is (`one_line` leaves it so), the rest looked
+    at by `one_line`."""
+    return cell if cell.isascii() and cell.isprintable() else one_line(cell)
+
+
+# What a combat's cells after its player are made of (`entry_text`, its odds, column, roll
+# and dice): its number, turn, time and player are not.
+_COMBAT_TAIL: tuple[str, ...] = ("ruleset", "note", "markers", "target", "cell", "amends")
+_COMBAT_TAIL += ("losses", "open_losses", "explanation", "odds", "column", "roll", "dice")
 
 
 class _Texts:
-    """A combat's words and a roll's dice as text, made once per run for each distinct set of
-    values they are made of (a long campaign repeats them), kept as the reports keep theirs
-    (`Memo`: 1, 1.0 and True apart, a text apart from the date it spells); at most `MOST`
-    of each."""
+    """A combat's cells after its player (its words, odds, column, roll and dice) made once
+    per run for each distinct set of values they are made of (a long campaign repeats
+    them), kept as the reports keep theirs (`Memo`: 1, 1.0 and True apart, a text apart
+    from the date it spells); at most `MOST`."""
 
     MOST = 4096
 
     def __init__(self) -> None:
-        self._memos: tuple[Memo, Memo] | None = None
+        self._memo: Memo | None = None
 
-    def _kept(self) -> tuple[Memo, Memo]:
-        if self._memos is None:
+    def _kept(self) -> Memo:
+        if self._memo is None:
             # Imported by the first row derived (a long log's first read), not at start.
             from tui.reports.kept import Memo
 
-            self._memos = Memo(self.MOST), Memo(self.MOST)
-        return self._memos
+            self._memo = Memo(self.MOST)
+        return self._memo
 
-    def words(self, entry: dict[str, Any]) -> tuple[str, str]:
+    def tail(self, entry: dict[str, Any]) -> tuple[str, tuple[int, ...]]:
+        """The entry's cells after its player, joined, and the widths of all but the last."""
         if entry["kind"] != "combat":
-            return entry_text(entry)
-        words, _ = self._kept()
-        values = [entry.get(name) for name in _COMBAT_WORDS]
-        key, found = words.get(values)
+            return _tail(entry)
+        kept = self._kept()
+        values = tuple(map(entry.get, _COMBAT_TAIL))
+        key, found = kept.get(values)
         if found is None:
-            found = entry_text(entry)
-            words.put(key, values, found)
-        return found
+            found = _tail(entry)
+            kept.put(key, values, found)
+        tail: tuple[str, tuple[int, ...]] = found  # (no call to `cast` a row)
+        return tail
 
-    def dice(self, dice: Any) -> str:
-        _, kept = self._kept()
-        key, found = kept.get(dice)
-        if found is None:
-            found = dice_text(dice)
-            kept.put(key, dice, found)
-        return found
+
+def _tail(entry: dict[str, Any]) -> tuple[str, tuple[int, ...]]:
+    what, result = entry_text(entry)
+    cells = [
+        what,
+        entry.get("odds") or "",
+        entry.get("column") or "",
+        entry.get("roll") or "",
+        dice_text(entry.get("dice", [])),
+    ]
+    cells = [_shown(cell) for cell in cells]
+    return _CELL_END.join([*cells, _shown(result)]), tuple(len(cell) for cell in cells)
 
 
 _TEXTS = _Texts()
 
 
-_PRINTABLE = re.compile(r"[ -~]*\Z").match
-_SHOWN = re.compile(r"[ -~\0]*\Z").match  # a row of printable cells, joined
+# What a kept row may hold: printable ASCII, and the NULs between its cells.
+_ROW_BYTES = bytes(range(0x20, 0x7F)) + _CELL_END.encode()
+
+
+def _printable_row(row: str) -> bool:
+    """Whether a kept row holds only printable ASCII between its cells' NULs (nothing left
+    once those bytes are taken out)."""
+    return row.isascii() and not row.encode().translate(None, _ROW_BYTES)
 
 
 class LogTable:
@@ -573,21 +587,33 @@ class LogTable:
         self.rows: list[str] = []
         self.widths = [len(cell) for cell in _LOG_HEADER[:-1]]
         self.entries = 0
+        # The rows' widths not yet taken into `widths`: each distinct set once (a long log's
+        # rows share a few hundred), taken in by `_widen`.
+        self._seen: set[tuple[int, ...]] = set()
 
     def add(self, entry: dict[str, Any], shown: bool = True) -> None:
         self.add_cells(row_cells(entry) if shown else [], shown)
 
     def add_cells(self, cells: Sequence[str], shown: bool = True) -> None:
         """One entry's row as `row_cells` gives it."""
-        self.add_kept(_CELL_END.join(cells), [len(cell) for cell in cells[:-1]], shown=shown)
+        self.add_kept(_CELL_END.join(cells), tuple(len(cell) for cell in cells[:-1]), shown=shown)
 
     def add_kept(self, row: str, widths: Sequence[int], *, shown: bool = True) -> None:
         """One entry's row as kept beside the save (`kept_row`): its cells joined, and the
         widths of all but the last (`lines` takes none wider than the longest row)."""
         self.entries += 1
         if shown:
-            self.widths = list(map(max, self.widths, widths))
+            seen = self._seen
+            seen.add(tuple(widths))
+            if len(seen) >= 1024:
+                self._widen()
             self.rows.append(row)
+
+    def _widen(self) -> None:
+        """Each column as wide as the widest of the widths seen."""
+        for widths in self._seen:
+            self.widths = list(map(max, self.widths, widths))
+        self._seen.clear()
 
     def lines(self, game: saves.Game) -> Iterator[str]:
         """The title, the game's line, then the header and a line per row kept."""
@@ -602,6 +628,7 @@ class LogTable:
             yield "(no entries match)" if self.entries else "(the log is empty)"
             return
         # No column wider than the longest row (a kept row's widths are not trusted).
+        self._widen()
         longest = max(map(len, self.rows))
         names = _LOG_HEADER[:-1]
         self.widths = [
@@ -617,7 +644,7 @@ class LogTable:
         count = len(_LOG_HEADER)
         for row in self.rows:
             cells = row.split(_CELL_END)
-            if len(cells) != count or not _SHOWN(row):
+            if len(cells) != count or not _printable_row(row):
                 # Not as `row_cells` makes it (a kept file written by hand): shown as text.
                 cells = [one_line(cell) for cell in (cells + [""] * count)[:count]]
             yield line(*cells).rstrip()

@@ -4,18 +4,16 @@ cell_text) live in tui.engine.model and are re-exported here."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import Any
 
 import tui.engine.registry as registry
 from tui.engine.cells import cell_text, plain
-from tui.engine.dice import DiceRoll, Roller, enumerate_dice
+from tui.engine.dice import DiceRoll, Roller
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome, Unit
-from tui.engine.odds import label_ratio
+from tui.engine.rulesets.common import enumerated_distribution
 from tui.engine.schema import Field, check_read, combat_from_logged
 from tui.engine.tables import Tables, default_tables
 
@@ -136,16 +134,6 @@ def logged_roll(entry: Mapping[str, Any]) -> tuple[CombatInput, Outcome]:
     return combat, outcome
 
 
-def _column_order(label: str | None) -> tuple[int, Fraction]:
-    """Columns left to right by the ratio or number they print; no column last."""
-    if label is None:
-        return 1, Fraction(0)
-    try:
-        return 0, label_ratio(label)
-    except ValueError:
-        return 0, Fraction(int(label)) if label.isdigit() else Fraction(0)
-
-
 def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribution:
     """The exact distribution of cells over every die not entered by hand."""
     check_inputs(combat)
@@ -162,32 +150,4 @@ def checked_distribution(combat: CombatInput, tables: Tables) -> Distribution:
     if own is not None:
         return own
     resolver = ruleset.resolve
-    merged: dict[str, list[Any]] = {}
-    first: Outcome | None = None
-    columns: dict[str | None, None] = {}  # every column read, in the order first met
-    for outcome, chance in enumerate_dice(lambda roller: resolver(combat, tables, roller)):
-        first = first or outcome
-        columns[outcome.odds_column] = None
-        key = json.dumps(plain(outcome.cell))
-        if key in merged:
-            merged[key][1] += chance
-        else:
-            merged[key] = [
-                outcome.cell,
-                chance,
-                outcome.effects.get("cell_summary") or outcome.explanation,
-                outcome.effects,
-            ]
-    assert first is not None
-    return Distribution(
-        ruleset=combat.ruleset,
-        odds=first.odds,
-        ratio=first.ratio,
-        # One column only when every outcome is read on it (not a Big Boom chain, whose
-        # accuracy die decides the CAF that hits and so the column).
-        column=first.odds_column if len(columns) == 1 else None,
-        columns=tuple(sorted(columns, key=_column_order)),
-        outcomes=tuple((cell, p, meaning) for cell, p, meaning, _ in merged.values()),
-        details=tuple(effects for *_, effects in merged.values()),
-        inputs=combat.to_dict(),
-    )
+    return enumerated_distribution(combat, lambda roller: resolver(combat, tables, roller))

@@ -104,15 +104,7 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
         # Checked by the probe above, which resolved it through the engine's checks.
         dist = checked_distribution(combat, tables)
         column = dist.column
-        details = dist.details or tuple({} for _ in dist.outcomes)
-        ranked = sorted(
-            zip(dist.outcomes, details, strict=True),
-            key=lambda pair: -pair[0][1],
-        )
-        rows = tuple(
-            PreviewRow(cell_text(cell), probability, short_meaning(detail))
-            for (cell, probability, _), detail in ranked
-        )
+        rows = preview_rows(dist.outcomes, dist.details)
     dice = registry.get(combat.ruleset).dice(tables)
     return Preview(
         attack_total=first.attack_total,
@@ -126,6 +118,30 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
         defence_note=_defence_note(effects),
         next_column=None if automatic else next_column(combat, first, tables),
     )
+
+
+# The last chances' rows, with the outcomes and details they were made of (the very
+# tuples): a ruleset that answers a new combat with the last one's chances (Day/Night's
+# battles kept) hands the same tuples out again, and their rows are ranked and worded once.
+_LAST_ROWS: list[tuple[tuple[Any, ...], tuple[Any, ...], tuple[PreviewRow, ...]]] = []
+
+
+def preview_rows(
+    outcomes: tuple[tuple[Any, Fraction, str], ...], details: tuple[dict[str, Any], ...]
+) -> tuple[PreviewRow, ...]:
+    """Every outcome as a row, the likeliest first: its cell, chance and short meaning."""
+    if _LAST_ROWS and _LAST_ROWS[0][0] is outcomes and _LAST_ROWS[0][1] is details:
+        return _LAST_ROWS[0][2]
+    ranked = sorted(
+        zip(outcomes, details or tuple({} for _ in outcomes), strict=True),
+        key=lambda pair: -pair[0][1],
+    )
+    rows = tuple(
+        PreviewRow(cell_text(cell), probability, short_meaning(detail))
+        for (cell, probability, _), detail in ranked
+    )
+    _LAST_ROWS[:] = [(outcomes, details, rows)]
+    return rows
 
 
 # The most attack the search for the next column adds (a factor's range on every chart).

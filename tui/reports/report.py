@@ -29,7 +29,7 @@ from tui.engine.units import UnitState
 from tui.reports.kept import Memo, version
 from tui.reports.losses import Losses, Lost, losses_part, lost_text, remains_text
 from tui.reports.luck import LuckReport, LuckTally, combats_summary, luck_text, p_text
-from tui.reports.luck.stats import LuckRecord
+from tui.reports.luck.stats import Chances, LuckRecord
 
 # --- Markdown text ---------------------------------------------------------------------------
 
@@ -148,21 +148,22 @@ def report_record(entry: Mapping[str, Any], tally: LuckTally) -> ReportRecord:
         lifted = [(str(entry["marker_id"]), "lifted")]
     elif kind == "turn":
         lifted = [(str(i), "expired") for i in entry.get("expired") or ()]
+    # Given in the order of ReportRecord's fields (one call, no keywords to match).
     return ReportRecord(
-        seq=seq,
-        turn=entry.get("turn"),
-        kind=kind,
-        who=str(entry.get("who", "")),
-        words=_utf8(words),
-        luck=luck,
-        annotates=annotates,
-        note_on=note_on,
-        note_line=_note_lines([entry])[0] if note_on is not None else "",
-        amends=amends if kind == "combat" and isinstance(amends, int) else None,
-        marker_turn=entry.get("turn", 1) if placed or lifted else None,
-        placed=tuple((str(m["id"]), md_text(marker_text(m))) for m in placed or ()),
-        lifted=tuple(lifted),
-        losses=losses_part(entry),
+        seq,  # seq
+        entry.get("turn"),  # turn
+        kind,  # kind
+        str(entry.get("who", "")),  # who
+        _utf8(words),  # words
+        luck,  # luck
+        annotates,  # annotates
+        note_on,  # note_on
+        _note_lines([entry])[0] if note_on is not None else "",  # note_line
+        amends if kind == "combat" and isinstance(amends, int) else None,  # amends
+        entry.get("turn", 1) if placed or lifted else None,  # marker_turn
+        tuple((str(m["id"]), md_text(marker_text(m))) for m in placed) if placed else (),
+        tuple(lifted),  # lifted
+        losses_part(entry),  # losses
     )
 
 
@@ -241,11 +242,26 @@ def _percentile_words(record: LuckRecord) -> str:
     luck = record.judged
     if luck is None:
         return ""
-    chances = luck.chances
+    key = (luck.chances, luck.source)
+    said = _PERCENTILE_SAID.get(key)
+    if said is None:
+        said = _percentile_said(*key)
+        if len(_PERCENTILE_SAID) >= _SAID.most:
+            _PERCENTILE_SAID.clear()
+        _PERCENTILE_SAID[key] = said
+    return said
+
+
+# A combat's luck in words by its chances and the source of its dice (whole numbers and a
+# text: hashed and compared as they are), kept within a run as `_SAID` is.
+_PERCENTILE_SAID: dict[tuple[Chances, str], str] = {}
+
+
+def _percentile_said(chances: Chances, source: str) -> str:
     shown = f"{(2 * chances.worse + chances.same) / (2 * chances.whole):.2f}"
     how = {"0.50": "as the odds' middle"}.get(shown)
     how = how or ("better" if shown > "0.50" else "worse") + " than the odds' middle"
-    apart = {"desk": "", "seed": ", seeded dice"}.get(luck.source, ", dice by hand")
+    apart = {"desk": "", "seed": ", seeded dice"}.get(source, ", dice by hand")
     return f" Luck: percentile {shown} for the attacker ({how}{apart})."
 
 
@@ -270,13 +286,14 @@ _SAID_FIELDS = (
 
 # A field an entry leaves out: encoded unlike any value an entry holds.
 _LEFT_OUT = msgspec.msgpack.Ext(0, b"")
+_LEFT_OUTS = (_LEFT_OUT,) * len(_SAID_FIELDS)
 
 
 def combat_words(entry: Mapping[str, Any]) -> str:
     """One combat as a sentence or three: who attacked at what odds, the dice, the result."""
     amends = entry.get("amends")
     amending = f" (amends combat #{amends})" if isinstance(amends, int) else ""
-    fields = tuple(entry.get(name, _LEFT_OUT) for name in _SAID_FIELDS)
+    fields = tuple(map(entry.get, _SAID_FIELDS, _LEFT_OUTS))
     key, said = _SAID.get(fields)
     if said is None:
         said = _combat_said(entry)

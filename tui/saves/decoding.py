@@ -262,10 +262,12 @@ def _quick_json(bodies: list[bytes]) -> list[dict[str, Any]] | None:
         if (b"\\u" in text and _SURROGATE_ESCAPE.search(text)) or _escapes_differ(unpaired):
             return None
         # Escaped quotes gone too, every quote left opens or closes a string.
-        outline = unpaired.replace(b'\\"', b"").translate(None, _NOT_OUTLINE)
-        outside = _outside_outline(outline)
-        if outside is None or b":" in outside:
+        unquoted = unpaired.replace(b'\\"', b"")
+        outside = _outside_outline(unquoted.translate(None, _NOT_OUTLINE))
+        if outside is None or b":" in outside or not _lines_close(unquoted):
             return None
+    elif not _lines_close(text):
+        return None
     else:
         text = text.replace(_COLON, _COLON_JSON)
     # Split at each line's key: every newline must start one (so no value runs on to a
@@ -304,6 +306,32 @@ def _escapes_differ(unpaired: bytes) -> bool:
     return b'\\" = ' in unpaired or b"\\/" in unpaired
 
 
+# What `_lines_close` looks at: quotes, brackets and the lines' ends.
+_NOT_LINE_OUTLINE = bytes(set(range(256)) - set(b'"[]{}\n'))
+
+
+def _lines_close(text: bytes, depth: int = _QUICK_DEPTH) -> bool:
+    """Whether every bracket outside strings in `text` (lines with no escaped quote or
+    backslash left in them) closes on the line it opens on, as the store writes a value.
+    JSON reads a value across lines, where the reader's split at each line's key would make
+    the next line's key one of the value's (`z = { "b" = 1` then `c = 2 }, "d" = 3`, which
+    TOML refuses). Strings go as `_outside_outline` takes them; innermost pairs are then
+    taken off a level at a time: what is left but the lines' ends is a bracket not closed on
+    its line (or nested more than `depth` deep)."""
+    outline = text.translate(None, _NOT_LINE_OUTLINE).replace(b'""', b"")
+    if b'"' in outline:
+        parts = outline.split(b'"')
+        if not len(parts) % 2:
+            return False
+        outline = b"".join(parts[0::2])
+    for _ in range(depth + 1):
+        peeled = outline.replace(b"[]", b"").replace(b"{}", b"")
+        if peeled == outline:
+            break
+        outline = peeled
+    return len(outline) == outline.count(b"\n")
+
+
 def _outside_outline(outline: bytes) -> bytes | None:
     """The colons and brackets of an outline that are outside strings; None when its quotes
     do not pair up. Two quotes side by side go first (a string with nothing of the outline
@@ -326,6 +354,7 @@ def _careful_json(bodies: list[bytes]) -> list[dict[str, Any]]:
         return []
     names: list[list[str]] = []
     rows: list[bytes] = []
+    lines: list[bytes] = []
     for body in bodies:
         keys, values = [], []
         for line in body.split(b"\n")[:-1]:
@@ -334,6 +363,13 @@ def _careful_json(bodies: list[bytes]) -> list[dict[str, Any]]:
             values.append(value)
         names.append(keys)
         rows.append(b",".join(values))
+        lines += values
+    # Each value whole on its line: the values, a line each, their escapes gone.
+    apart = b"\n".join(lines)
+    if b"\\" in apart:
+        apart = apart.replace(b"\\\\", b"").replace(b'\\"', b"")
+    if not _lines_close(apart, MAX_DEPTH):
+        raise ValueError("a value not closed on its line")
     values_text = b"[[" + b"],[".join(rows) + b"]]"
     # Only what TOML would read the same: JSON's null, `:`, NaN, surrogate escapes or a deep
     # nesting go to tomllib, which refuses them as TOML.

@@ -603,7 +603,10 @@ def _build(
             rows.append(_row(entry, place, derive(entry)))
             last_seq = entry["seq"]
             if entry["kind"] == "combat":
-                _set_bit(combats, last_seq)
+                at = last_seq >> 3  # `_set_bit`, the call saved
+                if at >= len(combats):
+                    combats.extend(bytes(at + 1 - len(combats)))
+                combats[at] |= 1 << (last_seq & 7)
             count += 1
             if progress is not None:
                 progress(count)

@@ -44,7 +44,14 @@ from tui.desk.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
 from tui.desk.compat import use_pane_compositor
 from tui.desk.messages import ScreenDrawn
 from tui.desk.screens.ruleset import RulesetScreen, SaveState
-from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, TypingForm, UnitRow
+from tui.desk.widgets.combat import (
+    Cycle,
+    FieldLine,
+    OddsPreview,
+    ResultPanel,
+    TypingForm,
+    UnitRow,
+)
 from tui.engine import registry
 from tui.engine.errors import InputError
 from tui.engine.kinds import SIDES, Shown, Units
@@ -233,9 +240,7 @@ class CombatScreen(TypingForm, RulesetScreen):
                 if other.shown is not Shown.TICK:
                     widgets.append(Label(f" {other.form_label} "))
                 widgets.append(self.input_widget(other))
-            yield Horizontal(
-                Label(first.form_label, classes="field-label"), *widgets, classes="field"
-            )
+            yield FieldLine(first.form_label, *widgets)
 
     def input_widget(self, found: SchemaField) -> Widget:
         """The widget an input is typed, ticked or cycled in: the one its kind names."""

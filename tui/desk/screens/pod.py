@@ -7,13 +7,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
-from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Label
 
 from tui.desk.commands import FROGMAN_COMMANDS, POD_COMMANDS, Command
 from tui.desk.screens.combat import CombatScreen, SaveState
-from tui.desk.widgets.combat import Cycle
+from tui.desk.widgets.combat import Cycle, FieldLine
 from tui.engine.schema import FIELDS
 
 if TYPE_CHECKING:
@@ -25,9 +23,9 @@ if TYPE_CHECKING:
 # form rule, the obstacle's, when its form is first read).
 
 
-def field(label: str, *widgets: Widget) -> Horizontal:
+def field(label: str, *widgets: Widget) -> FieldLine:
     """One line of the form: a label and its input(s)."""
-    return Horizontal(Label(label, classes="field-label"), *widgets, classes="field")
+    return FieldLine(label, *widgets)
 
 
 MINES_SETTLE = 0.8

@@ -211,6 +211,33 @@ def _no_names(suggester: Any) -> Input:
     raise RuntimeError("a unit row names no unit until its screen gives it new_name")
 
 
+class FieldLine(Horizontal):
+    """One line of a form: its label, then its field(s). The line draws its label itself,
+    in the cells left of its first field, as the Label widget it replaces showed it (markup
+    read, in 15 cells, its first line there): a widget fewer on every form line (a Basic
+    screen's two, about 5 M instructions of its start, docs/performance.md)."""
+
+    DEFAULT_CSS = """
+    FieldLine { height: 1; }
+    FieldLine > .after-label { margin-left: 15; }
+    """
+    LABEL_WIDTH = 15
+
+    def __init__(self, label: str, *widgets: Widget, classes: str = "field") -> None:
+        if widgets:
+            widgets[0].add_class("after-label")
+        super().__init__(*widgets, classes=classes)
+        self.label = label
+        self._drawn: Content | None = None  # the label as drawn, worked out once
+
+    def render(self) -> Content:
+        """The label, in the cells left of the first field."""
+        if self._drawn is None:
+            lines = Content.from_markup(self.label).wrap(self.LABEL_WIDTH)
+            self._drawn = lines[0] if lines else Content("")
+        return self._drawn
+
+
 class UnitRow(Horizontal):
     """One unit: its factor and, where terrain counts, the terrain of its hex (on a
     player's chart, the mark the unit carries, if any)."""
@@ -534,10 +561,24 @@ class OddsPreview(LinesInPlace):
     OddsPreview > .odds-preview--problem { color: $error; }
     """
 
+    # The chances' text, with the rows (the very tuple), column and dice it was worded
+    # from: a new combat on the same chances (its column met already) brings the same rows.
+    _chances: tuple[tuple[Any, ...], str | None, str, str] | None = None
+
     def show(self, preview: Preview | None, problems: Sequence[str] = ()) -> None:
-        self.show_text(
-            "\n".join(preview_head(preview)), "\n".join(preview_chances(preview)), problems
-        )
+        kept = self._chances
+        if (
+            preview is not None
+            and kept is not None
+            and kept[0] is preview.rows
+            and (kept[1], kept[2]) == (preview.column, preview.dice)
+        ):
+            chances = kept[3]
+        else:
+            chances = "\n".join(preview_chances(preview))
+            if preview is not None:
+                self._chances = (preview.rows, preview.column, preview.dice, chances)
+        self.show_text("\n".join(preview_head(preview)), chances, problems)
 
     def show_text(self, head: str, chances: str, problems: Sequence[str] = ()) -> None:
         """A preview a ruleset words itself (a chain of tables rather than one column)."""

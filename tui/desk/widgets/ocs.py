@@ -17,6 +17,7 @@ from tui.desk.widgets.combat import (
     OddsPreview,
     UnitRow,
     bar,
+    next_column_text,
     set_choice,
 )
 from tui.desk.widgets.unit_names import name_input
@@ -162,8 +163,13 @@ class OcsUnitRow(UnitRow):
 
 
 class OcsOddsPreview(OddsPreview):
-    """The OCS preview: odds and DRM, the chances of surprise, the supply each side pays,
-    whether the attack is allowed, what an e# would mark, and each final cell's chance."""
+    """The OCS preview: odds, what the next column right needs, DRM, the chances of
+    surprise, the supply each side pays, whether the attack is allowed, what an e# would
+    mark, and each final cell's chance."""
+
+    # The final cells' text, with the rows (the very tuple) it was worded from: a new
+    # combat on the same chances brings the same rows (the engine keeps them).
+    _cells: tuple[tuple[Any, ...], str] | None = None
 
     def show_ocs(
         self,
@@ -182,6 +188,8 @@ class OcsOddsPreview(OddsPreview):
             f"A {preview.attack_total} : D {preview.defense_total} = {preview.odds}, "
             f"{terrain} column {preview.column}"
         ]
+        if preview.next_column is not None:
+            lines.append(next_column_text(preview.next_column))
         paid = f"{extra.attacker_supply}T" if extra.attacker_supply is not None else "?"
         allowed = "refused" if extra.refusal else "allowed"
         lines.append(
@@ -208,11 +216,17 @@ class OcsOddsPreview(OddsPreview):
                 for levels, names in groups
             ]
             lines.append("Exploit: " + "; ".join(marks))
-        rows = ["Final cell, surprise and DRM folded in:"]
-        for row in preview.rows:
-            chance = float(row.probability)
-            rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
-        self.show_text("\n".join(lines), "\n".join(rows), problems)
+        kept = self._cells
+        if kept is None or kept[0] is not preview.rows:
+            # No heading over the rows (the lines above say the surprise and the DRM they
+            # fold in): the line it took shows what the next column needs, and after a roll
+            # four chances still show below the result (tests/desk/test_desk_one_screen.py).
+            rows: list[str] = []
+            for row in preview.rows:
+                chance = float(row.probability)
+                rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
+            kept = self._cells = (preview.rows, "\n".join(rows))
+        self.show_text("\n".join(lines), kept[1], problems)
 
 
 def _pct(value: Any) -> str:

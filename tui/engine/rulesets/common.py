@@ -3,12 +3,18 @@ English for a side's effects."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
+from tui.engine.cells import plain
+from tui.engine.dice import Roller, enumerate_dice
 from tui.engine.errors import InputError
+from tui.engine.fieldwise import same
 from tui.engine.kinds import unit_typed
-from tui.engine.model import CombatInput, Outcome, Unit
-from tui.engine.odds import column_for_ratio, odds_label
+from tui.engine.model import CombatInput, Distribution, Outcome, Unit
+from tui.engine.odds import column_for_ratio, label_ratio, odds_label
 
 
 def check_whole(field: str, value: int, low: int = 0) -> None:
@@ -218,3 +224,65 @@ def parse_unit(field: str, text: str) -> Unit:
     """A unit as typed: "N", or "N@terrain" (Pair-o-Dice Super/Ultra hex terrain); read as
     every unit list's kind reads it."""
     return unit_typed(field, text)
+
+
+def same_but_factors(a: CombatInput, b: CombatInput) -> bool:
+    """Whether two combats are the same all through (`same`) but for their units' factors."""
+    if len(a.attackers) != len(b.attackers) or len(a.defenders) != len(b.defenders):
+        return False
+    fields, unit_values, factor = CombatInput._values, Unit._values, Unit._places["factor"]
+    for mine, theirs in zip(a.attackers + a.defenders, b.attackers + b.defenders, strict=True):
+        left, right = list(unit_values(mine)), list(unit_values(theirs))
+        left[factor] = right[factor] = 0
+        if not same(tuple(left), tuple(right)):
+            return False
+    places = CombatInput._places
+    left, right = list(fields(a)), list(fields(b))
+    for name in ("attackers", "defenders"):
+        left[places[name]] = right[places[name]] = ()
+    return same(tuple(left), tuple(right))
+
+
+def enumerated_distribution(combat: CombatInput, run: Callable[[Roller], Outcome]) -> Distribution:
+    """The exact chance of every distinct cell of `combat`, `run` (its resolve, given a
+    roller) run once for every path of its dice (`enumerate_dice`): outcomes merged by
+    cell in the order first met, each with the first one's meaning and effects."""
+    merged: dict[str, list[Any]] = {}
+    first: Outcome | None = None
+    columns: dict[str | None, None] = {}  # every column read, in the order first met
+    for outcome, chance in enumerate_dice(run):
+        first = first or outcome
+        columns[outcome.odds_column] = None
+        key = json.dumps(plain(outcome.cell))
+        if key in merged:
+            merged[key][1] += chance
+        else:
+            merged[key] = [
+                outcome.cell,
+                chance,
+                outcome.effects.get("cell_summary") or outcome.explanation,
+                outcome.effects,
+            ]
+    assert first is not None
+    return Distribution(
+        ruleset=combat.ruleset,
+        odds=first.odds,
+        ratio=first.ratio,
+        # One column only when every outcome is read on it (not a Big Boom chain, whose
+        # accuracy die decides the CAF that hits and so the column).
+        column=first.odds_column if len(columns) == 1 else None,
+        columns=tuple(sorted(columns, key=_column_order)),
+        outcomes=tuple((cell, p, meaning) for cell, p, meaning, _ in merged.values()),
+        details=tuple(effects for *_, effects in merged.values()),
+        inputs=combat.to_dict(),
+    )
+
+
+def _column_order(label: str | None) -> tuple[int, Fraction]:
+    """Columns left to right by the ratio or number they print; no column last."""
+    if label is None:
+        return 1, Fraction(0)
+    try:
+        return 0, label_ratio(label)
+    except ValueError:
+        return 0, Fraction(int(label)) if label.isdigit() else Fraction(0)

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, NamedTuple, TypeGuard, cast
+from typing import Any, NamedTuple, TypeGuard
 
 import msgspec
 
@@ -310,13 +310,10 @@ def _judged_by(entry: Mapping[str, Any]) -> tuple[Any, ...]:
     """What decides a combat's judgment but its effects: its inputs, the odds column OCS's
     chances are read on (`same_chances`), the totals (what each side has to lose) and the
     result."""
-    return (
-        entry.get("inputs"),
-        entry.get("odds_column"),
-        entry.get("attack_total"),
-        entry.get("defense_total"),
-        entry.get("cell"),
-    )
+    return tuple(map(entry.get, _JUDGED_BY))
+
+
+_JUDGED_BY = ("inputs", "odds_column", "attack_total", "defense_total", "cell")
 
 
 def _judgment(
@@ -332,7 +329,8 @@ def _judgment(
     if judged is not None:
         key, found = judged.get(decided_by)
         if found is not None:
-            return cast(Judgment, found)
+            kept: Judgment = found  # (no call to `cast` a combat)
+            return kept
     try:
         # The dice as they fell: a card played after the roll (a Joker) is no luck.
         combat = as_rolled(combat_from_inputs(entry.get("inputs") or {}), tables)
@@ -646,7 +644,8 @@ def _dice_read(entry: Mapping[str, Any]) -> tuple[tuple[Faces, ...], int, str, b
         faces, faceless = _dice_of(rolls)
         found = (faces, faceless, _source(rolls), bool(rolls))
         _DICE_READ.put(key, dice, found)
-    return cast(tuple[tuple[Faces, ...], int, str, bool], found)
+    read: tuple[tuple[Faces, ...], int, str, bool] = found  # (no call to `cast` an entry)
+    return read
 
 
 def luck_record(

@@ -4,12 +4,15 @@ choices after the dice, and its results in the charts' own order for luck."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.engine.ruleset import Ruleset, relabelled
 from tui.engine.schema import declared
 from tui.engine.tables import Tables
 from tui.engine.text import grid_lines, legend_lines, printed, terrain_json
+
+if TYPE_CHECKING:
+    from tui.engine.model import CombatInput, Distribution
 
 # Best for the attacker first: how luck ranks a Day/Night result.
 ORDER = ("D2X", "D2", "D1", "FF", "D1+", "ENG", "BTL", "A1", "A1X", "A2X")
@@ -22,6 +25,10 @@ class DayNightRuleset(Ruleset):
     markers = frozenset({"engaged", "disorganized"})
     # Its results are step losses (the seed's D1, A1X ...): each unit's factor and steps.
     roster = ("factor", "steps")
+
+    def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
+        found: Distribution | None = self.rules_module().distribution(combat, tables)
+        return found
 
     def chart_json(self, tables: Tables) -> dict[str, Any]:
         return {

@@ -7,15 +7,17 @@ from typing import Any, NamedTuple
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
 from tui.engine.fieldwise import same
-from tui.engine.model import CombatInput, Outcome
+from tui.engine.model import CombatInput, Distribution, Outcome
 from tui.engine.questions import AnsweringRoller, ChoiceQuestion, NumberQuestion, Option, Question
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,
+    enumerated_distribution,
     explain,
     finish,
     pick_column,
     ratio_column,
+    same_but_factors,
     side_totals,
 )
 from tui.engine.tables import DAYNIGHT_TERRAINS, Tables
@@ -136,6 +138,47 @@ def column_alone(combat: CombatInput) -> bool:
         and not combat.rerolls
         and not combat.press_on
         and not combat.attacker_retreats
+    )
+
+
+# The last combat's battles, by the column they are read on: each one's cells, chances,
+# meanings and effects, and the columns read, as enumerating its dice gave them. A combat
+# that differs from it only in its units' factors (which a battle without a reserve reads
+# only for its odds and their column) and reads the same column fights the same battles:
+# answered from them. Typing a factor asks for a new combat, most often on a column met
+# already. Shared by the Distributions that read them: read, never changed.
+_LAST_BATTLES: list[tuple[Tables, CombatInput, dict[int, Distribution]]] = []
+
+
+def distribution(combat: CombatInput, tables: Tables) -> Distribution | None:
+    """The exact chances of a battle's results (Ruleset.distribution), where its column
+    decides them (`column_alone`: no reserve, no roll by hand, no order given for after
+    the dice); else None, every path enumerated by the engine. The same as enumerating
+    it: a column's battles enumerated once for the combats that differ only in factors."""
+    if not column_alone(combat):
+        return None
+    reading = read_column(combat, tables, [])
+    kept: dict[int, Distribution] = {}
+    if _LAST_BATTLES:
+        kept_tables, last, found = _LAST_BATTLES[0]
+        if kept_tables is tables and same_but_factors(last, combat):
+            kept = found
+    battles = kept.get(reading.at)
+    if battles is None:
+        found_now = enumerated_distribution(combat, lambda roller: resolve(combat, tables, roller))
+        _LAST_BATTLES[:] = [(tables, combat, kept | {reading.at: found_now})]
+        return found_now
+    _LAST_BATTLES[:] = [(tables, combat, kept)]
+    # Without a reserve the odds stay those read before the dice (and their ratio).
+    return Distribution(
+        ruleset=combat.ruleset,
+        odds=reading.odds,
+        ratio=computed_ratio(combat, reading.odds),
+        column=battles.column,
+        columns=battles.columns,
+        outcomes=battles.outcomes,
+        details=battles.details,
+        inputs=combat.to_dict(),
     )
 
 

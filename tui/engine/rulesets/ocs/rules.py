@@ -3,6 +3,7 @@ attacker and defender halves of the result."""
 
 from __future__ import annotations
 
+import operator
 import random
 from fractions import Fraction
 from functools import lru_cache
@@ -10,8 +11,7 @@ from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import same
-from tui.engine.model import CombatInput, Distribution, Outcome, Unit
+from tui.engine.model import CombatInput, Distribution, Outcome
 from tui.engine.odds import apply_shifts, label_ratio
 from tui.engine.rulesets.common import (
     check_whole,
@@ -20,6 +20,7 @@ from tui.engine.rulesets.common import (
     finish,
     pick_column,
     ratio_column,
+    same_but_factors,
     side_totals,
 )
 from tui.engine.rulesets.ocs import supply as ocs_supply
@@ -210,19 +211,40 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         *ocs_supply.surprise_limits(rated, tables),
     )
     details = cell_details(rated, tuple(cell for cell, _ in chances), tables)
+    outcomes, kept_details = _outcomes(chances, details)
     return Distribution(
         ruleset=combat.ruleset,
         odds=odds,
         ratio=ratio,
         column=odds_column,
         columns=(odds_column,),
-        outcomes=tuple(
-            (cell, p, effects["summary"])
-            for (cell, p), effects in zip(chances, details, strict=True)
-        ),
-        details=tuple(details),
+        outcomes=outcomes,
+        details=kept_details,
         inputs=combat.to_dict(),
     )
+
+
+# The last outcomes and details handed out, with the chances (the very tuple, kept by
+# `cell_chances`) they were made of: the same chances with the same cells' effects (the
+# very dicts, kept by `cell_details`) give the same tuples again, so a preview on them
+# ranks and words its rows once (tui.engine.preview.preview_rows).
+_LAST_OUTCOMES: list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]] = []
+
+
+def _outcomes(
+    chances: tuple[tuple[str, Fraction], ...], details: list[dict[str, Any]]
+) -> tuple[tuple[tuple[Any, Fraction, str], ...], tuple[dict[str, Any], ...]]:
+    """Each cell with its chance and meaning, and each one's effects, as tuples."""
+    if _LAST_OUTCOMES:
+        last_chances, outcomes, last_details = _LAST_OUTCOMES[0]
+        if last_chances is chances and all(map(operator.is_, details, last_details)):
+            return outcomes, last_details
+    outcomes = tuple(
+        (cell, p, effects["summary"]) for (cell, p), effects in zip(chances, details, strict=True)
+    )
+    kept = tuple(details)
+    _LAST_OUTCOMES[:] = [(chances, outcomes, kept)]
+    return outcomes, kept
 
 
 # The last combat's cells as carried out (each cell's effects and what they mean), with
@@ -232,23 +254,6 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
 # a new combat whose cells mean what they meant. Shared by the Distributions that read
 # them: read, never changed.
 _LAST_CELLS: list[tuple[Tables, CombatInput, dict[str, dict[str, Any]]]] = []
-
-
-def same_but_factors(a: CombatInput, b: CombatInput) -> bool:
-    """Whether two combats are the same all through (`same`) but for their units' factors."""
-    if len(a.attackers) != len(b.attackers) or len(a.defenders) != len(b.defenders):
-        return False
-    fields, unit_values, factor = CombatInput._values, Unit._values, Unit._places["factor"]
-    for mine, theirs in zip(a.attackers + a.defenders, b.attackers + b.defenders, strict=True):
-        left, right = list(unit_values(mine)), list(unit_values(theirs))
-        left[factor] = right[factor] = 0
-        if not same(tuple(left), tuple(right)):
-            return False
-    places = CombatInput._places
-    left, right = list(fields(a)), list(fields(b))
-    for name in ("attackers", "defenders"):
-        left[places[name]] = right[places[name]] = ()
-    return same(tuple(left), tuple(right))
 
 
 def cell_details(
