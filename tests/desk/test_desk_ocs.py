@@ -328,3 +328,17 @@ async def test_what_cannot_be_read_is_named_and_marked_and_nothing_is_made_of_it
         assert [u.factor for u in combat.attackers] == [6, 4]
         assert combat.defenders[0].re == 1.0
         assert not attacker.field("factor").has_class("-invalid")
+
+
+def test_a_unit_row_added_can_be_read_before_it_is_composed():
+    """^n adds a row; the screen being prepared then (the last combat's form restored)
+    read its strength before the row was composed, and the desk stopped with an
+    AttributeError (seen in the OCS snapshot, one run in three on a loaded machine)."""
+    from tui.desk.widgets.ocs import OcsUnitRow
+
+    for side in ("attacker", "defender"):
+        row = OcsUnitRow(side, 3)
+        assert row.factor_text == ""
+        assert row.named and row.name_input.value == ""
+        row.show_names(None)
+        assert row.parts()["name"] is None

@@ -62,9 +62,9 @@ class OcsUnitRow(UnitRow):
         self, side: str, number: int, placeholder: str = "strength", **kwargs: Any
     ) -> None:
         super().__init__(side, number, (), placeholder=placeholder, **kwargs)
-
-    def compose(self) -> ComposeResult:
-        # Held, not queried: the form is read on every keystroke.
+        # Made with the row, as the other screens' rows make theirs, and held, not queried:
+        # the form is read on every keystroke, and a row added (^n) may be read (the form
+        # restored as the screen is prepared) before it is composed.
         self.inputs = {
             "factor": FixedInput(placeholder="str", compact=True, classes="factor"),
             "steps": FixedInput(placeholder="stp", compact=True, classes="steps"),
@@ -72,20 +72,25 @@ class OcsUnitRow(UnitRow):
             "unit-name": name_input(self.suggester),
         }
         self.cycles: dict[str, Cycle] = {}
+        if side == "attacker":
+            self.cycles["type"] = Cycle(TYPES, classes="unit-type")
+            self.cycles["supply"] = Cycle(SUPPLIES, classes="unit-supply")
+        else:
+            self.inputs["re"] = FixedInput(placeholder="?", compact=True, classes="re")
         self.markers_shown = Static("", markup=False, classes="unit-markers")
         self.marker_text = ""
+
+    def compose(self) -> ComposeResult:
         with Horizontal():
             yield Label(self.label, classes="unit-label")
-            yield from self.inputs.values()
+            for name in ("factor", "steps", "ar", "unit-name"):
+                yield self.inputs[name]
         with Horizontal():
             yield Label("", classes="unit-indent")
             if self.side == "attacker":
-                self.cycles["type"] = Cycle(TYPES, classes="unit-type")
-                self.cycles["supply"] = Cycle(SUPPLIES, classes="unit-supply")
                 yield from self.cycles.values()
             else:
                 yield Label("RE ", classes="re-label")
-                self.inputs["re"] = FixedInput(placeholder="?", compact=True, classes="re")
                 yield self.inputs["re"]
             yield self.markers_shown
 
@@ -98,12 +103,10 @@ class OcsUnitRow(UnitRow):
 
     @property
     def named(self) -> bool:
-        return hasattr(self, "inputs")
+        return True  # an OCS unit row always has its name's field
 
     def show_names(self, suggester: Any) -> None:
-        self.suggester = suggester
-        if hasattr(self, "inputs"):  # composed
-            self.name_input.suggester = suggester
+        self.suggester = self.name_input.suggester = suggester
 
     def parts(self) -> dict[str, Any]:
         """What the row holds, as an OCS counter's kind reads it (a part left empty: None):
