@@ -13,7 +13,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tests.conftest import Desk, settle
-from tui.desk.compat import PaneCompositor, column_groups
+from tui.desk.compat import PaneCompositor, column_groups, row_runs
 
 # A cursor move, a colour or style, another escape, or a run of text.
 TOKENS = re.compile(r"\x1b\[(\d+);(\d+)H|(\x1b\[[0-9;]*m)|\x1b\[[0-9;?]*[A-Za-z]|([^\x1b]+)")
@@ -52,6 +52,44 @@ def test_changes_are_grouped_by_the_columns_they_cover() -> None:
     assert column_groups([field, preview, wide], screen) == [[wide, field, preview]]
     beyond = Region(70, 20, 20, 10)  # cut to the screen; nothing left: dropped
     assert column_groups([beyond, Region(90, 0, 5, 5)], screen) == [[Region(70, 20, 10, 4)]]
+
+
+def test_rows_are_joined_in_runs_of_consecutive_rows() -> None:
+    assert row_runs([9, 0, 10, 11, 3, 8]) == [(0, 1), (3, 4), (8, 12)]
+    assert row_runs([]) == []
+
+
+async def test_a_preview_refreshes_each_run_of_changed_rows_as_one_region(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Big Boom key changes the head's first line and a dozen rows below the attrition
+    chances (which stay): one region each run, the rows in them exactly those changed."""
+    asked: list[tuple[Region, ...]] = []
+    refresh = Widget.refresh
+
+    def recorded(self: Widget, *regions: Region, **kwargs: bool) -> Widget:
+        if self.id == "preview" and regions:
+            asked.append(regions)
+        return refresh(self, *regions, **kwargs)
+
+    async with desk(rulesets=["pod-boom"]) as (app, pilot):
+        await pilot.press("1", "tab", "1", "tab", "tab", "8", "shift+tab", "shift+tab")
+        await pilot.press("shift+tab", "end")
+        await settle(pilot)
+        preview = app.screen.query_one("#preview")
+        before = str(preview.content).split("\n")
+        monkeypatch.setattr(Widget, "refresh", recorded)
+        await pilot.press("2")
+        await settle(pilot)
+        monkeypatch.undo()
+        after = str(preview.content).split("\n")
+    assert before[0] == "CAF 1 in 1 unit" and after[0] == "CAF 12 in 1 unit"
+    changed = {
+        y for y in range(max(len(before), len(after))) if before[y : y + 1] != after[y : y + 1]
+    }
+    (regions,) = asked
+    rows = [y for region in regions for y in range(region.y, region.bottom)]
+    assert sorted(rows) == sorted(changed) and len(regions) == len(row_runs(changed)) == 2
 
 
 @pytest.mark.parametrize("ruleset", ["pod-ultra", "ocs", "pod-boom", "daynight"])

@@ -41,6 +41,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Input
 
 TEXTUAL_WRITTEN_AGAINST = "8.2.8"
@@ -72,10 +73,11 @@ class PaneCompositor(Compositor):
         self._dirty_regions.clear()
         cuts = self.cuts
         chops: list[dict[int, Strip | None]] = [dict.fromkeys(line[:-1]) for line in cuts]
+        shown = self.shown_widgets()  # once a frame, for every group
         for group in groups:
             spans = list(self._regions_to_spans(group))
             lines = {y for y, _, _ in spans}
-            drawn = self.draw_lines(Region.from_union(group), lines)
+            drawn = self.draw_lines(Region.from_union(group), lines, shown)
             # Each span takes the pieces of its lines it covers from its own group's drawing.
             for y, x1, x2 in spans:
                 line = cuts[y]
@@ -85,7 +87,19 @@ class PaneCompositor(Compositor):
                         chops[y][cut] = strip
         return ChopsUpdate(chops, list(self._regions_to_spans(regions)), [c[1:] for c in cuts])
 
-    def draw_lines(self, crop: Region, lines: set[int]) -> list[dict[int, Strip | None]]:
+    def shown_widgets(self) -> list[tuple[Widget, Region, Region]]:
+        """Each visible widget front to back, with its region and the part of it shown."""
+        return [
+            (widget, region, region.intersection(clip))
+            for widget, (region, clip) in self.visible_widgets.items()
+        ]
+
+    def draw_lines(
+        self,
+        crop: Region,
+        lines: set[int],
+        shown_widgets: list[tuple[Widget, Region, Region]] | None = None,
+    ) -> list[dict[int, Strip | None]]:
         """The pieces (by cut) of `lines` that the widgets showing in `crop` draw, as
         Textual's `_render_chops` gives them, asking fewer widgets for fewer lines.
 
@@ -99,11 +113,12 @@ class PaneCompositor(Compositor):
         container behind a field) is not asked at all."""
         cuts = self.cuts
         chops: list[dict[int, Strip | None]] = [dict.fromkeys(line[:-1]) for line in cuts]
-        for widget, (region, clip) in self.visible_widgets.items():
-            shown = region.intersection(clip)
+        # The crop's edges, read once (each is a property of the Region).
+        crop_x, crop_top, crop_right, crop_bottom = crop.x, crop.y, crop.right, crop.bottom
+        for widget, region, shown in shown_widgets or self.shown_widgets():
             if not shown.overlaps(crop):
                 continue
-            top, bottom = max(shown.y, crop.y), min(shown.bottom, crop.bottom)
+            top, bottom = max(shown.y, crop_top), min(shown.bottom, crop_bottom)
             x, _, width, _ = shown
             first_cut, last_cut = shown.column_span
             if not any(
@@ -111,7 +126,7 @@ class PaneCompositor(Compositor):
                 for y in range(top, bottom)
                 if y in lines
                 for cut, end in zip(cuts[y], cuts[y][1:], strict=False)
-                if last_cut >= cut >= first_cut and cut < crop.right and end > crop.x
+                if last_cut >= cut >= first_cut and cut < crop_right and end > crop_x
             ):
                 continue  # nothing of it would show in `crop`
             strips = widget.render_lines(Region(x - region.x, top - region.y, width, bottom - top))
@@ -124,6 +139,17 @@ class PaneCompositor(Compositor):
                     if line.get(cut) is None:
                         line[cut] = piece
         return chops
+
+
+def row_runs(rows: Iterable[int]) -> list[tuple[int, int]]:
+    """The rows as runs of consecutive rows, each (first, one past its last), in order."""
+    runs: list[tuple[int, int]] = []
+    for y in sorted(rows):
+        if runs and runs[-1][1] == y:
+            runs[-1] = (runs[-1][0], y + 1)
+        else:
+            runs.append((y, y + 1))
+    return runs
 
 
 def column_groups(regions: Iterable[Region], screen: Region) -> list[list[Region]]:

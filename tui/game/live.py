@@ -56,6 +56,11 @@ class SaveWatcher:
         self.interval = interval
         self._seen = self._signature()
         self._stop = threading.Event()
+        # Held until `stop`: each look waits on it (one call, where the event's wait is a
+        # condition's dozen lines of Python, four times a second for as long as the game is
+        # open), and `stop` releasing it ends the wait at once.
+        self._running = threading.Lock()
+        self._running.acquire()
         self._thread = threading.Thread(target=self._run, name=f"watch {self.path.name}")
         self._thread.daemon = True  # never keeps a closing desk alive
 
@@ -64,7 +69,9 @@ class SaveWatcher:
 
     def stop(self) -> None:
         """Stop looking (at once; the thread ends within one interval)."""
-        self._stop.set()
+        if not self._stop.is_set():
+            self._stop.set()
+            self._running.release()
 
     @property
     def running(self) -> bool:
@@ -81,7 +88,7 @@ class SaveWatcher:
         return status.st_size, status.st_mtime_ns, status.st_ino
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval):
+        while not self._running.acquire(timeout=self.interval):
             seen = self._signature()
             if seen is not None and seen != self._seen:
                 self._seen = seen

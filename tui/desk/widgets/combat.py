@@ -32,7 +32,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from tui.desk.compat import keep_input_scroll_width
+from tui.desk.compat import keep_input_scroll_width, row_runs
 from tui.engine.text import cell_text, dice_brief, shown_lines
 
 if TYPE_CHECKING:
@@ -418,13 +418,15 @@ class LinesInPlace(Static):
         before, self._rows, self._width = self._rows, self._wrap(width), width
         if self._hold_rows():
             return
-        changed = [
-            Region(0, y, width, 1)
+        changed = row_runs(
+            y
             for y in range(max(len(before), len(self._rows)))
             if y >= len(before) or y >= len(self._rows) or before[y] != self._rows[y]
-        ]
+        )
         if changed:
-            self.refresh(*changed)
+            # A region for each run of changed rows (the same rows as one a row: the frame
+            # then has fewer regions to place, group and cut into spans).
+            self.refresh(*(Region(0, first, width, end - first) for first, end in changed))
 
     @property
     def texts(self) -> dict[str, str]:

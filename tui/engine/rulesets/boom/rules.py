@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from tui.engine.cells import plain
@@ -515,6 +516,49 @@ def _crt_faces(tables: Tables, column: str) -> tuple[tuple[str, Any], ...]:
     return faces
 
 
+@dataclass(frozen=True)
+class _ColumnTally:
+    """A CRT column's six faces counted: each loss, each interdiction and each cell (by its
+    key) with the faces that read it, in the order the faces first read them."""
+
+    losses: tuple[tuple[str, int], ...]
+    interdiction: tuple[tuple[str, int], ...]
+    cells: tuple[tuple[str, Any, int], ...]
+
+
+# Each CRT column's tally, by the tables' identity and the column.
+_CRT_TALLIES: dict[tuple[int, str], tuple[Tables, _ColumnTally]] = {}
+
+
+def _crt_tally(tables: Tables, column: str) -> _ColumnTally:
+    """A CRT column's faces counted (`_crt_faces`, tallied once)."""
+    kept = _CRT_TALLIES.get((id(tables), column))
+    if kept is not None and kept[0] is tables:
+        return kept[1]
+    losses: Counter[str] = Counter()
+    interdiction: Counter[str] = Counter()
+    cells: dict[str, list[Any]] = {}
+    for cell_key, cell in _crt_faces(tables, column):
+        loss, turns = cell
+        losses[loss] += 1
+        interdiction[turns] += 1
+        cells.setdefault(cell_key, [cell, 0])[1] += 1
+    tally = _ColumnTally(
+        tuple(losses.items()),
+        tuple(interdiction.items()),
+        tuple((key, cell, count) for key, (cell, count) in cells.items()),
+    )
+    _CRT_TALLIES[(id(tables), column)] = (tables, tally)
+    return tally
+
+
+@cache
+def _in_216ths(count: int) -> Fraction:
+    """`count` 216ths (the chain's three dice), made once a count (a Fraction is kept
+    as any other value: it never changes)."""
+    return Fraction(count, 216)
+
+
 def chain_preview(
     units: tuple[int, ...], aaf: int | None, long_range: bool, tables: Tables
 ) -> ChainPreview:
@@ -535,8 +579,9 @@ def chain_preview(
     rules = tables.data["pod-boom"]
     faces = [str(face) for face in range(1, 7)]
     aa_total = column = None
-    # (bomber units removed, weight in sixths of the attrition die)
-    branches: list[tuple[int, int]] = [(0, 6)]
+    # Bomber units removed: the sixths of the attrition die that remove that many (the
+    # faces that remove as many counted together, in the order the die first reads them).
+    branches: dict[int, int] = {0: 6}
     if aaf is not None:
         check_whole("aaf", aaf)
         aa_total = aaf + (rules["long_range_aa_bonus"] if long_range else 0)
@@ -544,13 +589,16 @@ def chain_preview(
         index = largest_column(chart, aa_total)
         assert index is not None  # the first column is 0
         column = chart.columns[index]
-        branches = []
+        branches = {}
         for face in faces:
             cell = chart.cell(face, column)
-            branches.append((0 if cell == "-" else min(int(cell), len(units)), 1))
+            removed = 0 if cell == "-" else min(int(cell), len(units))
+            branches[removed] = branches.get(removed, 0) + 1
     crt = tables.chart("pod-boom.crt")
     # Counted in 216ths (attrition die x accuracy die x CRT die), made Fractions at the
-    # end: the same sums as adding the chances as Fractions, without their arithmetic.
+    # end: the same sums as adding the chances as Fractions, without their arithmetic. The
+    # faces of a die that lead to the same next step are counted together (their weights
+    # added), first where the die first reads them: the same sums, in the same order.
     lost: Counter[int] = Counter()
     losses: Counter[str | None] = Counter()
     interdiction: Counter[str | None] = Counter()
@@ -560,25 +608,31 @@ def chain_preview(
     def count_cell(key: str, cell: Any, weight: int) -> None:
         cells.setdefault(key, [cell, 0])[1] += weight
 
-    for removed, weight in branches:
+    accuracy = rules["accuracy_effect"]
+    for removed, weight in branches.items():
         lost[removed] += weight * 36
         flying = units[: len(units) - removed]
+        # The accuracy die's faces by the CAF they leave on the target hex.
+        on_target: dict[int, int] = {}
         for face in faces if flying else ():
-            effect = rules["accuracy_effect"][face]
-            misses = {"all": 0, "miss": len(flying), "half": len(flying) // 2}[effect]
+            misses = {"all": 0, "miss": len(flying), "half": len(flying) // 2}[accuracy[face]]
             caf = sum(flying[: len(flying) - misses])
+            on_target[caf] = on_target.get(caf, 0) + 1
+        for caf, count in on_target.items():
             index = largest_column(crt, caf) if caf > 0 else None
             columns.add(None if index is None else crt.columns[index])
             if index is None:
-                losses[None] += weight * 6
-                interdiction[None] += weight * 6
-                count_cell(_NO_CELL, None, weight * 6)
+                losses[None] += weight * count * 6
+                interdiction[None] += weight * count * 6
+                count_cell(_NO_CELL, None, weight * count * 6)
                 continue
-            for cell_key, cell in _crt_faces(tables, crt.columns[index]):
-                loss, turns = cell
-                losses[loss] += weight
-                interdiction[turns] += weight
-                count_cell(cell_key, cell, weight)
+            tally = _crt_tally(tables, crt.columns[index])
+            for loss, times in tally.losses:
+                losses[loss] += weight * count * times
+            for turns, times in tally.interdiction:
+                interdiction[turns] += weight * count * times
+            for cell_key, cell, times in tally.cells:
+                count_cell(cell_key, cell, weight * count * times)
         if not flying:
             columns.add(None)
             losses[None] += weight * 36
@@ -586,7 +640,7 @@ def chain_preview(
             count_cell(_NO_CELL, None, weight * 36)
 
     def chances(counts: Counter[Any]) -> dict[Any, Fraction]:
-        return {value: Fraction(count, 216) for value, count in counts.items()}
+        return {value: _in_216ths(count) for value, count in counts.items()}
 
     found = ChainPreview(
         aa_total=aa_total,
@@ -596,7 +650,7 @@ def chain_preview(
         interdiction=tuple(
             sorted(chances(interdiction).items(), key=lambda pair: _cell_order(pair[0]))
         ),
-        cells=tuple((cell, Fraction(count, 216)) for cell, count in cells.values()),
+        cells=tuple((cell, _in_216ths(count)) for cell, count in cells.values()),
         columns=frozenset(columns),
     )
     _CHAIN_CACHE[key] = (tables, found)
