@@ -61,6 +61,7 @@ class SaveWatcher:
         # open), and `stop` releasing it ends the wait at once.
         self._running = threading.Lock()
         self._running.acquire()
+        self._stopping = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=f"watch {self.path.name}")
         self._thread.daemon = True  # never keeps a closing desk alive
 
@@ -69,9 +70,10 @@ class SaveWatcher:
 
     def stop(self) -> None:
         """Stop looking (at once; the thread ends within one interval)."""
-        if not self._stop.is_set():
-            self._stop.set()
-            self._running.release()
+        with self._stopping:  # two stops at once release the held lock once
+            if not self._stop.is_set():
+                self._stop.set()
+                self._running.release()
 
     @property
     def running(self) -> bool:
