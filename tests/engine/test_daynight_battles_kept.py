@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
+from tests.engine.test_ocs_cells_kept import worked
 from tui.engine import CombatInput, Unit
 from tui.engine import preview as previews
-from tui.engine.combat import distribution
-from tui.engine.errors import InputError
 from tui.engine.rulesets import common
 from tui.engine.rulesets.daynight import rules
 from tui.engine.rulesets.ocs import rules as ocs_rules
@@ -48,14 +47,6 @@ def combats() -> list[CombatInput]:
 def afresh(combat: CombatInput) -> object:
     rules._LAST_BATTLES.clear()
     return worked(combat)
-
-
-def worked(combat: CombatInput) -> object:
-    try:
-        found = distribution(combat, default_tables())
-    except InputError as refused:
-        return ("refused", str(refused))
-    return repr(found), repr(found.details)
 
 
 def test_battles_kept_from_a_combat_of_other_factors_are_the_ones_enumerated_afresh(

@@ -53,11 +53,13 @@ def afresh(combat: CombatInput) -> object:
 
 
 def worked(combat: CombatInput) -> object:
+    """A combat's distribution as its ruleset gives it (all of it, and each outcome's
+    effects), or the reason it was refused: what kept data must not change."""
     try:
         found = distribution(combat, default_tables())
     except InputError as refused:
         return ("refused", str(refused))
-    return repr(found.outcomes), repr(found.details)
+    return repr(found), repr(found.details)
 
 
 def test_cells_kept_from_a_combat_of_other_factors_are_the_ones_worked_out_afresh(
