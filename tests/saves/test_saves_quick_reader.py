@@ -355,3 +355,31 @@ def test_an_end_line_is_verified_as_the_regular_expression_reads_it(line: bytes,
         assert decoding._verified_body(part) == decoding._verified_end(part)
     verified = decoding._verified_body(body + line % checksum)
     assert (verified == body) == (crc == "right" and line in END_LINES[:4]), verified
+
+
+def test_a_save_of_bare_keys_appended_to_now_reads_as_tomllib_reads_it(tmp_path):
+    """A save an older crtdesk wrote (each key bare, checksums its own), appended to by this
+    one (each key quoted): every reader gives what tomllib gives, entry for entry."""
+    path = tmp_path / "old.toml"
+    saves.new_game(path, "old", ["pod-basic"])
+    for n in range(12):
+        saves.add_marker(path, "DG", f"01{n:02}", note=f'n{n}: "x" = y \\ z')
+    data = path.read_bytes()
+    header, _, log = data.partition(b"\n[[log]]\n")
+    blocks = []
+    for part in log.split(b"\n[[log]]\n"):
+        body, end, rest = part.rpartition(b"# end of entry ")
+        old = bare_keys(body)
+        assert old != body
+        blocks.append(
+            old + end + rest.split(b" crc32 ")[0] + f" crc32 {zlib.crc32(old):08x}\n".encode()
+        )
+    path.write_bytes(header + b"\n[[log]]\n" + b"\n[[log]]\n".join(blocks))
+    for n in range(12, 20):
+        saves.add_marker(path, "DG", f"01{n:02}", note=f"n{n}")
+    text = path.read_text()
+    assert "\nseq = 12\n" in text and '\n"seq" = 13\n' in text
+    expected = tomllib.loads(text)["log"]
+    assert len(expected) == 20
+    assert saves.load_game(path).entries == expected
+    assert [read.entry for read in saves.read_entries(path, 4096)] == expected
