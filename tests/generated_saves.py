@@ -99,7 +99,7 @@ def block(entry: dict[str, Any], layout: str) -> bytes:
     if layout == "multi-line":
         # A TOML multi-line string: splitting the file at `[[log]]` lines misreads it.
         text = b'text = """a note\n[[log]]\nover two lines"""\n'
-        lines = [text if line.startswith(b"text = ") else line for line in body.splitlines(True)]
+        lines = [text if line.startswith(b'"text" = ') else line for line in body.splitlines(True)]
         return b"".join(lines) + f"# end of entry {entry['seq']}\n".encode()
     return written
 

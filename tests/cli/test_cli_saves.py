@@ -302,12 +302,12 @@ def test_bad_names_and_values_exit_2_in_one_line(folder: Path, capsys, argv: lis
 BROKEN = [
     ('title = "Torch"', 'title = "Torch', r"line 5, column \d+: not valid TOML"),
     (
-        'ruleset = "pod-boom"',
-        'ruleset = "pod-mega"',
+        '"ruleset" = "pod-boom"',
+        '"ruleset" = "pod-mega"',
         r"line \d+: entry 1: unknown ruleset 'pod-mega'",
     ),
     ("format = 1", "format = 3", r"line 4: format 3 was written by a newer crtdesk"),
-    ("seq = 1\n", 'seq = "one"\n', r"line \d+: .*'seq' must be a whole number"),
+    ('"seq" = 1\n', '"seq" = "one"\n', r"line \d+: .*'seq' must be a whole number"),
 ]
 
 
@@ -334,7 +334,7 @@ def test_a_broken_save_exits_2_with_one_line_and_is_left_alone(
 def test_a_torn_save_is_read_with_a_warning_and_left_as_it_is(folder: Path, capsys) -> None:
     new(capsys)
     with (folder / "torch.toml").open("ab") as handle:
-        handle.write(b'\n[[log]]\nseq = 1\nkind = "com')
+        handle.write(b'\n[[log]]\n"seq" = 1\n"kind" = "com')
     torn = (folder / "torch.toml").read_bytes()
     code, out, err = run(capsys, "log", "torch")
     assert code == 0 and "(the log is empty)" in out

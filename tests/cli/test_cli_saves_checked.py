@@ -58,9 +58,9 @@ def test_an_append_to_a_save_broken_in_the_middle_exits_2_like_log(
 ) -> None:
     status = torch.stat()
     data = torch.read_text(encoding="utf-8")
-    middle = data.index("[[log]]\nseq = 2\n")
-    at = data.index("turn = 1\n", middle)
-    torch.write_text(data[:at] + 'turn = "two"\n' + data[at + len("turn = 1\n") :])
+    middle = data.index('[[log]]\n"seq" = 2\n')
+    at = data.index('"turn" = 1\n', middle)
+    torch.write_text(data[:at] + '"turn" = "two"\n' + data[at + len('"turn" = 1\n') :])
     os.utime(torch, ns=(status.st_atime_ns, status.st_mtime_ns + 2_000_000_000))
     before = torch.read_bytes()
     code, _, log_err = run(capsys, "log", "torch")

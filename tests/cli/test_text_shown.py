@@ -45,9 +45,9 @@ def hostile(tmp_path: Path) -> Path:
     saves.add_marker(path, "DG", "01\x1b[5m01", note="x\x1b[2Jy", who="b\u202eob")
     text = path.read_text(encoding="utf-8")
     # By hand: the cell, the dice and the combat's column, with the checksums taken off.
-    text = text.replace('cell = ["4", "2"]', 'cell = ["4\\u001b[31m", "2"]')
+    text = text.replace('"cell" = ["4", "2"]', '"cell" = ["4\\u001b[31m", "2"]')
     text = text.replace('"dice" = "1d6"', '"dice" = "1d6\\u001b[32m"')
-    text = text.replace('\ncolumn = "8"', '\ncolumn = "8\\u001b[34m"')
+    text = text.replace('\n"column" = "8"', '\n"column" = "8\\u001b[34m"')
     text = text.replace('"kind" = "DG"', '"kind" = "D\\u001b[36mG"')
     for seq in (1, 2):
         at = text.index(f"# end of entry {seq} crc32 ")

@@ -27,7 +27,7 @@ async def test_opening_a_torn_save_shows_the_warning(tmp_path: Path) -> None:
     path = folder / "game.toml"
     saves.add_marker(path, "no-entry", "0412", turns=2)
     with path.open("ab") as handle:
-        handle.write(b'\n[[log]]\nseq = 2\nkind = "turn"\nturn = ')  # a write cut short
+        handle.write(b'\n[[log]]\n"seq" = 2\n"kind" = "turn"\n"turn" = ')  # a write cut short
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, RivetsScreen)
@@ -36,7 +36,7 @@ async def test_opening_a_torn_save_shows_the_warning(tmp_path: Path) -> None:
         assert str(path) in shown[0]
         assert len(app.game.entries) == 1
         torn = path.read_bytes()
-        assert torn.endswith(b"turn = ")  # opening it wrote nothing
+        assert torn.endswith(b'"turn" = ')  # opening it wrote nothing
         # The desk's next entry cuts the torn one off first, and says so.
         await roll_by_hand(pilot, "8", "4", "3")
         assert app.screen.save_state.status == "saved"

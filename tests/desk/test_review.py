@@ -404,7 +404,7 @@ async def test_an_entry_no_longer_where_it_was_read_reads_the_log_again(folder: 
         screen = await show_review(pilot, path)
         assert isinstance(screen, ReviewScreen) and screen.loaded is not None
         # Edited by hand while it is shown: every entry after the first moves in the file.
-        path.write_bytes(path.read_bytes().replace(b'who = "bob"', b'who = "bobby"'))
+        path.write_bytes(path.read_bytes().replace(b'"who" = "bob"', b'"who" = "bobby"'))
         screen.table.move_cursor(20)
         await settle(pilot)
         # Read again (nothing else reads this save here): the rows are the file's now, and

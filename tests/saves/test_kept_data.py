@@ -139,8 +139,8 @@ def test_appended_by_an_older_crtdesk(save: Path, tmp_path: Path) -> None:
 def test_edited_by_hand_in_the_middle_same_size(save: Path, tmp_path: Path) -> None:
     with_kept(save)
     data = bytearray(save.read_bytes())
-    at = data.index(b'who = "bob"', len(data) // 2)
-    data[at + 7 : at + 10] = b"rob"  # the same size; the entry's checksum no longer holds
+    at = data.index(b'"who" = "bob"', len(data) // 2)
+    data[at + 9 : at + 12] = b"rob"  # the same size; the entry's checksum no longer holds
     save.write_bytes(bytes(data))
     same_reading(save)
     rows, _ = with_kept(save)
@@ -162,8 +162,8 @@ def test_truncated(save: Path, tmp_path: Path) -> None:
 def test_repaired(save: Path, tmp_path: Path) -> None:
     with_kept(save)
     data = bytearray(save.read_bytes())
-    at = data.index(b"seq = 20\n")
-    data[at : at + 9] = b"seq = x0\n"  # entry 20 broken: a repair sets it aside
+    at = data.index(b'"seq" = 20\n')
+    data[at : at + 11] = b'"seq" = x0\n'  # entry 20 broken: a repair sets it aside
     save.write_bytes(bytes(data))
     with pytest.raises(saves.SaveError):
         with_kept(save)
@@ -272,7 +272,7 @@ def test_a_huge_kept_file_is_not_read_whole(save: Path) -> None:
 def test_a_torn_last_entry_is_reported_as_a_load_reports_it(save: Path) -> None:
     with_kept(save)
     with save.open("ab") as handle:
-        handle.write(b"\n[[log]]\nseq = 99\nkind = ")
+        handle.write(b'\n[[log]]\n"seq" = 99\n"kind" = ')
     same_reading(save)
     _, game = with_kept(save)
     assert game.warnings and "torn" in game.warnings[0]
@@ -301,7 +301,7 @@ def test_kept_game_is_the_replayed_game(save: Path) -> None:
 
 def test_a_refused_save_is_refused_with_kept_data_beside_it(save: Path) -> None:
     with_kept(save)
-    data = save.read_bytes().replace(b"seq = 30\n", b"seq = 3\n", 1)
+    data = save.read_bytes().replace(b'"seq" = 30\n', b'"seq" = 3\n', 1)
     save.write_bytes(data)
     with pytest.raises(saves.SaveError, match="entry number"):
         with_kept(save)

@@ -70,9 +70,13 @@ def test_a_bad_note_is_refused_and_nothing_written(
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("annotates = 1", "annotates = 3", "'annotates' must be the number of an earlier entry"),
-        ("annotates = 1", 'annotates = "1"', "'annotates' must be the number of an earlier"),
-        ('text = "odd"', "text = 4", "a note needs 'text'"),
+        (
+            '"annotates" = 1',
+            '"annotates" = 3',
+            "'annotates' must be the number of an earlier entry",
+        ),
+        ('"annotates" = 1', '"annotates" = "1"', "'annotates' must be the number of an earlier"),
+        ('"text" = "odd"', '"text" = 4', "a note needs 'text'"),
     ],
 )
 def test_a_hand_edited_note_naming_no_earlier_entry_is_refused(

@@ -395,7 +395,7 @@ def test_apply_entry_follows_random_appends(game: Path) -> None:
 NASTY = [
     'He said "hold" \\ then ]] [[log]] and \\"',
     "line one\nline two\r\nthree\ttabbed",
-    "[[log]]\nseq = 99\n# end of entry 99 crc32 00000000\n",
+    '[[log]]\n"seq" = 99\n# end of entry 99 crc32 00000000\n',
     'a" = b',
     " = leading",
     "\\u0020 literal backslash-u",
@@ -542,7 +542,7 @@ def test_files_are_shared_with_the_group(tmp_path: Path) -> None:
         saves.new_game(path, "G", ["pod-boom"])
         saves.append_combat(path, *boom())
         with path.open("ab") as handle:
-            handle.write(b"\n[[log]]\nseq = 2\n")  # a torn entry, to make a backup
+            handle.write(b'\n[[log]]\n"seq" = 2\n')  # a torn entry, to make a backup
         saves.repair_save(path)
         [backup] = folder.glob("g.toml.bak-*")
         for made in (path, folder / "g.toml.lock", backup):
@@ -576,17 +576,22 @@ BREAKAGES = [
         r"line \d+, column \d+: not valid TOML",
     ),
     (
-        "turn = 1\nwhen",
-        'turn = "three"\nwhen',
-        'turn = "three"',
+        '"turn" = 1\n"when',
+        '"turn" = "three"\n"when',
+        '"turn" = "three"',
         r"entry 1: 'turn' must be a whole number",
     ),
-    ('ruleset = "pod-boom"', 'ruleset = "pod-mega"', "pod-mega", r"unknown ruleset 'pod-mega'"),
+    ('"ruleset" = "pod-boom"', '"ruleset" = "pod-mega"', "pod-mega", r"unknown ruleset 'pod-mega'"),
     ('"pod-boom", "ocs"', '"pod-boom", "chess"', "chess", r"unknown ruleset 'chess'"),
     ("format = 1", "format = 2", "format = 2", r"format 2 was written by a newer crtdesk"),
     ("title = ", "title = 5\nx = ", "title = 5", r"'title' must be text"),
-    ('kind = "combat"', 'kind = "combat"\nkind = "turn"', 'kind = "turn"', r"not valid TOML"),
-    ("seq = 2", "seq = 1", "seq = 1", r"entry number 1 does not follow entry 1"),
+    (
+        '"kind" = "combat"',
+        '"kind" = "combat"\n"kind" = "turn"',
+        '"kind" = "turn"',
+        r"not valid TOML",
+    ),
+    ('"seq" = 2', '"seq" = 1', '"seq" = 1', r"entry number 1 does not follow entry 1"),
 ]
 
 
@@ -617,7 +622,7 @@ def test_a_file_broken_by_hand_gives_one_line_with_the_line_and_is_left_alone(
 def test_an_entry_edited_by_hand_is_still_read(game: Path) -> None:
     saves.append_combat(game, *boom(roll=2), note="first")
     saves.append_combat(game, *boom(roll=3), note="second")
-    _break(game, 'note = "first"', "note = 'edited: \"literal\" string'  # by hand")
+    _break(game, '"note" = "first"', '"note" = \'edited: "literal" string\'  # by hand')
     game_ = saves.load_game(game)
     assert game_.entries[0]["note"] == 'edited: "literal" string'
     assert game_.entries == whole_toml(game)["log"]
@@ -694,7 +699,7 @@ def test_an_append_repairs_a_torn_tail_first(game: Path) -> None:
     saves.append_combat(game, *boom(roll=2))
     good = game.read_bytes()
     with game.open("ab") as handle:
-        handle.write(b'\n[[log]]\nseq = 2\nkind = "comb')
+        handle.write(b'\n[[log]]\n"seq" = 2\n"kind" = "comb')
     torn = game.read_bytes()
     entry = saves.append_combat(game, *boom(roll=3))
     assert entry["seq"] == 2
@@ -704,7 +709,7 @@ def test_an_append_repairs_a_torn_tail_first(game: Path) -> None:
     assert [e["seq"] for e in whole_toml(game)["log"]] == [1, 2]
 
 
-@pytest.mark.parametrize("torn", [b"\n[", b"\n[[log]]\n", b'\n[[log]]\nseq = 1\nkind = "com'])
+@pytest.mark.parametrize("torn", [b"\n[", b"\n[[log]]\n", b'\n[[log]]\n"seq" = 1\n"kind" = "com'])
 def test_a_torn_first_entry_is_detected_after_the_header(game: Path, torn: bytes) -> None:
     header = game.read_bytes()
     with game.open("ab") as handle:
@@ -713,7 +718,7 @@ def test_a_torn_first_entry_is_detected_after_the_header(game: Path, torn: bytes
     assert loaded.entries == [] and loaded.warnings
     assert game.read_bytes() == header + torn
     assert saves.append_combat(game, *boom(roll=2))["seq"] == 1
-    assert game.read_bytes().startswith(header + b"\n[[log]]\nseq = 1\n")
+    assert game.read_bytes().startswith(header + b'\n[[log]]\n"seq" = 1\n')
 
 
 def test_two_torn_repairs_keep_two_backups(game: Path) -> None:
@@ -726,7 +731,7 @@ def test_two_torn_repairs_keep_two_backups(game: Path) -> None:
 
 def test_listing_does_not_repair(game: Path) -> None:
     with game.open("ab") as handle:
-        handle.write(b"\n[[log]]\nseq = 2\n")
+        handle.write(b'\n[[log]]\n"seq" = 2\n')
     torn = game.read_bytes()
     [summary] = saves.list_games(game.parent)
     assert summary.error is None and summary.title == "Test game"
@@ -795,7 +800,7 @@ def test_list_games_newest_first_and_broken_files_listed_not_raised(tmp_path: Pa
     saves.append_combat(new, *boom())
     # Make the old game's last entry older by hand (its checksum then no longer matches).
     text = old.read_text(encoding="utf-8")
-    at = text.rindex('when = "') + len('when = "')
+    at = text.rindex('"when" = "') + len('"when" = "')
     old.write_text(text[:at] + "2000-01-01T00:00:00+00:00" + text[text.index('"', at) :])
     (tmp_path / "broken.toml").write_text("title = [\n")
     (tmp_path / "notes.txt").write_text("not a save")

@@ -52,7 +52,7 @@ def test_a_card_after_the_roll_amends_the_combat_and_keeps_its_dice(game: Path) 
     assert entry["effects"]["defender"] == first["effects"]["attacker"]  # ...lines swapped
     loaded = saves.load_game(game)
     assert loaded.entries[1]["amends"] == 1 and "amends" not in loaded.entries[0]
-    assert "amends = 1\n" in game.read_text(encoding="utf-8")
+    assert '"amends" = 1\n' in game.read_text(encoding="utf-8")
 
 
 def test_an_older_combat_can_be_amended_past_other_entries(game: Path) -> None:
@@ -166,15 +166,15 @@ def test_a_load_refuses_amends_that_names_no_earlier_combat(game: Path) -> None:
     saves.add_marker(game, "DG", "0101")
     saves.append_combat(game, SUPER, rolled(SUPER))
     text = game.read_text(encoding="utf-8")
-    at = text.index('ruleset = "pod-super"')
+    at = text.index('"ruleset" = "pod-super"')
     line = text[:at].count("\n") + 1  # where `amends` goes in
-    game.write_text(text[:at] + "amends = 1\n" + text[at:], encoding="utf-8")
+    game.write_text(text[:at] + '"amends" = 1\n' + text[at:], encoding="utf-8")
     with pytest.raises(SaveError) as caught:
         saves.load_game(game)
     assert str(caught.value) == (
         f"{game}: line {line}: entry 2: 'amends' names entry 1, not an earlier combat"
     )
-    game.write_text(text[:at] + 'amends = "one"\n' + text[at:], encoding="utf-8")
+    game.write_text(text[:at] + '"amends" = "one"\n' + text[at:], encoding="utf-8")
     with pytest.raises(SaveError, match="entry 2: 'amends' must be a whole number"):
         saves.load_game(game)
 

@@ -38,7 +38,7 @@ def break_entry(path: Path, seq: int, old: str, new: str) -> None:
     whose clock is coarser than this test is fast)."""
     status = path.stat()
     data = path.read_text(encoding="utf-8")
-    start = data.index(f"[[log]]\nseq = {seq}\n")
+    start = data.index(f'[[log]]\n"seq" = {seq}\n')
     end = data.index("# end of entry", start)
     assert old in data[start:end]
     path.write_text(data[:start] + data[start:end].replace(old, new, 1) + data[end:])
@@ -59,9 +59,9 @@ APPENDS: dict[str, Callable[[Path], object]] = {
 }
 
 MIDDLE_BREAKS = [
-    ("turn = 1\n", 'turn = "three"\n'),  # a wrong type: the file grows
-    ('ruleset = "pod-boom"', 'ruleset = "pod-mega"'),  # an unknown ruleset, same size
-    ("seq = 2\n", "seq = 1\n"),  # out of order, same size
+    ('"turn" = 1\n', '"turn" = "three"\n'),  # a wrong type: the file grows
+    ('"ruleset" = "pod-boom"', '"ruleset" = "pod-mega"'),  # an unknown ruleset, same size
+    ('"seq" = 2\n', '"seq" = 1\n'),  # out of order, same size
 ]
 
 
@@ -82,9 +82,9 @@ def test_an_append_refuses_a_save_broken_in_the_middle_and_leaves_it_alone(
 
 
 def test_a_broken_middle_is_refused_before_a_torn_tail_is_touched(game: Path) -> None:
-    break_entry(game, 2, "turn = 1\n", 'turn = "three"\n')
+    break_entry(game, 2, '"turn" = 1\n', '"turn" = "three"\n')
     with game.open("ab") as handle:
-        handle.write(b'\n[[log]]\nseq = 4\nkind = "com')
+        handle.write(b'\n[[log]]\n"seq" = 4\n"kind" = "com')
     before = game.read_bytes()
     for append in APPENDS.values():
         with pytest.raises(SaveError, match=r"line \d+: entry 2: 'turn' must be a whole number"):
@@ -98,9 +98,9 @@ def test_a_same_size_edit_in_the_middle_is_caught_by_the_file_times(game: Path) 
     status = game.stat()
     with game.open("r+b") as handle:  # in place: same file, same size, same end
         data = handle.read()
-        at = data.index(b'ruleset = "pod-boom"', data.index(b"seq = 2\n"))
+        at = data.index(b'"ruleset" = "pod-boom"', data.index(b'"seq" = 2\n'))
         handle.seek(at)
-        handle.write(b'ruleset = "pod-mega"')
+        handle.write(b'"ruleset" = "pod-mega"')
     # Even within one tick of the file system's clock the edit shows in the file's times.
     os.utime(game, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000_000))
     assert game.stat().st_size == status.st_size
@@ -117,7 +117,7 @@ def test_a_lock_file_holding_anything_costs_a_full_check_and_nothing_else(game: 
         entry = saves.add_marker(game, "DG", "0101")
         assert saves.load_game(game).entries[-1] == entry
     # And junk there never lets a broken save through.
-    break_entry(game, 2, "turn = 1\n", 'turn = "three"\n')
+    break_entry(game, 2, '"turn" = 1\n', '"turn" = "three"\n')
     lock.write_bytes(b"crtdesk verified 1 dev 0 ino 0 size 0 mtime 0 ctime 0 tail 00000000\n")
     with pytest.raises(SaveError, match="entry 2"):
         saves.add_marker(game, "DG", "0101")
@@ -136,7 +136,7 @@ def test_appends_after_a_check_keep_the_save_whole(game: Path) -> None:
 
 
 def tear(path: Path) -> bytes:
-    torn = b'\n[[log]]\nseq = 4\nkind = "combat"\ntu'
+    torn = b'\n[[log]]\n"seq" = 4\n"kind" = "combat"\ntu'
     with path.open("ab") as handle:
         handle.write(torn)
     return torn
@@ -231,7 +231,7 @@ def test_repair_cuts_a_torn_entry_off_and_says_what_it_kept(game: Path) -> None:
 
 
 def test_repair_sets_aside_an_entry_broken_in_the_middle_and_a_torn_one(game: Path) -> None:
-    break_entry(game, 2, "turn = 1\n", 'turn = "three"\n')
+    break_entry(game, 2, '"turn" = 1\n', '"turn" = "three"\n')
     tear(game)
     before = game.read_bytes()
     repaired = saves.repair_save(game)

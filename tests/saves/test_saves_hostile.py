@@ -285,7 +285,7 @@ def test_an_append_checks_the_number_it_writes_against_the_file(game: Path) -> N
     at = data.rindex(b"\n[[log]]\n")
     last = data[at:]
     with game.open("ab") as handle:
-        handle.write(last.replace(b"seq = 2", b"seq = 3").replace(b"entry 2 ", b"entry 3 "))
+        handle.write(last.replace(b'"seq" = 2', b'"seq" = 3').replace(b"entry 2 ", b"entry 3 "))
     fd = os.open(game, os.O_RDONLY)
     try:
         with pytest.raises(SaveError, match="entry 3 would follow entry 3"):

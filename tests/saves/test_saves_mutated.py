@@ -160,8 +160,8 @@ def test_each_odd_value_in_each_field(tmp_path: Path, key: bytes, value: str) ->
     data = write_save(path, [(entry, "store")])
     header, end, log = data.partition(header_end(data))
     lines = log.split(b"\n")
-    at = next(i for i, line in enumerate(lines) if line.startswith(key + b" = "))
-    lines[at] = key + b" = " + value.encode()
+    at = next(i for i, line in enumerate(lines) if line.startswith(b'"' + key + b'" = '))
+    lines[at] = b'"' + key + b'" = ' + value.encode()
     start = next(i for i, line in enumerate(lines) if line == b"[[log]]")
     block = reseal(b"\n".join(lines[start:]).rstrip(b"\n") + b"\n")
     path.write_bytes(header + end + b"\n".join(lines[:start]) + b"\n" + block)
@@ -177,7 +177,9 @@ def test_a_save_nested_1000_deep_beside_a_sound_one(tmp_path: Path) -> None:
     deep = tmp_path / "deep.toml"
     write_save(deep, [(combat_entry(1, 1), "store")])
     second = block(combat_entry(2, 1) | {"note": "x"}, "no checksum")
-    deep.write_bytes(deep.read_bytes() + second.replace(b'note = "x"', f"note = {DEEP}".encode()))
+    deep.write_bytes(
+        deep.read_bytes() + second.replace(b'"note" = "x"', f'"note" = {DEEP}'.encode())
+    )
     listed = {s.path.name: s for s in saves.list_games(tmp_path)}
     assert listed["sound.toml"].error is None
     assert "nested more than 32 deep" in (listed["deep.toml"].error or "")
@@ -217,7 +219,7 @@ def test_json_that_is_not_toml_is_refused_though_its_checksum_holds(
     write_save(path, [(combat_entry(1, 1) | {"note": "n"}, "store")])
     data = path.read_bytes()
     header, _, rest = data.partition(b"\n[[log]]\n")
-    edited = reseal(b"[[log]]\n" + rest.replace(b'note = "n"', f"note = {value}".encode()))
+    edited = reseal(b"[[log]]\n" + rest.replace(b'"note" = "n"', f'"note" = {value}'.encode()))
     path.write_bytes(header + b"\n" + edited)
     assert saves.decoding._verified_body(edited[len(b"[[log]]\n") :]) is not None
     for call in (

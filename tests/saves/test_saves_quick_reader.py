@@ -6,6 +6,7 @@ with the same message."""
 from __future__ import annotations
 
 import random
+import re
 import tomllib
 import zlib
 from typing import Any
@@ -41,10 +42,30 @@ STORE_WRITTEN = [
 def test_what_the_store_writes_is_read_quickly_as_tomllib_reads_it(entry: dict[str, Any]):
     block = encoding._block(entry)
     body = decoding._verified_body(block[len(b"\n[[log]]\n") :])
-    assert body is not None
+    assert body is not None and body.startswith(b'"seq" = ')  # each key quoted
     expected = tomllib.loads(block.decode())["log"][0]
-    assert decoding._quick_json([body]) == [expected]
-    assert decoding._quick_json([body, body]) == [expected, expected]
+    assert decoding._quick_quoted([body]) == [expected]
+    assert decoding._quick_quoted([body, body]) == [expected, expected]
+    # A save written before keys were quoted reads as before, alone or beside the new form.
+    old = bare_keys(body)
+    assert old != body and tomllib.loads(old.decode()) == expected
+    assert decoding._quick_json([old]) == [expected]
+    assert decoding._quick_json([old, old]) == [expected, expected]
+    part = block[len(b"\n[[log]]\n") :]
+    old_part = old + f"# end of entry 1 crc32 {zlib.crc32(old):08x}\n".encode()
+    mixed = [(0, part), (0, old_part), (0, part)]
+    assert decoding._decode_blocks(mixed) == [expected] * 3
+    assert decoding._decode_blocks(mixed[1:]) == [expected] * 2
+
+
+def bare_keys(body: bytes) -> bytes:
+    """A body as crtdesk wrote it before each line's key was quoted."""
+    return re.sub(rb'(?m)^"([A-Za-z0-9_-]+)" = ', rb"\1 = ", body)
+
+
+def quoted_keys(body: bytes) -> bytes:
+    """A body with each line's bare key quoted, as the store now writes it."""
+    return re.sub(rb"(?m)^([A-Za-z0-9_-]+) = ", rb'"\1" = ', body)
 
 
 # Bodies with a matching checksum that JSON would read (once keys are quoted) but TOML
@@ -100,6 +121,63 @@ def test_the_quick_reader_vouches_for_nothing_json_reads_otherwise(name: str):
     except ValueError:
         return  # tomllib's to judge, as before
     assert careful == [tomllib.loads(body.decode())]
+
+
+# Bodies in the quoted form (each also as `NOT_QUICK` holds it, its keys quoted) that JSON
+# would read once made a document, and TOML reads otherwise or refuses.
+NOT_QUICK_QUOTED = {
+    "a line's mark as a key": '"seq" = 1\n"" = 1\n',
+    "a null value": '"seq" = 1\n"x" = null\n',
+    "a null in an array": '"seq" = 1\n"x" = [null]\n',
+    "a null in a table": '"seq" = 1\n"x" = { "a" = null }\n',
+    "two keys on one line": '"seq" = 1\n"a" = 1, "c" = 2\n',
+    "a key twice": '"seq" = 1\n"seq" = 1\n',
+    "two spaces before the sign": '"seq" = 1\n"x"  = 1\n',
+    "a bare key among quoted ones": '"seq" = 1\nx = 1\n',
+    "a literal key": "\"seq\" = 1\n'x' = 1\n",
+    "a dotted quoted key": '"seq" = 1\n"a"."b" = 1\n',
+    "a table closed on the next line": '"seq" = 1\n"z" = { "b" = 1\n"c" = 2 }, "d" = 3\n',
+    "such a table in an array": '"seq" = 1\n"z" = [{ "b" = 1\n"c" = 2 }], "d" = 3\n',
+    "a text closed on the next line": '"seq" = 1\n"z" = "a\n"c" = 2"\n',
+    "an array closed on the next line": '"seq" = 1\n"z" = [1\n, 2]\n',
+    "an escaped colon": '"seq" = 1\n"z" = "a\\:b"\n',
+    "a mark's end closing a table": '"seq" = 1\n"z" = { "b" = 1 }}, {"c" = 2\n',
+    "a raw record separator": '"seq" = 1\n"z" = "a\x1eb"\n',
+} | {f"{name}, quoted": quoted_keys(text.encode()).decode() for name, text in NOT_QUICK.items()}
+
+
+@pytest.mark.parametrize("name", NOT_QUICK_QUOTED)
+def test_the_quoted_reader_reads_nothing_otherwise_than_tomllib(name: str):
+    """Each reader gives what tomllib gives, or leaves the body to the next (None)."""
+    body = body_of(NOT_QUICK_QUOTED[name])
+    try:
+        expected: list[dict[str, Any]] | None = [tomllib.loads(body.decode())]
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        expected = None
+    sound = decoding._verified_body(encoding._block(STORE_WRITTEN[0])[len(b"\n[[log]]\n") :])
+    assert sound is not None
+    around = None if expected is None else [tomllib.loads(sound.decode()), *expected] * 2
+    for reader in (decoding._quick_quoted, decoding._quick_json):
+        assert reader([body]) in (None, expected), reader
+        assert reader([sound, body, sound, body]) in (None, around), reader
+    try:
+        careful = decoding._fast_json([body])
+    except ValueError:
+        return  # tomllib's to judge, as before
+    assert careful == expected
+
+
+def test_entries_of_a_batch_do_not_make_up_for_each_other():
+    """One body with a key more than its lines (two on one line), another with one fewer
+    (a key twice): the batch's count of keys matches, each entry's does not. tomllib
+    refuses both; the quick reader vouches for neither."""
+    more = body_of('"seq" = 1\n"a" = 1, "c" = 2\n')
+    fewer = body_of('"seq" = 1\n"seq" = 1\n"b" = 2\n')
+    for body in (more, fewer):
+        with pytest.raises(tomllib.TOMLDecodeError):
+            tomllib.loads(body.decode())
+    assert decoding._quick_quoted([more, fewer]) is None
+    assert decoding._quick_quoted([fewer, more]) is None
 
 
 def combat() -> dict[str, Any]:
@@ -277,3 +355,31 @@ def test_an_end_line_is_verified_as_the_regular_expression_reads_it(line: bytes,
         assert decoding._verified_body(part) == decoding._verified_end(part)
     verified = decoding._verified_body(body + line % checksum)
     assert (verified == body) == (crc == "right" and line in END_LINES[:4]), verified
+
+
+def test_a_save_of_bare_keys_appended_to_now_reads_as_tomllib_reads_it(tmp_path):
+    """A save an older crtdesk wrote (each key bare, checksums its own), appended to by this
+    one (each key quoted): every reader gives what tomllib gives, entry for entry."""
+    path = tmp_path / "old.toml"
+    saves.new_game(path, "old", ["pod-basic"])
+    for n in range(12):
+        saves.add_marker(path, "DG", f"01{n:02}", note=f'n{n}: "x" = y \\ z')
+    data = path.read_bytes()
+    header, _, log = data.partition(b"\n[[log]]\n")
+    blocks = []
+    for part in log.split(b"\n[[log]]\n"):
+        body, end, rest = part.rpartition(b"# end of entry ")
+        old = bare_keys(body)
+        assert old != body
+        blocks.append(
+            old + end + rest.split(b" crc32 ")[0] + f" crc32 {zlib.crc32(old):08x}\n".encode()
+        )
+    path.write_bytes(header + b"\n[[log]]\n" + b"\n[[log]]\n".join(blocks))
+    for n in range(12, 20):
+        saves.add_marker(path, "DG", f"01{n:02}", note=f"n{n}")
+    text = path.read_text()
+    assert "\nseq = 12\n" in text and '\n"seq" = 13\n' in text
+    expected = tomllib.loads(text)["log"]
+    assert len(expected) == 20
+    assert saves.load_game(path).entries == expected
+    assert [read.entry for read in saves.read_entries(path, 4096)] == expected

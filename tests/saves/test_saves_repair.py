@@ -33,14 +33,14 @@ def game(tmp_path: Path) -> Path:
 
 def break_entry(path: Path, seq: int, old: bytes, new: bytes) -> None:
     data = path.read_bytes()
-    start = data.index(f"\n[[log]]\nseq = {seq}\n".encode())
+    start = data.index(f'\n[[log]]\n"seq" = {seq}\n'.encode())
     end = data.index(b"# end of entry", start)
     path.write_bytes(data[:start] + data[start:end].replace(old, new, 1) + data[end:])
 
 
 def test_a_save_broken_in_the_middle_is_brought_back_with_nothing_lost(game: Path) -> None:
     game.chmod(0o640)
-    break_entry(game, 3, b"turn = 1", b'turn = "one"')  # its checksum no longer holds either
+    break_entry(game, 3, b'"turn" = 1', b'"turn" = "one"')  # its checksum no longer holds either
     original = game.read_bytes()
     with pytest.raises(SaveError, match="entry 3"):
         saves.load_game(game)
@@ -52,7 +52,7 @@ def test_a_save_broken_in_the_middle_is_brought_back_with_nothing_lost(game: Pat
     assert done.renumbered == 0 and len(done.set_aside) == 1
     assert "'turn' must be a whole number" in done.set_aside[0][1]
     assert done.backup is not None and done.backup.read_bytes() == original
-    assert done.side_file is not None and b'turn = "one"' in done.side_file.read_bytes()
+    assert done.side_file is not None and b'"turn" = "one"' in done.side_file.read_bytes()
     for made in (game, done.backup, done.side_file):
         assert stat.S_IMODE(made.stat().st_mode) == 0o640, made
     # And appends go on from there.
@@ -62,8 +62,8 @@ def test_a_save_broken_in_the_middle_is_brought_back_with_nothing_lost(game: Pat
 def test_clashing_numbers_are_renumbered_and_references_follow(game: Path) -> None:
     # Two writers that each wrote an entry 3 (before the lock was the file's own).
     data = game.read_bytes()
-    start = data.index(b"\n[[log]]\nseq = 3\n")
-    end = data.index(b"\n[[log]]\nseq = 4\n")
+    start = data.index(b'\n[[log]]\n"seq" = 3\n')
+    end = data.index(b'\n[[log]]\n"seq" = 4\n')
     again = data[start:end]
     game.write_bytes(data[:end] + again + data[end:])
     with pytest.raises(SaveError, match="does not follow entry 3"):
@@ -86,7 +86,7 @@ def test_clashing_numbers_are_renumbered_and_references_follow(game: Path) -> No
 def test_the_cli_repairs_a_middle_entry_and_says_what_it_set_aside(
     game: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    break_entry(game, 2, b'kind = "combat"', b'kind = "combat')
+    break_entry(game, 2, b'"kind" = "combat"', b'"kind" = "combat')
     assert main(["repair", "g", "--saves", str(game.parent)]) == 0
     out, err = capsys.readouterr()
     assert err == ""
@@ -116,7 +116,7 @@ async def test_the_start_screen_repairs_an_unreadable_save(game: Path) -> None:
     from tui.desk.app import CrtDeskApp
     from tui.desk.screens.start import StartScreen
 
-    break_entry(game, 3, b"turn = 1", b'turn = "one"')
+    break_entry(game, 3, b'"turn" = 1', b'"turn" = "one"')
     app = CrtDeskApp(saves_dir=game.parent, rng=random.Random(1), player="tester")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

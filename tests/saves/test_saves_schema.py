@@ -245,7 +245,7 @@ def test_repair_sets_an_entry_that_does_not_fit_aside(tmp_path: Path) -> None:
     assert "set aside 1" in out
     assert "'dice' must be an array, not True" in out
     [side] = tmp_path.glob("g.toml.set-aside-*")
-    assert "dice = true" in side.read_text()
+    assert '"dice" = true' in side.read_text()
     assert [e["seq"] for e in saves.load_game(path).entries] == [1, 2, 3, 4, 5, 7, 8]
     assert check(path)
 

@@ -40,7 +40,7 @@ def edit_entry(path: Path, seq: int, old: str, new: str) -> None:
     """A hand edit inside entry `seq` (its checksum no longer holds), a while later."""
     status = path.stat()
     data = path.read_text(encoding="utf-8")
-    start = data.index(f"[[log]]\nseq = {seq}\n")
+    start = data.index(f'[[log]]\n"seq" = {seq}\n')
     end = data.index("# end of entry", start)
     assert old in data[start:end]
     path.write_text(data[:start] + data[start:end].replace(old, new, 1) + data[end:])
@@ -61,7 +61,7 @@ def test_a_seeded_die_is_kept_with_its_seed_and_read_back_by_every_reader(game: 
     assert rolled.to_dict() == dice[1][0]
     assert not DiceRoll.from_dict(dice[2][0]).rolled
     # Read by hand (tomllib) after an edit elsewhere in it, the seed is the same.
-    edit_entry(game, 2, 'who = "alice"', 'who = "alicia"')
+    edit_entry(game, 2, '"who" = "alice"', '"who" = "alicia"')
     assert saves.load_game(game).entries[1]["dice"] == dice[1]
 
 

@@ -112,8 +112,8 @@ def test_an_entry_that_fails_its_checks_is_refused_in_the_load_s_words(tmp_path:
     path, _ = campaign(tmp_path, 40)
     data = path.read_bytes()
     # Entry 35's turn made text: its checksum no longer matches, and it is not a turn.
-    at = data.index(b"seq = 35\n")
-    data = data[:at] + re.sub(rb"turn = \d+\n", b'turn = "four"\n', data[at:], count=1)
+    at = data.index(b'"seq" = 35\n')
+    data = data[:at] + re.sub(rb'"turn" = \d+\n', b'"turn" = "four"\n', data[at:], count=1)
     path.write_bytes(data)
     stream = saves.read_entries(path, 256)
     taken = []
@@ -144,7 +144,7 @@ def test_an_entry_no_longer_where_it_was_read_is_stale(tmp_path: Path) -> None:
         saves.read_entry(path, place, seq + 1)
     # The file rewritten (an entry before it edited by hand): it is no longer there.
     data = path.read_bytes()
-    path.write_bytes(data.replace(b'who = "bob"', b'who = "bobby"', 1))
+    path.write_bytes(data.replace(b'"who" = "bob"', b'"who" = "bobby"', 1))
     with pytest.raises(saves.StaleOffset):
         saves.read_entry(path, place, seq)
     # Cut shorter than it.

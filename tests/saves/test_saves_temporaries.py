@@ -146,7 +146,7 @@ def test_a_temporary_file_a_live_new_is_writing_is_never_removed(
 
 def _break_entry(path: Path, seq: int, old: bytes, new: bytes) -> None:
     data = path.read_bytes()
-    start = data.index(f"\n[[log]]\nseq = {seq}\n".encode())
+    start = data.index(f'\n[[log]]\n"seq" = {seq}\n'.encode())
     end = data.index(b"# end of entry", start)
     assert old in data[start:end]
     path.write_bytes(data[:start] + data[start:end].replace(old, new, 1) + data[end:])
@@ -159,7 +159,7 @@ def test_a_repair_killed_before_it_replaced_the_save_is_cleaned_up_by_the_next_r
     saves.new_game(path, "G", ["pod-boom"])
     for target in ("0101", "0102", "0103"):
         saves.add_marker(path, "DG", target)
-    _break_entry(path, 2, b"turn = 1", b'turn = "one"')  # nothing depends on entry 2
+    _break_entry(path, 2, b'"turn" = 1', b'"turn" = "one"')  # nothing depends on entry 2
     broken = path.read_bytes()
     _kill(_stopped(path, "replace"))
     [left] = [name for name in _temporaries(tmp_path) if ".repair-" in name]
@@ -184,7 +184,7 @@ def noted_turn(tmp_path: Path) -> Path:
     saves.advance_turn(path)
     saves.append_note(path, 2, "the turn the bridge fell")
     saves.add_marker(path, "DG", "0202")
-    _break_entry(path, 2, b"turn = 2", b'turn = "two"')
+    _break_entry(path, 2, b'"turn" = 2', b'"turn" = "two"')
     return path
 
 

@@ -209,12 +209,13 @@ _TABLE_KEY_JSON = b'"\t: '
 # ones, and what is not a value TOML has (null, a whole number past 64 bits, a number past
 # a float's range), fail to decode and go to the careful reader.
 _QUICK_DEPTH = 8
-_JSON: Any = None  # the msgspec decoder of such values, made at the first entry read
+_JSON: Any = None  # the msgspec decoders of such values (bare keys, quoted), made at the first read
 _JSON_MADE = threading.Lock()
 
 
 def _json_decoder() -> Any:
-    """The quick reader's decoder: JSON objects of TOML values, as plain dicts and lists."""
+    """The quick readers' decoders, (bare keys', quoted keys'): JSON objects of TOML values,
+    as plain dicts and lists."""
     global _JSON
     # Imported at the first entry read: the desk draws its first frame without msgspec.
     import msgspec
@@ -225,7 +226,12 @@ def _json_decoder() -> Any:
         value = str | whole | float | bool | list[value] | dict[str, value]
     with _JSON_MADE:  # made by one thread (msgspec works out a type's layout once)
         if _JSON is None:
-            _JSON = msgspec.json.Decoder(list[dict[str, value]])
+            _JSON = (
+                msgspec.json.Decoder(list[dict[str, value]]),
+                # The quoted form's: an entry's own values may also be null (its lines'
+                # marks, `_LINE_MARK`), a value nested in one never.
+                msgspec.json.Decoder(list[dict[str, value | None]]),
+            )
     return _JSON
 
 
@@ -239,8 +245,66 @@ def _fast_json(bodies: list[bytes]) -> list[dict[str, Any]]:
     line. ValueError: not what the store writes (tomllib's to judge)."""
     if not bodies:
         return []
-    entries = _quick_json(bodies)
+    # The store writes each key quoted (`"seq" = 1`); a save written before, bare (`seq = 1`).
+    entries = _quick_quoted(bodies) if bodies[0][:1] == b'"' else None
+    if entries is None:
+        entries = _quick_json(bodies)
     return _careful_json(bodies) if entries is None else entries
+
+
+# Each line's end in the quoted form, as a member of its entry's object: a key no entry has
+# with a value none holds (null, which TOML has not and the quoted decoder refuses in any
+# value but an entry's own), taken out again once read. At an entry's own level it reads
+# so; anywhere else (a value left open at a line's end and closed on the next: an array's,
+# an inline table's, or a string's) it does not decode: its `""` is an array's item and
+# then a colon, or a key whose null the inline table's type refuses, or a string closed
+# and another opened at once. So every line's end is at its entry's level, and the values
+# read are the lines' own, as TOML reads them.
+_LINE_MARK = b',"":null,'
+# Where one entry ends and the next begins.
+_ENTRY_END = b'"":null},{'
+
+
+def _quick_quoted(bodies: list[bytes]) -> list[dict[str, Any]] | None:
+    """`_quick_json` of bodies written with quoted keys (`"seq" = 1`): in each body, each
+    colon made JSON's escape for it (`_COLON_JSON`) and each line's end a member of its
+    entry (`_LINE_MARK`); then each key's `" = ` made `"\t: ` (`_TABLE_KEY_JSON`), and the
+    entries decoded at once. None where this reading might differ from TOML's (or the bodies
+    are not so written): a key given twice in an entry, or a line that is not one key and
+    its value, leaves the entry with fewer or more keys than it has lines, and gives None."""
+    text = b"".join(bodies)
+    if b"\t" in text or b"\r" in text or b"\x7f" in text:
+        return None
+    if b"\\" in text:
+        unpaired = text.replace(b"\\\\", b"")  # escaped backslashes gone
+        if (
+            (b"\\u" in text and _SURROGATE_ESCAPE.search(text))
+            or _escapes_differ(unpaired)
+            # An escaped colon (no escape in TOML or JSON) would read as a backslash and
+            # JSON's escape for the colon, once the colons are written so.
+            or b"\\:" in unpaired
+        ):
+            return None
+    colons = [body.replace(_COLON, _COLON_JSON) for body in bodies]
+    ends = [body.replace(b"\n", _LINE_MARK) for body in colons]
+    document = b"[{" + _ENTRY_END.join(ends) + b'"":null}]'
+    try:
+        entries: list[dict[str, Any]] = (_JSON or _json_decoder())[1].decode(
+            document.replace(_TABLE_KEY, _TABLE_KEY_JSON)
+        )
+    except ValueError:  # msgspec.DecodeError
+        return None
+    # Each entry's keys, its lines' mark among them once: one more than its lines (each
+    # line's mark made its body 8 bytes longer).
+    if len(entries) != len(bodies) or list(map(len, entries)) != [
+        (len(marked) - len(body)) // 8 + 1 for marked, body in zip(ends, colons, strict=True)
+    ]:
+        return None
+    for entry in entries:
+        del entry[""]
+        if None in entry.values():  # a line's own value null, which TOML has not
+            return None
+    return entries
 
 
 def _quick_json(bodies: list[bytes]) -> list[dict[str, Any]] | None:
@@ -291,7 +355,7 @@ def _quick_json(bodies: list[bytes]) -> list[dict[str, Any]] | None:
     if document.find(b"\n") != len(document) - 3:
         return None
     try:
-        entries: list[dict[str, Any]] = (_JSON or _json_decoder()).decode(document)
+        entries: list[dict[str, Any]] = (_JSON or _json_decoder())[0].decode(document)
     except ValueError:  # msgspec.DecodeError
         return None
     if len(entries) != len(bodies) or sum(map(len, entries)) != len(keys):
@@ -401,11 +465,13 @@ _KEY_TEXT: dict[bytes, str] = {}
 
 
 def _key_text(key: bytes) -> str:
+    """A line's key, bare (`seq`) or quoted as the store writes it (`"seq"`)."""
     text = _KEY_TEXT.get(key)
     if text is None:
-        if not _BARE_KEY_BYTES.match(key):
-            raise ValueError("not a bare key")
-        text = _KEY_TEXT[key] = key.decode("ascii")
+        bare = key[1:-1] if key[:1] == b'"' and key[-1:] == b'"' else key
+        if not _BARE_KEY_BYTES.match(bare):
+            raise ValueError("not a key the store writes")
+        text = _KEY_TEXT[key] = bare.decode("ascii")
     return text
 
 
@@ -430,7 +496,8 @@ def _key_line(data: bytes, offset: int, key: str | None) -> int:
     line = _line_of(data, offset)
     if key:
         end = data.find(_SEPARATOR, offset)
-        found = re.compile(rb"^" + re.escape(key.encode()) + rb"\s*=", re.MULTILINE).search(
+        name = re.escape(key.encode())
+        found = re.compile(rb"^(?:" + name + rb'|"' + name + rb'")\s*=', re.MULTILINE).search(
             data, offset, len(data) if end == -1 else end
         )
         if found:

@@ -1,5 +1,5 @@
 """Writing a save: the header and one `[[log]]` block per entry, in the one layout the fast
-reader (`decoding`) relies on: one `key = value` line per field, values whose escapes mean
+reader (`decoding`) relies on: one `"key" = value` line per field, values whose escapes mean
 the same in TOML and JSON, and an end line with the entry's crc32."""
 
 from __future__ import annotations
@@ -98,13 +98,17 @@ def _encode(text: str) -> bytes:
 
 
 def _block(entry: dict[str, Any]) -> bytes:
-    """One `[[log]]` entry as written: header line, one `key = value` line each, end line."""
+    """One `[[log]]` entry as written: header line, one `"key" = value` line each, end line.
+
+    Each key is quoted (`"seq" = 1`, TOML's quoted key, the same key as `seq = 1`), as the
+    inline tables' keys are: a block is then JSON by a few `replace` calls, where bare keys
+    took a regular expression's split (docs/save-format.md, "A fast reader")."""
     lines = []
     for key, value in entry.items():
         if value is None:
             continue
         assert _BARE_KEY.match(key), key
-        lines.append(f"{key} = {_value(value)}\n")
+        lines.append(f'"{key}" = {_value(value)}\n')
     body = _encode("".join(lines))
     end = f"# end of entry {entry['seq']} crc32 {zlib.crc32(body):08x}\n".encode()
     return b"\n[[log]]\n" + body + end

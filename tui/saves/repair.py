@@ -335,8 +335,8 @@ _KIND_NAMES = {
     "option": "an option set",
     "note": "a note",
 }
-_WRITTEN_SEQ = re.compile(rb"^seq\s*=\s*(\d{1,18})\s*$", re.MULTILINE)
-_WRITTEN_KIND = re.compile(rb'^kind\s*=\s*"([a-z-]{1,20})"\s*$', re.MULTILINE)
+_WRITTEN_SEQ = re.compile(rb'^(?:seq|"seq")\s*=\s*(\d{1,18})\s*$', re.MULTILINE)
+_WRITTEN_KIND = re.compile(rb'^(?:kind|"kind")\s*=\s*"([a-z-]{1,20})"\s*$', re.MULTILINE)
 
 
 def _as_written(part: bytes) -> dict[str, Any]:
