@@ -358,8 +358,13 @@ def _quick_json(bodies: list[bytes]) -> list[dict[str, Any]] | None:
         entries: list[dict[str, Any]] = (_JSON or _json_decoder())[0].decode(document)
     except ValueError:  # msgspec.DecodeError
         return None
-    if len(entries) != len(bodies) or sum(map(len, entries)) != len(keys):
-        return None  # a body split in two, or a key given twice in one entry
+    # Each entry's keys, one per line: a key given twice in one entry, or two keys on one
+    # line, and it has fewer or more (counted entry by entry: two such entries in one
+    # batch would make up for each other's count).
+    if len(entries) != len(bodies) or list(map(len, entries)) != [
+        body.count(b"\n") for body in bodies
+    ]:
+        return None
     return entries
 
 
