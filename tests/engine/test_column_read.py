@@ -211,3 +211,30 @@ def test_a_day_night_battle_read_again_is_resolved_as_it_was_the_first_time() ->
                 assert repr(again) == repr(fresh), combat
                 compared += 1
     assert compared > 100
+
+
+def test_a_distribution_given_the_preview_probe_is_the_one_worked_out_without_it() -> None:
+    """A preview hands its first probe to the distribution (OCS reads its odds, column and
+    terrain from it rather than reading them again): over every built-in ruleset's sweep,
+    and counters with ratings and stocks, the chances are the ones worked out without it."""
+    from tui.engine.combat import checked_distribution
+
+    tables = default_tables()
+    combats = [c for a, d in itertools.product(ATTACKS, DEFENCES) for c in built_in(a, d)]
+    for a, d in itertools.product(ATTACKS, DEFENCES):
+        attacker = Unit(a, name="A1", steps=2, ar=3, kind="combat", supply="internal")
+        defender = Unit(d, name="D1", steps=1, ar=4, re=2)
+        for half in (False, True):
+            combats.append(CombatInput("ocs", (attacker,), (defender,), defender_unsupplied=half))
+    compared: dict[str, int] = {}
+    for combat in combats:
+        try:
+            first = probe(combat, tables)
+            alone = checked_distribution(combat, tables)
+        except InputError:
+            continue
+        given = checked_distribution(combat, tables, first)
+        assert repr(given) == repr(alone), combat
+        compared[combat.ruleset] = compared.get(combat.ruleset, 0) + 1
+    assert compared.get("ocs", 0) > 100, compared
+    assert set(compared) == set(registry.BUILT_IN_IDS)

@@ -102,7 +102,7 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
     column = first.odds_column
     if automatic is None:
         # Checked by the probe above, which resolved it through the engine's checks.
-        dist = checked_distribution(combat, tables)
+        dist = checked_distribution(combat, tables, first)
         column = dist.column
         rows = preview_rows(dist.outcomes, dist.details)
     dice = registry.get(combat.ruleset).dice(tables)

@@ -227,9 +227,12 @@ class Ruleset:
         guesses = self._rule("column_guesses")
         return tuple(guesses(combat, first, tables)) if guesses else ()
 
-    def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
+    def distribution(
+        self, combat: CombatInput, tables: Tables, first: Outcome | None = None
+    ) -> Distribution | None:
         """The exact chances worked out by the ruleset itself, or None: every die is
-        enumerated through `resolve` (tui.engine.combat.distribution)."""
+        enumerated through `resolve` (tui.engine.combat.distribution). `first`, where given,
+        is `combat` resolved with `random.Random(0)`'s dice (a preview's first probe)."""
         return None
 
     def asker(self) -> Asker | None:

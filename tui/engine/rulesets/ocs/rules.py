@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome
-from tui.engine.odds import apply_shifts, label_ratio
+from tui.engine.odds import apply_shifts, label_ratio, label_terms
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,
@@ -186,10 +186,12 @@ def _ways(count: int, sides: int) -> tuple[tuple[tuple[int, int], ...], int]:
     return ways, whole
 
 
-def distribution(combat: CombatInput, tables: Tables) -> Distribution:
+def distribution(combat: CombatInput, tables: Tables, first: Outcome | None = None) -> Distribution:
     """The exact distribution of the final cell when no die is entered by hand, folded
-    (`cell_chances`) rather than enumerated: the same as enumerating all three rolls."""
-    if column_alone(combat):
+    (`cell_chances`) rather than enumerated: the same as enumerating all three rolls.
+    `first`, where given, is `combat` resolved with `random.Random(0)`'s dice (a preview's
+    first probe): its odds and column are the ones resolving it here would read."""
+    if first is None and column_alone(combat):
         # What it reads before the dice is all it needs of a probe (the odds, their
         # column): its result read could refuse nothing.
         read = read_column(combat, tables, Roller(random.Random(0)), [])
@@ -197,7 +199,8 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         odds, terrain = read.odds, read.terrain
         ratio = computed_ratio(combat, odds)
     else:
-        first = resolve(combat, tables, Roller(random.Random(0)))
+        if first is None:
+            first = resolve(combat, tables, Roller(random.Random(0)))
         odds, odds_column, terrain = first.odds, first.odds_column, first.effects["terrain"]
         ratio = first.ratio
     rated = ocs_supply.with_unit_ars(combat)
@@ -375,13 +378,19 @@ def column_guesses(combat: CombatInput, first: Outcome, tables: Tables) -> tuple
         return ()
     columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
     start = columns.index(first.odds_column) + 1
-    # The least whole attack A with A / defence at least the column's ratio.
-    exact = Fraction(defense)
-    guesses = []
-    for label in columns[start:]:
-        least = label_ratio(label) * exact
-        guesses.append(-(-least.numerator // least.denominator) - attack)
-    return tuple(guesses)
+    # The least whole attack A with A / defence at least the column's ratio: the ratio's
+    # numerator times the defence over its denominator, rounded up (a whole defence read
+    # in whole numbers, a halved one as the exact Fraction of its float).
+    if isinstance(defense, float):
+        exact = Fraction(defense)
+        guesses = []
+        for label in columns[start:]:
+            least = label_ratio(label) * exact
+            guesses.append(-(-least.numerator // least.denominator) - attack)
+        return tuple(guesses)
+    return tuple(
+        -(-top * defense // bottom) - attack for top, bottom in label_terms(columns)[start:]
+    )
 
 
 def column_alone(combat: CombatInput) -> bool:
