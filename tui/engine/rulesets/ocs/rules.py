@@ -227,26 +227,28 @@ def distribution(combat: CombatInput, tables: Tables, first: Outcome | None = No
     )
 
 
-# The last outcomes and details handed out, with the chances (the very tuple, kept by
-# `cell_chances`) they were made of: the same chances with the same cells' effects (the
-# very dicts, kept by `cell_details`) give the same tuples again, so a preview on them
-# ranks and words its rows once (tui.engine.preview.preview_rows).
+# The last few outcomes and details handed out, the latest first, with the chances (the
+# very tuple, kept by `cell_chances`) they were made of: the same chances with the same
+# cells' effects (the very dicts, kept by `cell_details`) give the same tuples again, so a
+# preview on them ranks and words its rows once (tui.engine.preview.preview_rows). A few:
+# a digit typed and taken back reads one column, another, then the first again.
 _LAST_OUTCOMES: list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]] = []
+KEPT_OUTCOMES = 4
 
 
 def _outcomes(
     chances: tuple[tuple[str, Fraction], ...], details: list[dict[str, Any]]
 ) -> tuple[tuple[tuple[Any, Fraction, str], ...], tuple[dict[str, Any], ...]]:
     """Each cell with its chance and meaning, and each one's effects, as tuples."""
-    if _LAST_OUTCOMES:
-        last_chances, outcomes, last_details = _LAST_OUTCOMES[0]
+    for last_chances, outcomes, last_details in _LAST_OUTCOMES:
         if last_chances is chances and all(map(operator.is_, details, last_details)):
             return outcomes, last_details
     outcomes = tuple(
         (cell, p, effects["summary"]) for (cell, p), effects in zip(chances, details, strict=True)
     )
     kept = tuple(details)
-    _LAST_OUTCOMES[:] = [(chances, outcomes, kept)]
+    _LAST_OUTCOMES.insert(0, (chances, outcomes, kept))
+    del _LAST_OUTCOMES[KEPT_OUTCOMES:]
     return outcomes, kept
 
 
