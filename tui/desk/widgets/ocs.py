@@ -121,8 +121,11 @@ class OcsUnitRow(UnitRow):
     def mark_invalid(self, parts: Collection[str]) -> None:
         for part, box in _TYPED:
             typed = self.inputs.get(box)
-            if typed is not None and part != "name":
-                typed.set_class(part in parts, "-invalid")
+            if typed is None or part == "name":
+                continue
+            invalid = part in parts
+            if typed.has_class("-invalid") != invalid:  # as it is, nothing to do (every key)
+                typed.set_class(invalid, "-invalid")
 
     def fill(self, unit: Any) -> None:
         """Show a logged unit: its name, strength, steps, AR, and its type and supply (an
