@@ -17,6 +17,8 @@ from tui.engine.combat import (
     CombatInput,
     Outcome,
     cell_text,
+    check_inputs,
+    check_limits,
     checked_distribution,
     resolve,
 )
@@ -93,9 +95,21 @@ def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:
     return shown
 
 
+def first_probe(combat: CombatInput, tables: Tables) -> Outcome:
+    """What a preview reads of `combat` before its chances: `probe`, or, where the ruleset
+    can answer without reading a result (Ruleset.read_before_dice), the combat checked
+    and read up to its result dice (what the preview reads of a probe: the totals, odds,
+    shifts, columns, ratio and terrain, as `probe` gives them). Raises InputError as
+    `probe` would."""
+    check_inputs(combat)
+    check_limits(combat, tables)
+    found = registry.get(combat.ruleset).read_before_dice(combat, tables)
+    return found if found is not None else probe(combat, tables)
+
+
 def work_out(combat: CombatInput, tables: Tables) -> Preview:
     """The preview worked out from the engine, nothing kept."""
-    first = probe(combat, tables)
+    first = first_probe(combat, tables)
     effects = first.effects
     automatic = first.explanation if effects.get("result") else None
     rows: tuple[PreviewRow, ...] = ()

@@ -370,6 +370,32 @@ def column(combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
     return read_column(combat, tables, roller, []).column
 
 
+def read_before_dice(combat: CombatInput, tables: Tables) -> Outcome:
+    """`combat` read with `random.Random(0)`'s dice up to its result dice
+    (Ruleset.read_before_dice): what resolving it with them gives of its totals, odds,
+    surprise, shifts, columns and ratio, and its terrain; no roll, cell or trace."""
+    read = read_column(combat, tables, Roller(random.Random(0)), [])
+    effects: dict[str, Any] = {"terrain": read.terrain}
+    if read.side:
+        effects["surprise"] = {"side": read.side, "shift": abs(read.shift)}
+    if read.shifts:
+        effects["shifts"] = read.shifts
+    return Outcome(
+        ruleset=combat.ruleset,
+        attack_total=read.attack,
+        defense_total=read.defense,
+        odds=read.odds,
+        column=read.column,
+        roll=None,
+        cell=None,
+        effects=effects,
+        explanation="",
+        trace=[],
+        odds_column=read.odds_column,
+        ratio=computed_ratio(read.combat, read.odds),
+    )
+
+
 def column_guesses(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[int, ...]:
     """The least attack added to `combat` (read as `first`) that reaches each column right
     of its odds column, by the columns' ratios (Ruleset.column_guesses): the attack total
