@@ -274,6 +274,6 @@ def test_a_combat_read_before_its_dice_is_what_its_whole_probe_reads(monkeypatch
     shown = {}
     for combat in combats:
         shown[combat] = said(combat, lambda c: previews.work_out(c, tables))
-    monkeypatch.setattr(Ruleset, "read_before_dice", lambda self, combat, tables: None)
+    monkeypatch.setattr(Ruleset, "reads_before_dice", lambda self, combat: False)
     for combat in combats:
         assert said(combat, lambda c: previews.work_out(c, tables)) == shown[combat], combat

@@ -101,10 +101,12 @@ def first_probe(combat: CombatInput, tables: Tables) -> Outcome:
     and read up to its result dice (what the preview reads of a probe: the totals, odds,
     shifts, columns, ratio and terrain, as `probe` gives them). Raises InputError as
     `probe` would."""
+    ruleset = registry.get(combat.ruleset)
+    if not ruleset.reads_before_dice(combat):
+        return probe(combat, tables)  # checked as it is resolved
     check_inputs(combat)
     check_limits(combat, tables)
-    found = registry.get(combat.ruleset).read_before_dice(combat, tables)
-    return found if found is not None else probe(combat, tables)
+    return ruleset.read_before_dice(combat, tables)
 
 
 def work_out(combat: CombatInput, tables: Tables) -> Preview:

@@ -217,19 +217,27 @@ class Ruleset:
         outcome = self.resolve(combat, tables, roller)
         return outcome.column or outcome.odds
 
-    def read_before_dice(self, combat: CombatInput, tables: Tables) -> Outcome | None:
-        """`combat` read with `random.Random(0)`'s dice up to its result dice, as an Outcome
-        with no roll, cell, explanation or trace: the rules module's `read_before_dice`,
-        where it has one and says it answers for this combat (`column_alone`: no input its
-        result read could refuse); else None (a preview's first probe then resolves the
-        combat whole). Its inputs are not checked here (tui.engine.combat.check_inputs,
-        check_limits). Raises InputError as resolving it would."""
-        read = self._rule("read_before_dice")
+    def reads_before_dice(self, combat: CombatInput) -> bool:
+        """Whether `read_before_dice` answers for `combat`: the rules module has it, and
+        says its result read could refuse nothing (`column_alone`); else a preview's first
+        probe resolves the combat whole."""
         answers = self._rule("column_alone")
-        if read is not None and answers is not None and answers(combat):
-            found: Outcome = read(combat, tables)
-            return found
-        return None
+        return (
+            answers is not None
+            and self._rule("read_before_dice") is not None
+            and bool(answers(combat))
+        )
+
+    def read_before_dice(self, combat: CombatInput, tables: Tables) -> Outcome:
+        """`combat` read with `random.Random(0)`'s dice up to its result dice, as an Outcome
+        with no roll, cell, explanation or trace: the rules module's `read_before_dice`
+        (where `reads_before_dice`). Its inputs are not checked here
+        (tui.engine.combat.check_inputs, check_limits). Raises InputError as resolving it
+        would."""
+        read = self._rule("read_before_dice")
+        assert read is not None, self.id
+        found: Outcome = read(combat, tables)
+        return found
 
     def column_guesses(
         self, combat: CombatInput, first: Outcome, tables: Tables
