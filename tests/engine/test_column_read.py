@@ -211,3 +211,69 @@ def test_a_day_night_battle_read_again_is_resolved_as_it_was_the_first_time() ->
                 assert repr(again) == repr(fresh), combat
                 compared += 1
     assert compared > 100
+
+
+def test_a_distribution_given_the_preview_probe_is_the_one_worked_out_without_it() -> None:
+    """A preview hands its first probe to the distribution (OCS reads its odds, column and
+    terrain from it rather than reading them again): over every built-in ruleset's sweep,
+    and counters with ratings and stocks, the chances are the ones worked out without it."""
+    from tui.engine.combat import checked_distribution
+
+    tables = default_tables()
+    combats = [c for a, d in itertools.product(ATTACKS, DEFENCES) for c in built_in(a, d)]
+    for a, d in itertools.product(ATTACKS, DEFENCES):
+        attacker = Unit(a, name="A1", steps=2, ar=3, kind="combat", supply="internal")
+        defender = Unit(d, name="D1", steps=1, ar=4, re=2)
+        for half in (False, True):
+            combats.append(CombatInput("ocs", (attacker,), (defender,), defender_unsupplied=half))
+    compared: dict[str, int] = {}
+    for combat in combats:
+        try:
+            first = probe(combat, tables)
+            alone = checked_distribution(combat, tables)
+        except InputError:
+            continue
+        given = checked_distribution(combat, tables, first)
+        assert repr(given) == repr(alone), combat
+        compared[combat.ruleset] = compared.get(combat.ruleset, 0) + 1
+    assert compared.get("ocs", 0) > 100, compared
+    assert set(compared) == set(registry.BUILT_IN_IDS)
+
+
+def test_a_combat_read_before_its_dice_is_what_its_whole_probe_reads(monkeypatch) -> None:
+    """A preview's first probe of an OCS combat reads it up to its result dice only
+    (Ruleset.read_before_dice): over the sweep, what it gives of the totals, odds, columns,
+    ratio, surprise, shifts and terrain is what resolving it whole gives, refusals included,
+    and each preview is the one worked out from the whole probe."""
+    import tui.engine.preview as previews
+    from tui.engine.ruleset import Ruleset
+
+    tables = default_tables()
+    combats = [c for a, d in itertools.product(ATTACKS, DEFENCES) for c in built_in(a, d)]
+    for a, d in itertools.product(ATTACKS, DEFENCES):
+        for supply in ("internal", "on-map", "none", None):
+            attacker = Unit(a, name="A1", steps=2, ar=3, kind="combat", supply=supply)
+            defender = Unit(d, name="D1", steps=1, ar=4, re=2)
+            combats.append(CombatInput("ocs", (attacker,), (defender,), hedgehog=1))
+            combats.append(CombatInput("ocs", (attacker,), (defender,), surprise_roll=2))
+    parts = ("attack_total", "defense_total", "odds", "column", "odds_column", "ratio")
+    read_alone = 0
+    for combat in combats:
+        before = said(combat, lambda c: previews.first_probe(c, tables))
+        whole = said(combat, lambda c: probe(c, tables))
+        assert before[0] == whole[0] and (before[0] == "read" or before == whole), combat
+        if before[0] == "refused":
+            continue
+        short, full = before[1], whole[1]
+        if short is not full and short.cell is None:
+            read_alone += 1
+        assert [getattr(short, p) for p in parts] == [getattr(full, p) for p in parts], combat
+        for key in ("terrain", "shifts", "surprise", "result", "obstacle"):
+            assert short.effects.get(key) == full.effects.get(key), (combat, key)
+    assert read_alone > 100, read_alone
+    shown = {}
+    for combat in combats:
+        shown[combat] = said(combat, lambda c: previews.work_out(c, tables))
+    monkeypatch.setattr(Ruleset, "reads_before_dice", lambda self, combat: False)
+    for combat in combats:
+        assert said(combat, lambda c: previews.work_out(c, tables)) == shown[combat], combat

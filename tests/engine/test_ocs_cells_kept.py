@@ -98,3 +98,22 @@ def test_only_the_factors_may_differ() -> None:
     empty = CombatInput("ocs", (), (), column="1:1")
     assert rules.same_but_factors(empty, empty.replaced())
     assert not rules.same_but_factors(empty, a)
+
+
+def test_a_column_met_again_after_another_brings_the_rows_kept_for_it() -> None:
+    """A digit typed and taken back (1, 12, 123, back to 1, then 13, 134) reads one column,
+    another, then the first again: its rows are the ones kept from the first time (a few
+    are kept, not only the last), and each preview is the one worked out with nothing kept."""
+    import tui.engine.preview as previews
+
+    tables = default_tables()
+    typed = [CombatInput("ocs", (Unit(1),), (Unit(factor),)) for factor in (1, 12, 123, 1, 13, 134)]
+    shown = [previews.work_out(combat, tables) for combat in typed]
+    assert shown[0].column != shown[1].column  # another column, then the first again
+    assert shown[3].rows is shown[0].rows
+    assert shown[4].column == shown[1].column and shown[4].rows is shown[1].rows
+    for combat, preview in zip(typed, shown, strict=True):
+        rules._LAST_CELLS.clear()
+        rules._LAST_OUTCOMES.clear()
+        previews._LAST_ROWS.clear()
+        assert previews.work_out(combat, tables) == preview, combat

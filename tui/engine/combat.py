@@ -142,11 +142,15 @@ def distribution(combat: CombatInput, tables: Tables | None = None) -> Distribut
     return checked_distribution(combat, tables)
 
 
-def checked_distribution(combat: CombatInput, tables: Tables) -> Distribution:
+def checked_distribution(
+    combat: CombatInput, tables: Tables, first: Outcome | None = None
+) -> Distribution:
     """`distribution` of a combat its checks (`check_inputs`, `check_limits`) have passed
-    already: a preview's, whose first probe resolved the same combat through them."""
+    already: a preview's, whose first probe resolved the same combat through them. `first`,
+    where given, is that probe (the combat resolved with `random.Random(0)`'s dice), which
+    a ruleset may read its odds from rather than read them again."""
     ruleset = registry.get(combat.ruleset)
-    own = ruleset.distribution(combat, tables)
+    own = ruleset.distribution(combat, tables, first)
     if own is not None:
         return own
     resolver = ruleset.resolve

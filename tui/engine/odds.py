@@ -42,7 +42,7 @@ def column_for_ratio(columns: tuple[str, ...], attack: int, defense: int) -> int
     found = None
     if type(attack) is int and type(defense) is int and defense > 0:
         # Whole totals: N/M <= A/D as N*D <= A*M (M, D > 0), no Fraction made or compared.
-        for index, (numerator, denominator) in enumerate(_label_terms(columns)):
+        for index, (numerator, denominator) in enumerate(label_terms(columns)):
             if numerator * defense <= attack * denominator:
                 found = index
         return found
@@ -54,7 +54,7 @@ def column_for_ratio(columns: tuple[str, ...], attack: int, defense: int) -> int
 
 
 @lru_cache(maxsize=256)
-def _label_terms(columns: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+def label_terms(columns: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     """Each column's ratio as its lowest terms (numerator, denominator > 0)."""
     return tuple((ratio.numerator, ratio.denominator) for ratio in map(label_ratio, columns))
 

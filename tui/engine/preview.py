@@ -17,6 +17,8 @@ from tui.engine.combat import (
     CombatInput,
     Outcome,
     cell_text,
+    check_inputs,
+    check_limits,
     checked_distribution,
     resolve,
 )
@@ -93,16 +95,30 @@ def preview(combat: CombatInput, tables: Tables | None = None) -> Preview:
     return shown
 
 
+def first_probe(combat: CombatInput, tables: Tables) -> Outcome:
+    """What a preview reads of `combat` before its chances: `probe`, or, where the ruleset
+    can answer without reading a result (Ruleset.read_before_dice), the combat checked
+    and read up to its result dice (what the preview reads of a probe: the totals, odds,
+    shifts, columns, ratio and terrain, as `probe` gives them). Raises InputError as
+    `probe` would."""
+    ruleset = registry.get(combat.ruleset)
+    if not ruleset.reads_before_dice(combat):
+        return probe(combat, tables)  # checked as it is resolved
+    check_inputs(combat)
+    check_limits(combat, tables)
+    return ruleset.read_before_dice(combat, tables)
+
+
 def work_out(combat: CombatInput, tables: Tables) -> Preview:
     """The preview worked out from the engine, nothing kept."""
-    first = probe(combat, tables)
+    first = first_probe(combat, tables)
     effects = first.effects
     automatic = first.explanation if effects.get("result") else None
     rows: tuple[PreviewRow, ...] = ()
     column = first.odds_column
     if automatic is None:
         # Checked by the probe above, which resolved it through the engine's checks.
-        dist = checked_distribution(combat, tables)
+        dist = checked_distribution(combat, tables, first)
         column = dist.column
         rows = preview_rows(dist.outcomes, dist.details)
     dice = registry.get(combat.ruleset).dice(tables)
@@ -120,18 +136,22 @@ def work_out(combat: CombatInput, tables: Tables) -> Preview:
     )
 
 
-# The last chances' rows, with the outcomes and details they were made of (the very
-# tuples): a ruleset that answers a new combat with the last one's chances (Day/Night's
-# battles kept) hands the same tuples out again, and their rows are ranked and worded once.
+# The last few chances' rows, the latest first, with the outcomes and details they were
+# made of (the very tuples, held here): a ruleset that answers a new combat with chances
+# it answered before (Day/Night's battles kept, OCS's cells) hands the same tuples out
+# again, and their rows are ranked and worded once. A few, not one: a digit typed and taken
+# back goes from one column to another and back.
 _LAST_ROWS: list[tuple[tuple[Any, ...], tuple[Any, ...], tuple[PreviewRow, ...]]] = []
+KEPT_ROWS = 4
 
 
 def preview_rows(
     outcomes: tuple[tuple[Any, Fraction, str], ...], details: tuple[dict[str, Any], ...]
 ) -> tuple[PreviewRow, ...]:
     """Every outcome as a row, the likeliest first: its cell, chance and short meaning."""
-    if _LAST_ROWS and _LAST_ROWS[0][0] is outcomes and _LAST_ROWS[0][1] is details:
-        return _LAST_ROWS[0][2]
+    for kept_outcomes, kept_details, kept_rows in _LAST_ROWS:
+        if kept_outcomes is outcomes and kept_details is details:
+            return kept_rows
     ranked = sorted(
         zip(outcomes, details or tuple({} for _ in outcomes), strict=True),
         key=lambda pair: -pair[0][1],
@@ -140,7 +160,8 @@ def preview_rows(
         PreviewRow(cell_text(cell), probability, short_meaning(detail))
         for (cell, probability, _), detail in ranked
     )
-    _LAST_ROWS[:] = [(outcomes, details, rows)]
+    _LAST_ROWS.insert(0, (outcomes, details, rows))
+    del _LAST_ROWS[KEPT_ROWS:]
     return rows
 
 

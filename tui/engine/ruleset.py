@@ -217,6 +217,28 @@ class Ruleset:
         outcome = self.resolve(combat, tables, roller)
         return outcome.column or outcome.odds
 
+    def reads_before_dice(self, combat: CombatInput) -> bool:
+        """Whether `read_before_dice` answers for `combat`: the rules module has it, and
+        says its result read could refuse nothing (`column_alone`); else a preview's first
+        probe resolves the combat whole."""
+        answers = self._rule("column_alone")
+        return (
+            answers is not None
+            and self._rule("read_before_dice") is not None
+            and bool(answers(combat))
+        )
+
+    def read_before_dice(self, combat: CombatInput, tables: Tables) -> Outcome:
+        """`combat` read with `random.Random(0)`'s dice up to its result dice, as an Outcome
+        with no roll, cell, explanation or trace: the rules module's `read_before_dice`
+        (where `reads_before_dice`). Its inputs are not checked here
+        (tui.engine.combat.check_inputs, check_limits). Raises InputError as resolving it
+        would."""
+        read = self._rule("read_before_dice")
+        assert read is not None, self.id
+        found: Outcome = read(combat, tables)
+        return found
+
     def column_guesses(
         self, combat: CombatInput, first: Outcome, tables: Tables
     ) -> tuple[int, ...]:
@@ -227,9 +249,12 @@ class Ruleset:
         guesses = self._rule("column_guesses")
         return tuple(guesses(combat, first, tables)) if guesses else ()
 
-    def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
+    def distribution(
+        self, combat: CombatInput, tables: Tables, first: Outcome | None = None
+    ) -> Distribution | None:
         """The exact chances worked out by the ruleset itself, or None: every die is
-        enumerated through `resolve` (tui.engine.combat.distribution)."""
+        enumerated through `resolve` (tui.engine.combat.distribution). `first`, where given,
+        is `combat` resolved with `random.Random(0)`'s dice (a preview's first probe)."""
         return None
 
     def asker(self) -> Asker | None:

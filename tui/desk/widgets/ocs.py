@@ -121,8 +121,11 @@ class OcsUnitRow(UnitRow):
     def mark_invalid(self, parts: Collection[str]) -> None:
         for part, box in _TYPED:
             typed = self.inputs.get(box)
-            if typed is not None and part != "name":
-                typed.set_class(part in parts, "-invalid")
+            if typed is None or part == "name":
+                continue
+            invalid = part in parts
+            if typed.has_class("-invalid") != invalid:  # as it is, nothing to do (every key)
+                typed.set_class(invalid, "-invalid")
 
     def fill(self, unit: Any) -> None:
         """Show a logged unit: its name, strength, steps, AR, and its type and supply (an
@@ -170,9 +173,11 @@ class OcsOddsPreview(OddsPreview):
     surprise, the supply each side pays, whether the attack is allowed, what an e# would
     mark, and each final cell's chance."""
 
-    # The final cells' text, with the rows (the very tuple) it was worded from: a new
-    # combat on the same chances brings the same rows (the engine keeps them).
-    _cells: tuple[tuple[Any, ...], str] | None = None
+    # The final cells' text of the last few chances, the latest first, each with the rows
+    # (the very tuple) it was worded from: a new combat on chances met before brings the
+    # same rows (the engine keeps a few), a digit typed and taken back among them.
+    _cells: tuple[tuple[tuple[Any, ...], str], ...] = ()
+    KEPT_CELLS = 4
 
     def show_ocs(
         self,
@@ -219,8 +224,8 @@ class OcsOddsPreview(OddsPreview):
                 for levels, names in groups
             ]
             lines.append("Exploit: " + "; ".join(marks))
-        kept = self._cells
-        if kept is None or kept[0] is not preview.rows:
+        kept = next((cells for cells in self._cells if cells[0] is preview.rows), None)
+        if kept is None:
             # No heading over the rows (the lines above say the surprise and the DRM they
             # fold in): the line it took shows what the next column needs, and after a roll
             # four chances still show below the result (tests/desk/test_desk_one_screen.py).
@@ -228,7 +233,8 @@ class OcsOddsPreview(OddsPreview):
             for row in preview.rows:
                 chance = float(row.probability)
                 rows.append(f"{row.cell:<13} {_pct(row.probability):>4} {bar(chance, 8)}")
-            kept = self._cells = (preview.rows, "\n".join(rows))
+            kept = (preview.rows, "\n".join(rows))
+            self._cells = (kept, *self._cells[: self.KEPT_CELLS - 1])
         self.show_text("\n".join(lines), kept[1], problems)
 
 

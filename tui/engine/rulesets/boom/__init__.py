@@ -15,7 +15,7 @@ from tui.engine.tables import Tables
 from tui.engine.text import grid_json, grid_lines, legend_lines, printed
 
 if TYPE_CHECKING:
-    from tui.engine.model import CombatInput, Distribution
+    from tui.engine.model import CombatInput, Distribution, Outcome
 
 
 class BoomRuleset(Ruleset):
@@ -29,7 +29,9 @@ class BoomRuleset(Ruleset):
             first = combat.defenders[0].factor
             raise InputError("defense", first, "nothing in pod-boom: the CAF picks the column")
 
-    def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
+    def distribution(
+        self, combat: CombatInput, tables: Tables, first: Outcome | None = None
+    ) -> Distribution | None:
         if combat.step is not None:
             return None
         found: Distribution = self.rules_module().whole_chain(combat, tables)

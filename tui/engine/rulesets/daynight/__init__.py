@@ -12,7 +12,7 @@ from tui.engine.tables import Tables
 from tui.engine.text import grid_lines, legend_lines, printed, terrain_json
 
 if TYPE_CHECKING:
-    from tui.engine.model import CombatInput, Distribution
+    from tui.engine.model import CombatInput, Distribution, Outcome
 
 # Best for the attacker first: how luck ranks a Day/Night result.
 ORDER = ("D2X", "D2", "D1", "FF", "D1+", "ENG", "BTL", "A1", "A1X", "A2X")
@@ -26,7 +26,9 @@ class DayNightRuleset(Ruleset):
     # Its results are step losses (the seed's D1, A1X ...): each unit's factor and steps.
     roster = ("factor", "steps")
 
-    def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
+    def distribution(
+        self, combat: CombatInput, tables: Tables, first: Outcome | None = None
+    ) -> Distribution | None:
         found: Distribution | None = self.rules_module().distribution(combat, tables)
         return found
 

@@ -14,7 +14,7 @@ from tui.engine.tables import Tables
 from tui.engine.text import grid_lines, legend_lines, printed, terrain_json
 
 if TYPE_CHECKING:
-    from tui.engine.model import CombatInput, Distribution
+    from tui.engine.model import CombatInput, Distribution, Outcome
 
 OCS_UNIT_KEYS = ("name", "steps", "ar", "kind", "supply", "re", "stocks")
 
@@ -38,10 +38,12 @@ class OcsRuleset(Ruleset):
         attackers, defenders = OCS_UNIT_SPECS
         return attackers, defenders
 
-    def distribution(self, combat: CombatInput, tables: Tables) -> Distribution | None:
+    def distribution(
+        self, combat: CombatInput, tables: Tables, first: Outcome | None = None
+    ) -> Distribution | None:
         if (combat.surprise_roll, combat.shift_roll, combat.roll) != (None, None, None):
             return None
-        found: Distribution = self.rules_module().distribution(combat, tables)
+        found: Distribution = self.rules_module().distribution(combat, tables, first)
         return found
 
     def asker(self) -> Asker | None:

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome
-from tui.engine.odds import apply_shifts, label_ratio
+from tui.engine.odds import apply_shifts, label_ratio, label_terms
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,
@@ -186,10 +186,12 @@ def _ways(count: int, sides: int) -> tuple[tuple[tuple[int, int], ...], int]:
     return ways, whole
 
 
-def distribution(combat: CombatInput, tables: Tables) -> Distribution:
+def distribution(combat: CombatInput, tables: Tables, first: Outcome | None = None) -> Distribution:
     """The exact distribution of the final cell when no die is entered by hand, folded
-    (`cell_chances`) rather than enumerated: the same as enumerating all three rolls."""
-    if column_alone(combat):
+    (`cell_chances`) rather than enumerated: the same as enumerating all three rolls.
+    `first`, where given, is `combat` resolved with `random.Random(0)`'s dice (a preview's
+    first probe): its odds and column are the ones resolving it here would read."""
+    if first is None and column_alone(combat):
         # What it reads before the dice is all it needs of a probe (the odds, their
         # column): its result read could refuse nothing.
         read = read_column(combat, tables, Roller(random.Random(0)), [])
@@ -197,7 +199,8 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
         odds, terrain = read.odds, read.terrain
         ratio = computed_ratio(combat, odds)
     else:
-        first = resolve(combat, tables, Roller(random.Random(0)))
+        if first is None:
+            first = resolve(combat, tables, Roller(random.Random(0)))
         odds, odds_column, terrain = first.odds, first.odds_column, first.effects["terrain"]
         ratio = first.ratio
     rated = ocs_supply.with_unit_ars(combat)
@@ -224,26 +227,28 @@ def distribution(combat: CombatInput, tables: Tables) -> Distribution:
     )
 
 
-# The last outcomes and details handed out, with the chances (the very tuple, kept by
-# `cell_chances`) they were made of: the same chances with the same cells' effects (the
-# very dicts, kept by `cell_details`) give the same tuples again, so a preview on them
-# ranks and words its rows once (tui.engine.preview.preview_rows).
+# The last few outcomes and details handed out, the latest first, with the chances (the
+# very tuple, kept by `cell_chances`) they were made of: the same chances with the same
+# cells' effects (the very dicts, kept by `cell_details`) give the same tuples again, so a
+# preview on them ranks and words its rows once (tui.engine.preview.preview_rows). A few:
+# a digit typed and taken back reads one column, another, then the first again.
 _LAST_OUTCOMES: list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]] = []
+KEPT_OUTCOMES = 4
 
 
 def _outcomes(
     chances: tuple[tuple[str, Fraction], ...], details: list[dict[str, Any]]
 ) -> tuple[tuple[tuple[Any, Fraction, str], ...], tuple[dict[str, Any], ...]]:
     """Each cell with its chance and meaning, and each one's effects, as tuples."""
-    if _LAST_OUTCOMES:
-        last_chances, outcomes, last_details = _LAST_OUTCOMES[0]
+    for last_chances, outcomes, last_details in _LAST_OUTCOMES:
         if last_chances is chances and all(map(operator.is_, details, last_details)):
             return outcomes, last_details
     outcomes = tuple(
         (cell, p, effects["summary"]) for (cell, p), effects in zip(chances, details, strict=True)
     )
     kept = tuple(details)
-    _LAST_OUTCOMES[:] = [(chances, outcomes, kept)]
+    _LAST_OUTCOMES.insert(0, (chances, outcomes, kept))
+    del _LAST_OUTCOMES[KEPT_OUTCOMES:]
     return outcomes, kept
 
 
@@ -365,6 +370,32 @@ def column(combat: CombatInput, tables: Tables, roller: Roller) -> str | None:
     return read_column(combat, tables, roller, []).column
 
 
+def read_before_dice(combat: CombatInput, tables: Tables) -> Outcome:
+    """`combat` read with `random.Random(0)`'s dice up to its result dice
+    (Ruleset.read_before_dice): what resolving it with them gives of its totals, odds,
+    surprise, shifts, columns and ratio, and its terrain; no roll, cell or trace."""
+    read = read_column(combat, tables, Roller(random.Random(0)), [])
+    effects: dict[str, Any] = {"terrain": read.terrain}
+    if read.side:
+        effects["surprise"] = {"side": read.side, "shift": abs(read.shift)}
+    if read.shifts:
+        effects["shifts"] = read.shifts
+    return Outcome(
+        ruleset=combat.ruleset,
+        attack_total=read.attack,
+        defense_total=read.defense,
+        odds=read.odds,
+        column=read.column,
+        roll=None,
+        cell=None,
+        effects=effects,
+        explanation="",
+        trace=[],
+        odds_column=read.odds_column,
+        ratio=computed_ratio(read.combat, read.odds),
+    )
+
+
 def column_guesses(combat: CombatInput, first: Outcome, tables: Tables) -> tuple[int, ...]:
     """The least attack added to `combat` (read as `first`) that reaches each column right
     of its odds column, by the columns' ratios (Ruleset.column_guesses): the attack total
@@ -375,13 +406,19 @@ def column_guesses(combat: CombatInput, first: Outcome, tables: Tables) -> tuple
         return ()
     columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
     start = columns.index(first.odds_column) + 1
-    # The least whole attack A with A / defence at least the column's ratio.
-    exact = Fraction(defense)
-    guesses = []
-    for label in columns[start:]:
-        least = label_ratio(label) * exact
-        guesses.append(-(-least.numerator // least.denominator) - attack)
-    return tuple(guesses)
+    # The least whole attack A with A / defence at least the column's ratio: the ratio's
+    # numerator times the defence over its denominator, rounded up (a whole defence read
+    # in whole numbers, a halved one as the exact Fraction of its float).
+    if isinstance(defense, float):
+        exact = Fraction(defense)
+        guesses = []
+        for label in columns[start:]:
+            least = label_ratio(label) * exact
+            guesses.append(-(-least.numerator // least.denominator) - attack)
+        return tuple(guesses)
+    return tuple(
+        -(-top * defense // bottom) - attack for top, bottom in label_terms(columns)[start:]
+    )
 
 
 def column_alone(combat: CombatInput) -> bool:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from tui.engine.dice import total_distribution
@@ -235,10 +236,12 @@ def surprise_side(combat: CombatInput, tables: Tables, raw: int) -> str | None:
     return None
 
 
+@lru_cache(maxsize=256)
 def surprise_chances(
     difference: int, attacker_from: int, defender_to: int
 ) -> tuple[Fraction, Fraction, Fraction]:
-    """The exact chances of attacker surprise, defender surprise and neither."""
+    """The exact chances of attacker surprise, defender surprise and neither (kept by
+    their three numbers: a preview asks on every key, and Fractions are immutable)."""
     attacker = defender = Fraction(0)
     for total, chance in total_distribution(2, 6):
         if total + difference >= attacker_from:
