@@ -179,7 +179,7 @@ def test_entries_of_a_batch_do_not_make_up_for_each_other():
     assert decoding._quick_quoted([more, fewer]) is None
     assert decoding._quick_quoted([fewer, more]) is None
     # As a save written before keys were quoted holds them, for the reader of that form.
-    more, fewer = body_of("seq = 1\na = 1, \"c\" = 2\n"), body_of("seq = 1\nseq = 1\nb = 2\n")
+    more, fewer = body_of('seq = 1\na = 1, "c" = 2\n'), body_of("seq = 1\nseq = 1\nb = 2\n")
     for body in (more, fewer):
         with pytest.raises(tomllib.TOMLDecodeError):
             tomllib.loads(body.decode())
