@@ -596,6 +596,7 @@ def test_a_kept_state_already_there_is_left_as_it_is(save: Path) -> None:
         b"a\r\nb\r\n",
         b"x = 1\n" * 1000 + b"tail",
         bytes(range(256)) * 3,
+        b"ab\n" * 50_000 + b"\n",  # more than one piece
     ],
 )
 def test_newlines_counted_as_count_counts(data: bytes) -> None:
