@@ -525,7 +525,7 @@ def _prefix(fd: int, covered: int, *, lines: bool = False) -> tuple[int, int]:
 
 
 def _newlines(data: bytes) -> int:
-    """The newlines in `data`, counted as the bytes a `replace` takes out: about a quarter of
+    """The newlines in `data`, counted as the bytes a `replace` takes out: about half
     `bytes.count`'s instructions for one byte (it finds each by `memchr`, where `count`
     looks at every byte), on lines as long as an entry's. A piece at a time, so what it
     holds meanwhile does not grow with `data`."""
