@@ -584,3 +584,22 @@ def test_a_kept_state_already_there_is_left_as_it_is(save: Path) -> None:
     assert state.read_bytes() == b"not kept data"
     assert saves.kept_game(save) == saves.read_game(save)
     assert state.read_bytes() != b"not kept data"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"no newline",
+        b"\n",
+        b"\n\n\n",
+        b"a\r\nb\r\n",
+        b"x = 1\n" * 1000 + b"tail",
+        bytes(range(256)) * 3,
+        b"ab\n" * 50_000 + b"\n",  # more than one piece
+    ],
+)
+def test_newlines_counted_as_count_counts(data: bytes) -> None:
+    """The kept mark's newlines (`_newlines`, counted for the line of a torn entry) are the
+    newlines `bytes.count` finds, whatever else the bytes hold."""
+    assert kept_data._newlines(data) == data.count(b"\n")
