@@ -13,8 +13,11 @@ import pytest
 
 import tui.engine.odds as odds
 import tui.engine.preview as preview_module
+import tui.engine.registry as registry
 import tui.engine.rulesets.common as common
+import tui.engine.schema as schema
 from tui.engine import CombatInput, InputError, Unit, default_tables, distribution
+from tui.engine.combat import check_inputs
 from tui.engine.fieldwise import FieldWise, fieldwise
 
 
@@ -199,3 +202,28 @@ def test_fieldwise_data_copied_field_by_field_is_refused_an_init_that_does_more(
     for made in (Checked, Slotted):
         with pytest.raises(TypeError, match="no __post_init__ or slots"):
             fieldwise(made)
+
+
+def test_the_fields_a_ruleset_does_not_read_are_kept_as_a_blank_combat_gives_them() -> None:
+    """The engine's front door keeps, by ruleset, the fields it does not read with a blank
+    combat's values: what it keeps is what a blank combat gives, and a combat setting one
+    of them is refused with the same words, kept or worked out afresh."""
+    schema._UNREAD.clear()
+    for combat in COMBATS:
+        fields = registry.get(combat.ruleset).logged_fields()
+        check_inputs(combat)  # read: nothing refused, the ruleset's unread fields kept
+        names = {f.name for f in fields}
+        blank = CombatInput(combat.ruleset)
+        assert schema._UNREAD[combat.ruleset, tuple(f.name for f in fields)] == tuple(
+            (name, getattr(blank, name)) for name in schema.FIELDS if name not in names
+        )
+    odd = CombatInput("pod-basic", (Unit(8),), (Unit(2),), hedgehog=1)
+    said = []
+    for _ in range(2):  # kept from the sweep above, then kept from the first refusal
+        with pytest.raises(InputError) as kept:
+            check_inputs(odd)
+        said.append(str(kept.value))
+    schema._UNREAD.clear()
+    with pytest.raises(InputError) as afresh:
+        check_inputs(odd)
+    assert said == [str(afresh.value)] * 2 and "hedgehog" in said[0]
