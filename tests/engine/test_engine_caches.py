@@ -5,7 +5,7 @@ for the log read field by field."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -13,8 +13,12 @@ import pytest
 
 import tui.engine.odds as odds
 import tui.engine.preview as preview_module
+import tui.engine.registry as registry
 import tui.engine.rulesets.common as common
+import tui.engine.schema as schema
 from tui.engine import CombatInput, InputError, Unit, default_tables, distribution
+from tui.engine.combat import check_inputs
+from tui.engine.fieldwise import FieldWise, fieldwise
 
 
 def odds_columns(node: Any) -> Iterator[tuple[str, ...]]:
@@ -110,6 +114,9 @@ def test_a_combat_replaced_is_the_one_dataclasses_replace_makes(combat: CombatIn
     changes: dict[str, Any] = {"attackers": (*combat.attackers, Unit(7, name="new")), "drm": 2}
     made = combat.replaced(**changes)
     assert made == replace(combat, **changes) and repr(made) == repr(replace(combat, **changes))
+    # Its fields set as __init__ sets them: the same names, in order, the same values.
+    assert list(vars(made).items()) == list(vars(replace(combat, **changes)).items())
+    assert hash(made) == hash(replace(combat, **changes)) and type(made) is CombatInput
     assert made.attackers[-1] == Unit(7, name="new") and made.ruleset == combat.ruleset
     unit = (*combat.attackers, Unit(1))[0]
     assert repr(unit.replaced(factor=9, steps=3)) == repr(replace(unit, factor=9, steps=3))
@@ -171,3 +178,52 @@ def test_a_kept_preview_is_found_only_for_a_combat_of_the_same_types_all_through
     as_bool = CombatInput("pod-basic", (Unit(5),), (Unit(2),), drm=True)
     as_int = CombatInput("pod-basic", (Unit(5),), (Unit(2),), drm=1)
     assert as_bool == as_int and not preview_module.same(as_bool, as_int)
+
+
+def test_fieldwise_data_copied_field_by_field_is_refused_an_init_that_does_more() -> None:
+    """`replaced` sets a copy's fields as a frozen dataclass's __init__ does, and no more: a
+    class whose __init__ does more (a __post_init__) or keeps no instance dict (slots) is
+    refused when it is made FieldWise, not copied wrong."""
+
+    @dataclass(frozen=True, eq=False, repr=False)
+    class Checked(FieldWise):
+        low: int
+        high: int
+
+        def __post_init__(self) -> None:
+            if self.low > self.high:
+                raise ValueError("low above high")
+
+    @dataclass(frozen=True, eq=False, repr=False, slots=True)
+    class Slotted(FieldWise):
+        low: int
+        high: int
+
+    for made in (Checked, Slotted):
+        with pytest.raises(TypeError, match="no __post_init__ or slots"):
+            fieldwise(made)
+
+
+def test_the_fields_a_ruleset_does_not_read_are_kept_as_a_blank_combat_gives_them() -> None:
+    """The engine's front door keeps, by ruleset, the fields it does not read with a blank
+    combat's values: what it keeps is what a blank combat gives, and a combat setting one
+    of them is refused with the same words, kept or worked out afresh."""
+    schema._UNREAD.clear()
+    for combat in COMBATS:
+        fields = registry.get(combat.ruleset).logged_fields()
+        check_inputs(combat)  # read: nothing refused, the ruleset's unread fields kept
+        names = {f.name for f in fields}
+        blank = CombatInput(combat.ruleset)
+        assert schema._UNREAD[combat.ruleset, tuple(f.name for f in fields)] == tuple(
+            (name, getattr(blank, name)) for name in schema.FIELDS if name not in names
+        )
+    odd = CombatInput("pod-basic", (Unit(8),), (Unit(2),), hedgehog=1)
+    said = []
+    for _ in range(2):  # kept from the sweep above, then kept from the first refusal
+        with pytest.raises(InputError) as kept:
+            check_inputs(odd)
+        said.append(str(kept.value))
+    schema._UNREAD.clear()
+    with pytest.raises(InputError) as afresh:
+        check_inputs(odd)
+    assert said == [str(afresh.value)] * 2 and "hedgehog" in said[0]

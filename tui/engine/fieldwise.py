@@ -28,16 +28,21 @@ class FieldWise:
     _places: ClassVar[dict[str, int]]
 
     def replaced(self: _Self, **changes: Any) -> _Self:
-        """A copy with `changes` made, as `dataclasses.replace` makes it (every field of a
-        FieldWise class is given to its __init__ in order), without asking the dataclass
-        for its fields again: the next column's search makes a few dozen a keystroke."""
-        values = list(type(self)._values(self))
+        """A copy with `changes` made, as `dataclasses.replace` makes it, without asking the
+        dataclass for its fields again: the next column's search makes a few dozen a
+        keystroke. Its fields are set as the frozen dataclass's __init__ sets them (each in
+        the instance's dict, in order; `fieldwise` refuses a class whose __init__ does more),
+        at once rather than one frozen `__setattr__` a field: a combat has 40-odd."""
+        cls = type(self)
+        values = list(cls._values(self))
         places = self._places
         for name, value in changes.items():
             if name not in places:
-                raise TypeError(f"{type(self).__qualname__} has no field {name!r}")
+                raise TypeError(f"{cls.__qualname__} has no field {name!r}")
             values[places[name]] = value
-        return type(self)(*values)
+        made = object.__new__(cls)
+        made.__dict__.update(zip(cls._names, values, strict=True))
+        return made
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -63,6 +68,9 @@ def fieldwise(cls: type[FieldWise]) -> None:
         raise TypeError(f"{cls.__qualname__}: FieldWise needs two fields or more")
     if not all(f.init and not f.kw_only for f in found):
         raise TypeError(f"{cls.__qualname__}: FieldWise fields are all given in order")
+    if hasattr(cls, "__post_init__") or not cls.__dictoffset__:
+        # `replaced` sets the fields in the instance's dict, as __init__ does, and no more.
+        raise TypeError(f"{cls.__qualname__}: FieldWise data has no __post_init__ or slots")
     cls._places = {name: place for place, name in enumerate(cls._names)}
     cls._values = attrgetter(*cls._names)
 

@@ -678,18 +678,28 @@ def flag(name: str, value: object = None) -> str:
 # --- checking --------------------------------------------------------------------------------
 
 
+# The fields a ruleset does not read, in FIELDS' order, each with its value on a blank
+# combat, by the ruleset and the names it reads: worked out once (a blank combat has 40-odd
+# fields to set, and the preview checks a combat on every key).
+_UNREAD: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, Any], ...]] = {}
+
+
 def check_read(
     combat: CombatInput, fields: tuple[Field, ...], readers: Callable[[str], tuple[str, ...]]
 ) -> None:
     """Refuse an input the ruleset does not read (not among `fields`), so nothing typed is
     silently ignored; `readers` names the rulesets that do read it."""
-    # The combat model loads with the first combat read (see the note at the top).
-    from tui.engine.model import CombatInput
+    names = tuple(f.name for f in fields)
+    unread = _UNREAD.get((combat.ruleset, names))
+    if unread is None:
+        # The combat model loads with the first combat read (see the note at the top).
+        from tui.engine.model import CombatInput
 
-    blank = CombatInput(combat.ruleset)
-    read = {f.name for f in fields}
-    for name in FIELDS:
-        if name not in read and getattr(combat, name) != getattr(blank, name):
+        blank = CombatInput(combat.ruleset)
+        unread = tuple((name, getattr(blank, name)) for name in FIELDS if name not in names)
+        _UNREAD[combat.ruleset, names] = unread
+    for name, default in unread:
+        if getattr(combat, name) != default:
             only = ", ".join(readers(name))
             why = FIELDS[name].not_read or "nothing in {ruleset}: only {only} read it"
             raise InputError(

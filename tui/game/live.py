@@ -48,6 +48,9 @@ class SaveWatcher:
         interval: float = POLL_SECONDS,
     ) -> None:
         self.path: Path = game.path
+        # Each look stats the file by its name as a str: a Path is converted by a Python
+        # call (`__fspath__`) on every look, four times a second.
+        self._name = os.fspath(game.path)
         self.offset = game.end
         self.seq = last_seq(game)
         self.on_entries = on_entries
@@ -84,13 +87,14 @@ class SaveWatcher:
 
     def _signature(self) -> tuple[int, int, int] | None:
         try:
-            status = os.stat(self.path)
+            status = os.stat(self._name)
         except OSError:
             return None
         return status.st_size, status.st_mtime_ns, status.st_ino
 
     def _run(self) -> None:
-        while not self._running.acquire(timeout=self.interval):
+        # The timeout given by place, not by name: a keyword is parsed on every look.
+        while not self._running.acquire(True, self.interval):
             seen = self._signature()
             if seen is not None and seen != self._seen:
                 self._seen = seen
