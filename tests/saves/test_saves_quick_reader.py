@@ -390,3 +390,35 @@ def test_a_save_of_bare_keys_appended_to_now_reads_as_tomllib_reads_it(tmp_path)
     assert len(expected) == 20
     assert saves.load_game(path).entries == expected
     assert [read.entry for read in saves.read_entries(path, 4096)] == expected
+
+
+def test_every_entry_the_store_writes_of_every_ruleset_is_read_quickly(tmp_path):
+    """Combats of every built-in ruleset (OCS counters with their ratings and stocks, a
+    Boom chain, cards, obstacles) and markers, as the store writes them: each entry is
+    read by the quick reader (none nested deeper than it decodes), as tomllib reads it."""
+    from tests.engine.test_column_read import built_in
+    from tui.engine import InputError, Unit
+    from tui.engine.registry import BUILT_IN_IDS
+
+    path = tmp_path / "all.toml"
+    saves.new_game(path, "all", list(BUILT_IN_IDS))
+    rng = random.Random(5)
+    combats = [
+        c for attack, defence in ((9, 2), (3, 4), (30, 1)) for c in built_in(attack, defence)
+    ]
+    attacker = Unit(12, name="A1", steps=2, ar=3, kind="combat", supply="internal", stocks="low")
+    combats.append(CombatInput("ocs", (attacker,), (Unit(3, name="D1", steps=1, re=2),)))
+    written = set()
+    for combat in combats:
+        try:
+            outcome = resolve(combat, rng=rng)
+        except InputError:  # a combat its ruleset refuses is not logged
+            continue
+        saves.append_combat(path, combat, outcome, note="n")
+        written.add(combat.ruleset)
+    saves.add_marker(path, "DG", "0101", note="m")
+    assert written == set(BUILT_IN_IDS)
+    data = path.read_bytes()
+    bodies = [decoding._verified_body(part) for part in data.split(b"\n[[log]]\n")[1:]]
+    assert all(bodies) and len(bodies) > 40
+    assert decoding._quick_quoted(bodies) == tomllib.loads(data.decode())["log"]

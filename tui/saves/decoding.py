@@ -205,10 +205,13 @@ _NOT_OUTLINE = bytes(set(range(256)) - set(b'":[]{}'))
 # does not decode, rather than reading ` = y` as `:  y`.
 _TABLE_KEY = b'" = '
 _TABLE_KEY_JSON = b'"\t: '
-# Values the quick reader decodes, nested at most this deep (the store writes 4): deeper
-# ones, and what is not a value TOML has (null, a whole number past 64 bits, a number past
-# a float's range), fail to decode and go to the careful reader.
-_QUICK_DEPTH = 8
+# Values the quick reader decodes, nested at most this deep (the store writes 3 at most:
+# a combat's inputs, effects and dice): deeper ones, and what is not a value TOML has
+# (null, a whole number past 64 bits, a number past a float's range), fail to decode and
+# go to the careful reader. Its decoders' types are made at a process's first read, in
+# time that doubles with each level (typing hashes each level's type afresh: 8 levels
+# took 26 ms, 5 take 3 ms), so no deeper than needed with a level or two to spare.
+_QUICK_DEPTH = 5
 _JSON: Any = None  # the msgspec decoders of such values (bare keys, quoted), made at the first read
 _JSON_MADE = threading.Lock()
 
