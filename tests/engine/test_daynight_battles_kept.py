@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.engine.test_ocs_cells_kept import worked
+from tests.engine.test_ocs_cells_kept import kept_sweep
 from tui.engine import CombatInput, Unit
 from tui.engine import preview as previews
-from tui.engine.rulesets import common
 from tui.engine.rulesets.daynight import rules
 from tui.engine.rulesets.ocs import rules as ocs_rules
 from tui.engine.tables import default_tables
@@ -44,34 +43,17 @@ def combats() -> list[CombatInput]:
     return found
 
 
-def afresh(combat: CombatInput) -> object:
-    rules._LAST_BATTLES.clear()
-    return worked(combat)
-
-
 def test_battles_kept_from_a_combat_of_other_factors_are_the_ones_enumerated_afresh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    cases = combats()
-    enumerated: list[CombatInput] = []
-    enumerate_all = common.enumerated_distribution
-
-    def counted(combat: CombatInput, *rest: Any) -> Any:
-        enumerated.append(combat)
-        return enumerate_all(combat, *rest)
-
-    monkeypatch.setattr(rules, "enumerated_distribution", counted)
-    wanted = [afresh(combat) for combat in cases]
-    each_afresh = len(enumerated)
-    enumerated.clear()
-    rules._LAST_BATTLES.clear()
-    for combat, expected in zip(cases, wanted, strict=True):
-        assert worked(combat) == expected, combat
+    wanted, each_afresh, enumerated = kept_sweep(
+        monkeypatch, rules, "enumerated_distribution", rules._LAST_BATTLES, combats()
+    )
     assert sum(1 for found in wanted if found[0] != "refused") >= 40
     # Half the sweep's combats (those without a reserve or an order) differ from the one
     # before only in a factor; many of them were answered from its battles.
     assert each_afresh >= 40
-    assert len(enumerated) < each_afresh * 3 / 4, (len(enumerated), each_afresh)
+    assert enumerated < each_afresh * 3 / 4, (enumerated, each_afresh)
 
 
 def test_a_reserve_or_an_order_for_after_the_dice_is_always_enumerated() -> None:

@@ -47,11 +47,6 @@ def combats() -> list[CombatInput]:
     return found
 
 
-def afresh(combat: CombatInput) -> object:
-    rules._LAST_CELLS.clear()
-    return worked(combat)
-
-
 def worked(combat: CombatInput) -> object:
     """A combat's distribution as its ruleset gives it (all of it, and each outcome's
     effects), or the reason it was refused: what kept data must not change."""
@@ -62,27 +57,42 @@ def worked(combat: CombatInput) -> object:
     return repr(found), repr(found.details)
 
 
+def kept_sweep(
+    monkeypatch: pytest.MonkeyPatch, module: Any, name: str, kept: Any, cases: list[CombatInput]
+) -> tuple[list[object], int, int]:
+    """Each combat of `cases` worked out afresh (`kept`, what a ruleset keeps of the last
+    combat, emptied before each), then the sweep again in turn, with what is kept: each must
+    give the same. What was worked out, and how many calls of `module.name` (the work kept
+    data saves) each way made."""
+    calls = 0
+    real = getattr(module, name)
+
+    def counted(*args: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real(*args)
+
+    monkeypatch.setattr(module, name, counted)
+    wanted = []
+    for combat in cases:
+        kept.clear()
+        wanted.append(worked(combat))
+    each_afresh, calls = calls, 0
+    kept.clear()
+    for combat, expected in zip(cases, wanted, strict=True):
+        assert worked(combat) == expected, combat
+    return wanted, each_afresh, calls
+
+
 def test_cells_kept_from_a_combat_of_other_factors_are_the_ones_worked_out_afresh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    cases = combats()
-    carried: list[str] = []
-    carry = rules.cell_effects
-
-    def counted(combat: CombatInput, cell: str, *rest: Any) -> dict[str, Any]:
-        carried.append(cell)
-        return carry(combat, cell, *rest)
-
-    monkeypatch.setattr(rules, "cell_effects", counted)
-    wanted = [afresh(combat) for combat in cases]
-    each_afresh = len(carried)
-    carried.clear()
-    rules._LAST_CELLS.clear()
-    for combat, expected in zip(cases, wanted, strict=True):
-        assert worked(combat) == expected, combat
+    wanted, each_afresh, carried = kept_sweep(
+        monkeypatch, rules, "cell_effects", rules._LAST_CELLS, combats()
+    )
     assert sum(1 for found in wanted if found[0] != "refused") >= 20
     # Most of the sweep was answered from the last combat's cells.
-    assert len(carried) < each_afresh / 2, (len(carried), each_afresh)
+    assert carried < each_afresh / 2, (carried, each_afresh)
 
 
 def test_only_the_factors_may_differ() -> None:
