@@ -175,6 +175,16 @@ async def test_typing_a_mission_fills_the_fields_in_order_and_the_preview_follow
         assert screen.query_one("#distance", Input).value == "5"
         shown = text_of(screen.query_one(OddsPreview))
         assert "AA 3 + 2 far = 5: attrition column 4" in shown
+        # The target typed is named in the preview's words as it is typed (its Changed
+        # message stops at the field: the screen is told by the key).
+        assert "Whole mission, loss on 0712:" in shown
+        assert "No-entry turns on 0712:" in shown
+        await pilot.press("shift+tab", "shift+tab", *"0911")  # the hex typed over
+        await pilot.pause()
+        assert screen.target == "0911"
+        assert "No-entry turns on 0911:" in text_of(screen.query_one(OddsPreview))
+        await pilot.press("tab", "tab")
+        await pilot.pause()
         await pilot.press("backspace", "4")  # 4 of 8 is not over half the range
         await pilot.pause()
         assert "AA 3: attrition column 2" in text_of(screen.query_one(OddsPreview))

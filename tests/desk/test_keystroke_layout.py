@@ -7,9 +7,11 @@ after the first redraws the result panel's lines in place too."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from textual.geometry import Region
+from textual.message import Message
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.strip import Strip
@@ -389,22 +391,44 @@ async def test_a_value_typed_is_handed_to_its_form_before_the_changed_message(
     desk: Desk, monkeypatch: pytest.MonkeyPatch, ruleset: str
 ) -> None:
     """The form field tells its screen (a TypingForm) in the same step as the key, not a
-    frame later by its Changed message, which then reads nothing again."""
+    frame later by its Changed message, which then stops at the field: it reaches neither
+    the field's row nor the screen, and reads nothing again."""
     async with desk(rulesets=[ruleset]) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, TypingForm)
         told: list[str] = []
         real = screen.field_typed
 
-        def field_typed(field: Input, value: str) -> None:
+        def field_typed(field: Input, value: str) -> bool:
             told.append(value)
-            real(field, value)
+            return real(field, value)
 
         monkeypatch.setattr(screen, "field_typed", field_typed)
         reads: list[int] = []
         read_form = screen.read_form
         monkeypatch.setattr(screen, "read_form", lambda: reads.append(1) or read_form())
+        field = screen.focused
+        assert isinstance(field, Input) and field.parent is not None
+        climbed: list[str] = []
+        for node in (field.parent, screen):
+            posted = node.post_message
+
+            def post(message: Message, posted: Any = posted) -> bool:
+                if isinstance(message, Input.Changed):
+                    climbed.append(message.value)
+                return posted(message)
+
+            monkeypatch.setattr(node, "post_message", post)
         await pilot.press("7", "2")
         await settle(pilot)
         assert told == ["7", "72"]
         assert len(reads) == 2  # once a key: the Changed messages read nothing again
+        assert climbed == []
+        assert field.value == "72"
+        # A value set in a field without the focus (not typed) still climbs to the
+        # screen, which reads the form for it.
+        other = next(found for found in screen.query(Input) if found.parent is not field.parent)
+        other.value = "9"
+        await settle(pilot)
+        assert climbed == ["9"]
+        assert len(reads) == 3

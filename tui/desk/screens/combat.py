@@ -132,8 +132,6 @@ class CombatScreen(TypingForm, RulesetScreen):
         self._unit_rows: dict[str, tuple[UnitRow, ...]] = {}
         # The form's fields and the tables they were worked out for (`form_inputs`).
         self._form_inputs: tuple[Tables, tuple[SchemaField, ...]] | None = None
-        # Fields whose typed value the form has read already (`field_typed`).
-        self._typed: dict[Input, str] = {}
         # Whether the screen's first frame is drawn, and what follows it ready (`prepare`).
         self.drawn = self.prepared = False
         # Whether the form was filled from the game's last combat here (once, on opening),
@@ -481,14 +479,14 @@ class CombatScreen(TypingForm, RulesetScreen):
         self._fields.clear()
         self._unit_rows.clear()
 
-    def field_typed(self, field: Input, value: str) -> None:
+    def field_typed(self, field: Input, value: str) -> bool:
         """A form field's value typed (FixedInput): the form is read at once, and the
-        field's Changed message, when it arrives, reads nothing again."""
+        field's Changed message stops at the field."""
         if self.filling:
-            return  # a logged combat being shown: read once it is all in
-        self._typed[field] = value
+            return False  # a logged combat being shown: read once it is all in
         self.pick_unit(field)
         self.form_changed()
+        return True
 
     def on_checkbox_changed(self, event: Message) -> None:
         """A tick (rivets, Day/Night, OCS), named so: Checkbox is imported only by the
@@ -498,9 +496,6 @@ class CombatScreen(TypingForm, RulesetScreen):
     @on(Input.Changed)
     @on(Cycle.Changed)
     def form_changed(self, event: Message | None = None) -> None:
-        if isinstance(event, Input.Changed) and self._typed.get(event.input) == event.value:
-            del self._typed[event.input]
-            return
         if isinstance(event, Input.Changed):
             self.pick_unit(event.input)  # a name completed as its field was left
         self.reading = self.read_form()

@@ -59,8 +59,9 @@ class TypingForm:
     """A screen whose form is read as a value is typed in one of its `FixedInput`s, not
     when the field's Changed message reaches it (a frame later)."""
 
-    def field_typed(self, field: Input, value: str) -> None:
-        """`field` now holds `value`, typed."""
+    def field_typed(self, field: Input, value: str) -> bool:
+        """`field` now holds `value`, typed. True when the form has taken it (read it):
+        the field's Changed message for it then goes no further than the field."""
         raise NotImplementedError
 
 
@@ -68,7 +69,12 @@ class FixedInput(Input):
     """An Input whose size is fixed by its CSS: a changed value redraws it without
     laying the screen out again (Textual's Input asks for a layout whenever its text
     grows or shrinks, to resize its scrolling area). A value typed is handed at once to
-    its screen, when that is a `TypingForm`."""
+    its screen, when that is a `TypingForm`; once the form has taken it, the value's
+    Changed message stops at the field (a message climbing to the screen wakes every
+    widget on the way: about 1.7 M instructions of a 13 M OCS keystroke, counted)."""
+
+    # The value typed that the form took, until its Changed message reaches the field.
+    _taken: str | None = None
 
     def validate_value(self, value: str) -> str:
         if not self.styles.auto_dimensions:
@@ -81,7 +87,14 @@ class FixedInput(Input):
         if self.has_focus and isinstance(self.screen, TypingForm):
             # Typed: the form is told now, so the preview is drawn in the same frame as
             # the key's echo (its Changed message reaches the screen a frame later).
-            self.screen.field_typed(self, value)
+            self._taken = value if self.screen.field_typed(self, value) else None
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """The Changed message of a value the form took as it was typed goes no further;
+        any other (a value set, or one typed and changed again before this) goes up."""
+        if self._taken is not None and event.value == self._taken:
+            self._taken = None
+            event.stop()
 
 
 class Cycle(Widget, can_focus=True):
