@@ -9,7 +9,6 @@ import json
 import math
 import re
 import threading
-import tomllib
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from tui.saves.encoding import MAX_ENTRY, entry_too_large
+from tui.saves.encoding import MAX_ENTRY, entry_too_large, header_checksum
 from tui.saves.errors import SaveError
 
 _SEPARATOR = b"\n[[log]]\n"
@@ -121,21 +120,75 @@ _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 _TOO_DEEP = f"values are nested more than {MAX_DEPTH} deep"
 
 
+class TomlError(ValueError):
+    """Text TOML does not read (tomllib's TOMLDecodeError, its message kept), or values
+    nested deeper than MAX_DEPTH: raised by the readers here, so that a module catching it
+    need not import tomllib. A save the store wrote is read without it, header included
+    (`header_loads`): its import was some 10 M instructions of every command that reads a
+    save (`crtdesk log` of a one-entry save, 387 M to 376 M; the desk's open, 9 M)."""
+
+
 def toml_loads(text: str) -> dict[str, Any]:
     """`tomllib.loads` of a header or an entry, with values nested deeper than MAX_DEPTH
     refused as a TOML error (tomllib recurses: 1,000 deep raised RecursionError)."""
     doc = _tomllib_loads(text)
     problem = value_problem(doc)
     if problem:
-        raise tomllib.TOMLDecodeError(problem)
+        raise TomlError(problem)
     return doc
 
 
 def _tomllib_loads(text: str) -> dict[str, Any]:
+    # Imported at the first text the quick readers leave to it (TomlError).
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except RecursionError:
-        raise tomllib.TOMLDecodeError(_TOO_DEEP) from None
+        raise TomlError(_TOO_DEEP) from None
+    except tomllib.TOMLDecodeError as err:
+        raise TomlError(str(err)) from err
+
+
+def header_loads(text: str) -> dict[str, Any]:
+    """A save's header as `toml_loads` reads it. A header whose end line's checksum holds
+    was written by the store (comment lines, then one `key = value` line each, the same
+    form as an entry's): read by the careful reader of entries (`_careful_json`), as an
+    entry whose checksum matches is. Anything else by tomllib."""
+    data = text.encode("utf-8")
+    data = data.rstrip(b"\n") + b"\n"  # blank lines before the first entry
+    at = data.rfind(b"\n", 0, -1) + 1
+    seal = _HEADER_SEAL.match(data, at)
+    if seal is not None and header_checksum(data[:at]) == int(seal[1], 16):
+        body = data[:at]
+        while body[:1] == b"#":  # the comment lines the store writes first
+            end = body.find(b"\n") + 1
+            if not _comment(body[:end]):
+                return toml_loads(text)
+            body = body[end:]
+        if body[:1] not in (b"", b"\n"):
+            try:
+                # The careful reader (json's, imported anyway): the quick one would make
+                # its decoders for one header (the desk draws its first frame without
+                # msgspec).
+                return _careful_json([body])[0]
+            except ValueError:
+                pass
+    return toml_loads(text)
+
+
+# A header's end line as the store writes it, with the header's checksum.
+_HEADER_SEAL = re.compile(rb"# end of header crc32 ([0-9a-f]{8})\n\Z")
+
+
+def _comment(line: bytes) -> bool:
+    """Whether `line` (a `#` to its newline) is a comment TOML reads: no control character
+    but a tab (tomllib refuses one, and says where)."""
+    return line[-1:] == b"\n" and line[:-1].translate(None, _COMMENT_BYTES) == b""
+
+
+# What a TOML comment may hold: anything but the control characters other than a tab.
+_COMMENT_BYTES = bytes([9, *range(32, 127), *range(128, 256)])
 
 
 def _too_deep(data: bytes, strings_gone: bool = False) -> bool:
@@ -486,7 +539,7 @@ def _key_text(key: bytes) -> str:
 def _toml_entry(offset: int, part: bytes) -> dict[str, Any]:
     try:
         doc = toml_loads("[[log]]\n" + part.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+    except (TomlError, UnicodeDecodeError) as err:
         raise _BlockError(offset, str(err)) from err
     if set(doc) != {"log"} or not isinstance(doc["log"], list) or len(doc["log"]) != 1:
         raise _BlockError(offset, "only [[log]] entries may follow the header")
@@ -513,7 +566,7 @@ def _key_line(data: bytes, offset: int, key: str | None) -> int:
     return line
 
 
-def _toml_error(path: Path, err: tomllib.TOMLDecodeError) -> SaveError:
+def _toml_error(path: Path, err: TomlError) -> SaveError:
     text = str(err)
     at = _TOML_AT.search(text)
     if at:
@@ -552,11 +605,11 @@ def _decode(path: Path, data: bytes) -> _Parsed:
 def _parse_split(path: Path, data: bytes) -> _Parsed:
     header_bytes, blocks = _split(data)
     try:
-        header = toml_loads(header_bytes.decode("utf-8"))
+        header = header_loads(header_bytes.decode("utf-8"))
         if "log" in header:  # entries this split did not find (CRLF line ends, say)
             return _parse_whole(path, data)
         entries = _decode_blocks(blocks)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError):
+    except (TomlError, UnicodeDecodeError, _BlockError):
         # Let the whole-file parser have the last word: its line and column, or its reading
         # when splitting on `[[log]]` lines misread a hand edit (a multi-line string).
         return _parse_whole(path, data)
@@ -613,7 +666,7 @@ def _parse_whole(path: Path, data: bytes) -> _Parsed:
         raise SaveError(f"{path}: line {line}: not UTF-8 text") from err
     try:
         doc = _tomllib_loads(text)  # a whole file: its depth is measured once it is read
-    except tomllib.TOMLDecodeError as err:
+    except TomlError as err:
         raise _toml_error(path, err) from err
     log = doc.pop("log", [])
     if not isinstance(log, list):

@@ -35,7 +35,6 @@ import re
 import stat
 import struct
 import tempfile
-import tomllib
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -47,11 +46,12 @@ from tui.saves import files
 from tui.saves.checking import _check_header, _entry_problem
 from tui.saves.decoding import (
     _SEPARATOR,
+    TomlError,
     _BlockError,
     _decode_blocks,
     _last_end,
     _torn_cut,
-    toml_loads,
+    header_loads,
 )
 from tui.saves.encoding import MAX_ENTRY
 from tui.saves.errors import SaveError
@@ -448,9 +448,9 @@ def _game(path: Path, header_bytes: bytes, mark: _Mark) -> Game | None:
     if len(header_bytes) > mark.covered:
         return None
     try:
-        header = toml_loads(header_bytes.decode("utf-8"))
+        header = header_loads(header_bytes.decode("utf-8"))
         _check_header(path, header_bytes, header)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, SaveError):
+    except (TomlError, UnicodeDecodeError, SaveError):
         return None
     game = read_state(mark.state, path, header, mark.last_seq)
     if game is None:
@@ -489,7 +489,7 @@ def _grown(
         return None
     try:
         entries = _decode_blocks(blocks)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError, ValueError):
+    except (TomlError, UnicodeDecodeError, _BlockError, ValueError):
         return None
     bits = _unpack_bits(mark.combats, mark.last_seq)
     if bits is None:

@@ -10,7 +10,6 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from tui.saves.decoding import (
     _END_LINE,
     _END_SEARCH,
     _SEPARATOR,
+    TomlError,
     _BlockError,
     _decode,
     _json_or_toml,
@@ -34,7 +34,7 @@ from tui.saves.decoding import (
     _toml_entry,
     _torn_cut,
     _verified_body,
-    toml_loads,
+    header_loads,
 )
 from tui.saves.encoding import MAX_ENTRY, MAX_SAVE, save_too_large
 from tui.saves.errors import SaveError
@@ -218,8 +218,8 @@ def _read_ends(fd: int, path: Path) -> tuple[dict[str, Any], dict[str, Any] | No
     header_data = _read_header(fd, size)
     header_end = header_data.find(_SEPARATOR)
     try:
-        header = toml_loads(header_data[: header_end + 1 if header_end != -1 else None].decode())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        header = header_loads(header_data[: header_end + 1 if header_end != -1 else None].decode())
+    except (TomlError, UnicodeDecodeError):
         _parse(path, files._read_range(fd, 0, size))  # the whole-file reader names the line
         raise SaveError(f"{path}: the header cannot be read") from None
     if at == -1 or start + at < header_end:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from tui.saves.checking import (
 )
 from tui.saves.decoding import (
     _SEPARATOR,
+    TomlError,
     _BlockError,
     _json_or_toml,
     _line_of,
@@ -32,7 +32,7 @@ from tui.saves.decoding import (
     _toml_entry,
     _torn_cut,
     _verified_body,
-    toml_loads,
+    header_loads,
     value_problem,
 )
 from tui.saves.encoding import MAX_ENTRY, _block, _value, entry_too_large, sealed_header
@@ -160,8 +160,8 @@ def _reseal(
             return data, None
         return sealed_header(body) + rest, "gave the header its checksum"
     try:
-        header = toml_loads(body.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        header = header_loads(body.decode("utf-8"))
+    except (TomlError, UnicodeDecodeError) as err:
         raise SaveError(f"{path}: the header cannot be read ({err}); not repaired") from err
     rulesets = header.get("rulesets")
     copies = restore_charts(rulesets if isinstance(rulesets, list) else [])
@@ -217,9 +217,9 @@ def _salvage(
     unless what that changes is not accepted. Hold the exclusive lock on `fd`."""
     header_bytes, blocks = _split(data)
     try:
-        header = toml_loads(header_bytes.decode("utf-8"))
+        header = header_loads(header_bytes.decode("utf-8"))
         _check_header(path, header_bytes, header)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+    except (TomlError, UnicodeDecodeError) as err:
         raise SaveError(f"{path}: the header cannot be read ({err}); not repaired") from err
     kept: list[bytes] = []
     aside: list[tuple[int, str, bytes]] = []

@@ -24,7 +24,6 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -35,11 +34,12 @@ from tui.saves import files
 from tui.saves.checking import _batch_fits, _check_entry, _check_header, _entry_problem
 from tui.saves.decoding import (
     _SEPARATOR,
+    TomlError,
     _BlockError,
     _decode_blocks,
     _last_end,
     _torn_cut,
-    toml_loads,
+    header_loads,
 )
 from tui.saves.encoding import MAX_ENTRY
 from tui.saves.errors import SaveError
@@ -210,7 +210,7 @@ class _Reader:
                 blocks = chunk_blocks[start : start + BATCH]
                 try:
                     decoded = _decode_blocks(blocks)
-                except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError) as err:
+                except (TomlError, UnicodeDecodeError, _BlockError) as err:
                     raise _HandOver from err
                 # Checked together (one conversion to the schema for the batch); where
                 # that says "look closer", each in turn, as before, as it is given.
@@ -244,8 +244,8 @@ class _Reader:
     def _start(self, header_bytes: bytes) -> Game:
         """The game the header starts (checked as a load checks it)."""
         try:
-            header = toml_loads(header_bytes.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            header = header_loads(header_bytes.decode("utf-8"))
+        except (TomlError, UnicodeDecodeError) as err:
             raise _HandOver from err
         if "log" in header:
             raise _HandOver  # entries the split did not find (CRLF line ends, say)
@@ -325,7 +325,7 @@ def read_entry(path: Path, place: Place, seq: int) -> dict[str, Any]:
         raise stale
     try:
         [entry] = _decode_blocks([(place.offset, data[len(_LOG_LINE) :])])
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, _BlockError, ValueError) as err:
+    except (TomlError, UnicodeDecodeError, _BlockError, ValueError) as err:
         raise stale from err
     if _check_entry(entry) is not None or entry["seq"] != seq:
         raise stale
