@@ -91,9 +91,11 @@ class FixedInput(Input):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """The Changed message of a value the form took as it was typed goes no further;
-        any other (a value set, or one typed and changed again before this) goes up."""
-        if self._taken is not None and event.value == self._taken:
-            self._taken = None
+        any other (a value set, or one typed and changed again before this) goes up. The
+        value taken is forgotten at the first message either way, so none left waiting (its
+        message dropped) can stop a later one."""
+        taken, self._taken = self._taken, None
+        if taken is not None and event.value == taken:
             event.stop()
 
 
