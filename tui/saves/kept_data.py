@@ -489,7 +489,7 @@ def _grown(
         return None
     try:
         entries = _decode_blocks(blocks)
-    except (TomlError, UnicodeDecodeError, _BlockError, ValueError):
+    except (_BlockError, ValueError):  # TOML and UTF-8 errors are ValueErrors
         return None
     bits = _unpack_bits(mark.combats, mark.last_seq)
     if bits is None:

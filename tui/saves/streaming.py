@@ -325,7 +325,7 @@ def read_entry(path: Path, place: Place, seq: int) -> dict[str, Any]:
         raise stale
     try:
         [entry] = _decode_blocks([(place.offset, data[len(_LOG_LINE) :])])
-    except (TomlError, UnicodeDecodeError, _BlockError, ValueError) as err:
+    except (_BlockError, ValueError) as err:  # TOML and UTF-8 errors are ValueErrors
         raise stale from err
     if _check_entry(entry) is not None or entry["seq"] != seq:
         raise stale

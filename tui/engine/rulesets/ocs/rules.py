@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from tui.engine.dice import Roller, check_roll, total_distribution
 from tui.engine.errors import InputError
 from tui.engine.model import CombatInput, Distribution, Outcome
-from tui.engine.odds import apply_shifts, label_ratio, label_terms
+from tui.engine.odds import apply_shifts, label_terms
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,
@@ -407,18 +407,10 @@ def column_guesses(combat: CombatInput, first: Outcome, tables: Tables) -> tuple
     columns = tables.terrain_chart("ocs.crt").columns_by_terrain[terrain]
     start = columns.index(first.odds_column) + 1
     # The least whole attack A with A / defence at least the column's ratio: the ratio's
-    # numerator times the defence over its denominator, rounded up (a whole defence read
-    # in whole numbers, a halved one as the exact Fraction of its float).
-    if isinstance(defense, float):
-        exact = Fraction(defense)
-        guesses = []
-        for label in columns[start:]:
-            least = label_ratio(label) * exact
-            guesses.append(-(-least.numerator // least.denominator) - attack)
-        return tuple(guesses)
-    return tuple(
-        -(-top * defense // bottom) - attack for top, bottom in label_terms(columns)[start:]
-    )
+    # numerator times the defence over its denominator, rounded up (a halved defence as the
+    # exact Fraction of its float; whole numbers stay whole, as `//` of a Fraction is).
+    exact = Fraction(defense) if isinstance(defense, float) else defense
+    return tuple(-(-top * exact // bottom) - attack for top, bottom in label_terms(columns)[start:])
 
 
 def column_alone(combat: CombatInput) -> bool:
