@@ -532,3 +532,33 @@ async def test_a_form_with_several_problems_names_every_one(desk: Desk) -> None:
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert len(saves.load_game(app.game.path).entries) == 1
+
+
+async def test_a_game_opened_again_shows_its_last_roll_fresh_over_the_form_it_was_rolled_from(
+    desk: Desk, tmp_path
+) -> None:
+    """The form is filled with the last combat and the box shows that combat's roll: the
+    box is not "form changed since" (it was, on every open); a key then marks it stale, and
+    a second roll makes it fresh again."""
+    async with desk(rulesets=["pod-basic"]) as (app, pilot):
+        await pilot.press("8", "tab", "2", "ctrl+r")
+        await settle(pilot)
+        assert app.game is not None and len(app.game.entries) == 1
+    again = CrtDeskApp(saves_dir=tmp_path / "saves", game_path=tmp_path / "saves" / "game.toml")
+    async with again.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await settle(pilot)
+        screen = again.screen
+        assert isinstance(screen, PodScreen)
+        assert [row.factor_text for row in screen.unit_rows("attacker")] == ["8"]
+        assert [row.factor_text for row in screen.unit_rows("defender")] == ["2"]
+        panel = screen.query_one(ResultPanel)
+        assert panel.display and "Roll" in screen_text(again)
+        assert not panel.has_class("-stale")
+        assert "form changed since" not in str(panel.border_title)
+        await pilot.press("backspace", "3")  # the focused factor typed over
+        await pilot.pause()
+        assert panel.has_class("-stale") and "form changed since" in str(panel.border_title)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert not panel.has_class("-stale") and len(again.game.entries) == 2

@@ -1022,7 +1022,12 @@ class CombatScreen(TypingForm, RulesetScreen):
                         widget.value = "" if value in (None, 0) else str(value)
         finally:
             self.filling = False
-        self.form_changed()
+        if combat == self.last_combat:
+            # The combat the last roll's box shows (a game opened again): the box stays as
+            # it is, not "form changed since".
+            self.reading = self.read_form()
+        else:
+            self.form_changed()
 
     def logged_units(self, combat: CombatInput, side: str) -> tuple[Any, ...]:
         """A side's units as the form shows them, from a logged combat."""
