@@ -71,11 +71,12 @@ import tempfile
 import termios
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from bench_saves import build, combats
+from msgspec.structs import replace
 
 COLUMNS, LINES = 80, 24
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from tests.conftest import crtdesk_cli as crtdesk
 from tui import saves

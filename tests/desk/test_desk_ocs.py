@@ -4,8 +4,8 @@ result 2d6 + DRM), the option choices, supply and internal stocks across two com
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
+from msgspec.structs import replace
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import asdict
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -54,7 +55,7 @@ def roll_losing_two_attack_factors() -> int:
     combat = CombatInput("pod-basic", attackers=(Unit(6), Unit(4)), defenders=(Unit(5),), roll=0)
     for total in range(2, 13):
         outcome = resolve(
-            CombatInput(**{**combat.__dict__, "roll": total}), default_tables(), random.Random(0)
+            CombatInput(**{**asdict(combat), "roll": total}), default_tables(), random.Random(0)
         )
         if outcome.effects.get("attacker", {}).get("factors_lost") == 2:
             return total

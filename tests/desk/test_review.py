@@ -507,7 +507,7 @@ async def test_the_review_shows_its_sessions_game_and_keeps_none_of_its_own(fold
     """One game model: a review of a save not open holds the game its read replayed in a
     session of its own (a note goes through it, and is applied there, once); a review of
     the open game shows the open game's session."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from tui.game.session import KEPT_ENTRIES
 

@@ -6,10 +6,11 @@ away from the CRT: the Hero Site draw and Hero #15 Engineer/Frogman."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from tui.engine import CombatInput, InputError, Unit, resolve
 from tui.engine.procedure import (

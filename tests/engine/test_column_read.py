@@ -6,10 +6,11 @@ refusal."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 from pathlib import Path
 from random import Random
 from typing import Any
+
+from msgspec.structs import replace
 
 import tui.engine.registry as registry
 from tui.engine import CombatInput, Unit

@@ -9,6 +9,7 @@ from fractions import Fraction
 from itertools import product
 
 import pytest
+from msgspec.structs import asdict
 
 from tui.engine import CombatInput, InputError, Unit, distribution, resolve
 from tui.engine.tables import default_tables
@@ -31,7 +32,7 @@ def test_the_rows_used_below_are_what_the_seed_prints() -> None:
 
 def test_eng_without_a_reserve_rolls_again_at_the_same_odds() -> None:
     # RULINGS: ENG is always rolled again; with no reserve committed, at the same odds.
-    combat = CombatInput(**{**BASE.__dict__, "roll": 5, "rerolls": (3,)})
+    combat = CombatInput(**{**asdict(BASE), "roll": 5, "rerolls": (3,)})
     outcome = resolve(combat)
     assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", day_clear(3, "2-1")]
     assert outcome.column == outcome.odds_column == "2-1" and outcome.attack_total == 4
@@ -40,7 +41,7 @@ def test_eng_without_a_reserve_rolls_again_at_the_same_odds() -> None:
 
 
 def test_eng_is_rolled_again_by_the_desk_when_no_row_is_given() -> None:
-    combat = CombatInput(**{**BASE.__dict__, "roll": 5})
+    combat = CombatInput(**{**asdict(BASE), "roll": 5})
     outcome = resolve(combat, rng=ScriptedDice((1,)))  # type: ignore[arg-type]
     assert [step["roll"] for step in outcome.effects["battle"]] == ["5", "1"]
     assert outcome.cell == day_clear(1, "2-1")
@@ -49,7 +50,7 @@ def test_eng_is_rolled_again_by_the_desk_when_no_row_is_given() -> None:
 
 def test_eng_with_a_reserve_rolls_again_at_the_new_odds() -> None:
     # DRM -1: 1d6 - 1 reaches rows 0..5; die 6 reads ENG (row 5), the re-roll's 1 row 0.
-    combat = CombatInput(**{**BASE.__dict__, "roll": 6, "reserve": 4, "rerolls": (1,), "drm": -1})
+    combat = CombatInput(**{**asdict(BASE), "roll": 6, "reserve": 4, "rerolls": (1,), "drm": -1})
     outcome = resolve(combat)
     assert [step["roll"] for step in outcome.effects["battle"]] == ["5", "0"]
     assert [(die.total, die.modifier, die.row) for die in outcome.dice] == [
@@ -67,7 +68,7 @@ def test_eng_with_a_reserve_rolls_again_at_the_new_odds() -> None:
 def test_a_second_eng_ends_the_battle_with_eng() -> None:
     # DRM +1: 1d6 + 1 reaches rows 2..7; die 4 reads ENG (row 5), the re-roll's 6 row 7,
     # ENG again at 4-1.
-    combat = CombatInput(**{**BASE.__dict__, "roll": 4, "reserve": 4, "rerolls": (6,), "drm": 1})
+    combat = CombatInput(**{**asdict(BASE), "roll": 4, "reserve": 4, "rerolls": (6,), "drm": 1})
     outcome = resolve(combat)
     assert [step["roll"] for step in outcome.effects["battle"]] == ["5", "7"]
     assert [step["cell"] for step in outcome.effects["battle"]] == ["ENG", "ENG"]
@@ -76,7 +77,7 @@ def test_a_second_eng_ends_the_battle_with_eng() -> None:
 
 
 def test_btl_pressed_on_costs_a_step_and_keeps_the_odds() -> None:
-    combat = CombatInput(**{**BASE.__dict__, "roll": 6, "press_on": True, "rerolls": (3,)})
+    combat = CombatInput(**{**asdict(BASE), "roll": 6, "press_on": True, "rerolls": (3,)})
     outcome = resolve(combat)
     assert outcome.column == "2-1" and outcome.cell == day_clear(3, "2-1") == "FF"
     # FF costs the attacker a step, and pressing on cost one more.
@@ -84,7 +85,7 @@ def test_btl_pressed_on_costs_a_step_and_keeps_the_odds() -> None:
 
 
 def test_a_reroll_the_battle_never_made_is_refused() -> None:
-    combat = CombatInput(**{**BASE.__dict__, "roll": 3, "rerolls": (4,)})
+    combat = CombatInput(**{**asdict(BASE), "roll": 3, "rerolls": (4,)})
     with pytest.raises(InputError) as caught:
         resolve(combat)
     assert caught.value.field == "rerolls" and "ended after 1 roll" in caught.value.allowed
@@ -110,7 +111,7 @@ class ScriptedDice:
     ("reserve", "press_on", "drm"), [(4, True, 0), (None, True, 1), (2, False, -1)]
 )
 def test_battle_distribution_matches_every_way_the_dice_can_fall(reserve, press_on, drm) -> None:
-    combat = CombatInput(**{**BASE.__dict__, "reserve": reserve, "press_on": press_on, "drm": drm})
+    combat = CombatInput(**{**asdict(BASE), "reserve": reserve, "press_on": press_on, "drm": drm})
     counts: Counter[str] = Counter()
     # A battle rolls at most three times (ENG and BTL once each, then the roll that ends it).
     for faces in product(range(1, 7), repeat=3):
@@ -125,9 +126,7 @@ def test_press_on_on_a_hand_rolled_battle_with_no_btl_is_refused(
     rows: tuple[int, ...], read: str
 ) -> None:
     # Every roll entered by hand: the player knows no BTL came up, so pressing on is a slip.
-    combat = CombatInput(
-        **{**BASE.__dict__, "roll": rows[0], "rerolls": rows[1:], "press_on": True}
-    )
+    combat = CombatInput(**{**asdict(BASE), "roll": rows[0], "rerolls": rows[1:], "press_on": True})
     with pytest.raises(InputError) as caught:
         resolve(combat)
     assert caught.value.field == "press_on"
@@ -138,11 +137,11 @@ def test_press_on_on_a_hand_rolled_battle_with_no_btl_is_refused(
 
 def test_press_on_with_the_desks_dice_is_a_standing_order() -> None:
     # The desk's dice: the player could not know, so a battle with no BTL leaves it unused.
-    combat = CombatInput(**{**BASE.__dict__, "press_on": True})
+    combat = CombatInput(**{**asdict(BASE), "press_on": True})
     outcome = resolve(combat, rng=ScriptedDice((3,)))  # type: ignore[arg-type]
     assert outcome.cell == day_clear(3, "2-1") == "FF"
     assert outcome.effects["attacker"]["steps_lost"] == 1  # no voluntary step loss
     assert "no BTL came up: not used" in outcome.trace[-1]
     # A hand roll that ENGs, re-rolled by the desk: not every roll was known either.
-    mixed = CombatInput(**{**BASE.__dict__, "roll": 5, "press_on": True})
+    mixed = CombatInput(**{**asdict(BASE), "roll": 5, "press_on": True})
     assert resolve(mixed, rng=ScriptedDice((3,))).cell == "FF"  # type: ignore[arg-type]

@@ -3,9 +3,8 @@ A1/A1X/A2X as a retreat is disorganized (a marker)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from tui.engine import CombatInput, InputError, Unit, distribution, resolve
 

@@ -4,7 +4,6 @@ of every die, each face fed to `resolve` as a roll entered by hand (or a scripte
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from tui.engine import CombatInput, Unit, distribution, resolve
 

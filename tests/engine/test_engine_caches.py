@@ -5,11 +5,11 @@ for the log read field by field."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 import pytest
+from msgspec.structs import asdict, replace
 
 import tui.engine.odds as odds
 import tui.engine.preview as preview_module
@@ -18,7 +18,6 @@ import tui.engine.rulesets.common as common
 import tui.engine.schema as schema
 from tui.engine import CombatInput, InputError, Unit, default_tables, distribution
 from tui.engine.combat import check_inputs
-from tui.engine.fieldwise import FieldWise, fieldwise
 
 
 def odds_columns(node: Any) -> Iterator[tuple[str, ...]]:
@@ -63,7 +62,7 @@ def test_the_kept_column_lookup_equals_working_it_out(columns: tuple[str, ...]) 
 
 
 def reference_to_dict(combat: CombatInput) -> dict[str, Any]:
-    """The log's inputs as `asdict` gives them: every field that differs from a blank one."""
+    """The log's inputs as msgspec's `asdict` gives them: every field that differs from a blank one."""
     blank = CombatInput(combat.ruleset)
     out = {
         key: value
@@ -110,12 +109,12 @@ def test_the_inputs_for_the_log_are_those_asdict_gives(combat: CombatInput) -> N
 
 
 @pytest.mark.parametrize("combat", COMBATS, ids=lambda c: c.ruleset)
-def test_a_combat_replaced_is_the_one_dataclasses_replace_makes(combat: CombatInput) -> None:
+def test_a_combat_replaced_is_the_one_msgspec_replace_makes(combat: CombatInput) -> None:
     changes: dict[str, Any] = {"attackers": (*combat.attackers, Unit(7, name="new")), "drm": 2}
     made = combat.replaced(**changes)
     assert made == replace(combat, **changes) and repr(made) == repr(replace(combat, **changes))
-    # Its fields set as __init__ sets them: the same names, in order, the same values.
-    assert list(vars(made).items()) == list(vars(replace(combat, **changes)).items())
+    # The same names, in order, with the same values.
+    assert list(asdict(made).items()) == list(asdict(replace(combat, **changes)).items())
     assert hash(made) == hash(replace(combat, **changes)) and type(made) is CombatInput
     assert made.attackers[-1] == Unit(7, name="new") and made.ruleset == combat.ruleset
     unit = (*combat.attackers, Unit(1))[0]
@@ -178,30 +177,6 @@ def test_a_kept_preview_is_found_only_for_a_combat_of_the_same_types_all_through
     as_bool = CombatInput("pod-basic", (Unit(5),), (Unit(2),), drm=True)
     as_int = CombatInput("pod-basic", (Unit(5),), (Unit(2),), drm=1)
     assert as_bool == as_int and not preview_module.same(as_bool, as_int)
-
-
-def test_fieldwise_data_copied_field_by_field_is_refused_an_init_that_does_more() -> None:
-    """`replaced` sets a copy's fields as a frozen dataclass's __init__ does, and no more: a
-    class whose __init__ does more (a __post_init__) or keeps no instance dict (slots) is
-    refused when it is made FieldWise, not copied wrong."""
-
-    @dataclass(frozen=True, eq=False, repr=False)
-    class Checked(FieldWise):
-        low: int
-        high: int
-
-        def __post_init__(self) -> None:
-            if self.low > self.high:
-                raise ValueError("low above high")
-
-    @dataclass(frozen=True, eq=False, repr=False, slots=True)
-    class Slotted(FieldWise):
-        low: int
-        high: int
-
-    for made in (Checked, Slotted):
-        with pytest.raises(TypeError, match="no __post_init__ or slots"):
-            fieldwise(made)
 
 
 def test_the_fields_a_ruleset_does_not_read_are_kept_as_a_blank_combat_gives_them() -> None:

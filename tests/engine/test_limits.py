@@ -5,10 +5,10 @@ and the desk's preview show the same one line."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from tui.cli import main
 from tui.engine import CombatInput, InputError, Unit, default_tables, distribution, resolve

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import random
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from tests.generated_saves import logs
 from tui import saves

@@ -7,10 +7,10 @@ amending it), so luck gives one figure, however the card came into the log."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from tui import saves
 from tui.cli import main

@@ -4,11 +4,11 @@ against brute-force enumeration of all three rolls."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from tui import saves
 from tui.engine import CombatInput, InputError, Unit, distribution, resolve

@@ -34,7 +34,7 @@ def test_preview_rows_add_up_to_one_and_the_column_is_the_engines() -> None:
 def test_the_next_column_is_the_least_attack_added_that_reaches_it() -> None:
     """For every odds ruleset and a spread of totals: the attack the preview names moves
     the column right to the one it names, and one factor less does not."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from tui.engine.preview import probe
 
@@ -71,7 +71,7 @@ def test_the_next_column_is_the_least_attack_added_that_reaches_it() -> None:
 def test_the_next_column_search_probes_each_attack_once(monkeypatch) -> None:
     """A new combat's preview is mostly probes (each reads a combat's column): the search
     for the next column asks each attack added once, and finds what it found before."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from tui.engine import preview as module
     from tui.engine.preview import column_added, next_column, probe

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import asdict, replace
 
 from tui.engine import CombatInput, InputError, Outcome, Unit, resolve
 from tui.engine.dice import DiceRoll
@@ -235,7 +235,7 @@ def test_ocs_dice_by_hand_and_by_the_desk_each_go_their_own_way() -> None:
 
 
 def test_ocs_dice_given_up_front_are_not_asked_for() -> None:
-    given = CombatInput(**{**OCS.__dict__, "surprise_roll": 7, "roll": 8})
+    given = CombatInput(**{**asdict(OCS), "surprise_roll": 7, "roll": 8})
     asked, combat, outcome = drive(given)
     assert not any(isinstance(q, DiceQuestion) for q in asked)
     assert (combat.roll, outcome.roll) == (8, "9")
@@ -294,7 +294,7 @@ def test_daynight_asks_whether_the_attacker_retreats_on_a1_a1x_a2x(face: int, ce
 
 
 def test_daynight_hand_dice_are_the_die_the_drm_added() -> None:
-    combat = CombatInput(**{**DAYNIGHT.__dict__, "drm": -1})
+    combat = CombatInput(**{**asdict(DAYNIGHT), "drm": -1})
     # Die 6 - 1 reads row 5 (ENG); the re-roll's 1 - 1 reads row 0.
     asked, answered, outcome = drive(combat, [hand(6), hand(1)])
     assert [q.modifier for q in asked if isinstance(q, DiceQuestion)] == [-1, -1]
@@ -376,7 +376,7 @@ def test_a_die_is_answered_with_dice() -> None:
 
 # ---------------------------------------------------------------------- the CLI's answers
 def test_the_cli_answers_the_choices_its_flags_set_and_leaves_the_rest_open() -> None:
-    given = CombatInput(**{**OCS.__dict__, "surprise_roll": 7, "attacker_option_retreat": 0})
+    given = CombatInput(**{**asdict(OCS), "surprise_roll": 7, "attacker_option_retreat": 0})
     combat, outcome = run(given, TABLES, answer_from(given, Faces(5, 3)))
     assert combat.roll is None  # the desk rolled it
     assert [(d.total, d.source) for d in outcome.dice] == [(7, "manual"), (8, "desk")]

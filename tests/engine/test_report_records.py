@@ -6,7 +6,6 @@ and what reading the entries gives."""
 from __future__ import annotations
 
 import tempfile
-from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from tests.engine.test_luck import ODD_ENTRIES
 from tests.generated_saves import logs, write_save

@@ -5,12 +5,12 @@ comments), never read back from the engine."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from tests.seed_transcription import DAYNIGHT, OCS, POD_BASIC, POD_BOOM, POD_SUPER, RIVETS
 from tui.engine import CombatInput, InputError, Unit, distribution, resolve

@@ -6,12 +6,12 @@ from __future__ import annotations
 import io
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from tui import saves
 from tui.cli import main

@@ -4,10 +4,10 @@ otherwise, and the open losses answered (answer_open) as the log's loss entries 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from tui.engine import CombatInput, InputError, Unit, registry, resolve
 from tui.engine.model import Outcome

@@ -373,7 +373,7 @@ def test_a_build_killed_half_way_leaves_a_file_the_next_write_removes(save: Path
 def test_the_desk_reads_its_game_from_the_kept_state(save: Path) -> None:
     """The desk's open: the game and its last entries, first read, with the kept state, and
     after entries written straight to the file."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from tui.game.session import KEPT_ENTRIES, read_game
 

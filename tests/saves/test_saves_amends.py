@@ -4,10 +4,10 @@ it with `amends`, keeps its dice and their source, and `crtdesk log` says "amend
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from tui import saves
 from tui.cli import main

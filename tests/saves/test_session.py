@@ -6,11 +6,11 @@ filled in once the session has read it off the UI thread."""
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from tests.conftest import Desk, notes, settle
 from tests.review_save import campaign

@@ -42,7 +42,7 @@ def combat_from_args(args: argparse.Namespace) -> CombatInput:
     from tui.engine.model import CombatInput
 
     ruleset = registry.get(args.ruleset)
-    held = set(CombatInput.__dataclass_fields__)
+    held = set(CombatInput.__struct_fields__)
     if ruleset.id not in registry.BUILT_IN_IDS:
         # A chart's modifier named like a field of CombatInput ("terrain") is a modifier.
         held &= {f.name for f in ruleset.logged_fields()}
@@ -77,7 +77,7 @@ def command_line(combat: CombatInput) -> list[str]:
     set_values = dict(combat.modifiers)
     args = ["resolve", ruleset.cli_name]
     for field in flag_fields(ruleset):
-        if field.name in CombatInput.__dataclass_fields__:
+        if field.name in CombatInput.__struct_fields__:
             value = getattr(combat, field.name)
             if value == getattr(blank, field.name):
                 continue

@@ -6,8 +6,9 @@ the owner chooses (else it is left open for `crtdesk units FILE take ... --comba
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from tui.cli.parsing import UsageError
 from tui.engine.kinds import SIDES

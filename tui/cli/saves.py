@@ -20,9 +20,10 @@ import tempfile
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from tui import __version__, saves
 from tui.cli.folders import folder_given, kept_copies

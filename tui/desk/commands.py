@@ -3,8 +3,9 @@ entry all come from here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     from textual.binding import Binding
@@ -13,8 +14,7 @@ if TYPE_CHECKING:
 RULESET_KEYS = ("f2", "f3", "f4", "f5", "f6", "f7", "f8")
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(msgspec.Struct, frozen=True):
     action: str
     key: str
     label: str

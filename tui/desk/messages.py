@@ -1,11 +1,12 @@
 """What the desk's screens ask of the app, by message (they never call into it): open or
 start a game, repair a save, show a ruleset's screen or the saves list, leave a review
 that is the desk's first screen, and say a screen has drawn its first frame. Posted by a
-screen, they bubble up to the app."""
+screen, they bubble up to the app. Each sets its fields in an __init__ of its own, as
+Textual's messages do (a dataclass's methods, generated at start, cost 1 to 2 M
+instructions a message)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,39 +16,49 @@ if TYPE_CHECKING:
     from tui.game.folder import GameSummary
 
 
-@dataclass
 class OpenGame(Message):
     """Open the save the saves list shows as `summary`."""
 
-    summary: GameSummary
+    def __init__(self, summary: GameSummary) -> None:
+        super().__init__()
+        self.summary = summary
 
 
-@dataclass
 class CreateGame(Message):
     """Start a save of these rulesets, with a copy of each player's chart in play, and
     open it."""
 
-    title: str
-    rulesets: list[str]
-    options: dict[str, Any]
-    charts: dict[str, str] | None = field(default=None)
+    def __init__(
+        self,
+        title: str,
+        rulesets: list[str],
+        options: dict[str, Any],
+        charts: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.title = title
+        self.rulesets = rulesets
+        self.options = options
+        self.charts = charts
 
 
-@dataclass
 class RepairSave(Message):
     """Repair the save at `path` (`crtdesk repair`): the screens hear how it went
     (`tui.game.messages.SaveRepaired`). `accept`: the changes to the game the player agreed
     to (`Repaired.changes`); a repair that would change more writes nothing and asks."""
 
-    path: Path
-    accept: tuple[str, ...] = ()
+    def __init__(self, path: Path, accept: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.path = path
+        self.accept = accept
 
 
-@dataclass
 class ShowRuleset(Message):
     """Show the screen of one of the open game's rulesets."""
 
-    ruleset: str
+    def __init__(self, ruleset: str) -> None:
+        super().__init__()
+        self.ruleset = ruleset
 
 
 class ShowStart(Message):

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from itertools import product
 from typing import Any, TypeVar
 
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import FieldWise, fieldwise
+from tui.engine.records import Record
 
 T = TypeVar("T")
 
@@ -21,8 +20,7 @@ DESK, SEED, MANUAL = "desk", "seed", "manual"
 ROLLED = (DESK, SEED)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class DiceRoll(FieldWise):
+class DiceRoll(Record, frozen=True):
     """One roll as used: what it was for, the dice, the total, and who rolled it."""
 
     purpose: str
@@ -75,9 +73,6 @@ class DiceRoll(FieldWise):
         )
 
 
-fieldwise(DiceRoll)
-
-
 def parse_dice(text: str) -> tuple[int, int]:
     """ "2d6" -> (2, 6): how many dice, and their sides."""
     count, _, sides = text.strip().lower().partition("d")
@@ -127,7 +122,7 @@ class Roller:
     def read_row(self, row: str) -> None:
         """Note the row the last roll was read on (its total plus the modifier, clamped)."""
         if self.rolls:
-            self.rolls[-1] = replace(self.rolls[-1], row=row)
+            self.rolls[-1] = self.rolls[-1].replaced(row=row)
 
 
 def check_roll(field: str, value: int, low: int, high: int, what: str) -> None:

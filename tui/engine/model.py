@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from copy import deepcopy
-from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
+import msgspec
+
 from tui.engine.cells import plain
 from tui.engine.dice import DiceRoll
-from tui.engine.fieldwise import FieldWise, fieldwise
+from tui.engine.records import Record, defaults
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Unit(FieldWise):
+class Unit(Record, frozen=True):
     """One unit's combat factor, and in Pair-o-Dice Super/Ultra the terrain of its hex.
 
     OCS counters say more (all optional, so a plain factor still works): the unit's name,
@@ -36,11 +36,7 @@ class Unit(FieldWise):
     stocks: str | None = None
 
 
-fieldwise(Unit)
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class CombatInput(FieldWise):
+class CombatInput(Record, frozen=True):
     """Everything a player enters for one combat. Fields a ruleset does not use stay None."""
 
     ruleset: str
@@ -122,12 +118,9 @@ class CombatInput(FieldWise):
         return out
 
 
-fieldwise(CombatInput)
 _PLAIN = (str, int, float, bool, type(None))
 _MADE_AFRESH = frozenset({"attackers", "defenders", "modifiers"})
-_INPUT_DEFAULTS: tuple[tuple[str, Any], ...] = tuple(
-    (f.name, None if f.default is MISSING else f.default) for f in fields(CombatInput)
-)
+_INPUT_DEFAULTS: tuple[tuple[str, Any], ...] = defaults(CombatInput)
 
 
 def _unit_dict(unit: Unit) -> dict[str, Any]:
@@ -140,13 +133,10 @@ def _unit_dict(unit: Unit) -> dict[str, Any]:
     return out
 
 
-_UNIT_DEFAULTS: tuple[tuple[str, Any], ...] = tuple(
-    (f.name, None if f.default is MISSING else f.default) for f in fields(Unit)
-)
+_UNIT_DEFAULTS: tuple[tuple[str, Any], ...] = defaults(Unit)
 
 
-@dataclass
-class Outcome:
+class Outcome(msgspec.Struct):
     """One resolved combat: the cell as printed, what it means, and how the desk got there."""
 
     ruleset: str
@@ -159,8 +149,8 @@ class Outcome:
     effects: dict[str, Any]
     explanation: str
     trace: list[str]
-    dice: list[DiceRoll] = field(default_factory=list)
-    inputs: dict[str, Any] = field(default_factory=dict)
+    dice: list[DiceRoll] = msgspec.field(default_factory=list)
+    inputs: dict[str, Any] = msgspec.field(default_factory=dict)
     # The column found from the odds and the shifts known before any die (OCS surprise
     # comes later): what a distribution is read against.
     odds_column: str | None = None
@@ -188,8 +178,7 @@ class Outcome:
         }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Distribution(FieldWise):
+class Distribution(Record, frozen=True):
     """The exact chance of every distinct cell for a combat's inputs."""
 
     ruleset: str
@@ -200,7 +189,7 @@ class Distribution(FieldWise):
     details: tuple[dict[str, Any], ...] = ()
     ratio: str | None = None  # as Outcome.ratio
     # The inputs that were set (CombatInput.to_dict), as Outcome.inputs.
-    inputs: Mapping[str, Any] = field(default_factory=dict)
+    inputs: Mapping[str, Any] = msgspec.field(default_factory=dict)
     # Every column the outcomes are read on (None: an outcome read on no column). `column`
     # is set only when there is exactly one.
     columns: tuple[str | None, ...] = ()
@@ -223,6 +212,3 @@ class Distribution(FieldWise):
                 for cell, p, meaning in self.outcomes
             ],
         }
-
-
-fieldwise(Distribution)

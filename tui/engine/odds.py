@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+
+import msgspec
 
 _LABEL = re.compile(r"^(\d+)\s*[-:]\s*(\d+)\+?$")
 
@@ -61,8 +62,7 @@ def label_terms(columns: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
 
 # A shift and the netted shifts are read field by field, never compared: no generated __eq__
 # or __hash__ (eq=False), made at every `crtdesk resolve` for nothing.
-@dataclass(frozen=True, eq=False)
-class Shift:
+class Shift(msgspec.Struct, frozen=True, eq=False):
     """One column shift asked for: who or what caused it, and the columns (+ = attacker's way)."""
 
     source: str
@@ -72,8 +72,7 @@ class Shift:
         return f"{self.source}: {_columns(self.asked)}"
 
 
-@dataclass(frozen=True, eq=False)
-class NetShift:
+class NetShift(msgspec.Struct, frozen=True, eq=False):
     """All the shifts of one combat, netted first and then applied once: the column moves by
     the net, stopping at the table's first or last column (RULINGS)."""
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import random
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+import msgspec
 
 import tui.engine.registry as registry
 from tui.engine.cells import short_meaning
@@ -24,12 +25,11 @@ from tui.engine.combat import (
 )
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import same
+from tui.engine.records import same
 from tui.engine.tables import Tables, default_tables
 
 
-@dataclass(frozen=True)
-class PreviewRow:
+class PreviewRow(msgspec.Struct, frozen=True):
     """One possible result: the cell as printed, its exact chance, and what it means."""
 
     cell: str
@@ -37,8 +37,7 @@ class PreviewRow:
     meaning: str
 
 
-@dataclass(frozen=True)
-class Preview:
+class Preview(msgspec.Struct, frozen=True):
     """What the preview shows for one combat's inputs, before any die is rolled."""
 
     attack_total: int | float | None

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from msgspec.structs import replace
 
 import tui.engine.registry as registry
 from tui.engine.combat import resolve_with

@@ -6,8 +6,10 @@ Engineer/Frogman's hex). Headless: never imports textual or rich."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+from msgspec.structs import replace
 
 from tui.engine.dice import DiceRoll, Roller
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from tui.engine.errors import InputError
 from tui.engine.schema import Field, range_errors

@@ -21,11 +21,9 @@ a reader sees each form in its order; the functions that read them are short.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import FieldWise, fieldwise
 from tui.engine.kinds import (
     CHOICE,
     DICE,
@@ -43,6 +41,7 @@ from tui.engine.kinds import (
     Kind,
     Shown,
 )
+from tui.engine.records import Record
 from tui.engine.tables import DAYNIGHT_TERRAINS, OCS_TERRAINS, Tables
 
 if TYPE_CHECKING:
@@ -56,8 +55,7 @@ Bound = int | str
 Choices = Callable[[str, Tables], tuple[tuple[Any, str], ...]]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Field(FieldWise):
+class Field(Record, frozen=True):
     """One input of a combat."""
 
     name: str  # the CombatInput field
@@ -140,9 +138,6 @@ class Field(FieldWise):
         if self.form_choices is not None:
             return self.form_choices(ruleset, tables)
         return self.options(ruleset, tables)
-
-
-fieldwise(Field)
 
 
 def _bound(bound: Bound | None, tables: Tables) -> int | None:

@@ -16,15 +16,14 @@ import os
 import re
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn, TypeVar, overload
 
 from tui.engine.bounds import BoundError, loads_bounded, read_bounded
-from tui.engine.fieldwise import FieldWise, fieldwise
 from tui.engine.kept import cache_folder, read_own, write
+from tui.engine.records import Record
 
 # The built-in rulesets, each a section tables.toml must hold (the registry, tui.engine.registry,
 # declares each as a Ruleset; a test holds the two to the same ids).
@@ -50,8 +49,7 @@ class TablesError(Exception):
     """tables.toml is missing or broken; the message is one line naming the key path."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Chart(FieldWise):
+class Chart(Record, frozen=True):
     """One printed chart: its column labels and its rows (row key as printed -> cells)."""
 
     key: str
@@ -62,11 +60,7 @@ class Chart(FieldWise):
         return self.rows[row][self.columns.index(column)]
 
 
-fieldwise(Chart)
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class TerrainChart(FieldWise):
+class TerrainChart(Record, frozen=True):
     """A chart whose odds columns depend on a terrain row (OCS, Day/Night)."""
 
     key: str
@@ -77,21 +71,13 @@ class TerrainChart(FieldWise):
         return self.rows[row][self.columns_by_terrain[terrain].index(column)]
 
 
-fieldwise(TerrainChart)
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class LegendEntry(FieldWise):
+class LegendEntry(Record, frozen=True):
     code: str
     means: str
     seed: str
 
 
-fieldwise(LegendEntry)
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Tables(FieldWise):
+class Tables(Record, frozen=True):
     """Everything in tables.toml, validated. `data` is the whole file, read-only."""
 
     path: str
@@ -127,9 +113,6 @@ class Tables(FieldWise):
         chart = self.charts[key]
         assert isinstance(chart, TerrainChart)
         return chart
-
-
-fieldwise(Tables)
 
 
 def _freeze(value: Any) -> Any:

@@ -19,10 +19,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+from msgspec.structs import replace
 from textual.app import App
 from textual.message import Message
 
@@ -118,8 +119,7 @@ def _read_entries(path: Path, pauses: bool) -> saves.Game:
     return replace(stream.game, entries=list(kept))
 
 
-@dataclass(frozen=True)
-class SaveState:
+class SaveState(msgspec.Struct, frozen=True):
     """Where the last roll stands in the save file: saving, saved (its entry) or failed."""
 
     status: str  # "none", "saving", "saved" or "failed"

@@ -18,11 +18,12 @@ import weakref
 from array import array
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast, overload
 
 import msgspec
+from msgspec.structs import replace
 
 from tui import saves
 from tui.engine.text import one_line, when_text

@@ -15,10 +15,11 @@ from __future__ import annotations
 import getpass
 import os
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from tui.saves import files
 from tui.saves.checking import (

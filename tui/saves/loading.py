@@ -10,9 +10,10 @@ Headless: never imports textual or rich.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from tui.saves import files
 from tui.saves.checking import (
@@ -48,8 +49,7 @@ if TYPE_CHECKING:
 _WINDOW = 64 * 1024
 
 
-@dataclass
-class GameSummary:
+class GameSummary(msgspec.Struct):
     path: Path
     title: str
     rulesets: list[str]

@@ -6,9 +6,10 @@ Headless: never imports textual or rich.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from tui.saves.appending import _append
 from tui.saves.checking import (

@@ -4,9 +4,10 @@ the options, replayed entry by entry (`apply_entry` applies one more)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from tui.engine.errors import nearest
 from tui.saves.checking import DEFAULT_OPTIONS
@@ -41,8 +42,7 @@ _KIND_ALIASES = {k.lower(): k for k in MARKER_KINDS} | {
 }
 
 
-@dataclass
-class Marker:
+class Marker(msgspec.Struct):
     id: str
     kind: str
     target: str
@@ -52,8 +52,7 @@ class Marker:
     note: str | None
 
 
-@dataclass
-class Game:
+class Game(msgspec.Struct):
     path: Path
     title: str
     rulesets: list[str]
@@ -64,13 +63,23 @@ class Game:
     entries: list[dict[str, Any]]
     markers: list[Marker]
     # What loading found and left out (a torn last entry), one line each.
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
     # Where the last entry read ends in the file: `read_new_entries` reads on from here.
-    end: int = field(default=0, compare=False)
+    end: int = 0
     # Its units (order of battle) by name, in the order they came in, as the log leaves them.
-    units: dict[str, UnitState] = field(default_factory=dict)
+    units: dict[str, UnitState] = msgspec.field(default_factory=dict)
     # The losses combats left for their owners to choose, still open, by combat entry number.
-    open_losses: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    open_losses: dict[int, list[dict[str, Any]]] = msgspec.field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        """The same game: every field the same but `end` (where a read stopped in the file,
+        not what the game is)."""
+        if type(other) is not Game:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _COMPARED)
+
+
+_COMPARED = tuple(name for name in Game.__struct_fields__ if name != "end")
 
 
 def canonical_kind(kind: str) -> str:

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Generator, Iterable
-from dataclasses import dataclass
 from functools import cached_property, partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+import msgspec
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -86,8 +86,7 @@ def typed_problem(err: InputError, label: str | None = None) -> str:
     return f"{name}: {err.value!r} is not {err.allowed}"
 
 
-@dataclass(frozen=True)
-class FormReading:
+class FormReading(msgspec.Struct, frozen=True):
     """The form as the engine's input, or the problems that stop it."""
 
     combat: CombatInput | None

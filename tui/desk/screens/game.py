@@ -18,7 +18,7 @@ from tui.engine.rulesets.charts.reading import load_chart
 from tui.engine.rulesets.charts.ruleset import ChartRuleset
 from tui.game.charts import changed_chart
 
-_HELD = frozenset(CombatInput.__dataclass_fields__)
+_HELD = frozenset(CombatInput.__struct_fields__)
 
 
 class FormScreen(CombatScreen):

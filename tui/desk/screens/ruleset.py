@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from msgspec.structs import replace
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType

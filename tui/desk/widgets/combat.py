@@ -12,7 +12,6 @@ set.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
 from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -115,10 +114,11 @@ class Cycle(Widget, can_focus=True):
         Binding("left", "step(-1)", "Previous", show=False),
     ]
 
-    @dataclass
     class Changed(Message):
-        cycle: Cycle
-        value: Any
+        def __init__(self, cycle: Cycle, value: Any) -> None:
+            super().__init__()
+            self.cycle = cycle
+            self.value = value
 
         @property
         def control(self) -> Cycle:

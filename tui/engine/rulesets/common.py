@@ -8,13 +8,15 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from msgspec.structs import astuple
+
 from tui.engine.cells import plain
 from tui.engine.dice import Roller, enumerate_dice
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import same
 from tui.engine.kinds import unit_typed
 from tui.engine.model import CombatInput, Distribution, Outcome, Unit
 from tui.engine.odds import column_for_ratio, label_ratio, odds_label
+from tui.engine.records import same
 
 
 def check_whole(field: str, value: int, low: int = 0) -> None:
@@ -230,16 +232,16 @@ def same_but_factors(a: CombatInput, b: CombatInput) -> bool:
     """Whether two combats are the same all through (`same`) but for their units' factors."""
     if len(a.attackers) != len(b.attackers) or len(a.defenders) != len(b.defenders):
         return False
-    fields, unit_values, factor = CombatInput._values, Unit._values, Unit._places["factor"]
+    factor = Unit.__struct_fields__.index("factor")
     for mine, theirs in zip(a.attackers + a.defenders, b.attackers + b.defenders, strict=True):
-        left, right = list(unit_values(mine)), list(unit_values(theirs))
+        left, right = list(astuple(mine)), list(astuple(theirs))
         left[factor] = right[factor] = 0
         if not same(tuple(left), tuple(right)):
             return False
-    places = CombatInput._places
-    left, right = list(fields(a)), list(fields(b))
+    left, right = list(astuple(a)), list(astuple(b))
     for name in ("attackers", "defenders"):
-        left[places[name]] = right[places[name]] = ()
+        place = CombatInput.__struct_fields__.index(name)
+        left[place] = right[place] = ()
     return same(tuple(left), tuple(right))
 
 

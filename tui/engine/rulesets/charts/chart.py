@@ -51,9 +51,11 @@ import hashlib
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+from msgspec.structs import replace
 
 from tui.engine.errors import ChartError as ChartError
 from tui.engine.errors import InputError

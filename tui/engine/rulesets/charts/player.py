@@ -11,9 +11,9 @@ from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller, check_roll
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import same
 from tui.engine.model import CombatInput, Outcome, Unit
 from tui.engine.odds import apply_shifts
+from tui.engine.records import same
 from tui.engine.rulesets.charts.chart import (
     Beyond,
     Modifier,
@@ -32,7 +32,7 @@ from tui.engine.rulesets.common import units_total as _units_total
 _BLANK = CombatInput("")
 _UNREAD = tuple(
     (name, getattr(_BLANK, name))
-    for name in CombatInput.__dataclass_fields__
+    for name in CombatInput.__struct_fields__
     if name not in ("ruleset", "attackers", "defenders", "column", "roll", "modifiers")
 )
 

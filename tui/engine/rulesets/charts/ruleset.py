@@ -5,8 +5,9 @@ Made by the registry's chart loader (tui.engine.registry), which gives it its id
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from tui.engine.cells import cell_text, plain
 from tui.engine.ruleset import Ruleset

@@ -6,9 +6,9 @@ from typing import Any, NamedTuple
 
 from tui.engine.dice import Roller
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import same
 from tui.engine.model import CombatInput, Distribution, Outcome
 from tui.engine.questions import AnsweringRoller, ChoiceQuestion, NumberQuestion, Option, Question
+from tui.engine.records import same
 from tui.engine.rulesets.common import (
     check_whole,
     computed_ratio,

@@ -4,9 +4,10 @@ options it asks after the dice, and the chances luck can share between combats."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from tui.engine.ruleset import Asker, Ruleset
 from tui.engine.schema import OCS_UNIT_SPECS, Field, declared

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from msgspec.structs import replace
+
 from tui.engine.dice import total_distribution
 from tui.engine.errors import InputError
-from tui.engine.fieldwise import same
 from tui.engine.model import CombatInput, Unit
+from tui.engine.records import same
 from tui.engine.tables import Tables
 
 UNIT_KINDS: dict[str, str] = {

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+
+import msgspec
+from msgspec.structs import replace
 
 from tui.engine.dice import DiceRoll, Roller, check_roll, parse_dice
 from tui.engine.errors import InputError
@@ -529,8 +531,7 @@ HERO_SITE_QUESTION = (
 
 # A draw and a repair are read field by field, never compared: no generated __eq__ or
 # __hash__ (eq=False), made at every `crtdesk resolve` of Pair-o-Dice for nothing.
-@dataclass(frozen=True, eq=False)
-class HeroSiteDraw:
+class HeroSiteDraw(msgspec.Struct, frozen=True, eq=False):
     """A Hero Site won uncontested by `winner`: the die of the draw and what it means, or
     why there is no draw (`refused`)."""
 
@@ -594,8 +595,7 @@ def hero_site_draw_text(count: int) -> str:
     )
 
 
-@dataclass(frozen=True, eq=False)
-class Repair:
+class Repair(msgspec.Struct, frozen=True, eq=False):
     """Hero #15 Engineer/Frogman played: the No-entry marker it lifts, or why none."""
 
     card: str
