@@ -39,6 +39,8 @@ class HandDiceScreen(ModalScreen[int | None]):
     """Ask for the dice rolled at the table, as they lie: their total before any modifier
     (the desk adds the DRM and reads the row)."""
 
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
+
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, dice: str, low: int, high: int, what: str = "") -> None:
@@ -70,6 +72,8 @@ class HandDiceScreen(ModalScreen[int | None]):
 
 class TraceScreen(ModalScreen[None]):
     """The last roll in full, at the screen's width: cell, effects, dice and every step."""
+
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
 
     # Enter closes it too, as it closes every dialog: there is nothing to choose here.
     BINDINGS = [Binding("escape,enter,q,ctrl+f", "close", "Close", key_display="esc/enter")]
@@ -112,6 +116,8 @@ class NewGameRequest:
 class NewGameScreen(ModalScreen[NewGameRequest | None]):
     """Title, rulesets in play and per-game options for a new save file. Enter creates the
     game from any field (Space ticks a ruleset); Esc cancels."""
+
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
@@ -217,6 +223,8 @@ class ChoiceScreen(ModalScreen[str | None]):
     first letter of what it does (where no other choice shares it). Esc answers None: the
     question, and whatever asked it, is cancelled."""
 
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
+
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, question: str, choices: list[tuple[str, str, str]]) -> None:
@@ -270,6 +278,8 @@ class NumberScreen(ModalScreen[int | None]):
     """Ask for a whole number >= 0; empty means none. Esc cancels: None, with `cancelled`
     set (a roll that asked is cancelled whole)."""
 
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
+
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, question: str, placeholder: str = "") -> None:
@@ -305,6 +315,8 @@ class NumberScreen(ModalScreen[int | None]):
 
 class NoteScreen(ModalScreen[str | None]):
     """Ask for a note on a logged entry; empty (or Esc) writes nothing."""
+
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 

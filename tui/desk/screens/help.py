@@ -20,6 +20,8 @@ TYPING_KEYS = (
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = "help.tcss"  # read when first shown, not at the desk's start
+
     # Enter closes it too, as it closes every dialog: there is nothing to choose here.
     BINDINGS = [Binding("escape,enter,f1,q", "close", "Close", key_display="esc/enter")]
 

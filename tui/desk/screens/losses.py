@@ -45,6 +45,8 @@ class LossScreen(ModalScreen[list[dict[str, Any]] | None]):
     takes a number; Enter checks the numbers (the whole loss, no unit past what it has) and
     answers the losses, Esc answers None (the loss stays open)."""
 
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
+
     BINDINGS = [Binding("escape", "cancel", "Leave open")]
     DEFAULT_CSS = """
     LossScreen .loss-row { height: 1; }

@@ -21,6 +21,8 @@ from tui.game.model import MARKER_KINDS, Marker, SaveError, canonical_kind
 class MarkerPickScreen(ModalScreen[str | None]):
     """One marker in play, picked with the arrows and Enter: its id (None on Esc)."""
 
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
+
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, question: str, markers: Sequence[Marker]) -> None:
@@ -56,6 +58,8 @@ class MarkerRequest:
 
 class PlaceMarkerScreen(ModalScreen[MarkerRequest | None]):
     """A marker placed by hand: its kind, hex or unit, side and turns (empty: no end)."""
+
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 

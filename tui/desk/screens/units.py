@@ -230,6 +230,8 @@ class UnitFormScreen(ModalScreen[dict[str, Any] | None]):
     Enter checks them (one line naming a bad one) and saves; the form closes once the
     entry is written (with it), and stays open on a refusal, saying it."""
 
+    CSS_PATH = "dialogs.tcss"  # read when first shown, not at the desk's start
+
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, fields: Sequence[RecordField], unit: UnitState | None, write: Write) -> None:
