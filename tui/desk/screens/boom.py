@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets import Input, Label
+from textual.widgets import Input, Static
 
 from tui.desk.commands import FROGMAN_COMMANDS, Command
 from tui.desk.screens.combat import CombatScreen, FormReading
@@ -122,7 +122,7 @@ class BoomScreen(CombatScreen):
             return  # hidden or shown already (each change lays the form out)
         self.hidden = unread
         self.query_one("#defenders").display = "defenders" not in unread
-        self.query(".section").last(Label).display = "defenders" not in unread
+        self.query(".section").last(Static).display = "defenders" not in unread
         for found in self.form_inputs:
             line = self.query_one(f"#{found.widget_id}").parent
             if isinstance(line, Widget):

@@ -37,7 +37,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
-from textual.widgets import Input, Label
+from textual.widgets import Input, Static
 
 from tui import engine
 from tui.desk.commands import COMBAT_COMMANDS, COMBAT_SCREEN_COMMANDS, Command
@@ -159,11 +159,11 @@ class CombatScreen(TypingForm, RulesetScreen):
             # Neither pane is a focus stop: Tab walks the fields (the form scrolls to the
             # focused one), and the side is laid out to fit, the result over the chances.
             with VerticalScroll(classes="combat-form", can_focus=False):
-                yield Label(self.SECTION_LABELS[0], classes="section")
+                yield Static(self.SECTION_LABELS[0], classes="section")
                 yield from self.compose_unit_heading("attacker")
                 with Vertical(id="attackers"):
                     yield self.make_unit_row("attacker", 1)
-                yield Label(self.SECTION_LABELS[1], classes="section")
+                yield Static(self.SECTION_LABELS[1], classes="section")
                 yield from self.compose_unit_heading("defender")
                 with Vertical(id="defenders"):
                     yield self.make_unit_row("defender", 1)
@@ -235,7 +235,7 @@ class CombatScreen(TypingForm, RulesetScreen):
             widgets: list[Widget] = [self.input_widget(first)]
             for other in rest:
                 if other.shown is not Shown.TICK:
-                    widgets.append(Label(f" {other.form_label} "))
+                    widgets.append(Static(f" {other.form_label} ", classes="between"))
                 widgets.append(self.input_widget(other))
             yield FieldLine(first.form_label, *widgets)
 

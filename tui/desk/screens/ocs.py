@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Label
+from textual.widgets import Static
 
 from tui.desk.screens.combat import CombatScreen, FormReading, SaveState
 from tui.desk.widgets.combat import Cycle, OddsPreview
@@ -36,7 +36,7 @@ class OcsScreen(CombatScreen):
     def compose_unit_heading(self, side: str) -> ComposeResult:
         # Over the row's fields (label 3, strength 5, steps 4, AR 4, name): their
         # placeholders go once a value is typed.
-        yield Label("   str  stp AR  name", classes="unit-heading")
+        yield Static("   str  stp AR  name", classes="unit-heading")
 
     def make_preview(self) -> OddsPreview:
         return OcsOddsPreview(id="preview")

@@ -57,6 +57,49 @@ class ReviewScreen(DeskScreen):
 
     DESK_COMMANDS: ClassVar[tuple[Command, ...]] = REVIEW_COMMANDS
     BINDINGS = [c.binding() for c in REVIEW_COMMANDS]
+    # Parsed when a review is first shown (a widget's own CSS), not at every start; a
+    # CSS_PATH would not be read where the review is the desk's first screen.
+    DEFAULT_CSS = """
+    #review-bar {
+        height: 1;
+    }
+
+    #review-filter {
+        width: 1fr;
+    }
+
+    #review-status {
+        width: auto;
+        max-width: 50%;
+        padding: 0 1;
+    }
+
+    #review-table {
+        height: 1fr;
+    }
+
+    #review-detail-pane {
+        height: 40%;
+        border-top: solid $primary;
+    }
+
+    #review-detail {
+        padding: 0 1;
+    }
+
+    #review-luck-pane, #review-losses-pane {
+        display: none;
+        height: 60%;
+        border-top: solid $primary;
+        padding: 0 1;
+    }
+
+    #review-markers {
+        height: auto;
+        max-height: 3;
+        padding: 0 1;
+    }
+    """
 
     def __init__(self, path: Path) -> None:
         super().__init__(classes="review-screen")

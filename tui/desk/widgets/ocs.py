@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Static
 
 from tui.desk.widgets.combat import (
     Cycle,
@@ -82,15 +82,15 @@ class OcsUnitRow(UnitRow):
 
     def compose(self) -> ComposeResult:
         with Horizontal():
-            yield Label(self.label, classes="unit-label")
+            yield Static(self.label, classes="unit-label")
             for name in ("factor", "steps", "ar", "unit-name"):
                 yield self.inputs[name]
         with Horizontal():
-            yield Label("", classes="unit-indent")
+            yield Static("", classes="unit-indent")
             if self.side == "attacker":
                 yield from self.cycles.values()
             else:
-                yield Label("RE ", classes="re-label")
+                yield Static("RE ", classes="re-label")
                 yield self.inputs["re"]
             yield self.markers_shown
 
