@@ -1,21 +1,24 @@
 """When the desk is ready (`CrtDeskApp.desk_ready`, where the bench ends its count of a
 start): the start screen at its first frame; a combat screen once the engine its first
-combat reads is imported and the last roll's panel is mounted and drawn. With
+combat reads is imported and, where the game has a last roll there, its panel is mounted
+and drawn. With
 $CRTDESK_EXIT_AT_READY the real command ends there, and only there."""
 
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Desk
+from tests.conftest import Desk, settle
 from tui import saves
 from tui.desk.app import CrtDeskApp
 from tui.desk.screens.start import StartScreen
+from tui.desk.widgets.combat import ResultPanel
 
 HEADLESS = {
     "TEXTUAL_DRIVER": "textual.drivers.headless_driver:HeadlessDriver",
@@ -25,12 +28,43 @@ HEADLESS = {
 
 
 async def test_a_combat_screen_is_ready_once_prepared(desk: Desk) -> None:
+    """A new game has no last roll: ready without the last roll's panel, which comes in
+    with the first roll, drawn with it."""
     async with desk(rulesets=["pod-basic"]) as (app, pilot):
         await pilot.pause()
         screen = app.screen
         assert app.ready
-        assert screen.prepared and screen.query("#result")
+        assert screen.prepared and not screen.query("#result")
         assert "tui.engine.preview" in sys.modules
+        await pilot.press("8", "enter", "2", "ctrl+r")
+        await settle(pilot)
+        panel = screen.query_one(ResultPanel)
+        assert panel.display and panel.lines.texts["result-cell"].startswith("Roll ")
+        assert saves.load_game(screen.session.path).entries[-1]["kind"] == "combat"
+
+
+async def test_a_game_opened_again_is_ready_with_its_last_roll_drawn(tmp_path: Path) -> None:
+    """Opened on a save with a combat of this screen's, the desk is ready only once that
+    roll's panel is mounted and drawn."""
+    from tui.engine import CombatInput, Unit, resolve
+
+    path = tmp_path / "g.toml"
+    saves.new_game(path, "G", ["pod-basic"])
+    combat = CombatInput("pod-basic", attackers=(Unit(8),), defenders=(Unit(2),))
+    saves.append_combat(path, combat, resolve(combat, rng=random.Random(3)), who="ann")
+    app = CrtDeskApp(saves_dir=tmp_path, game_path=path, player="tester")
+    seen: list[tuple[bool, bool]] = []
+    ready = app.desk_ready
+
+    def at_ready() -> None:
+        panel = app.screen.query(ResultPanel)
+        seen.append((bool(panel), bool(panel) and panel.first().region.height > 0))
+        ready()
+
+    app.desk_ready = at_ready  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.ready and seen == [(True, True)]
 
 
 async def test_the_start_screen_is_ready_at_its_first_frame(tmp_path: Path) -> None:

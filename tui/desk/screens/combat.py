@@ -23,7 +23,7 @@ each half would reach into the other's attributes. Every ruleset screen subclass
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from functools import cached_property, partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -36,7 +36,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Input, Static
 
 from tui import engine
@@ -129,6 +129,8 @@ class CombatScreen(TypingForm, RulesetScreen):
         self._fields: dict[str, Widget | None] = {}
         # Each side's unit rows, found once as the form's fields are (`unit_rows`).
         self._unit_rows: dict[str, tuple[UnitRow, ...]] = {}
+        # The last roll's panel's mount, while it is just put in (`after_panel_drawn`).
+        self._panel_mounted: AwaitMount | None = None
         # The form's fields and the tables they were worked out for (`form_inputs`).
         self._form_inputs: tuple[Tables, tuple[SchemaField, ...]] | None = None
         # Whether the screen's first frame is drawn, and what follows it ready (`prepare`).
@@ -170,8 +172,8 @@ class CombatScreen(TypingForm, RulesetScreen):
                 yield from self.compose_fields()
             with Vertical(classes="combat-side"):
                 yield from self.compose_markers()
-                # The last roll's panel (ResultPanel), hidden until the first roll, is put
-                # above the preview once the screen is drawn (`prepare`).
+                # The last roll's panel (ResultPanel) is put above the preview when there
+                # is a roll to show (`result_panel`).
                 yield self.make_preview()
 
     def compose_unit_heading(self, side: str) -> ComposeResult:
@@ -414,8 +416,8 @@ class CombatScreen(TypingForm, RulesetScreen):
 
     def prepare(self) -> None:
         """What the screen needs after its first frame: the engine its first combat reads
-        (the model, the preview and the ruleset's resolver), and the last roll's panel,
-        hidden until the first roll."""
+        (the model, the preview and the ruleset's resolver). The last roll's panel comes
+        in with the game's last roll, or with the first roll."""
         self.drawn = True
         # Imported after the form's first frame, or when first shown (tests/desk/test_lazy_screens.py).
         from tui.engine.combat import load_ruleset
@@ -423,13 +425,12 @@ class CombatScreen(TypingForm, RulesetScreen):
         for name in ENGINE_MODULES:
             import_module(name)
         load_ruleset(self.ruleset)
-        self.result_panel  # noqa: B018 - mounted hidden, so a roll lays nothing out
         self.prepared = True
         self.read_units_state()
         self.show_latest()  # a game opened again shows its last combat here
         self.restore_form()
         # What preparing laid out drawn too: the save opened from the list is read now.
-        self.call_after_refresh(self.post_message, ScreenDrawn())
+        self.after_panel_drawn(partial(self.post_message, ScreenDrawn()))
 
     def focused_unit_row(self) -> UnitRow | None:
         """The unit row whose text field has the focus, if one has."""
@@ -512,10 +513,23 @@ class CombatScreen(TypingForm, RulesetScreen):
             panel.display = False
             side = self.form_field(".combat-side")
             assert isinstance(side, Vertical)
-            side.mount(panel, before=self.form_field("#preview"))
+            self._panel_mounted = side.mount(panel, before=self.form_field("#preview"))
             self._fields["#result"] = panel
         assert isinstance(panel, ResultPanel)
         return panel
+
+    def after_panel_drawn(self, then: Callable[[], object]) -> None:
+        """Call `then` once the last roll's panel as it is now is drawn: after the next
+        frame, or after the frame that follows its mount where it is just put in."""
+        mounted, self._panel_mounted = self._panel_mounted, None
+        if mounted is None:
+            self.call_after_refresh(then)
+        else:
+            self.call_next(self._after_mount, mounted, then)
+
+    async def _after_mount(self, mounted: AwaitMount, then: Callable[[], object]) -> None:
+        await mounted
+        self.call_after_refresh(then)
 
     def watch_reading(self, reading: FormReading) -> None:
         problems = list(reading.problems)
@@ -838,7 +852,7 @@ class CombatScreen(TypingForm, RulesetScreen):
         self.save_state = SaveState("saving")
         # Written once the roll is drawn: the worker's thread would share the frame's time.
         drawn = threading.Event()
-        self.call_after_refresh(drawn.set)
+        self.after_panel_drawn(drawn.set)
         if amends is None:
             self.session.log_combat(
                 combat,
