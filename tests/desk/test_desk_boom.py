@@ -11,8 +11,9 @@ from tests.conftest import Desk, screen_text, settle
 from tui import saves
 from tui.desk.screens.boom import BoomScreen
 from tui.desk.screens.dialogs import HandDiceScreen
-from tui.desk.widgets.combat import Cycle, FieldLine, OddsPreview, ResultPanel
+from tui.desk.widgets.combat import Cycle, FieldLine, OddsPreview
 from tui.desk.widgets.markers import MarkerPanel
+from tui.desk.widgets.result import ResultPanel
 
 
 def text_of(widget) -> str:

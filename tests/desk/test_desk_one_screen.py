@@ -13,8 +13,9 @@ from textual.geometry import Size
 
 from tests.conftest import SIZE, Desk
 from tests.snapshots.test_snapshots import ROLLED, _marked_game, _rolled
-from tui.desk.widgets.combat import OddsPreview, ResultLines, ResultPanel
+from tui.desk.widgets.combat import OddsPreview
 from tui.desk.widgets.markers import MarkerPanel
+from tui.desk.widgets.result import ResultLines, ResultPanel
 
 SIZE_OF = Size(*SIZE)
 
@@ -80,7 +81,7 @@ def test_a_result_that_reads_no_die_is_headed_by_that_result(
     ruleset: str, attack: int, defence: int, head: str
 ) -> None:
     """Not "Roll -: (no cell)": the result the odds gave, and that no die was read."""
-    from tui.desk.widgets.combat import result_head
+    from tui.desk.widgets.result import result_head
     from tui.engine import CombatInput, Unit, resolve
 
     outcome = resolve(CombatInput(ruleset, (Unit(attack),), (Unit(defence),)))

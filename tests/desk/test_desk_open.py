@@ -134,8 +134,9 @@ async def test_a_game_opened_again_shows_its_last_combat_in_the_form_and_the_box
     it (the inputs are in the log) and its box shows that combat (both were empty)."""
     from textual.widgets import Input
 
-    from tui.desk.widgets.combat import Cycle, ResultPanel
+    from tui.desk.widgets.combat import Cycle
     from tui.desk.widgets.ocs import OcsUnitRow
+    from tui.desk.widgets.result import ResultPanel
 
     folder = tmp_path / "saves"
     app = make_app(folder, rulesets=["pod-super", "ocs"])

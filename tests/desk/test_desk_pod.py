@@ -11,8 +11,9 @@ from tui import saves
 from tui.desk.app import CrtDeskApp
 from tui.desk.screens.dialogs import ChoiceScreen
 from tui.desk.screens.pod import PodScreen
-from tui.desk.widgets.combat import Cycle, OddsPreview, ResultPanel, UnitRow
+from tui.desk.widgets.combat import Cycle, OddsPreview, UnitRow
 from tui.desk.widgets.keys import KeyBar
+from tui.desk.widgets.result import ResultPanel
 
 
 def text_of(screen: PodScreen, selector: str) -> str:

@@ -18,7 +18,7 @@ from tests.conftest import Desk, settle
 from tui import saves
 from tui.desk.app import CrtDeskApp
 from tui.desk.screens.start import StartScreen
-from tui.desk.widgets.combat import ResultPanel
+from tui.desk.widgets.result import ResultPanel
 
 HEADLESS = {
     "TEXTUAL_DRIVER": "textual.drivers.headless_driver:HeadlessDriver",

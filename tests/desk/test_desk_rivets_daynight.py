@@ -16,7 +16,8 @@ from tui.desk.screens.combat import CombatScreen
 from tui.desk.screens.daynight import DayNightScreen
 from tui.desk.screens.dialogs import ChoiceScreen, HandDiceScreen, NumberScreen
 from tui.desk.screens.rivets import RivetsScreen
-from tui.desk.widgets.combat import Cycle, ResultPanel
+from tui.desk.widgets.combat import Cycle
+from tui.desk.widgets.result import ResultPanel
 from tui.engine import CombatInput, Unit, resolve
 from tui.game.session import KEPT_ENTRIES
 from tui.saves import encoding

@@ -16,7 +16,7 @@ from tests.conftest import settle
 from tui.cli import main
 from tui.desk.app import CrtDeskApp
 from tui.desk.screens.game import FormScreen
-from tui.desk.widgets.combat import ResultLines, ResultPanel
+from tui.desk.widgets.result import ResultLines, ResultPanel
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 CHARTS = sorted(DOCS.glob("*.toml"))

@@ -19,8 +19,9 @@ from textual.widgets import Input, Static
 
 from tests.conftest import Desk, notes, settle
 from tui import saves
-from tui.desk.widgets.combat import OddsPreview, ResultLines, ResultPanel, TypingForm
+from tui.desk.widgets.combat import OddsPreview, TypingForm
 from tui.desk.widgets.markers import MarkerPanel
+from tui.desk.widgets.result import ResultLines, ResultPanel
 from tui.game import session
 from tui.game.session import SaveState
 

@@ -123,7 +123,7 @@ prepare = CombatScreen.prepare
 
 
 def engine_modules():
-    return sorted(m for m in sys.modules if m.startswith("tui.engine."))
+    return sorted(m for m in sys.modules if m.startswith(("tui.engine.", "tui.desk.widgets.")))
 
 
 def prepared(self):
@@ -193,6 +193,7 @@ def test_a_new_form_is_drawn_without_the_engine_and_loads_it_just_after():
     roll: tests/desk/test_desk_ready.py)."""
     drawn, loaded, read = fresh_python(FORM_ENGINE_PROBE)
     assert "result panel: False" in drawn and "result panel: False" in loaded
+    assert "tui.desk.widgets.result" not in loaded  # the panel's module comes with it
     for module in ("model", "preview", "odds", "dice", "rulesets.common", "rulesets.pod.rules"):
         assert f"tui.engine.{module}" not in drawn, module
         assert f"tui.engine.{module}" in loaded, module

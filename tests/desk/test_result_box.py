@@ -17,7 +17,7 @@ from textual.geometry import Region
 from tests.conftest import SIZE, settle
 from tests.snapshots.test_snapshots import ROLLED, _marked_game
 from tui.desk.screens.combat import CombatScreen
-from tui.desk.widgets.combat import ResultLines, ResultPanel, result_head
+from tui.desk.widgets.result import ResultLines, ResultPanel, result_head
 from tui.engine import CombatInput, Outcome, Unit
 from tui.engine.errors import InputError
 from tui.engine.procedure import (

@@ -12,7 +12,7 @@ from tests.conftest import settle
 from tests.desk.test_live import shown
 from tui import saves
 from tui.desk.app import CrtDeskApp
-from tui.desk.widgets.combat import ResultPanel
+from tui.desk.widgets.result import ResultPanel
 
 
 def box(app: CrtDeskApp) -> str:

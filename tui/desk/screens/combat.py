@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Generator, Iterable
 from functools import cached_property, partial
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 import msgspec
 from textual import on, work
@@ -48,7 +48,6 @@ from tui.desk.widgets.combat import (
     Cycle,
     FieldLine,
     OddsPreview,
-    ResultPanel,
     TypingForm,
     UnitRow,
 )
@@ -59,6 +58,7 @@ from tui.engine.tables import Tables
 from tui.engine.text import one_line
 
 if TYPE_CHECKING:
+    from tui.desk.widgets.result import ResultPanel
     from tui.engine import CombatInput, Outcome
     from tui.engine.preview import Preview
     from tui.engine.questions import Question
@@ -500,8 +500,8 @@ class CombatScreen(TypingForm, RulesetScreen):
             self.pick_unit(event.input)  # a name completed as its field was left
         self.reading = self.read_form()
         panel = self.form_field("#result")
-        if isinstance(panel, ResultPanel):
-            panel.mark_stale()
+        if panel is not None:
+            cast("ResultPanel", panel).mark_stale()
 
     @property
     def result_panel(self) -> ResultPanel:
@@ -509,14 +509,16 @@ class CombatScreen(TypingForm, RulesetScreen):
         above the preview when first asked for."""
         panel = self.form_field("#result")
         if panel is None:
+            # Imported with the first roll shown (tests/desk/test_lazy_screens.py).
+            from tui.desk.widgets.result import ResultPanel
+
             panel = ResultPanel(id="result")
             panel.display = False
             side = self.form_field(".combat-side")
             assert isinstance(side, Vertical)
             self._panel_mounted = side.mount(panel, before=self.form_field("#preview"))
             self._fields["#result"] = panel
-        assert isinstance(panel, ResultPanel)
-        return panel
+        return cast("ResultPanel", panel)
 
     def after_panel_drawn(self, then: Callable[[], object]) -> None:
         """Call `then` once the last roll's panel as it is now is drawn: after the next
