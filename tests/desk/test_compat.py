@@ -123,6 +123,68 @@ async def test_a_styled_once_screen_skips_the_restyle_of_its_first_resume_only()
     assert [resume.refresh_styles for resume in screen.resumes] == [False, True, True]
 
 
+class Sized(compat.StyledOnceScreen[None]):
+    """A screen that counts its layouts and the resizes its own handler hears."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layouts: list[object] = []
+        self.heard: list[Size] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("sized", id="sized")
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        self.layouts.append(size)
+        super()._refresh_layout(size, scroll)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.heard.append(event.size)
+        super().on_resize(event)
+
+
+class Plain(Screen[None]):
+    """Textual's own screen, counting its layouts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layouts: list[object] = []
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        self.layouts.append(size)
+        super()._refresh_layout(size, scroll)
+
+
+async def test_textual_lays_a_screen_out_on_a_resize_to_the_size_it_has() -> None:
+    """What `StyledOnceScreen.on_resize` spares: Textual's handler lays the screen out
+    again for a Resize of the size it is laid out at."""
+    screen = Plain()
+    async with App[None]().run_test(size=(80, 24)) as pilot:
+        await pilot.app.push_screen(screen)
+        await pilot.pause()
+        before = len(screen.layouts)
+        screen.post_message(events.Resize(Size(80, 24), Size(80, 24)))
+        await pilot.pause()
+        assert len(screen.layouts) == before + 1
+
+
+async def test_a_styled_once_screen_is_laid_out_again_only_for_a_new_size() -> None:
+    screen = Sized()
+    async with App[None]().run_test(size=(80, 24)) as pilot:
+        await pilot.app.push_screen(screen)
+        await pilot.pause()
+        before = len(screen.layouts)
+        screen.post_message(events.Resize(Size(80, 24), Size(80, 24)))
+        await pilot.pause()
+        assert len(screen.layouts) == before  # the size it has: not laid out again
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert len(screen.layouts) > before and screen.size == Size(100, 30)
+        assert screen.query_one("#sized").size.width == 100  # laid out at the new size
+        # The screen's own handler heard every resize, the one spared included.
+        assert Size(80, 24) in screen.heard and screen.heard[-1] == Size(100, 30)
+
+
 # ---------------------------------------------------------------- KeyHoldingApp
 
 

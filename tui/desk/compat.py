@@ -19,6 +19,11 @@ newest Textual the pin allows, so an upgrade that breaks one is caught there fir
 - `StyledOnceScreen` turns off the restyle of the first `ScreenResume` Textual posts to a
   screen (its `refresh_styles`, read by the private `Screen._on_screen_resume`). No public
   API skips it; kept because it was about a tenth of a combat screen's first frame.
+- `StyledOnceScreen.on_resize` keeps Textual's own Resize handler (`Screen._on_resize`) from
+  laying the screen out again for a Resize of the size it is laid out at, through the
+  public `prevent_default`; it relies on that handler doing nothing else a screen of the
+  desk needs at an unchanged size. Kept because a screen shown at start got three such
+  Resizes, each a full layout and frame (19 M instructions of the open to ready, counted).
 - `KeyHoldingApp` holds the keys the driver sends before the first screen's fields are
   there (`App.on_event`, where Textual forwards a key not yet forwarded), and hands them on
   through it later. No public API delays input; without it Textual dropped the keys a
@@ -195,6 +200,24 @@ class StyledOnceScreen(Screen[ReturnType]):
             self._shown_once = True
             message.refresh_styles = False
         return super().post_message(message)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A resize to the size the screen is laid out at already is not laid out again.
+
+        Textual's own handler (`Screen._on_resize`, run after this one unless prevented)
+        lays out and draws the whole screen on every Resize, whatever its size: a screen
+        shown at start gets three of the size it has just been laid out at (the app's
+        first size, its first idle's check, and the one the first layout sends the screen
+        itself), each a full layout and frame. Subclasses' handlers still run; a size
+        that changed, an inline app or breakpoints get Textual's handler as before."""
+        app = self.app
+        if (
+            event.size == self.outer_size  # as last laid out (`size` is the app's now)
+            and not app.is_inline
+            and not (self.HORIZONTAL_BREAKPOINTS or app.HORIZONTAL_BREAKPOINTS)
+            and not (self.VERTICAL_BREAKPOINTS or app.VERTICAL_BREAKPOINTS)
+        ):
+            event.prevent_default()
 
 
 class KeyHoldingApp(App[ReturnType]):
