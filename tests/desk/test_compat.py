@@ -123,26 +123,6 @@ async def test_a_styled_once_screen_skips_the_restyle_of_its_first_resume_only()
     assert [resume.refresh_styles for resume in screen.resumes] == [False, True, True]
 
 
-class Sized(compat.StyledOnceScreen[None]):
-    """A screen that counts its layouts and the resizes its own handler hears."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.layouts: list[object] = []
-        self.heard: list[Size] = []
-
-    def compose(self) -> ComposeResult:
-        yield Static("sized", id="sized")
-
-    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
-        self.layouts.append(size)
-        super()._refresh_layout(size, scroll)
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.heard.append(event.size)
-        super().on_resize(event)
-
-
 class Plain(Screen[None]):
     """Textual's own screen, counting its layouts."""
 
@@ -153,6 +133,20 @@ class Plain(Screen[None]):
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
         self.layouts.append(size)
         super()._refresh_layout(size, scroll)
+
+
+class Sized(compat.StyledOnceScreen[None], Plain):
+    """A styled-once screen that counts its layouts and the resizes its handler hears."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heard: list[Size] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("sized", id="sized")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.heard.append(event.size)  # then StyledOnceScreen's own, as Textual calls each
 
 
 async def test_textual_lays_a_screen_out_on_a_resize_to_the_size_it_has() -> None:
