@@ -14,6 +14,7 @@ from textual._compositor import ChopsUpdate, Compositor
 from textual.app import App, ComposeResult
 from textual.geometry import Size
 from textual.message import Message
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
@@ -149,28 +150,28 @@ class Sized(compat.StyledOnceScreen[None], Plain):
         self.heard.append(event.size)  # then StyledOnceScreen's own, as Textual calls each
 
 
+async def layouts_for_the_same_size(pilot: Pilot[None], screen: Plain) -> int:
+    """The screen pushed at 80x24, then given a Resize of that size: the layouts it made."""
+    await pilot.app.push_screen(screen)
+    await pilot.pause()
+    before = len(screen.layouts)
+    screen.post_message(events.Resize(Size(80, 24), Size(80, 24)))
+    await pilot.pause()
+    return len(screen.layouts) - before
+
+
 async def test_textual_lays_a_screen_out_on_a_resize_to_the_size_it_has() -> None:
     """What `StyledOnceScreen.on_resize` spares: Textual's handler lays the screen out
     again for a Resize of the size it is laid out at."""
-    screen = Plain()
     async with App[None]().run_test(size=(80, 24)) as pilot:
-        await pilot.app.push_screen(screen)
-        await pilot.pause()
-        before = len(screen.layouts)
-        screen.post_message(events.Resize(Size(80, 24), Size(80, 24)))
-        await pilot.pause()
-        assert len(screen.layouts) == before + 1
+        assert await layouts_for_the_same_size(pilot, Plain()) == 1
 
 
 async def test_a_styled_once_screen_is_laid_out_again_only_for_a_new_size() -> None:
     screen = Sized()
     async with App[None]().run_test(size=(80, 24)) as pilot:
-        await pilot.app.push_screen(screen)
-        await pilot.pause()
+        assert await layouts_for_the_same_size(pilot, screen) == 0  # not laid out again
         before = len(screen.layouts)
-        screen.post_message(events.Resize(Size(80, 24), Size(80, 24)))
-        await pilot.pause()
-        assert len(screen.layouts) == before  # the size it has: not laid out again
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
         assert len(screen.layouts) > before and screen.size == Size(100, 30)

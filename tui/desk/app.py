@@ -214,7 +214,8 @@ class CrtDeskApp(KeyHoldingApp[None]):
 
     @on(CreateGame)
     def _create_asked(self, message: CreateGame) -> None:
-        self.create_game(message.title, message.rulesets, message.options, message.charts)
+        asked = message.request
+        self.create_game(asked.title, asked.rulesets, asked.options, asked.charts)
 
     @on(RepairSave)
     def _repair_asked(self, message: RepairSave) -> None:

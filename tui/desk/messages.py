@@ -8,11 +8,12 @@ instructions a message)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from tui.desk.screens.dialogs import NewGameRequest
     from tui.game.folder import GameSummary
 
 
@@ -25,21 +26,12 @@ class OpenGame(Message):
 
 
 class CreateGame(Message):
-    """Start a save of these rulesets, with a copy of each player's chart in play, and
-    open it."""
+    """Start a save as the new game's dialog asked (`NewGameRequest`: its title, rulesets,
+    options and a copy of each player's chart in play), and open it."""
 
-    def __init__(
-        self,
-        title: str,
-        rulesets: list[str],
-        options: dict[str, Any],
-        charts: dict[str, str] | None = None,
-    ) -> None:
+    def __init__(self, request: NewGameRequest) -> None:
         super().__init__()
-        self.title = title
-        self.rulesets = rulesets
-        self.options = options
-        self.charts = charts
+        self.request = request
 
 
 class RepairSave(Message):

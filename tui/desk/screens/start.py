@@ -172,9 +172,7 @@ class StartScreen(DeskScreen):
 
     def _created(self, request: NewGameRequest | None) -> None:
         if request is not None:
-            self.post_message(
-                CreateGame(request.title, request.rulesets, request.options, request.charts)
-            )
+            self.post_message(CreateGame(request))
 
     def action_review_log(self) -> None:
         # Imported when first shown: the start screen draws without it.
