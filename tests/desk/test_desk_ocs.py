@@ -342,3 +342,19 @@ def test_a_unit_row_added_can_be_read_before_it_is_composed():
         assert row.named and row.name_input.value == ""
         row.show_names(None)
         assert row.parts()["name"] is None
+
+
+async def test_ocs_unit_rows_renumber_their_labels_when_one_is_removed(desk: Desk) -> None:
+    """An OCS row shows its label ("A2") in a field of its own: dropping the first attacker
+    makes the second A1, on the screen."""
+    async with desk(rulesets=["ocs"]) as (app, pilot):
+        screen = app.screen
+        await pilot.press("ctrl+n")  # two attackers
+        await pilot.pause()
+        rows = list(screen.query(OcsUnitRow).filter(".attacker").results(OcsUnitRow))
+        assert [str(r.query_one(".unit-label", Static).content) for r in rows] == ["A1", "A2"]
+        screen.set_focus(rows[0].factor_input)
+        await pilot.press("ctrl+o")  # the first removed: the second is now A1
+        await pilot.pause()
+        rows = list(screen.query(OcsUnitRow).filter(".attacker").results(OcsUnitRow))
+        assert [str(r.query_one(".unit-label", Static).content) for r in rows] == ["A1"]

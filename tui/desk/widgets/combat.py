@@ -29,7 +29,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Static
 
 from tui.desk.compat import keep_input_scroll_width, row_runs
 
@@ -260,7 +260,6 @@ class UnitRow(Horizontal):
     # instructions of a combat screen's start each, docs/performance.md).
     DEFAULT_CSS = """
     UnitRow { height: 1; }
-    UnitRow > Label { width: 4; }
     UnitRow > Input { width: 8; }
     UnitRow > Input.factor { margin-left: 4; }
     UnitRow > Cycle { width: 1fr; }
@@ -318,7 +317,7 @@ class UnitRow(Horizontal):
 
     def renumber(self, number: int) -> None:
         self.number = number
-        for label in self.query(".unit-label").results(Label):  # a row that has its own
+        for label in self.query(".unit-label").results(Static):  # a row that has its own
             label.update(self.label)
         self.refresh()
 
