@@ -185,8 +185,9 @@ class CrtDeskApp(KeyHoldingApp[None]):
     def desk_ready(self) -> None:
         """The desk's first screen is ready to use: drawn, and a ruleset screen's form with
         the engine its first combat reads imported and, where the game has a last roll
-        there, its panel mounted and drawn (`CombatScreen.prepare`). Once; with $CRTDESK_EXIT_AT_READY set, the desk ends
-        here (how the bench counts a start to ready)."""
+        there, its panel mounted and drawn (`CombatScreen.prepare`). Once; with
+        $CRTDESK_EXIT_AT_READY set, the desk ends here (how the bench counts a start to
+        ready)."""
         if self.ready:
             return
         self.ready = True

@@ -60,8 +60,8 @@ def label_terms(columns: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     return tuple((ratio.numerator, ratio.denominator) for ratio in map(label_ratio, columns))
 
 
-# A shift and the netted shifts are read field by field, never compared: no generated __eq__
-# or __hash__ (eq=False), made at every `crtdesk resolve` for nothing.
+# A shift and the netted shifts are read field by field, never compared: equal only to
+# themselves (eq=False).
 class Shift(msgspec.Struct, frozen=True, eq=False):
     """One column shift asked for: who or what caused it, and the columns (+ = attacker's way)."""
 

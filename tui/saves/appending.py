@@ -245,7 +245,7 @@ def _before_the_lock() -> None:
     state's reader and the schema (msgspec's import, and its first use of the schema's
     types), tens of milliseconds that no other writer should wait on."""
     # Imported here, not at the module's top: a desk opening a game draws its first frame
-    # without msgspec (the start-up budget, docs/performance.md).
+    # without the units' code and the schema (the start-up budget, docs/performance.md).
     from tui.engine import units  # noqa: F401
     from tui.saves import kept_state, schema  # noqa: F401
 

@@ -391,7 +391,7 @@ def _import_schema() -> tuple[
 ]:
     global _schema_fits, _schema_all_fit
     # Imported at the first entry checked: the desk draws its first frame (the start
-    # screen, a combat screen) before any entry is read, without msgspec.
+    # screen, a combat screen) before any entry is read, without the schema.
     from tui.saves.schema import all_fit, fits
 
     _schema_fits, _schema_all_fit = fits, all_fit
@@ -484,7 +484,7 @@ def _first_problem(entry: Any) -> tuple[str, str | None] | None:
                 return f"'{key}' must be an array of marker ids", key
     # Every field a reader touches, on every kind (a note's `dice`, a unit in `inputs`).
     # Imported at the first entry checked: the desk draws its first frame (the start
-    # screen, a combat screen) before any entry is read, without msgspec.
+    # screen, a combat screen) before any entry is read, without the schema.
     from tui.saves.schema import schema_problem
 
     return schema_problem(entry)

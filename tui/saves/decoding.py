@@ -169,8 +169,7 @@ def header_loads(text: str) -> dict[str, Any]:
         if body[:1] not in (b"", b"\n"):
             try:
                 # The careful reader (json's, imported anyway): the quick one would make
-                # its decoders for one header (the desk draws its first frame without
-                # msgspec).
+                # its decoders (msgspec working out their types) for one header.
                 return _careful_json([body])[0]
             except ValueError:
                 pass
@@ -273,7 +272,7 @@ def _json_decoder() -> Any:
     """The quick readers' decoders, (bare keys', quoted keys'): JSON objects of TOML values,
     as plain dicts and lists."""
     global _JSON
-    # Imported at the first entry read: the desk draws its first frame without msgspec.
+    # Made at the first entry read (msgspec works out the types then), not at every start.
     import msgspec
 
     whole = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]

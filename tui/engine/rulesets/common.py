@@ -232,17 +232,20 @@ def same_but_factors(a: CombatInput, b: CombatInput) -> bool:
     """Whether two combats are the same all through (`same`) but for their units' factors."""
     if len(a.attackers) != len(b.attackers) or len(a.defenders) != len(b.defenders):
         return False
-    factor = Unit.__struct_fields__.index("factor")
     for mine, theirs in zip(a.attackers + a.defenders, b.attackers + b.defenders, strict=True):
         left, right = list(astuple(mine)), list(astuple(theirs))
-        left[factor] = right[factor] = 0
+        left[_FACTOR] = right[_FACTOR] = 0
         if not same(tuple(left), tuple(right)):
             return False
     left, right = list(astuple(a)), list(astuple(b))
-    for name in ("attackers", "defenders"):
-        place = CombatInput.__struct_fields__.index(name)
+    for place in _SIDES:
         left[place] = right[place] = ()
     return same(tuple(left), tuple(right))
+
+
+# Where a unit's factor, and a combat's two sides, are among their fields.
+_FACTOR = Unit.__struct_fields__.index("factor")
+_SIDES = tuple(CombatInput.__struct_fields__.index(n) for n in ("attackers", "defenders"))
 
 
 def enumerated_distribution(combat: CombatInput, run: Callable[[Roller], Outcome]) -> Distribution:

@@ -529,8 +529,8 @@ HERO_SITE_QUESTION = (
 )
 
 
-# A draw and a repair are read field by field, never compared: no generated __eq__ or
-# __hash__ (eq=False), made at every `crtdesk resolve` of Pair-o-Dice for nothing.
+# A draw and a repair are read field by field, never compared: equal only to themselves
+# (eq=False).
 class HeroSiteDraw(msgspec.Struct, frozen=True, eq=False):
     """A Hero Site won uncontested by `winner`: the die of the draw and what it means, or
     why there is no draw (`refused`)."""
