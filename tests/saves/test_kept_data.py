@@ -603,3 +603,93 @@ def test_newlines_counted_as_count_counts(data: bytes) -> None:
     """The kept mark's newlines (`_newlines`, counted for the line of a torn entry) are the
     newlines `bytes.count` finds, whatever else the bytes hold."""
     assert kept_data._newlines(data) == data.count(b"\n")
+
+
+def test_a_first_fold_is_given_the_records_as_derived_and_keeps_the_bytes_a_build_keeps(
+    save: Path, tmp_path: Path
+) -> None:
+    """A first `kept_fold` folds each record as it is derived and written (not decoded
+    again from the file), and keeps the very bytes `kept_records` builds."""
+    made: list[list[Any]] = []
+
+    def kept_derive(entry: dict[str, Any]) -> list[Any]:
+        made.append(derive(entry))
+        return made[-1]
+
+    def fold(records: saves.KeptRecords) -> list[Any]:
+        return [row[7] for row in records.rows()]
+
+    folded, game = saves.kept_fold(save, "rows", "1", kept_derive, Any, fold)
+    assert len(folded) == len(made) == len(without_kept(save)[0])
+    assert all(a is b for a, b in zip(folded, made, strict=True))  # not decoded again
+    assert game == without_kept(save)[1]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    copy = alone / save.name
+    copy.write_bytes(save.read_bytes())
+    saves.kept_records(copy, "rows", "1", derive)[0].close()
+    assert kept_bytes(save) == saves.kept_path(copy, "rows").read_bytes()
+    # Read back the next time: the same records, decoded from the file.
+    again, _ = saves.kept_fold(save, "rows", "1", kept_derive, Any, fold)
+    assert again == folded
+    assert len(made) == len(folded)  # nothing derived again
+
+
+def test_a_first_fold_that_stops_early_still_keeps_the_whole_file(save: Path) -> None:
+    def first_two(records: saves.KeptRecords) -> list[Any]:
+        found = []
+        for row in records.rows():
+            found.append(row[0])
+            if len(found) == 2:
+                break
+        return found
+
+    found, game = saves.kept_fold(save, "rows", "1", derive, Any, first_two)
+    rows, whole = without_kept(save)
+    assert found == [rows[0][0], rows[1][0]]
+    assert game == whole  # the game after the last entry, not after the second
+    assert with_kept(save)[0] == rows
+    assert not [p for p in save.parent.iterdir() if p.name.startswith(".")]  # no temporaries
+
+
+def test_a_first_fold_that_fails_half_way_leaves_nothing_behind(save: Path) -> None:
+    saves.kept_path(save, "state").unlink(missing_ok=True)
+
+    def failing(records: saves.KeptRecords) -> None:
+        for count, _ in enumerate(records.rows(), start=1):
+            if count > 10:  # the build half way, its first rows written
+                raise RuntimeError("the fold failed")
+
+    with pytest.raises(RuntimeError, match="the fold failed"):
+        saves.kept_fold(save, "rows", "1", derive, Any, failing)
+    assert not saves.kept_path(save, "rows").exists()
+    assert not saves.kept_path(save, "state").exists()
+    assert not [p for p in save.parent.iterdir() if p.name.startswith(".")]  # no temporaries
+    same_reading(save)  # and the next read builds it
+
+
+def test_records_given_as_they_are_derived_are_read_once(save: Path) -> None:
+    def twice(records: saves.KeptRecords) -> None:
+        list(records.rows())
+        list(records.rows())
+
+    with pytest.raises(ValueError, match="read once"):
+        saves.kept_fold(save, "rows", "1", derive, Any, twice)
+
+
+def test_the_log_a_first_read_prints_is_the_log_printed_from_the_kept_rows(
+    save: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`crtdesk log`: folded from the rows as they are derived the first time, from the rows
+    read back the next; the same page."""
+    from tui.cli import main
+
+    for beside in save.parent.glob(f"{save.name}.kept-*"):
+        beside.unlink()
+    printed = []
+    for _ in range(2):
+        assert main(["log", save.stem, "--saves", str(save.parent)]) == 0
+        printed.append(capsys.readouterr().out)
+    assert saves.kept_path(save, "log").exists()
+    assert printed[0] == printed[1]
+    assert printed[0].count("\n") > 60

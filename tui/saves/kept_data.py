@@ -36,7 +36,7 @@ import stat
 import struct
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -152,21 +152,12 @@ def kept_records(
     file whose checksums hold) raises KeptDataError then, after the records before it were
     given. A reader that must not show part of them reads through `kept_fold`."""
     path = Path(path)
-    if not _KIND_NAME.match(name):
-        raise ValueError(f"kept data name {name!r}: lower-case letters, digits and '-'")
-    _require(path)
-    decoder = msgspec.msgpack.Decoder(list[tuple[int, int, str, str | None, str, int, int, kind]])
-    header = (MAGIC, FORM, name, version)
-    kept = None if fresh else _open_kept(kept_path(path, name), header)
-    if kept is not None:
-        try:
-            found = _use(path, kept, header, derive, decoder, progress)
-        except BaseException:
-            os.close(kept.fd)
-            raise
+    header = _header(path, name, version)
+    if not fresh:
+        found = _kept_used(path, header, derive, kind, progress)
         if found is not None:
             return found
-        os.close(kept.fd)
+    decoder = _decoder(kind)
     return read_again(lambda: _build(path, name, header, derive, decoder, progress))
 
 
@@ -183,16 +174,62 @@ def kept_fold(
     """`fold(records)` of the save's records (`kept_records`) and the game. Where a kept
     record is not of type `kind` (KeptDataError), the kept file is built again from the
     save and `fold` called again, on the records from the first: `fold` starts afresh at
-    each call, and what it returns was made from records of the right type only."""
-    records, game = kept_records(path, name, version, derive, kind, progress=progress)
-    with records:
-        try:
-            return fold(records), game
-        except KeptDataError:
-            pass
-    records, game = kept_records(path, name, version, derive, kind, progress=progress, fresh=True)
-    with records:
-        return fold(records), game
+    each call, and what it returns was made from records of the right type only.
+
+    Where the kept file is built, `fold` is given each batch of records as it is derived
+    and written, not read back from the file once it is whole: the records are the same
+    either way (a record decoded from its bytes equals the record encoded, which the
+    readers' tests hold), and a first read does not decode what it has just encoded
+    (about 5% of a first `report`). Those records are given once: `fold` reads them
+    through in one pass (as every fold does). (A text that is not ASCII, once encoded,
+    keeps its UTF-8 copy too: a fold keeping many such texts holds more than it would
+    of texts decoded.)"""
+    path = Path(path)
+    header = _header(path, name, version)
+    found = _kept_used(path, header, derive, kind, progress)
+    if found is not None:
+        records, game = found
+        with records:
+            try:
+                return fold(records), game
+            except KeptDataError:
+                pass
+    return read_again(lambda: _fold_built(path, name, header, derive, fold, progress))
+
+
+def _header(path: Path, name: str, version: str) -> tuple[str, int, str, str]:
+    """A kept file's header for kind `name` of the deriver `version` (its name checked),
+    once the save at `path` is found to be a plain file."""
+    if not _KIND_NAME.match(name):
+        raise ValueError(f"kept data name {name!r}: lower-case letters, digits and '-'")
+    _require(path)
+    return (MAGIC, FORM, name, version)
+
+
+def _decoder(kind: Any) -> Any:
+    return msgspec.msgpack.Decoder(list[tuple[int, int, str, str | None, str, int, int, kind]])
+
+
+def _kept_used(
+    path: Path,
+    header: tuple[str, int, str, str],
+    derive: Callable[[dict[str, Any]], Any],
+    kind: Any,
+    progress: Callable[[int], object] | None,
+) -> tuple[KeptRecords, Game] | None:
+    """The records (decoded as `kind`) and game of the kept file where it matches the
+    save (`_use`), else None (nothing of it held open)."""
+    kept = _open_kept(kept_path(path, header[2]), header)
+    if kept is None:
+        return None
+    try:
+        found = _use(path, kept, header, derive, _decoder(kind), progress)
+    except BaseException:
+        os.close(kept.fd)
+        raise
+    if found is None:
+        os.close(kept.fd)
+    return found
 
 
 def kept_places(
@@ -598,10 +635,49 @@ def _build(
     decoder: Any,
     progress: Callable[[int], object] | None,
 ) -> tuple[KeptRecords, Game]:
+    """Derive every entry's record from the save into a new kept file (`_building`), and
+    read it back."""
+    building = _building(path, name, header, derive, progress, keep_open=True)
+    try:
+        while True:
+            next(building)
+    except StopIteration as done:
+        fd, frames, game = done.value
+    return KeptRecords(fd, frames, [], decoder), game
+
+
+def _fold_built(
+    path: Path,
+    name: str,
+    header: tuple[str, int, str, str],
+    derive: Callable[[dict[str, Any]], Any],
+    fold: Callable[[KeptRecords], _T],
+    progress: Callable[[int], object] | None,
+) -> tuple[_T, Game]:
+    """`fold` of the records as they are derived into a new kept file (`_building`), and
+    the game: the file is written whole even where `fold` stops reading early."""
+    live = _Live(_building(path, name, header, derive, progress, keep_open=False))
+    with live:
+        found = fold(live)
+        return found, live.finish()
+
+
+def _building(
+    path: Path,
+    name: str,
+    header: tuple[str, int, str, str],
+    derive: Callable[[dict[str, Any]], Any],
+    progress: Callable[[int], object] | None,
+    *,
+    keep_open: bool,
+) -> Generator[list[Any], None, tuple[int, list[tuple[int, int]], Game]]:
     """Derive every entry's record from the save, read entry by entry, into a new kept
-    file (named only when the save did not change while it was read), and read it back.
-    Where the save has no kept state (`kept_places`), it is written in the same pass: the
-    desk's open or a turn after this read reads no log."""
+    file (named only when the save did not change while it was read), giving each batch of
+    rows as it is written; at the end, the file's descriptor (closed, -1, unless
+    `keep_open`), its `R` frames (the body's offset and length) and the game. Where the
+    save has no kept state (`kept_places`), it is written in the same pass: the desk's
+    open or a turn after this read reads no log. Closed before its end (the caller gone),
+    it leaves nothing behind."""
     before = os.stat(path, follow_symlinks=False)
     fd, temp = _make_temp(path, name)
     state = _StateBeside.made(path) if name != "state" else None
@@ -629,11 +705,13 @@ def _build(
                 frames.append(out.write(_batch(rows)))
                 if state is not None:
                     state.write(rows)
+                yield rows
                 rows = []
         if rows:
             frames.append(out.write(_batch(rows)))
             if state is not None:
                 state.write(rows)
+            yield rows
         game = stream.game
         assert game is not None
         save_fd = _open(path, writable=False)
@@ -661,16 +739,57 @@ def _build(
         if state is not None and same and crc >= 0 and mark.state:
             state.finish(mark)
         frames = [(offset + _FRAME.size, length - _FRAME.size) for offset, length in frames]
+        if not keep_open:
+            os.close(fd)
+            fd = -1
     except BaseException:
         if temp is not None:
             with contextlib.suppress(OSError):
                 temp.unlink()
-        os.close(fd)
+        if fd != -1:
+            os.close(fd)
         raise
     finally:
         if state is not None:
             state.close()
-    return KeptRecords(fd, frames, [], decoder), game
+    return fd, frames, game
+
+
+class _Live(KeptRecords):
+    """The records of a kept file being built (`_building`), given batch by batch as they
+    are derived and written: read once, in one pass. `finish` writes the rest and gives
+    the game; `close` (or leaving a `with`) before then stops the build, leaving nothing."""
+
+    def __init__(self, building: Generator[list[list[Any]], None, tuple[int, Any, Game]]) -> None:
+        super().__init__(None, [], [], None)
+        self._building = building
+        self._read = False
+        self._game: Game | None = None
+
+    def _batches(self) -> Iterator[list[Any]]:
+        if self._read:
+            raise ValueError("records given as they are derived are read once")
+        self._read = True
+        while self._game is None:
+            try:
+                rows = next(self._building)
+            except StopIteration as done:
+                self._game = done.value[2]
+                return
+            yield rows
+
+    def finish(self) -> Game:
+        """The game, once every record is derived and written (those not read too)."""
+        self._read = True
+        while self._game is None:
+            try:
+                next(self._building)
+            except StopIteration as done:
+                self._game = done.value[2]
+        return self._game
+
+    def close(self) -> None:
+        self._building.close()
 
 
 class _StateBeside:
@@ -703,11 +822,9 @@ class _StateBeside:
             raise
 
     def write(self, rows: list[list[Any]]) -> None:
-        """The rows' frame with nothing derived: each row's record taken out (in place: the
-        build has written them, and lets the rows go)."""
-        for row in rows:
-            row[7] = None
-        self.out.write(_batch(rows))
+        """The rows' frame with nothing derived (the rows themselves left as they are: a
+        fold is given them next)."""
+        self.out.write(_batch([[*row[:7], None] for row in rows]))
 
     def finish(self, mark: _Mark) -> None:
         """The mark written, and the file named (unless one was kept meanwhile)."""
