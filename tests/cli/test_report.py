@@ -239,3 +239,43 @@ def test_the_report_of_a_save_that_cannot_be_read_is_refused_as_a_load(tmp_path:
     with pytest.raises(saves.SaveError) as loaded:
         saves.load_game(path)
     assert str(refused.value) == str(loaded.value) and "not valid TOML" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "reader"),
+    [
+        ("report", "tui.reports.report", "read_report"),
+        ("luck", "tui.reports.luck.reading", "read_luck"),
+    ],
+)
+def test_a_whole_log_reader_holds_its_records_with_the_collector_off_and_turns_it_back_on(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    module: str,
+    reader: str,
+) -> None:
+    """`crtdesk report` and `crtdesk luck` hold many records and no cycles: the cyclic
+    collector stays off while they are held (let in then, its first collection walked them
+    all), and is on again once the command ends."""
+    import gc
+    import importlib
+
+    path, _ = long_campaign(tmp_path, 120)
+    where = importlib.import_module(module)
+    real = getattr(where, reader)
+    on_while_held: list[bool] = []
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        found = real(*args, **kwargs)
+        on_while_held.append(gc.isenabled())
+        return found
+
+    monkeypatch.setattr(where, reader, watched)
+    assert gc.isenabled()
+    shown = ["--markdown"] if command == "report" else []
+    assert main([command, path.stem, *shown, "--saves", str(path.parent)]) == 0
+    assert capsys.readouterr().out
+    assert on_while_held == [False]
+    assert gc.isenabled()
