@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tui.engine.registry import BUILT_IN_IDS as RULESET_IDS
 from tui.engine.registry import short_name
 
@@ -200,3 +202,61 @@ def test_the_decode_bench_says_where_it_could_not_count(capsys, monkeypatch):
     found = re.search(r" n/a     n/a  <= 1.5x  (yes|NO)  +[0-9.]+ s  +([0-9.]+)x", store)
     assert found is not None, store
     assert met == (found[1] == "yes") == (float(found[2]) <= 1.5)
+
+
+def _campaign_row(name: str, cpu: float, budget: tuple[str, float] | None) -> tuple:
+    return (f"campaign: {name}", cpu, cpu, 50.0, budget, "")
+
+
+@pytest.mark.parametrize("report_count", [2_900, 3_100])
+def test_the_campaign_bench_judges_the_first_reads_on_their_count_where_counted(
+    capsys, monkeypatch, report_count: int
+):
+    """`--campaign N --count`: the first reads' budget (3x json.loads) is judged on the
+    instructions counted, each beside the reference's count; their CPU budget is shown
+    beside, marked, not judged (here every first read is over it by CPU)."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    bench_saves = importlib.import_module("bench_saves")
+    first = ("<= 3x json.loads", 1.0)
+    rows = [
+        _campaign_row("reference: json.loads, JSON lines", 0.5, None),
+        _campaign_row("crtdesk report, first read", 3.5, first),
+        _campaign_row("crtdesk report", 0.8, ("<= 2 s CPU", 2.0)),
+    ]
+    counts = [
+        ("campaign: reference: json.loads, JSON lines", 1_000_000_000),
+        ("campaign: crtdesk report, first read", report_count * 1_000_000),
+    ]
+    monkeypatch.setattr(bench_saves, "campaign", lambda entries, folder, count: (rows, counts))
+    met = bench_saves.print_campaign(100_000, count=True)
+    printed = capsys.readouterr().out
+    by_cpu = next(line for line in printed.splitlines() if "json.loads (" in line)
+    assert by_cpu.startswith("campaign: crtdesk report, first read")
+    assert by_cpu.endswith("<= 3x json.loads (1.00 s)  no*"), by_cpu
+    counted = [
+        line
+        for line in printed.splitlines()
+        if line.startswith("campaign: crtdesk report, first read") and " M " in line
+    ]
+    assert len(counted) == 1
+    ratio = report_count / 1000
+    assert (
+        f"{report_count:,} M   {ratio:.2f}x    <= 3x  {'yes' if ratio <= 3 else 'NO'}" in counted[0]
+    )
+    assert met == (ratio <= 3)
+    assert "judged on the count above" in printed
+
+
+def test_the_campaign_bench_judges_the_first_reads_on_cpu_where_a_count_failed(capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    bench_saves = importlib.import_module("bench_saves")
+    rows = [_campaign_row("crtdesk report, first read", 3.5, ("<= 3x json.loads", 1.0))]
+    counts = [
+        ("campaign: reference: json.loads, JSON lines", 1_000_000_000),
+        ("campaign: crtdesk report, first read", None),
+    ]
+    monkeypatch.setattr(bench_saves, "campaign", lambda entries, folder, count: (rows, counts))
+    assert bench_saves.print_campaign(100_000, count=True) is False  # over by CPU
+    printed = capsys.readouterr().out
+    assert "<= 3x json.loads (1.00 s)  NO" in printed
+    assert "the first reads judged on CPU" in printed
