@@ -693,3 +693,56 @@ def test_the_log_a_first_read_prints_is_the_log_printed_from_the_kept_rows(
     assert saves.kept_path(save, "log").exists()
     assert printed[0] == printed[1]
     assert printed[0].count("\n") > 60
+
+
+def test_a_first_fold_of_a_hand_edit_holding_a_date_is_given_what_the_next_read_gives(
+    save: Path,
+) -> None:
+    """A hand edit tomllib reads may hold a date-time, which a kept record gives back as
+    text: once tomllib has read an entry, a first fold is given each batch decoded from its
+    bytes, so it folds what every later read of the kept file folds."""
+    import datetime
+
+    data = save.read_bytes()
+    at = data.index(b'"who" = "bob"\n', len(data) // 2) + len(b'"who" = "bob"\n')
+    save.write_bytes(data[:at] + b'"played_on" = 1979-05-27T07:32:00\n' + data[at:])
+    for beside in save.parent.glob(f"{save.name}.kept-*"):
+        beside.unlink()
+    seen: list[Any] = []
+
+    def played_on(entry: dict[str, Any]) -> Any:
+        seen.append(entry.get("played_on"))
+        return seen[-1]
+
+    def fold(records: saves.KeptRecords) -> list[Any]:
+        return [row[7] for row in records.rows()]
+
+    first, _ = saves.kept_fold(save, "played", "1", played_on, Any, fold)
+    assert datetime.datetime(1979, 5, 27, 7, 32) in seen  # derived from tomllib's reading
+    assert "1979-05-27T07:32:00" in first  # given as the kept file gives it
+    again, _ = saves.kept_fold(save, "played", "1", played_on, Any, fold)
+    assert again == first
+    assert len(seen) == len(first)  # the second read derived nothing
+
+
+def test_a_save_the_json_readers_read_whole_gives_its_first_fold_the_records_derived(
+    save: Path,
+) -> None:
+    """As the store writes them, every entry is read by the JSON readers (tomllib reads
+    none): a first fold is given the very records derived."""
+    from tui.saves import decoding
+
+    for beside in save.parent.glob(f"{save.name}.kept-*"):
+        beside.unlink()
+    made: list[Any] = []
+
+    def kept_derive(entry: dict[str, Any]) -> list[Any]:
+        made.append(derive(entry))
+        return made[-1]
+
+    before = decoding.toml_reads()
+    folded, _ = saves.kept_fold(
+        save, "rows", "1", kept_derive, Any, lambda records: [r[7] for r in records.rows()]
+    )
+    assert decoding.toml_reads() == before
+    assert all(a is b for a, b in zip(folded, made, strict=True))

@@ -138,10 +138,25 @@ def toml_loads(text: str) -> dict[str, Any]:
     return doc
 
 
+# How many texts tomllib has read in this process (`_tomllib_loads`). Only tomllib gives a
+# date or a time; the JSON readers give text, numbers, booleans, arrays and tables alone. A
+# reader that must know what it was given compares the count before and after (`toml_reads`).
+_TOML_READS = 0
+
+
+def toml_reads() -> int:
+    """How many texts tomllib has read in this process (headers, entries, whole files): where
+    it has not changed over a read, every entry read was read by the JSON readers (no value
+    in it a date or a time)."""
+    return _TOML_READS
+
+
 def _tomllib_loads(text: str) -> dict[str, Any]:
     # Imported at the first text the quick readers leave to it (TomlError).
     import tomllib
 
+    global _TOML_READS
+    _TOML_READS += 1
     try:
         return tomllib.loads(text)
     except RecursionError:

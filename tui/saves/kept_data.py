@@ -52,6 +52,7 @@ from tui.saves.decoding import (
     _last_end,
     _torn_cut,
     header_loads,
+    toml_reads,
 )
 from tui.saves.encoding import MAX_ENTRY
 from tui.saves.errors import SaveError
@@ -177,13 +178,16 @@ def kept_fold(
     each call, and what it returns was made from records of the right type only.
 
     Where the kept file is built, `fold` is given each batch of records as it is derived
-    and written, not read back from the file once it is whole: the records are the same
-    either way (a record decoded from its bytes equals the record encoded, which the
-    readers' tests hold), and a first read does not decode what it has just encoded
-    (about 5% of a first `report`). Those records are given once: `fold` reads them
-    through in one pass (as every fold does). (A text that is not ASCII, once encoded,
-    keeps its UTF-8 copy too: a fold keeping many such texts holds more than it would
-    of texts decoded.)"""
+    and written, not read back from the file once it is whole: a first read does not
+    decode what it has just encoded (about 5% of a first `report`). The records are the
+    same either way where every entry was read by the JSON readers (text, numbers,
+    booleans, arrays and tables only: a record decoded from its bytes equals the record
+    encoded, which the readers' tests hold); once tomllib has read one (a hand edit, which
+    may hold a date or a time, given back as text by a read of the kept file), each batch
+    is given decoded from its bytes, as the next read will give it. Those records are
+    given once: `fold` reads them through in one pass (as every fold does). (A text that
+    is not ASCII, once encoded, keeps its UTF-8 copy too: a fold keeping many such texts
+    holds more than it would of texts decoded.)"""
     path = Path(path)
     header = _header(path, name, version)
     found = _kept_used(path, header, derive, kind, progress)
@@ -194,7 +198,8 @@ def kept_fold(
                 return fold(records), game
             except KeptDataError:
                 pass
-    return read_again(lambda: _fold_built(path, name, header, derive, fold, progress))
+    decoder = _decoder(kind)
+    return read_again(lambda: _fold_built(path, name, header, derive, decoder, fold, progress))
 
 
 def _header(path: Path, name: str, version: str) -> tuple[str, int, str, str]:
@@ -651,12 +656,14 @@ def _fold_built(
     name: str,
     header: tuple[str, int, str, str],
     derive: Callable[[dict[str, Any]], Any],
+    decoder: Any,
     fold: Callable[[KeptRecords], _T],
     progress: Callable[[int], object] | None,
 ) -> tuple[_T, Game]:
     """`fold` of the records as they are derived into a new kept file (`_building`), and
     the game: the file is written whole even where `fold` stops reading early."""
-    live = _Live(_building(path, name, header, derive, progress, keep_open=False))
+    building = _building(path, name, header, derive, progress, keep_open=False, decoder=decoder)
+    live = _Live(building)
     with live:
         found = fold(live)
         return found, live.finish()
@@ -670,10 +677,13 @@ def _building(
     progress: Callable[[int], object] | None,
     *,
     keep_open: bool,
+    decoder: Any = None,
 ) -> Generator[list[Any], None, tuple[int, list[tuple[int, int]], Game]]:
     """Derive every entry's record from the save, read entry by entry, into a new kept
     file (named only when the save did not change while it was read), giving each batch of
-    rows as it is written; at the end, the file's descriptor (closed, -1, unless
+    rows as it is written: as derived where every entry so far was read by the JSON readers,
+    else (a hand edit tomllib read, which may hold a date or a time) decoded by `decoder`
+    from the bytes written, as a read of the kept file would give them; at the end, the file's descriptor (closed, -1, unless
     `keep_open`), its `R` frames (the body's offset and length) and the game. Where the
     save has no kept state (`kept_places`), it is written in the same pass: the desk's
     open or a turn after this read reads no log. Closed before its end (the caller gone),
@@ -689,6 +699,7 @@ def _building(
         rows: list[list[Any]] = []
         count = 0
         last_seq = 0
+        typed_at = toml_reads()
         stream = read_entries(path)
         for entry, place in stream:
             rows.append(_row(entry, place, derive(entry)))
@@ -702,16 +713,18 @@ def _building(
             if progress is not None:
                 progress(count)
             if len(rows) == BATCH:
-                frames.append(out.write(_batch(rows)))
+                frame = _batch(rows)
+                frames.append(out.write(frame))
                 if state is not None:
                     state.write(rows)
-                yield rows
+                yield rows if decoder is None or toml_reads() == typed_at else _rows(frame, decoder)
                 rows = []
         if rows:
-            frames.append(out.write(_batch(rows)))
+            frame = _batch(rows)
+            frames.append(out.write(frame))
             if state is not None:
                 state.write(rows)
-            yield rows
+            yield rows if decoder is None or toml_reads() == typed_at else _rows(frame, decoder)
         game = stream.game
         assert game is not None
         save_fd = _open(path, writable=False)
@@ -753,6 +766,12 @@ def _building(
         if state is not None:
             state.close()
     return fd, frames, game
+
+
+def _rows(frame: bytes, decoder: Any) -> list[Any]:
+    """The rows of an `R` frame, decoded as a read of the kept file decodes them."""
+    rows: list[Any] = decoder.decode(memoryview(frame)[_FRAME.size + 1 + _COUNT.size :])
+    return rows
 
 
 class _Live(KeptRecords):
