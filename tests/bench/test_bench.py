@@ -145,17 +145,24 @@ def test_the_campaign_bench_prints_each_command_with_its_peak_rss():
 
 
 def test_the_performance_page_quotes_a_campaign_run():
-    """docs/performance.md quotes `bench_saves.py --campaign 100000`: every command's row,
-    each peak RSS within its budget."""
+    """docs/performance.md quotes `bench_saves.py --campaign 100000 --count`: every
+    command's row, each peak RSS within its budget, and the first reads counted, each
+    within its budget."""
     page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
     quoted = page[page.index("## A long campaign") :]
     assert "Long campaign: 100,000 entries" in quoted
-    rows = {line.split("  ")[0].strip(): line for line in quoted.splitlines()}
+    table, _, counted = quoted.partition("First reads counted: 100,000 entries")
+    rows = {line.split("  ")[0].strip(): line for line in table.splitlines()}
     for name in CAMPAIGN_FIGURES:
         row = rows.get(f"campaign: {name}")
         assert row is not None, name
         if "lock held" not in name:
             assert "< 150 MB  yes" in row, row
+    # The first reads counted (`--count`), each within 3x the reference's count.
+    counts = {line.split("  ")[0].strip(): line for line in counted.split("```")[0].splitlines()}
+    for name in ("log", "luck", "report"):
+        assert "<= 3x  yes" in counts[f"campaign: crtdesk {name}, first read"]
+    assert "<= 3x  yes" in counts["campaign: crtdesk turn, first"]
 
 
 def test_the_decode_bench_prints_the_store_beside_json_loads(capsys, monkeypatch):

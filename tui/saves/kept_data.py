@@ -681,13 +681,13 @@ def _building(
 ) -> Generator[list[Any], None, tuple[int, list[tuple[int, int]], Game]]:
     """Derive every entry's record from the save, read entry by entry, into a new kept
     file (named only when the save did not change while it was read), giving each batch of
-    rows as it is written: as derived where every entry so far was read by the JSON readers,
-    else (a hand edit tomllib read, which may hold a date or a time) decoded by `decoder`
-    from the bytes written, as a read of the kept file would give them; at the end, the file's descriptor (closed, -1, unless
-    `keep_open`), its `R` frames (the body's offset and length) and the game. Where the
-    save has no kept state (`kept_places`), it is written in the same pass: the desk's
-    open or a turn after this read reads no log. Closed before its end (the caller gone),
-    it leaves nothing behind."""
+    rows as it is written: as derived while every entry was read by the JSON readers, else
+    (a hand edit tomllib read, which may hold a date or a time) decoded by `decoder` from
+    the bytes written, as a read of the kept file gives them. At the end: the file's
+    descriptor (closed, -1, unless `keep_open`), its `R` frames (the body's offset and
+    length) and the game. Where the save has no kept state (`kept_places`), it is written
+    in the same pass: the desk's open or a turn after this read reads no log. Closed before
+    its end (the caller gone), it leaves nothing behind."""
     before = os.stat(path, follow_symlinks=False)
     fd, temp = _make_temp(path, name)
     state = _StateBeside.made(path) if name != "state" else None
@@ -779,7 +779,7 @@ class _Live(KeptRecords):
     are derived and written: read once, in one pass. `finish` writes the rest and gives
     the game; `close` (or leaving a `with`) before then stops the build, leaving nothing."""
 
-    def __init__(self, building: Generator[list[list[Any]], None, tuple[int, Any, Game]]) -> None:
+    def __init__(self, building: Generator[list[Any], None, tuple[int, Any, Game]]) -> None:
         super().__init__(None, [], [], None)
         self._building = building
         self._read = False
