@@ -155,11 +155,13 @@ def kept_records(
     path = Path(path)
     header = _header(path, name, version)
     if not fresh:
-        found = _kept_used(path, header, derive, kind, progress)
+        found = _use(path, header, derive, kind, progress)
         if found is not None:
             return found
     decoder = _decoder(kind)
-    return read_again(lambda: _build(path, name, header, derive, decoder, progress))
+    return read_again(
+        lambda: _read_back(_building(path, name, header, derive, progress, keep_open=True), decoder)
+    )
 
 
 def kept_fold(
@@ -190,7 +192,7 @@ def kept_fold(
     holds more than it would of texts decoded.)"""
     path = Path(path)
     header = _header(path, name, version)
-    found = _kept_used(path, header, derive, kind, progress)
+    found = _use(path, header, derive, kind, progress)
     if found is not None:
         records, game = found
         with records:
@@ -199,7 +201,12 @@ def kept_fold(
             except KeptDataError:
                 pass
     decoder = _decoder(kind)
-    return read_again(lambda: _fold_built(path, name, header, derive, decoder, fold, progress))
+    return read_again(
+        lambda: _folded(
+            _building(path, name, header, derive, progress, keep_open=False, decoder=decoder),
+            fold,
+        )
+    )
 
 
 def _header(path: Path, name: str, version: str) -> tuple[str, int, str, str]:
@@ -213,28 +220,6 @@ def _header(path: Path, name: str, version: str) -> tuple[str, int, str, str]:
 
 def _decoder(kind: Any) -> Any:
     return msgspec.msgpack.Decoder(list[tuple[int, int, str, str | None, str, int, int, kind]])
-
-
-def _kept_used(
-    path: Path,
-    header: tuple[str, int, str, str],
-    derive: Callable[[dict[str, Any]], Any],
-    kind: Any,
-    progress: Callable[[int], object] | None,
-) -> tuple[KeptRecords, Game] | None:
-    """The records (decoded as `kind`) and game of the kept file where it matches the
-    save (`_use`), else None (nothing of it held open)."""
-    kept = _open_kept(kept_path(path, header[2]), header)
-    if kept is None:
-        return None
-    try:
-        found = _use(path, kept, header, derive, _decoder(kind), progress)
-    except BaseException:
-        os.close(kept.fd)
-        raise
-    if found is None:
-        os.close(kept.fd)
-    return found
 
 
 def kept_places(
@@ -418,69 +403,80 @@ def _frames(
 
 def _use(
     path: Path,
-    kept: _Kept,
     header: tuple[str, int, str, str],
     derive: Callable[[dict[str, Any]], Any],
-    decoder: Any,
+    kind: Any,
     progress: Callable[[int], object] | None,
 ) -> tuple[KeptRecords, Game] | None:
-    """The records and game from a kept file that matches the save (extended with what was
-    appended since), or None where it does not."""
-    mark = kept.mark
-    # The save's size and what was appended since are read under the shared lock (no
-    # entry half written); the covered bytes after it, on a descriptor of its own (the
-    # store's writers never change a byte before the last entry's end line).
-    save_fd = -1
+    """The records (decoded as `kind`) and game of the kept file where it matches the save
+    (extended with what was appended since), or None where there is none or it does not
+    (nothing of it then held open)."""
+    kept = _open_kept(kept_path(path, header[2]), header)
+    if kept is None:
+        return None
+    decoder = _decoder(kind)
+    given = False  # the kept file's descriptor handed to the records returned
     try:
-        with _locked(path, exclusive=False):
-            save_fd = _open(path, writable=False)
-            size = os.fstat(save_fd).st_size
-            if size < mark.covered or size - mark.covered > MAX_GROWTH:
+        mark = kept.mark
+        # The save's size and what was appended since are read under the shared lock (no
+        # entry half written); the covered bytes after it, on a descriptor of its own (the
+        # store's writers never change a byte before the last entry's end line).
+        save_fd = -1
+        try:
+            with _locked(path, exclusive=False):
+                save_fd = _open(path, writable=False)
+                size = os.fstat(save_fd).st_size
+                if size < mark.covered or size - mark.covered > MAX_GROWTH:
+                    return None
+                data = files._read_range(save_fd, mark.covered, size)
+                header_bytes = _read_header(save_fd, size)
+            if _prefix(save_fd, mark.covered)[0] != mark.crc:
                 return None
-            data = files._read_range(save_fd, mark.covered, size)
-            header_bytes = _read_header(save_fd, size)
-        if _prefix(save_fd, mark.covered)[0] != mark.crc:
+        finally:
+            if save_fd != -1:
+                os.close(save_fd)
+        game = _game(path, header_bytes, mark)
+        if game is None:
             return None
+        grown = _grown(path, data, mark, game)
+        if grown is None:
+            return None
+        reads, new_end, warning = grown
+        if warning:
+            game.warnings.append(warning)
+        if not reads:
+            given = True
+            return KeptRecords(kept.fd, kept.frames, [], decoder), game
+        markers: dict[str, Marker] = {m.id: m for m in game.markers}
+        combats = _unpack_bits(mark.combats, mark.last_seq)
+        if combats is None:
+            return None
+        rows = []
+        for entry, place in reads:
+            _apply_state(game, entry, markers)
+            if entry["kind"] == "combat":
+                _set_bit(combats, entry["seq"])
+            rows.append(_row(entry, place, derive(entry)))
+            if progress is not None:
+                progress(len(rows))
+        game.markers = list(markers.values())
+        game.end = new_end
+        last_seq = reads[-1][0]["seq"]
+        grown_mark = _Mark(
+            covered=new_end,
+            count=mark.count + len(rows),
+            last_seq=last_seq,
+            crc=_crc_on(mark.crc, data[: new_end - mark.covered]),
+            lines=mark.lines + data[: new_end - mark.covered].count(b"\n"),
+            state=state_line(game, last_seq),
+            combats=_pack_bits(combats),
+        )
+        _extend(kept_path(path, header[2]), kept, rows, grown_mark)
+        given = True
+        return KeptRecords(kept.fd, kept.frames, rows, decoder), game
     finally:
-        if save_fd != -1:
-            os.close(save_fd)
-    game = _game(path, header_bytes, mark)
-    if game is None:
-        return None
-    grown = _grown(path, data, mark, game)
-    if grown is None:
-        return None
-    reads, new_end, warning = grown
-    if warning:
-        game.warnings.append(warning)
-    if not reads:
-        return KeptRecords(kept.fd, kept.frames, [], decoder), game
-    markers: dict[str, Marker] = {m.id: m for m in game.markers}
-    combats = _unpack_bits(mark.combats, mark.last_seq)
-    if combats is None:
-        return None
-    rows = []
-    for entry, place in reads:
-        _apply_state(game, entry, markers)
-        if entry["kind"] == "combat":
-            _set_bit(combats, entry["seq"])
-        rows.append(_row(entry, place, derive(entry)))
-        if progress is not None:
-            progress(len(rows))
-    game.markers = list(markers.values())
-    game.end = new_end
-    last_seq = reads[-1][0]["seq"]
-    grown_mark = _Mark(
-        covered=new_end,
-        count=mark.count + len(rows),
-        last_seq=last_seq,
-        crc=_crc_on(mark.crc, data[: new_end - mark.covered]),
-        lines=mark.lines + data[: new_end - mark.covered].count(b"\n"),
-        state=state_line(game, last_seq),
-        combats=_pack_bits(combats),
-    )
-    _extend(kept_path(path, header[2]), kept, rows, grown_mark)
-    return KeptRecords(kept.fd, kept.frames, rows, decoder), game
+        if not given:
+            os.close(kept.fd)
 
 
 def _game(path: Path, header_bytes: bytes, mark: _Mark) -> Game | None:
@@ -632,17 +628,10 @@ def _mark_frame(mark: _Mark) -> bytes:
     return _frame(b"M", _ENCODER.encode(mark))
 
 
-def _build(
-    path: Path,
-    name: str,
-    header: tuple[str, int, str, str],
-    derive: Callable[[dict[str, Any]], Any],
-    decoder: Any,
-    progress: Callable[[int], object] | None,
+def _read_back(
+    building: Generator[list[Any], None, tuple[int, list[tuple[int, int]], Game]], decoder: Any
 ) -> tuple[KeptRecords, Game]:
-    """Derive every entry's record from the save into a new kept file (`_building`), and
-    read it back."""
-    building = _building(path, name, header, derive, progress, keep_open=True)
+    """The kept file `building` writes (`_building`, `keep_open`), once whole, read back."""
     try:
         while True:
             next(building)
@@ -651,18 +640,11 @@ def _build(
     return KeptRecords(fd, frames, [], decoder), game
 
 
-def _fold_built(
-    path: Path,
-    name: str,
-    header: tuple[str, int, str, str],
-    derive: Callable[[dict[str, Any]], Any],
-    decoder: Any,
-    fold: Callable[[KeptRecords], _T],
-    progress: Callable[[int], object] | None,
+def _folded(
+    building: Generator[list[Any], None, tuple[int, Any, Game]], fold: Callable[[KeptRecords], _T]
 ) -> tuple[_T, Game]:
-    """`fold` of the records as they are derived into a new kept file (`_building`), and
-    the game: the file is written whole even where `fold` stops reading early."""
-    building = _building(path, name, header, derive, progress, keep_open=False, decoder=decoder)
+    """`fold` of the records as `building` derives them into a new kept file, and the game:
+    the file is written whole even where `fold` stops reading early."""
     live = _Live(building)
     with live:
         found = fold(live)
