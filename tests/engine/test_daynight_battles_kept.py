@@ -9,6 +9,7 @@ import itertools
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from tests.engine.test_ocs_cells_kept import kept_sweep
 from tui.engine import CombatInput, Unit
@@ -37,7 +38,7 @@ def combats() -> list[CombatInput]:
     )
     for (attackers, defenders), extra in itertools.product(sides, inputs):
         for factor in (1, 2, 3, 5, 8, 13, 130, 1):
-            first = attackers[0].replaced(factor=factor)
+            first = replace(attackers[0], factor=factor)
             found.append(CombatInput("daynight", (first, *attackers[1:]), defenders, **extra))
         found.append(CombatInput("daynight", attackers, defenders, column="3-1", **extra))
     return found
@@ -60,7 +61,7 @@ def test_a_reserve_or_an_order_for_after_the_dice_is_always_enumerated() -> None
     plain = CombatInput("daynight", (Unit(6),), (Unit(2),), time="day", terrain="clear")
     assert rules.distribution(plain, default_tables()) is not None
     for given in ({"reserve": 2}, {"press_on": True}, {"attacker_retreats": True}, {"roll": 3}):
-        assert rules.distribution(plain.replaced(**given), default_tables()) is None, given
+        assert rules.distribution(replace(plain, **given), default_tables()) is None, given
 
 
 def test_a_preview_on_kept_chances_is_the_one_worked_out_afresh() -> None:

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from msgspec.structs import asdict, replace
+from msgspec.structs import asdict
 
 import tui.engine.odds as odds
 import tui.engine.preview as preview_module
@@ -106,21 +106,6 @@ COMBATS = [
 @pytest.mark.parametrize("combat", COMBATS, ids=lambda c: c.ruleset)
 def test_the_inputs_for_the_log_are_those_asdict_gives(combat: CombatInput) -> None:
     assert combat.to_dict() == reference_to_dict(combat)
-
-
-@pytest.mark.parametrize("combat", COMBATS, ids=lambda c: c.ruleset)
-def test_a_combat_replaced_is_the_one_msgspec_replace_makes(combat: CombatInput) -> None:
-    changes: dict[str, Any] = {"attackers": (*combat.attackers, Unit(7, name="new")), "drm": 2}
-    made = combat.replaced(**changes)
-    assert made == replace(combat, **changes) and repr(made) == repr(replace(combat, **changes))
-    # The same names, in order, with the same values.
-    assert list(asdict(made).items()) == list(asdict(replace(combat, **changes)).items())
-    assert hash(made) == hash(replace(combat, **changes)) and type(made) is CombatInput
-    assert made.attackers[-1] == Unit(7, name="new") and made.ruleset == combat.ruleset
-    unit = (*combat.attackers, Unit(1))[0]
-    assert repr(unit.replaced(factor=9, steps=3)) == repr(replace(unit, factor=9, steps=3))
-    with pytest.raises(TypeError, match="no field 'factors'"):
-        unit.replaced(factors=9)
 
 
 # Combats the engine can take a distribution of (a battle's re-rolls by hand are not).

@@ -8,6 +8,7 @@ import itertools
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from tui.engine import CombatInput, Unit
 from tui.engine.combat import distribution
@@ -40,7 +41,7 @@ def combats() -> list[CombatInput]:
         ({}, {"defender_unsupplied": True}, {"defender_ignores_options": True, "hedgehog": 1}),
         (1, 7, 30),
     ):
-        first = attackers[0].replaced(factor=factor)
+        first = replace(attackers[0], factor=factor)
         found.append(
             CombatInput("ocs", (first, *attackers[1:]), defenders, terrain="close", **extra)
         )
@@ -97,16 +98,16 @@ def test_cells_kept_from_a_combat_of_other_factors_are_the_ones_worked_out_afres
 
 def test_only_the_factors_may_differ() -> None:
     a = CombatInput("ocs", (Unit(3, name="A1", steps=2, ar=3),), (Unit(2, steps=1),))
-    assert rules.same_but_factors(a, a.replaced(attackers=(Unit(9, name="A1", steps=2, ar=3),)))
-    assert rules.same_but_factors(a, a.replaced(defenders=(Unit(40, steps=1),)))
+    assert rules.same_but_factors(a, replace(a, attackers=(Unit(9, name="A1", steps=2, ar=3),)))
+    assert rules.same_but_factors(a, replace(a, defenders=(Unit(40, steps=1),)))
     # A step more, another name, a rating given as True for 1, another input: not the same.
-    assert not rules.same_but_factors(a, a.replaced(defenders=(Unit(2, steps=2),)))
-    assert not rules.same_but_factors(a, a.replaced(attackers=(Unit(3, name="A2", steps=2, ar=3),)))
-    assert not rules.same_but_factors(a, a.replaced(defenders=(Unit(2, steps=True),)))
-    assert not rules.same_but_factors(a, a.replaced(hedgehog=1))
-    assert not rules.same_but_factors(a, a.replaced(defenders=(Unit(2, steps=1), Unit(1))))
+    assert not rules.same_but_factors(a, replace(a, defenders=(Unit(2, steps=2),)))
+    assert not rules.same_but_factors(a, replace(a, attackers=(Unit(3, name="A2", steps=2, ar=3),)))
+    assert not rules.same_but_factors(a, replace(a, defenders=(Unit(2, steps=True),)))
+    assert not rules.same_but_factors(a, replace(a, hedgehog=1))
+    assert not rules.same_but_factors(a, replace(a, defenders=(Unit(2, steps=1), Unit(1))))
     empty = CombatInput("ocs", (), (), column="1:1")
-    assert rules.same_but_factors(empty, empty.replaced())
+    assert rules.same_but_factors(empty, replace(empty))
     assert not rules.same_but_factors(empty, a)
 
 

@@ -9,6 +9,8 @@ from functools import cache
 from itertools import product
 from typing import Any, TypeVar
 
+from msgspec.structs import replace
+
 from tui.engine.errors import InputError
 from tui.engine.records import Record
 
@@ -122,7 +124,7 @@ class Roller:
     def read_row(self, row: str) -> None:
         """Note the row the last roll was read on (its total plus the modifier, clamped)."""
         if self.rolls:
-            self.rolls[-1] = self.rolls[-1].replaced(row=row)
+            self.rolls[-1] = replace(self.rolls[-1], row=row)
 
 
 def check_roll(field: str, value: int, low: int, high: int, what: str) -> None:

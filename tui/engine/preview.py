@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 import tui.engine.registry as registry
 from tui.engine.cells import short_meaning
@@ -239,8 +240,8 @@ def column_added(combat: CombatInput, added: int, tables: Tables) -> str | None:
     its result not read where the ruleset can answer without it (Ruleset.column), and,
     `combat` itself being checked already (a probe read it), only what the added unit
     changes checked again (Ruleset.check_added). Raises InputError as a probe would."""
-    unit = combat.attackers[-1].replaced(factor=added)
-    more = combat.replaced(attackers=(*combat.attackers, unit))
+    unit = replace(combat.attackers[-1], factor=added)
+    more = replace(combat, attackers=(*combat.attackers, unit))
     ruleset = registry.get(more.ruleset)
     ruleset.check_added(more, tables)
     return ruleset.column(more, tables, Roller(random.Random(0)))

@@ -9,20 +9,15 @@ does not."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
-
-_Self = TypeVar("_Self", bound="Record")
 
 
 class Record(msgspec.Struct, frozen=True):
     """A frozen record: equal when of the same class with equal fields, hashed by its
-    fields, shown as `Name(field=value, ...)` (the preview keeps a combat by its repr)."""
-
-    def replaced(self: _Self, **changes: Any) -> _Self:
-        """A copy with `changes` made (TypeError naming a field the record has not)."""
-        return msgspec.structs.replace(self, **changes)
+    fields, shown as `Name(field=value, ...)` (the preview keeps a combat by its repr);
+    copied with changes by `msgspec.structs.replace`."""
 
 
 def defaults(cls: type[msgspec.Struct]) -> tuple[tuple[str, Any], ...]:

@@ -118,7 +118,7 @@ def with_unit_ars(combat: CombatInput) -> CombatInput:
             )
         if not same(given, units[index].ar):  # the same already: no copy to make
             changes[f"{side}_ar"] = units[index].ar
-    return combat.replaced(**changes) if changes else combat
+    return replace(combat, **changes) if changes else combat
 
 
 # ---------------------------------------------------------------------- supply
@@ -329,8 +329,8 @@ def preview_extra(
 def for_odds(combat: CombatInput) -> CombatInput:
     """The combat with its supply sources set aside: what the odds and chances of a
     refused attack would be, so a preview can show both them and the refusal."""
-    units = tuple(u.replaced(supply=None) for u in combat.attackers)
-    return combat.replaced(attackers=units)
+    units = tuple(replace(u, supply=None) for u in combat.attackers)
+    return replace(combat, attackers=units)
 
 
 # ---------------------------------------------------------------------- executing a result
