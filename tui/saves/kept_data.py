@@ -139,13 +139,12 @@ def kept_records(
     kind: Any = Any,
     *,
     progress: Callable[[int], object] | None = None,
-    fresh: bool = False,
 ) -> tuple[KeptRecords, Game]:
     """The derived records of the save at `path` (one per entry, `derive(entry)`, decoded
     as `kind`), in save order, and the game after its last entry (entries left out), as
     `read_entries` then `stream.game` give them. The kept file `name` is used where it
     matches the save and the deriver (`name`, `version`), extended where the save only
-    grew, and built again otherwise (or `fresh`: whatever is kept). A save a load refuses
+    grew, and built again otherwise. A save a load refuses
     raises its SaveError. `progress(n)`, if given, is called after each entry read from
     the save (n so far).
 
@@ -154,10 +153,9 @@ def kept_records(
     given. A reader that must not show part of them reads through `kept_fold`."""
     path = Path(path)
     header = _header(path, name, version)
-    if not fresh:
-        found = _use(path, header, derive, kind, progress)
-        if found is not None:
-            return found
+    found = _use(path, header, derive, kind, progress)
+    if found is not None:
+        return found
     decoder = _decoder(kind)
     return read_again(
         lambda: _read_back(_building(path, name, header, derive, progress, keep_open=True), decoder)
@@ -767,26 +765,26 @@ class _Live(KeptRecords):
         self._read = False
         self._game: Game | None = None
 
+    def _next(self) -> list[Any] | None:
+        """The next batch, or None once the build is done (its game then kept)."""
+        try:
+            return next(self._building)
+        except StopIteration as done:
+            self._game = done.value[2]
+            return None
+
     def _batches(self) -> Iterator[list[Any]]:
         if self._read:
             raise ValueError("records given as they are derived are read once")
         self._read = True
-        while self._game is None:
-            try:
-                rows = next(self._building)
-            except StopIteration as done:
-                self._game = done.value[2]
-                return
+        while self._game is None and (rows := self._next()) is not None:
             yield rows
 
     def finish(self) -> Game:
         """The game, once every record is derived and written (those not read too)."""
         self._read = True
         while self._game is None:
-            try:
-                next(self._building)
-            except StopIteration as done:
-                self._game = done.value[2]
+            self._next()
         return self._game
 
     def close(self) -> None:
